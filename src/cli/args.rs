@@ -1,0 +1,120 @@
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
+
+/// Run LLM-agent extensions (exec tools, hooks, evals) for real, outside any agent.
+#[derive(Debug, Parser)]
+#[command(name = "promptexec", version, propagate_version = true)]
+pub struct Cli {
+    /// The RuntimeConfig [default: ./runtimeconfig.yaml when present]
+    #[arg(
+        short,
+        long,
+        global = true,
+        env = "PROMPTEXEC_CONFIG",
+        value_name = "FILE"
+    )]
+    pub config: Option<PathBuf>,
+
+    /// More logging on stderr (-v, -vv)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Only errors on stderr
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// When to use colors (NO_COLOR is honoured)
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// Whether to color output going to a stream that is (or is not) a terminal.
+    pub fn enabled(self, is_terminal: bool) -> bool {
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check the config and a pack, and the references between them
+    Validate(ValidateArgs),
+    /// Render and manage prompt templates
+    #[command(subcommand)]
+    Prompt(PromptCommand),
+    /// Print shell completions
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The PromptPack (JSON) to check with the config
+    #[arg(long, value_name = "PACK")]
+    pub pack: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// Print a rendered template on stdout, and nothing else
+    Render(RenderArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// A PromptKind template file (JSON)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pack", "prompt"], required_unless_present = "pack")]
+    pub file: Option<PathBuf>,
+
+    /// A PromptPack (JSON)
+    #[arg(long, value_name = "PACK")]
+    pub pack: Option<PathBuf>,
+
+    /// The prompt of the pack [default: the pack's only prompt]
+    #[arg(long, value_name = "ID", requires = "pack")]
+    pub prompt: Option<String>,
+
+    #[command(flatten)]
+    pub vars: VarArgs,
+}
+
+/// Variable values, shared by every command that renders a template.
+#[derive(Debug, Args)]
+pub struct VarArgs {
+    /// A value for a variable or slot (repeatable); overrides --vars-file
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+
+    /// Values for variables, from a JSON or YAML mapping
+    #[arg(long, value_name = "FILE")]
+    pub vars_file: Option<PathBuf>,
+}
+
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => {
+            Ok((key.trim().to_string(), value.to_string()))
+        }
+        _ => Err(format!("expected KEY=VALUE, found `{text}`")),
+    }
+}

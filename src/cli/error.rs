@@ -1,0 +1,60 @@
+use std::io;
+use std::path::PathBuf;
+
+use crate::doc::{Diagnostics, Rejected};
+
+use super::{Exit, print_diagnostics};
+
+/// Every way a command can fail, each mapped to one exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Files or inputs with problems; the diagnostics say where.
+    #[error("invalid input")]
+    Invalid(Diagnostics),
+    /// Arguments that make sense to clap but not to the command.
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot write output")]
+    Output(#[source] io::Error),
+}
+
+impl From<Rejected> for CliError {
+    fn from(rejected: Rejected) -> Self {
+        CliError::Invalid(rejected.0)
+    }
+}
+
+impl CliError {
+    pub fn exit(&self) -> Exit {
+        match self {
+            CliError::Invalid(_)
+            | CliError::Usage(_)
+            | CliError::Read { .. }
+            | CliError::Output(_) => Exit::BadInput,
+        }
+    }
+
+    /// Prints the error on stderr: diagnostics one per line, anything else with its
+    /// chain of causes.
+    pub fn report(&self) {
+        match self {
+            CliError::Invalid(diagnostics) => print_diagnostics(diagnostics),
+            CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
+            other => {
+                let mut message = format!("error: {other}");
+                let mut source = std::error::Error::source(other);
+                while let Some(cause) = source {
+                    message.push_str(&format!(": {cause}"));
+                    source = cause.source();
+                }
+                super::output::write_stderr(&message);
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+use std::process::ExitCode;
+
+/// The exit codes every command shares; scripts depend on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The call answered, the hook allowed, the evals passed.
+    Success,
+    /// A definite "no": a tool error, a denial, a failed eval or assertion.
+    No,
+    /// Bad input: usage, config, pack, template, arguments.
+    BadInput,
+    /// An extension crashed, timed out, or answered with invalid output.
+    ExtensionFailed,
+    /// A tool is waiting on a person's decision.
+    Pending,
+    /// Interrupted by Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::No => 1,
+            Exit::BadInput => 2,
+            Exit::ExtensionFailed => 3,
+            Exit::Pending => 4,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit.code())
+    }
+}

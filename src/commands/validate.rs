@@ -1,0 +1,104 @@
+use crate::cli::args::ValidateArgs;
+use crate::cli::{Cli, CliError, Exit, print_diagnostics};
+use crate::config::{self, ConfigSource, RuntimeConfig};
+use crate::doc::Diagnostics;
+use crate::pack::{self, Pack};
+
+/// `validate`: every problem in the config and the pack, then a one-line verdict.
+pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let source = config::discover(cli.config.as_deref(), &cwd);
+    let config_path = match &source {
+        ConfigSource::Given(path) | ConfigSource::Found(path) => Some(path.clone()),
+        ConfigSource::None => None,
+    };
+    if config_path.is_none() && args.pack.is_none() {
+        return Err(CliError::Usage(
+            "nothing to validate: no config (-c FILE, $PROMPTEXEC_CONFIG or ./runtimeconfig.yaml) and no --pack".into(),
+        ));
+    }
+
+    let mut diagnostics = Diagnostics::default();
+    let mut summary = Vec::new();
+    let config = config_path.and_then(|path| match config::load(&path, true) {
+        Ok(loaded) => {
+            diagnostics.extend(loaded.warnings);
+            summary.push(describe_config(&loaded.value));
+            Some(loaded.value)
+        }
+        Err(rejected) => {
+            diagnostics.extend(rejected.0);
+            None
+        }
+    });
+    if let Some(config) = &config {
+        for section in &config.unused_sections {
+            tracing::info!("{section}: a PromptKit section promptexec does not use");
+        }
+    }
+    let pack = args.pack.as_ref().and_then(|path| match pack::load(path) {
+        Ok(loaded) => {
+            diagnostics.extend(loaded.warnings);
+            summary.push(describe_pack(&loaded.value));
+            Some(loaded.value)
+        }
+        Err(rejected) => {
+            diagnostics.extend(rejected.0);
+            None
+        }
+    });
+    if let (Some(config), Some(pack)) = (&config, &pack) {
+        diagnostics.extend(pack::check_against_config(pack, config));
+    }
+
+    print_diagnostics(&diagnostics);
+    let (errors, warnings) = (diagnostics.error_count(), diagnostics.warning_count());
+    if errors > 0 {
+        crate::cli::output::write_stderr(&format!(
+            "validate: {} error{}, {} warning{}",
+            errors,
+            plural(errors),
+            warnings,
+            plural(warnings)
+        ));
+        Ok(Exit::BadInput)
+    } else {
+        crate::cli::output::write_stderr(&format!("ok: {}", summary.join("; ")));
+        Ok(Exit::Success)
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn describe_config(config: &RuntimeConfig) -> String {
+    let path = config
+        .path
+        .as_ref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    format!(
+        "{path} ({} provider{}, {} tool{}, {} eval{}, {} hook{})",
+        config.providers.len(),
+        plural(config.providers.len()),
+        config.tools.len(),
+        plural(config.tools.len()),
+        config.evals.len(),
+        plural(config.evals.len()),
+        config.hooks.len(),
+        plural(config.hooks.len()),
+    )
+}
+
+fn describe_pack(pack: &Pack) -> String {
+    format!(
+        "{} ({} prompt{}, {} tool{}, {} eval{})",
+        pack.path.display(),
+        pack.prompts.len(),
+        plural(pack.prompts.len()),
+        pack.tools.len(),
+        plural(pack.tools.len()),
+        pack.evals.len(),
+        plural(pack.evals.len()),
+    )
+}

@@ -1,0 +1,15 @@
+//! The PromptKit RuntimeConfig: where it is found, how it is read, and the validated
+//! types every command uses.
+
+mod discover;
+mod load;
+mod model;
+mod resolve;
+
+pub use discover::{ConfigSource, discover};
+pub use load::{LoadError, load};
+pub use model::{
+    EvalBinding, ExecSpec, Hook, HookKind, HookMode, HookPhase, Intercept, LogFormat, LogLevel,
+    Logging, ObserveEvents, OnFailure, Provider, RuntimeConfig, RuntimeMode, ServerHook,
+    ToolBinding,
+};

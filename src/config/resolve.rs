@@ -1,0 +1,720 @@
+//! Walks a parsed RuntimeConfig document into [`RuntimeConfig`], reporting every
+//! problem on the way.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::doc::{Checker, Fields, Node, Pos, UnknownKeys, Value, did_you_mean, one_of};
+
+use super::model::*;
+
+pub const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
+
+/// Sections of `spec` that PromptKit defines and promptexec does not use.
+const UNUSED_SECTIONS: &[&str] = &[
+    "embedding_providers",
+    "tts_providers",
+    "stt_providers",
+    "mcp_servers",
+    "state_store",
+    "sandboxes",
+    "selectors",
+    "skills",
+    "tool_selector",
+];
+
+/// Provider keys PromptKit defines for real model APIs; accepted, not used.
+const PROVIDER_KEYS_UNUSED: &[&str] = &[
+    "base_url",
+    "headers",
+    "rate_limit",
+    "defaults",
+    "pricing",
+    "pricing_correct_at",
+    "include_raw_output",
+    "credential",
+    "platform",
+    "capabilities",
+    "unsupported_params",
+    "request_timeout",
+    "stream_idle_timeout",
+    "stream_retry",
+    "stream_max_concurrent",
+    "http_transport",
+];
+
+/// Tool keys PromptKit uses for tools it runs other than by exec.
+const TOOL_KEYS_UNUSED: &[&str] = &[
+    "name",
+    "description",
+    "input_schema",
+    "output_schema",
+    "mode",
+    "timeout_ms",
+    "mock_result",
+    "mock_template",
+    "mock_parts",
+    "http",
+    "client",
+];
+
+const SERVER_HOOK_KEYS: &[&str] = &[
+    "intercept",
+    "observe",
+    "on_failure",
+    "approval_timeout_ms",
+    "event_method",
+];
+
+const EVENT_KINDS: &[&str] = &[
+    "turn_start",
+    "turn_end",
+    "llm_request",
+    "llm_response",
+    "tool_exec_start",
+    "tool_exec_end",
+    "tool_exec_skipped",
+    "error",
+];
+
+pub fn resolve(root: &Node, base_dir: &Path, check_files: bool, cx: &mut Checker) -> RuntimeConfig {
+    let mut config = RuntimeConfig {
+        base_dir: base_dir.to_path_buf(),
+        ..RuntimeConfig::default()
+    };
+    let mut r = Resolver {
+        cx,
+        base_dir,
+        check_files,
+    };
+    let Some(mut top) = r.cx.map(root, "the RuntimeConfig") else {
+        return config;
+    };
+    r.envelope(&mut top, root.pos, &mut config);
+    match top.get("spec") {
+        Some(spec) => r.spec(spec, &mut config),
+        None => {
+            r.cx.error(root.pos, "missing key `spec`: the RuntimeConfig's settings")
+        }
+    }
+    top.allow(&["$schema"]);
+    r.cx.unknown_keys(&top, "the RuntimeConfig", UnknownKeys::Error);
+    config
+}
+
+struct Resolver<'c> {
+    cx: &'c mut Checker,
+    base_dir: &'c Path,
+    check_files: bool,
+}
+
+impl Resolver<'_> {
+    fn envelope(&mut self, top: &mut Fields<'_>, pos: Pos, config: &mut RuntimeConfig) {
+        match top.get("apiVersion") {
+            Some(node) => {
+                if let Some(v) = self.cx.string(node, "apiVersion")
+                    && v != API_VERSION
+                {
+                    self.cx.error(
+                        node.pos,
+                        format!("apiVersion: expected `{API_VERSION}`, found `{v}`"),
+                    );
+                }
+            }
+            None => self
+                .cx
+                .error(pos, format!("missing key `apiVersion` (`{API_VERSION}`)")),
+        }
+        match top.get("kind") {
+            Some(node) => {
+                if let Some(v) = self.cx.string(node, "kind")
+                    && v != "RuntimeConfig"
+                {
+                    self.cx.error(
+                        node.pos,
+                        format!("kind: expected `RuntimeConfig`, found `{v}`"),
+                    );
+                }
+            }
+            None => self.cx.error(pos, "missing key `kind` (`RuntimeConfig`)"),
+        }
+        if let Some(node) = top.get("metadata")
+            && let Some(mut meta) = self.cx.map(node, "metadata")
+        {
+            config.name = meta
+                .get("name")
+                .and_then(|n| self.cx.string(n, "metadata.name"));
+            meta.allow(&["namespace", "labels", "annotations"]);
+            self.cx.unknown_keys(&meta, "metadata", UnknownKeys::Error);
+        }
+    }
+
+    fn spec(&mut self, node: &Node, config: &mut RuntimeConfig) {
+        let Some(mut spec) = self.cx.map(node, "spec") else {
+            return;
+        };
+        if let Some(n) = spec.get("providers") {
+            self.providers(n, config);
+        }
+        if let Some(n) = spec.get("tools") {
+            for (key, entry) in self.named_entries(n, "spec.tools") {
+                if let Some(tool) = self.tool(key, entry) {
+                    config.tools.insert(key.name.clone(), tool);
+                }
+            }
+        }
+        if let Some(n) = spec.get("evals") {
+            for (key, entry) in self.named_entries(n, "spec.evals") {
+                if let Some(eval) = self.eval(key, entry) {
+                    config.evals.insert(key.name.clone(), eval);
+                }
+            }
+        }
+        if let Some(n) = spec.get("hooks") {
+            for (key, entry) in self.named_entries(n, "spec.hooks") {
+                if let Some(hook) = self.hook(key, entry) {
+                    config.hooks.insert(key.name.clone(), hook);
+                }
+            }
+        }
+        if let Some(n) = spec.get("logging") {
+            config.logging = self.logging(n);
+        }
+        for section in UNUSED_SECTIONS {
+            if spec.get(section).is_some() {
+                config.unused_sections.push(format!("spec.{section}"));
+            }
+        }
+        self.cx.unknown_keys(&spec, "spec", UnknownKeys::Error);
+    }
+
+    fn named_entries<'a>(
+        &mut self,
+        node: &'a Node,
+        what: &str,
+    ) -> Vec<(&'a crate::doc::Key, &'a Node)> {
+        match &node.value {
+            Value::Map(entries) => entries.iter().map(|(k, v)| (k, v)).collect(),
+            _ => {
+                self.cx.map(node, what);
+                Vec::new()
+            }
+        }
+    }
+
+    fn providers(&mut self, node: &Node, config: &mut RuntimeConfig) {
+        let Some(items) = self.cx.list(node, "spec.providers") else {
+            return;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let what = format!("spec.providers[{i}]");
+            let Some(mut f) = self.cx.map(item, &what) else {
+                continue;
+            };
+            let id = f
+                .get("id")
+                .and_then(|n| self.cx.nonempty_string(n, &format!("{what}.id")));
+            let kind = match f.get("type") {
+                Some(n) => self.cx.nonempty_string(n, &format!("{what}.type")),
+                None => {
+                    self.cx.error(
+                        item.pos,
+                        format!("{what}: missing key `type` (for example `mock`)"),
+                    );
+                    None
+                }
+            };
+            let model = f
+                .get("model")
+                .and_then(|n| self.cx.string(n, &format!("{what}.model")));
+            let mock_config = f
+                .get("additional_config")
+                .and_then(|n| self.additional_config(n, &format!("{what}.additional_config")));
+            f.allow(PROVIDER_KEYS_UNUSED);
+            self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
+            if let Some(kind) = kind {
+                config.providers.push(Provider {
+                    id,
+                    kind,
+                    model,
+                    mock_config,
+                    pos: item.pos,
+                });
+            }
+        }
+    }
+
+    /// Free-form, except `mock_config`, which names a file.
+    fn additional_config(&mut self, node: &Node, what: &str) -> Option<PathBuf> {
+        let mut f = self.cx.map(node, what)?;
+        let mock = f.get("mock_config")?;
+        let path = self.base_dir.join(
+            self.cx
+                .nonempty_string(mock, &format!("{what}.mock_config"))?,
+        );
+        if self.check_files && !path.is_file() {
+            self.cx.error(
+                mock.pos,
+                format!(
+                    "{what}.mock_config: file `{}` does not exist",
+                    path.display()
+                ),
+            );
+        }
+        Some(path)
+    }
+
+    fn tool(&mut self, key: &crate::doc::Key, node: &Node) -> Option<ToolBinding> {
+        let what = format!("spec.tools.{}", key.name);
+        let mut f = self.cx.map(node, &what)?;
+        let exec = f.get("exec");
+        f.allow(TOOL_KEYS_UNUSED);
+        self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
+        let exec = match exec {
+            Some(exec) => {
+                let exec_what = format!("{what}.exec");
+                let mut ef = self.cx.map(exec, &exec_what)?;
+                let spec = self.exec_spec(&mut ef, exec.pos, &exec_what);
+                self.cx.unknown_keys(&ef, &exec_what, UnknownKeys::Error);
+                Some(spec?)
+            }
+            None => {
+                self.cx.warning(
+                    key.pos,
+                    format!("{what} has no `exec` block; promptexec can only call exec tools"),
+                );
+                None
+            }
+        };
+        Some(ToolBinding {
+            name: key.name.clone(),
+            exec,
+            pos: key.pos,
+        })
+    }
+
+    fn eval(&mut self, key: &crate::doc::Key, node: &Node) -> Option<EvalBinding> {
+        let what = format!("spec.evals.{}", key.name);
+        let mut f = self.cx.map(node, &what)?;
+        let exec = self.exec_spec(&mut f, node.pos, &what);
+        self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
+        Some(EvalBinding {
+            eval_type: key.name.clone(),
+            exec: exec?,
+            pos: key.pos,
+        })
+    }
+
+    /// The keys every extension shares: how to start it.
+    fn exec_spec(&mut self, f: &mut Fields<'_>, pos: Pos, what: &str) -> Option<ExecSpec> {
+        let command = match f.get("command") {
+            Some(n) => self
+                .cx
+                .nonempty_string(n, &format!("{what}.command"))
+                .map(|c| (c, n.pos)),
+            None => {
+                self.cx.error(pos, format!("{what}: missing key `command`"));
+                None
+            }
+        };
+        let args = f
+            .get("args")
+            .and_then(|n| self.cx.string_list(n, &format!("{what}.args")))
+            .unwrap_or_default();
+        let env = f
+            .get("env")
+            .and_then(|n| self.cx.string_list(n, &format!("{what}.env")))
+            .unwrap_or_default();
+        for (name, at) in &env {
+            if !is_env_name(name) {
+                self.cx.error(
+                    *at,
+                    format!("{what}.env: `{name}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)"),
+                );
+            }
+        }
+        let timeout = f
+            .get("timeout_ms")
+            .and_then(|n| self.cx.positive_integer(n, &format!("{what}.timeout_ms")))
+            .map(Duration::from_millis);
+        let max_output_bytes = f.get("max_output_bytes").and_then(|n| {
+            self.cx
+                .positive_integer(n, &format!("{what}.max_output_bytes"))
+        });
+        let runtime = f
+            .get("runtime")
+            .and_then(|n| {
+                self.cx.choice(
+                    n,
+                    &format!("{what}.runtime"),
+                    &[("exec", RuntimeMode::Exec), ("server", RuntimeMode::Server)],
+                )
+            })
+            .unwrap_or_default();
+        let working_dir = match f.get("working_dir") {
+            Some(n) => {
+                let dir = self
+                    .base_dir
+                    .join(self.cx.nonempty_string(n, &format!("{what}.working_dir"))?);
+                if self.check_files && !dir.is_dir() {
+                    self.cx.error(
+                        n.pos,
+                        format!(
+                            "{what}.working_dir: directory `{}` does not exist",
+                            dir.display()
+                        ),
+                    );
+                }
+                dir
+            }
+            None => self.base_dir.to_path_buf(),
+        };
+        // Runs the extension directly; a PromptKit sandbox does not apply here.
+        f.allow(&["sandbox"]);
+        let (command, command_pos) = command?;
+        let command = if command.contains('/') {
+            let path = self.base_dir.join(&command);
+            if self.check_files && !path.is_file() {
+                self.cx.error(
+                    command_pos,
+                    format!(
+                        "{what}.command: `{command}` does not exist (looked for `{}`)",
+                        path.display()
+                    ),
+                );
+            }
+            path
+        } else {
+            PathBuf::from(command)
+        };
+        Some(ExecSpec {
+            command,
+            args: args.into_iter().map(|(a, _)| a).collect(),
+            env: env.into_iter().map(|(e, _)| e).collect(),
+            timeout,
+            working_dir,
+            max_output_bytes,
+            runtime,
+            command_pos,
+        })
+    }
+
+    fn hook(&mut self, key: &crate::doc::Key, node: &Node) -> Option<Hook> {
+        let what = format!("spec.hooks.{}", key.name);
+        let mut f = self.cx.map(node, &what)?;
+        let exec = self.exec_spec(&mut f, node.pos, &what);
+        let priority = f
+            .get("priority")
+            .and_then(|n| self.cx.integer(n, &format!("{what}.priority")))
+            .unwrap_or(0);
+        let kind = match exec.as_ref().map(|e| e.runtime) {
+            Some(RuntimeMode::Server) => self.server_hook(&mut f, node.pos, &what),
+            _ => self.exec_hook(&mut f, node.pos, &what),
+        };
+        self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
+        Some(Hook {
+            name: key.name.clone(),
+            exec: exec?,
+            priority,
+            kind: kind?,
+            pos: key.pos,
+        })
+    }
+
+    fn exec_hook(&mut self, f: &mut Fields<'_>, pos: Pos, what: &str) -> Option<HookKind> {
+        for name in SERVER_HOOK_KEYS {
+            if let Some((k, _)) = f.entry(name) {
+                self.cx.error(
+                    k.pos,
+                    format!("{what}.{name}: only `runtime: server` hooks take `{name}`"),
+                );
+            }
+        }
+        let hook_type = match f.get("hook") {
+            Some(n) => self.cx.choice(
+                n,
+                &format!("{what}.hook"),
+                &[
+                    ("provider", "provider"),
+                    ("tool", "tool"),
+                    ("session", "session"),
+                    ("eval", "eval"),
+                ],
+            ),
+            None => {
+                self.cx.error(
+                    pos,
+                    format!("{what}: missing key `hook` (one of `provider`, `tool`, `session` or `eval`)"),
+                );
+                None
+            }
+        };
+        let phases_node = f.get("phases");
+        let mode_node = f.get("mode");
+        let hook_type = hook_type?;
+        if hook_type == "eval" {
+            for (name, node) in [("phases", phases_node), ("mode", mode_node)] {
+                if let Some(n) = node {
+                    self.cx.warning(
+                        n.pos,
+                        format!(
+                            "{what}.{name}: ignored for eval hooks, which see every eval result"
+                        ),
+                    );
+                }
+            }
+            return Some(HookKind::Eval);
+        }
+        let mode = mode_node.and_then(|n| {
+            self.cx.choice(
+                n,
+                &format!("{what}.mode"),
+                &[("filter", HookMode::Filter), ("observe", HookMode::Observe)],
+            )
+        });
+        let phases = self.phases(phases_node, hook_type, pos, what);
+        match hook_type {
+            "provider" => Some(HookKind::Provider {
+                phases: phases?,
+                mode: mode.unwrap_or(HookMode::Filter),
+            }),
+            "tool" => Some(HookKind::Tool {
+                phases: phases?,
+                mode: mode.unwrap_or(HookMode::Filter),
+            }),
+            _ => {
+                if let (Some(HookMode::Filter), Some(n)) = (mode, mode_node) {
+                    self.cx.warning(
+                        n.pos,
+                        format!("{what}.mode: session hooks only observe; `filter` cannot block anything"),
+                    );
+                }
+                Some(HookKind::Session { phases: phases? })
+            }
+        }
+    }
+
+    fn phases(
+        &mut self,
+        node: Option<&Node>,
+        hook_type: &str,
+        pos: Pos,
+        what: &str,
+    ) -> Option<Vec<HookPhase>> {
+        let own = phases_of(hook_type);
+        let own_names: Vec<&str> = own.iter().map(|p| p.as_str()).collect();
+        let Some(node) = node else {
+            self.cx.error(
+                pos,
+                format!(
+                    "{what}: missing key `phases`: a {hook_type} hook needs one or more of {}",
+                    one_of(&own_names)
+                ),
+            );
+            return None;
+        };
+        let items = self.cx.string_list(node, &format!("{what}.phases"))?;
+        if items.is_empty() {
+            self.cx.error(
+                node.pos,
+                format!(
+                    "{what}.phases: empty, so the hook would never run; give one or more of {}",
+                    one_of(&own_names)
+                ),
+            );
+            return None;
+        }
+        let mut phases = Vec::new();
+        let mut ok = true;
+        for (name, at) in items {
+            if let Some(phase) = own.iter().find(|p| p.as_str() == name) {
+                if phases.contains(phase) {
+                    self.cx
+                        .warning(at, format!("{what}.phases: `{name}` is listed twice"));
+                } else {
+                    phases.push(*phase);
+                }
+                continue;
+            }
+            ok = false;
+            let owner = ["provider", "tool", "session"]
+                .into_iter()
+                .find(|t| phases_of(t).iter().any(|p| p.as_str() == name));
+            let message = match owner {
+                Some(owner) => format!(
+                    "{what}.phases: `{name}` is a {owner} hook phase; a {hook_type} hook has {}",
+                    one_of(&own_names)
+                ),
+                None => {
+                    let all = ["provider", "tool", "session"]
+                        .into_iter()
+                        .flat_map(phases_of)
+                        .map(|p| p.as_str());
+                    let hint = did_you_mean(&name, all)
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    format!(
+                        "{what}.phases: unknown phase `{name}`; a {hook_type} hook has {}{hint}",
+                        one_of(&own_names)
+                    )
+                }
+            };
+            self.cx.error(at, message);
+        }
+        ok.then_some(phases)
+    }
+
+    fn server_hook(&mut self, f: &mut Fields<'_>, pos: Pos, what: &str) -> Option<HookKind> {
+        for name in ["hook", "phases", "mode"] {
+            if let Some((k, _)) = f.entry(name) {
+                self.cx.error(
+                    k.pos,
+                    format!("{what}.{name}: a `runtime: server` hook declares `intercept` and `observe` instead"),
+                );
+            }
+        }
+        let intercept = match f.get("intercept") {
+            Some(n) => self.intercepts(n, &format!("{what}.intercept"))?,
+            None => Vec::new(),
+        };
+        let observe = match f.get("observe") {
+            Some(n) => self.observe(n, &format!("{what}.observe"))?,
+            None => ObserveEvents::None,
+        };
+        if intercept.is_empty() && observe == ObserveEvents::None {
+            self.cx.error(
+                pos,
+                format!("{what}: a `runtime: server` hook needs `intercept`, `observe` or both, else it never runs"),
+            );
+        }
+        let on_failure = f
+            .get("on_failure")
+            .and_then(|n| {
+                self.cx.choice(
+                    n,
+                    &format!("{what}.on_failure"),
+                    &[("skip", OnFailure::Skip), ("deny", OnFailure::Deny)],
+                )
+            })
+            .unwrap_or(OnFailure::Skip);
+        let approval_timeout = f
+            .get("approval_timeout_ms")
+            .and_then(|n| {
+                self.cx
+                    .positive_integer(n, &format!("{what}.approval_timeout_ms"))
+            })
+            .map(Duration::from_millis);
+        let event_method = f
+            .get("event_method")
+            .and_then(|n| {
+                self.cx.choice(
+                    n,
+                    &format!("{what}.event_method"),
+                    &[
+                        ("hook.event", "hook.event"),
+                        ("hook.runtime_event", "hook.runtime_event"),
+                    ],
+                )
+            })
+            .unwrap_or("hook.event")
+            .to_string();
+        Some(HookKind::Server(ServerHook {
+            intercept,
+            observe,
+            on_failure,
+            approval_timeout,
+            event_method,
+        }))
+    }
+
+    fn intercepts(&mut self, node: &Node, what: &str) -> Option<Vec<Intercept>> {
+        let items = self.cx.list(node, what)?;
+        let choices = [
+            ("before_llm", Intercept::BeforeLlm),
+            ("after_llm", Intercept::AfterLlm),
+            ("before_tool", Intercept::BeforeTool),
+            ("after_tool", Intercept::AfterTool),
+            ("approve_tool", Intercept::ApproveTool),
+        ];
+        let found: Vec<_> = items
+            .iter()
+            .map(|n| self.cx.choice(n, what, &choices))
+            .collect();
+        found.into_iter().collect()
+    }
+
+    fn observe(&mut self, node: &Node, what: &str) -> Option<ObserveEvents> {
+        if node.as_str() == Some("*") {
+            return Some(ObserveEvents::All);
+        }
+        let kinds = self.cx.string_list(node, what)?;
+        if kinds.iter().any(|(k, _)| k == "*") {
+            return Some(ObserveEvents::All);
+        }
+        for (kind, at) in &kinds {
+            if !EVENT_KINDS.contains(&kind.as_str()) {
+                let hint = did_you_mean(kind, EVENT_KINDS.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                self.cx.warning(
+                    *at,
+                    format!("{what}: `{kind}` is not an event promptexec emits{hint}"),
+                );
+            }
+        }
+        Some(ObserveEvents::Kinds(
+            kinds.into_iter().map(|(k, _)| k).collect(),
+        ))
+    }
+
+    fn logging(&mut self, node: &Node) -> Logging {
+        let mut logging = Logging::default();
+        let Some(mut f) = self.cx.map(node, "spec.logging") else {
+            return logging;
+        };
+        logging.default_level = f.get("defaultLevel").and_then(|n| {
+            self.cx.choice(
+                n,
+                "spec.logging.defaultLevel",
+                &[
+                    ("trace", LogLevel::Trace),
+                    ("debug", LogLevel::Debug),
+                    ("info", LogLevel::Info),
+                    ("warn", LogLevel::Warn),
+                    ("error", LogLevel::Error),
+                ],
+            )
+        });
+        if let Some(format) = f.get("format").and_then(|n| {
+            self.cx.choice(
+                n,
+                "spec.logging.format",
+                &[("text", LogFormat::Text), ("json", LogFormat::Json)],
+            )
+        }) {
+            logging.format = format;
+        }
+        f.allow(&["commonFields", "modules"]);
+        self.cx.unknown_keys(&f, "spec.logging", UnknownKeys::Error);
+        logging
+    }
+}
+
+fn phases_of(hook_type: &str) -> &'static [HookPhase] {
+    match hook_type {
+        "provider" => &[HookPhase::BeforeCall, HookPhase::AfterCall],
+        "tool" => &[HookPhase::BeforeExecution, HookPhase::AfterExecution],
+        "session" => &[
+            HookPhase::SessionStart,
+            HookPhase::SessionUpdate,
+            HookPhase::SessionEnd,
+        ],
+        _ => &[],
+    }
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

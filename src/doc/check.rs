@@ -1,0 +1,197 @@
+use std::path::{Path, PathBuf};
+
+use super::{Diagnostic, Diagnostics, Fields, Node, Pos, Value, did_you_mean};
+
+/// What to do with a key that nobody expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownKeys {
+    Error,
+    Warn,
+}
+
+/// Walks one document and collects every problem, so a single run reports them all.
+/// Each accessor reports what is wrong and returns `None`; callers simply skip
+/// whatever could not be read.
+pub struct Checker {
+    pub file: PathBuf,
+    /// The file's text, for positions inside string values.
+    pub text: String,
+    pub diagnostics: Diagnostics,
+}
+
+impl Checker {
+    pub fn new(file: &Path, text: &str) -> Self {
+        Self {
+            file: file.to_path_buf(),
+            text: text.to_string(),
+            diagnostics: Diagnostics::default(),
+        }
+    }
+
+    pub fn error(&mut self, pos: Pos, message: impl Into<String>) {
+        self.diagnostics
+            .push(Diagnostic::error(&self.file, pos, message));
+    }
+
+    pub fn warning(&mut self, pos: Pos, message: impl Into<String>) {
+        self.diagnostics
+            .push(Diagnostic::warning(&self.file, pos, message));
+    }
+
+    fn expected(&mut self, node: &Node, what: &str, expected: &str) {
+        let found = match &node.value {
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => f.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => node.kind().to_string(),
+        };
+        self.error(
+            node.pos,
+            format!("{what}: expected {expected}, found {found}"),
+        );
+    }
+
+    pub fn map<'a>(&mut self, node: &'a Node, what: &str) -> Option<Fields<'a>> {
+        match &node.value {
+            Value::Map(entries) => Some(Fields::new(entries)),
+            _ => {
+                self.expected(node, what, "a mapping");
+                None
+            }
+        }
+    }
+
+    pub fn list<'a>(&mut self, node: &'a Node, what: &str) -> Option<&'a [Node]> {
+        match &node.value {
+            Value::Seq(items) => Some(items),
+            _ => {
+                self.expected(node, what, "a list");
+                None
+            }
+        }
+    }
+
+    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            _ => {
+                self.expected(node, what, "a string");
+                None
+            }
+        }
+    }
+
+    pub fn nonempty_string(&mut self, node: &Node, what: &str) -> Option<String> {
+        let s = self.string(node, what)?;
+        if s.trim().is_empty() {
+            self.error(node.pos, format!("{what}: must not be empty"));
+            return None;
+        }
+        Some(s)
+    }
+
+    pub fn boolean(&mut self, node: &Node, what: &str) -> Option<bool> {
+        match node.value {
+            Value::Bool(b) => Some(b),
+            _ => {
+                self.expected(node, what, "true or false");
+                None
+            }
+        }
+    }
+
+    pub fn integer(&mut self, node: &Node, what: &str) -> Option<i64> {
+        match node.value {
+            Value::Int(i) => Some(i),
+            _ => {
+                self.expected(node, what, "an integer");
+                None
+            }
+        }
+    }
+
+    pub fn number(&mut self, node: &Node, what: &str) -> Option<f64> {
+        match node.value {
+            Value::Int(i) => Some(i as f64),
+            Value::Float(f) => Some(f),
+            _ => {
+                self.expected(node, what, "a number");
+                None
+            }
+        }
+    }
+
+    pub fn positive_integer(&mut self, node: &Node, what: &str) -> Option<u64> {
+        match node.value {
+            Value::Int(i) if i > 0 => Some(i as u64),
+            _ => {
+                self.expected(node, what, "a positive integer");
+                None
+            }
+        }
+    }
+
+    pub fn non_negative_integer(&mut self, node: &Node, what: &str) -> Option<u64> {
+        match node.value {
+            Value::Int(i) if i >= 0 => Some(i as u64),
+            _ => {
+                self.expected(node, what, "a non-negative integer");
+                None
+            }
+        }
+    }
+
+    /// A list of strings, each with its position; items of another type are reported
+    /// and left out.
+    pub fn string_list(&mut self, node: &Node, what: &str) -> Option<Vec<(String, Pos)>> {
+        let items = self.list(node, what)?;
+        Some(
+            items
+                .iter()
+                .filter_map(|item| Some((self.string(item, what)?, item.pos)))
+                .collect(),
+        )
+    }
+
+    /// One of a fixed set of words.
+    pub fn choice<T: Copy>(&mut self, node: &Node, what: &str, choices: &[(&str, T)]) -> Option<T> {
+        let word = self.string(node, what)?;
+        if let Some((_, value)) = choices.iter().find(|(name, _)| *name == word) {
+            return Some(*value);
+        }
+        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+        let hint = did_you_mean(&word, names.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        self.error(
+            node.pos,
+            format!("{what}: `{word}` is not one of {}{hint}", one_of(&names)),
+        );
+        None
+    }
+
+    /// Reports the keys of `fields` that nobody read, with a suggestion when one is close.
+    pub fn unknown_keys(&mut self, fields: &Fields<'_>, what: &str, policy: UnknownKeys) {
+        let unknown: Vec<_> = fields.unknown().collect();
+        for key in unknown {
+            let hint = did_you_mean(&key.name, fields.known().iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_else(|| format!(" (expected one of {})", one_of(fields.known())));
+            let message = format!("unknown key `{}` in {what}{hint}", key.name);
+            match policy {
+                UnknownKeys::Error => self.error(key.pos, message),
+                UnknownKeys::Warn => self.warning(key.pos, message),
+            }
+        }
+    }
+}
+
+/// "`a`, `b` or `c`"
+pub fn one_of(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}

@@ -1,0 +1,31 @@
+use super::Diagnostics;
+
+/// A file that was read and accepted, with the warnings found on the way.
+#[derive(Debug, Clone)]
+pub struct Loaded<T> {
+    pub value: T,
+    pub warnings: Diagnostics,
+}
+
+/// A file that could not be read or has errors; holds every problem found.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{} error(s) found", .0.error_count())]
+pub struct Rejected(pub Diagnostics);
+
+impl Rejected {
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.0
+    }
+}
+
+/// Turns the outcome of a checking pass into a result: any error rejects it all.
+pub fn finish<T>(value: T, diagnostics: Diagnostics) -> Result<Loaded<T>, Rejected> {
+    if diagnostics.has_errors() {
+        Err(Rejected(diagnostics))
+    } else {
+        Ok(Loaded {
+            value,
+            warnings: diagnostics,
+        })
+    }
+}

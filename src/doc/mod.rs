@@ -1,0 +1,22 @@
+//! Documents with positions: YAML and JSON files read into a tree whose every node
+//! knows its line and column, and the diagnostics that point back into them.
+//!
+//! Config and pack loaders walk this tree themselves instead of deriving serde structs,
+//! so one pass can report every problem in a file, each with its `FILE:LINE:COL`.
+
+mod check;
+mod diagnostic;
+mod fields;
+mod json_string;
+mod node;
+mod suggest;
+
+pub use check::{Checker, UnknownKeys, one_of};
+pub use diagnostic::{Diagnostic, Diagnostics, Severity};
+pub use fields::Fields;
+pub use json_string::locate_in_json_string;
+pub use node::{Key, Node, Pos, Source, Value, parse_json, parse_yaml};
+pub use suggest::did_you_mean;
+
+mod loaded;
+pub use loaded::{Loaded, Rejected, finish};

@@ -1,0 +1,305 @@
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::{MessageFormatter, Spanned};
+
+use super::Diagnostic;
+
+/// A 1-based line and column (in characters) inside a source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Pos {
+    pub const START: Pos = Pos { line: 1, col: 1 };
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// A file's path and text, kept together so later checks can point into the text.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// One value of the document and where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub pos: Pos,
+    /// Byte offset of the node's first character in the source text.
+    pub offset: usize,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    /// Entries in file order.
+    Map(Vec<(Key, Node)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    pub name: String,
+    pub pos: Pos,
+}
+
+impl Node {
+    /// What the value is, as a user would call it in an error message.
+    pub fn kind(&self) -> &'static str {
+        match &self.value {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value as plain JSON, for parts that are passed on rather than interpreted
+    /// (JSON Schemas, eval params, metadata).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Value::Str(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(entries) => J::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.name.clone(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Reads a YAML document. Syntax errors and duplicate keys come back as one diagnostic.
+pub fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+    match serde_saphyr::from_str::<Spanned<RawValue>>(text) {
+        Ok(root) => Ok(Node::from(root)),
+        Err(err) => Err(saphyr_diagnostic(path, &err)),
+    }
+}
+
+/// Reads a JSON document. The text must be strict JSON; positions come from the same
+/// tree builder as YAML, which accepts every JSON text.
+pub fn parse_json(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+    if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
+        let pos = Pos {
+            line: err.line().max(1) as u32,
+            col: err.column().max(1) as u32,
+        };
+        return Err(Diagnostic::error(
+            path,
+            pos,
+            format!("invalid JSON: {}", json_message(&err)),
+        ));
+    }
+    // The strict check passed, so only duplicate keys can fail here.
+    parse_yaml(path, text)
+}
+
+/// serde_json appends " at line L column C"; the diagnostic already says where.
+fn json_message(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}
+
+fn saphyr_diagnostic(path: &Path, err: &serde_saphyr::Error) -> Diagnostic {
+    let bare = err.without_snippet();
+    let pos = bare
+        .location()
+        .filter(|loc| loc.line() > 0)
+        .map_or(Pos::START, |loc| Pos {
+            line: loc.line() as u32,
+            col: loc.column().max(1) as u32,
+        });
+    let message = serde_saphyr::DefaultMessageFormatter.format_message(bare);
+    let message = message
+        .split(", set DuplicateKeyPolicy")
+        .next()
+        .unwrap_or_default();
+    Diagnostic::error(path, pos, message.to_string())
+}
+
+/// The shape serde-saphyr fills in; children carry their own spans.
+enum RawValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Spanned<RawValue>>),
+    Map(Vec<(Spanned<String>, Spanned<RawValue>)>),
+}
+
+fn pos_of(loc: &serde_saphyr::Location) -> (Pos, usize) {
+    let pos = Pos {
+        line: loc.line() as u32,
+        col: loc.column() as u32,
+    };
+    let offset = loc.span().byte_offset().unwrap_or(0) as usize;
+    (pos, offset)
+}
+
+impl From<Spanned<RawValue>> for Node {
+    fn from(spanned: Spanned<RawValue>) -> Node {
+        let (pos, offset) = pos_of(&spanned.referenced);
+        let value = match spanned.value {
+            RawValue::Null => Value::Null,
+            RawValue::Bool(b) => Value::Bool(b),
+            RawValue::Int(i) => Value::Int(i),
+            RawValue::Float(f) => Value::Float(f),
+            RawValue::Str(s) => Value::Str(s),
+            RawValue::Seq(items) => Value::Seq(items.into_iter().map(Node::from).collect()),
+            RawValue::Map(entries) => Value::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let key = Key {
+                            pos: pos_of(&k.referenced).0,
+                            name: k.value,
+                        };
+                        (key, Node::from(v))
+                    })
+                    .collect(),
+            ),
+        };
+        Node { pos, offset, value }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = RawValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+    fn visit_none<E>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawValue, D::Error> {
+        RawValue::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<RawValue, E> {
+        Ok(RawValue::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<RawValue, E> {
+        Ok(RawValue::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<RawValue, E> {
+        Ok(i64::try_from(v).map_or(RawValue::Float(v as f64), RawValue::Int))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<RawValue, E> {
+        Ok(RawValue::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<RawValue, E> {
+        Ok(RawValue::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<RawValue, E> {
+        Ok(RawValue::Str(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(RawValue::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawValue, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            entries.push((key, map.next_value()?));
+        }
+        Ok(RawValue::Map(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Node {
+        parse_yaml(Path::new("t.yaml"), text).expect("valid yaml")
+    }
+
+    #[test]
+    fn positions_point_at_keys_and_values() {
+        let root = yaml("a: 1\nb:\n  c: [x, ~]\n");
+        let Value::Map(entries) = &root.value else {
+            panic!("not a map")
+        };
+        assert_eq!(entries[1].0.pos, Pos { line: 2, col: 1 });
+        let Value::Map(inner) = &entries[1].1.value else {
+            panic!("not a map")
+        };
+        assert_eq!(inner[0].0.name, "c");
+        assert_eq!(inner[0].1.pos, Pos { line: 3, col: 6 });
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_with_their_position() {
+        let err = parse_yaml(Path::new("t.yaml"), "a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!(err.to_string(), "t.yaml:3:1: duplicate mapping key: a");
+    }
+
+    #[test]
+    fn json_syntax_errors_name_line_and_column() {
+        let err = parse_json(Path::new("p.json"), "{\n  \"a\": 1,\n}\n").unwrap_err();
+        assert_eq!(err.pos, Some(Pos { line: 3, col: 1 }));
+        assert!(
+            err.message.starts_with("invalid JSON: trailing comma"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn json_strings_that_look_like_yaml_stay_strings() {
+        let root = parse_json(Path::new("p.json"), r#"{"a": "yes", "b": "1", "c": null}"#)
+            .expect("valid json");
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"a": "yes", "b": "1", "c": null})
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! promptexec runs LLM-agent extensions (exec tools, hooks and evals) for real, outside
+//! any agent, and manages `{{slot}}` prompt templates.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod doc;
+pub mod library;
+pub mod pack;
+pub mod template;

@@ -1,0 +1,169 @@
+//! References inside a pack, and between a pack and a RuntimeConfig.
+
+use crate::config::RuntimeConfig;
+use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, did_you_mean};
+use crate::template::Placeholder;
+
+use super::render::check_value;
+use super::{Pack, Prompt, TemplateText};
+
+/// Placeholders that insert a fragment rather than a variable.
+pub const FRAGMENT_PREFIX: &str = "fragments.";
+
+/// Calls `visit` for every placeholder the template uses, following fragments, with
+/// the placeholder's position in the pack file. Reports unknown and circular fragments.
+pub fn walk_placeholders(
+    pack: &Pack,
+    template: &TemplateText,
+    cx: &mut Checker,
+    stack: &mut Vec<String>,
+    visit: &mut dyn FnMut(&Placeholder, Pos, &mut Checker),
+) {
+    for p in template.template.placeholders() {
+        let pos = template.file_pos(&pack.text, p.offset);
+        let Some(fragment) = p.name.strip_prefix(FRAGMENT_PREFIX) else {
+            visit(p, pos, cx);
+            continue;
+        };
+        let Some(inner) = pack.fragments.get(fragment) else {
+            let hint = did_you_mean(fragment, pack.fragments.keys().map(String::as_str))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            cx.error(
+                pos,
+                format!("`{{{{{}}}}}` names no fragment of this pack{hint}", p.name),
+            );
+            continue;
+        };
+        if stack.iter().any(|f| f == fragment) {
+            cx.error(
+                pos,
+                format!(
+                    "fragment `{fragment}` includes itself (through {})",
+                    stack.join(" → ")
+                ),
+            );
+            continue;
+        }
+        stack.push(fragment.to_string());
+        walk_placeholders(pack, inner, cx, stack, visit);
+        stack.pop();
+    }
+}
+
+/// The pack's own references: placeholders, tool lists, defaults, tool schemas.
+pub(super) fn check_pack(pack: &Pack, cx: &mut Checker) {
+    for prompt in pack.prompts.values() {
+        check_prompt(pack, prompt, cx);
+    }
+    for tool in pack.tools.values() {
+        if let Err(err) = jsonschema::validator_for(&tool.parameters) {
+            let at = err.instance_path().to_string();
+            cx.error(
+                tool.pos,
+                format!(
+                    "/tools/{}/parameters{at}: not a valid JSON Schema: {err}",
+                    tool.name
+                ),
+            );
+        }
+    }
+}
+
+fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
+    let at = format!("/prompts/{}", prompt.id);
+    let mut used: Vec<String> = Vec::new();
+    walk_placeholders(
+        pack,
+        &prompt.system_template,
+        cx,
+        &mut Vec::new(),
+        &mut |p, pos, cx| {
+            if prompt.variable(&p.name).is_some() {
+                used.push(p.name.clone());
+                return;
+            }
+            let hint = did_you_mean(&p.name, prompt.variables.iter().map(|v| v.name.as_str()))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            cx.error(
+                pos,
+                format!(
+                    "placeholder `{{{{{}}}}}` is not a declared variable of prompt `{}`{hint}",
+                    p.name, prompt.id
+                ),
+            );
+        },
+    );
+    for var in &prompt.variables {
+        if !used.contains(&var.name) {
+            cx.warning(
+                var.pos,
+                format!(
+                    "{at}: variable `{}` is declared but the template never uses it",
+                    var.name
+                ),
+            );
+        }
+        if let Some(default) = &var.default
+            && let Err(problem) = check_value(var, default)
+        {
+            cx.error(
+                var.pos,
+                format!("{at}: default of variable `{}`: {problem}", var.name),
+            );
+        }
+    }
+    for (tool, pos) in &prompt.tools {
+        if !pack.tools.contains_key(tool) {
+            let hint = did_you_mean(tool, pack.tools.keys().map(String::as_str))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            cx.error(
+                *pos,
+                format!("{at}/tools: prompt `{}` offers tool `{tool}`, which the pack does not define{hint}", prompt.id),
+            );
+        }
+    }
+}
+
+/// Tools bound in the config must exist in the pack; tools the pack's prompts offer
+/// should be bound, or calls to them cannot run.
+pub fn check_against_config(pack: &Pack, config: &RuntimeConfig) -> Diagnostics {
+    let mut out = Diagnostics::default();
+    let Some(config_path) = &config.path else {
+        return out;
+    };
+    for tool in config.tools.values() {
+        if !pack.tools.contains_key(&tool.name) {
+            let hint = did_you_mean(&tool.name, pack.tools.keys().map(String::as_str))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            out.push(Diagnostic::error(
+                config_path,
+                tool.pos,
+                format!(
+                    "tool `{}` is bound here but {} does not define it{hint}",
+                    tool.name,
+                    pack.path.display()
+                ),
+            ));
+        }
+    }
+    for prompt in pack.prompts.values() {
+        for (tool, pos) in &prompt.tools {
+            let bound = config.tools.get(tool).is_some_and(|t| t.exec.is_some());
+            if pack.tools.contains_key(tool) && !bound {
+                out.push(Diagnostic::warning(
+                    &pack.path,
+                    *pos,
+                    format!(
+                        "tool `{tool}` has no `exec` binding in {}; calls to it cannot run",
+                        config_path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,16 @@
+//! The PromptPack: prompts, their variables and templates, tools with JSON Schemas,
+//! evals and fragments; loaded with positions and checked across references.
+
+mod check;
+mod load;
+mod model;
+mod render;
+mod resolve;
+
+pub use check::check_against_config;
+pub use load::load;
+pub use model::{
+    Bound, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolChoice, ToolDef, ToolPolicy,
+    Trigger, Validation, VarType, Variable,
+};
+pub use render::{VarInputs, render_prompt};

@@ -1,0 +1,175 @@
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde_json::Value as Json;
+
+use crate::doc::{Pos, locate_in_json_string};
+use crate::template::Template;
+
+#[derive(Debug, Clone)]
+pub struct Pack {
+    pub path: PathBuf,
+    /// The file's text, to place template positions in it.
+    pub text: String,
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub description: Option<String>,
+    pub prompts: IndexMap<String, Prompt>,
+    pub tools: IndexMap<String, ToolDef>,
+    pub evals: Vec<EvalDef>,
+    pub fragments: IndexMap<String, TemplateText>,
+}
+
+/// A template and where its string literal stands in the pack file.
+#[derive(Debug, Clone)]
+pub struct TemplateText {
+    pub template: Template,
+    pub offset: usize,
+    pub pos: Pos,
+}
+
+impl TemplateText {
+    /// The file position of the template's byte `at`.
+    pub fn file_pos(&self, pack_text: &str, at: usize) -> Pos {
+        locate_in_json_string(pack_text, self.offset, self.pos, at)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Prompt {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub description: Option<String>,
+    pub system_template: TemplateText,
+    pub variables: Vec<Variable>,
+    /// Tool names offered to the model, each with where it is written.
+    pub tools: Vec<(String, Pos)>,
+    pub tool_policy: ToolPolicy,
+    pub evals: Vec<EvalDef>,
+    pub pos: Pos,
+}
+
+impl Prompt {
+    pub fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub name: String,
+    pub var_type: VarType,
+    pub required: bool,
+    pub default: Option<Json>,
+    pub description: Option<String>,
+    pub validation: Validation,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarType {
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Object,
+    Array,
+}
+
+impl VarType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VarType::String => "string",
+            VarType::Number => "number",
+            VarType::Integer => "integer",
+            VarType::Boolean => "boolean",
+            VarType::Object => "object",
+            VarType::Array => "array",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Validation {
+    pub pattern: Option<regex::Regex>,
+    pub allowed: Option<Vec<Json>>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    Required,
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolPolicy {
+    pub tool_choice: ToolChoice,
+    pub max_rounds: u64,
+    pub max_tool_calls_per_turn: u64,
+    pub blocklist: Vec<String>,
+}
+
+impl Default for ToolPolicy {
+    fn default() -> Self {
+        Self {
+            tool_choice: ToolChoice::Auto,
+            max_rounds: 5,
+            max_tool_calls_per_turn: 10,
+            blocklist: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema for the arguments, already checked to be valid.
+    pub parameters: Json,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone)]
+pub struct EvalDef {
+    pub id: String,
+    pub eval_type: String,
+    pub trigger: Trigger,
+    pub params: Json,
+    pub metric: Option<Json>,
+    pub threshold: Option<Threshold>,
+    pub sample_percentage: f64,
+    pub enabled: bool,
+    pub description: Option<String>,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    EveryTurn,
+    OnSessionComplete,
+    SampleTurns,
+    SampleSessions,
+    OnConversationComplete,
+    OnWorkflowStep,
+}
+
+/// Score bounds that make an eval a gate.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Threshold {
+    pub min: Option<Bound>,
+    pub max: Option<Bound>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    pub value: f64,
+    pub inclusive: bool,
+}

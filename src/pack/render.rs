@@ -1,0 +1,177 @@
+//! Rendering a prompt's system template with checked variable values.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde_json::Value as Json;
+
+use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, did_you_mean};
+
+use super::check::{FRAGMENT_PREFIX, walk_placeholders};
+use super::{Pack, Prompt, TemplateText, VarType, Variable};
+
+/// Values given for variables, later sources already merged over earlier ones.
+pub type VarInputs = IndexMap<String, Json>;
+
+/// Renders `prompt` with `inputs`, then declared defaults. Every problem is reported:
+/// unknown inputs, missing required values, and values that fail a variable's type or
+/// validation, each pointing at the variable's first use in the template.
+pub fn render_prompt(
+    pack: &Pack,
+    prompt: &Prompt,
+    inputs: &VarInputs,
+) -> Result<String, Diagnostics> {
+    let mut problems = Diagnostics::default();
+    for name in inputs.keys() {
+        if prompt.variable(name).is_none() {
+            let hint = did_you_mean(name, prompt.variables.iter().map(|v| v.name.as_str()))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            problems.push(Diagnostic::plain(format!(
+                "variable `{name}` is not declared by prompt `{}`{hint}",
+                prompt.id
+            )));
+        }
+    }
+    let first_use = first_uses(pack, prompt);
+    let mut values: HashMap<String, String> = HashMap::new();
+    for var in &prompt.variables {
+        let site = first_use.get(&var.name).copied().unwrap_or(var.pos);
+        let value = match (inputs.get(&var.name), &var.default) {
+            (Some(given), _) => coerce(var.var_type, given),
+            (None, Some(default)) => default.clone(),
+            (None, None) if var.required => {
+                problems.push(Diagnostic::error(
+                    &pack.path,
+                    site,
+                    format!(
+                        "prompt `{}` needs variable `{}`, which has no value and no default",
+                        prompt.id, var.name
+                    ),
+                ));
+                continue;
+            }
+            (None, None) => Json::String(String::new()),
+        };
+        match check_value(var, &value) {
+            Ok(text) => {
+                values.insert(var.name.clone(), text);
+            }
+            Err(problem) => problems.push(Diagnostic::error(
+                &pack.path,
+                site,
+                format!("variable `{}`: {problem}", var.name),
+            )),
+        }
+    }
+    if problems.has_errors() {
+        return Err(problems);
+    }
+    Ok(fill(pack, &prompt.system_template, &values))
+}
+
+/// Inserts fragments (as template text) and values (as plain text).
+fn fill(pack: &Pack, template: &TemplateText, values: &HashMap<String, String>) -> String {
+    let mut all = values.clone();
+    for p in template.template.placeholders() {
+        if let Some(name) = p.name.strip_prefix(FRAGMENT_PREFIX)
+            && let Some(fragment) = pack.fragments.get(name)
+        {
+            all.insert(p.name.clone(), fill(pack, fragment, values));
+        }
+    }
+    // A loaded pack has no undeclared placeholders or fragment cycles, so every name
+    // has a value by now.
+    template.template.render(&all).unwrap_or_default()
+}
+
+/// Where each variable is first used, in the pack file.
+fn first_uses(pack: &Pack, prompt: &Prompt) -> HashMap<String, Pos> {
+    let mut uses = HashMap::new();
+    let mut scratch = Checker::new(&pack.path, &pack.text);
+    walk_placeholders(
+        pack,
+        &prompt.system_template,
+        &mut scratch,
+        &mut Vec::new(),
+        &mut |p, pos, _| {
+            uses.entry(p.name.clone()).or_insert(pos);
+        },
+    );
+    uses
+}
+
+/// Values from the command line arrive as text; a typed variable reads them as JSON.
+fn coerce(var_type: VarType, given: &Json) -> Json {
+    match (var_type, given) {
+        (VarType::String, _)
+        | (_, Json::Null | Json::Bool(_) | Json::Number(_) | Json::Array(_) | Json::Object(_)) => {
+            given.clone()
+        }
+        (_, Json::String(text)) => {
+            serde_json::from_str(text.trim()).unwrap_or_else(|_| given.clone())
+        }
+    }
+}
+
+/// Checks a value against the variable's type and validation; returns its text.
+pub fn check_value(var: &Variable, value: &Json) -> Result<String, String> {
+    let type_ok = match var.var_type {
+        VarType::String => value.is_string(),
+        VarType::Number => value.is_number(),
+        VarType::Integer => value.is_i64() || value.is_u64(),
+        VarType::Boolean => value.is_boolean(),
+        VarType::Object => value.is_object(),
+        VarType::Array => value.is_array(),
+    };
+    if !type_ok {
+        return Err(format!("expected {}, got {value}", var.var_type.as_str()));
+    }
+    let text = match value {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let rules = &var.validation;
+    if let Some(allowed) = &rules.allowed
+        && !allowed.contains(value)
+    {
+        let list: Vec<String> = allowed.iter().map(Json::to_string).collect();
+        return Err(format!("{value} is not one of {}", list.join(", ")));
+    }
+    if let Some(re) = &rules.pattern
+        && !re.is_match(&text)
+    {
+        return Err(format!(
+            "{value} does not match the pattern `{}`",
+            re.as_str()
+        ));
+    }
+    let len = text.chars().count() as u64;
+    if let Some(min) = rules.min_length
+        && len < min
+    {
+        return Err(format!(
+            "{value} is {len} characters long, shorter than the minimum of {min}"
+        ));
+    }
+    if let Some(max) = rules.max_length
+        && len > max
+    {
+        return Err(format!(
+            "{value} is {len} characters long, longer than the maximum of {max}"
+        ));
+    }
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = rules.minimum
+            && n < min
+        {
+            return Err(format!("{value} is less than the minimum of {min}"));
+        }
+        if let Some(max) = rules.maximum
+            && n > max
+        {
+            return Err(format!("{value} is greater than the maximum of {max}"));
+        }
+    }
+    Ok(text)
+}
