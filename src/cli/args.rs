@@ -3,9 +3,17 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
+const GLOBAL: &str = "Global options";
+
 /// Run LLM-agent extensions (exec tools, hooks, evals) for real, outside any agent.
 #[derive(Debug, Parser)]
-#[command(name = "promptexec", version, propagate_version = true)]
+#[command(
+    name = "promptexec",
+    version,
+    propagate_version = true,
+    after_help = "Exit codes: 0 success, 1 a definite no (tool error, denial, failed eval), \
+                  2 bad input, 3 an extension failed, 4 waiting on a decision, 130 interrupted."
+)]
 pub struct Cli {
     /// The RuntimeConfig [default: ./runtimeconfig.yaml when present]
     #[arg(
@@ -13,20 +21,22 @@ pub struct Cli {
         long,
         global = true,
         env = "PROMPTEXEC_CONFIG",
-        value_name = "FILE"
+        hide_env_values = true,
+        value_name = "FILE",
+        help_heading = GLOBAL
     )]
     pub config: Option<PathBuf>,
 
     /// More logging on stderr (-v, -vv)
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
 
     /// Only errors on stderr
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
 
     /// When to use colors (NO_COLOR is honoured)
-    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN", help_heading = GLOBAL)]
     pub color: ColorWhen,
 
     #[command(subcommand)]

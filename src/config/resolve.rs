@@ -248,10 +248,10 @@ impl Resolver<'_> {
     fn additional_config(&mut self, node: &Node, what: &str) -> Option<PathBuf> {
         let mut f = self.cx.map(node, what)?;
         let mock = f.get("mock_config")?;
-        let path = self.base_dir.join(
-            self.cx
-                .nonempty_string(mock, &format!("{what}.mock_config"))?,
-        );
+        let name = self
+            .cx
+            .nonempty_string(mock, &format!("{what}.mock_config"))?;
+        let path = join_clean(self.base_dir, &name);
         if self.check_files && !path.is_file() {
             self.cx.error(
                 mock.pos,
@@ -373,7 +373,7 @@ impl Resolver<'_> {
         f.allow(&["sandbox"]);
         let (command, command_pos) = command?;
         let command = if command.contains('/') {
-            let path = self.base_dir.join(&command);
+            let path = join_clean(self.base_dir, &command);
             if self.check_files && !path.is_file() {
                 self.cx.error(
                     command_pos,
@@ -717,4 +717,106 @@ fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `base` joined with `rel`, without the `.` steps that make messages harder to read.
+fn join_clean(base: &Path, rel: &str) -> PathBuf {
+    base.join(rel)
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::parse_yaml;
+
+    fn resolve_text(yaml: &str) -> (RuntimeConfig, Checker) {
+        let text = format!("apiVersion: {API_VERSION}\nkind: RuntimeConfig\n{yaml}");
+        let path = Path::new("/project/conf/runtimeconfig.yaml");
+        let root = parse_yaml(path, &text).expect("valid yaml");
+        let mut cx = Checker::new(path, &text);
+        let config = resolve(&root, Path::new("/project/conf"), false, &mut cx);
+        (config, cx)
+    }
+
+    #[test]
+    fn paths_resolve_against_the_config_directory() {
+        let (config, cx) = resolve_text(
+            "spec:\n  tools:\n    a:\n      exec:\n        command: ./bin/a\n        working_dir: ../data\n    b:\n      exec:\n        command: python3\n        args: [./b.py]\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        let a = config.tools["a"].exec.as_ref().expect("exec");
+        assert_eq!(a.command, Path::new("/project/conf/bin/a"));
+        assert_eq!(a.working_dir, Path::new("/project/conf/../data"));
+        let b = config.tools["b"].exec.as_ref().expect("exec");
+        assert_eq!(b.command, Path::new("python3"), "bare names go through PATH");
+        assert_eq!(b.working_dir, Path::new("/project/conf"));
+        assert_eq!(b.args, ["./b.py"]);
+    }
+
+    #[test]
+    fn exec_settings_are_typed() {
+        let (config, cx) = resolve_text(
+            "spec:\n  evals:\n    tone:\n      command: ./tone\n      env: [API_KEY]\n      timeout_ms: 1500\n      max_output_bytes: 1024\n      runtime: server\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        let exec = &config.evals["tone"].exec;
+        assert_eq!(exec.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(exec.max_output_bytes, Some(1024));
+        assert_eq!(exec.runtime, RuntimeMode::Server);
+        assert_eq!(exec.env, ["API_KEY"]);
+    }
+
+    #[test]
+    fn hooks_keep_declaration_order_and_kinds() {
+        let (config, cx) = resolve_text(
+            "spec:\n  hooks:\n    z_guard:\n      command: g\n      hook: tool\n      phases: [before_execution]\n      priority: -1\n    a_audit:\n      command: a\n      hook: session\n      phases: [session_end]\n      mode: observe\n    gate:\n      command: s\n      runtime: server\n      intercept: [before_tool, approve_tool]\n      observe: \"*\"\n      on_failure: deny\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        let names: Vec<&str> = config.hooks.keys().map(String::as_str).collect();
+        assert_eq!(names, ["z_guard", "a_audit", "gate"]);
+        assert_eq!(config.hooks["z_guard"].priority, -1);
+        assert_eq!(
+            config.hooks["z_guard"].kind,
+            HookKind::Tool {
+                phases: vec![HookPhase::BeforeExecution],
+                mode: HookMode::Filter
+            }
+        );
+        let HookKind::Server(server) = &config.hooks["gate"].kind else {
+            panic!("gate is a server hook")
+        };
+        assert_eq!(server.intercept, [Intercept::BeforeTool, Intercept::ApproveTool]);
+        assert_eq!(server.observe, ObserveEvents::All);
+        assert_eq!(server.on_failure, OnFailure::Deny);
+        assert_eq!(server.event_method, "hook.event");
+    }
+
+    #[test]
+    fn session_filter_mode_is_only_a_warning() {
+        let (_, cx) = resolve_text(
+            "spec:\n  hooks:\n    log:\n      command: l\n      hook: session\n      phases: [session_start]\n      mode: filter\n",
+        );
+        assert!(!cx.diagnostics.has_errors());
+        assert_eq!(cx.diagnostics.warning_count(), 1);
+    }
+
+    #[test]
+    fn wrong_envelope_is_reported() {
+        let text = "apiVersion: v2\nkind: Pack\nspec: {}\n";
+        let path = Path::new("c.yaml");
+        let root = parse_yaml(path, text).expect("valid yaml");
+        let mut cx = Checker::new(path, text);
+        resolve(&root, Path::new("/"), false, &mut cx);
+        let lines: Vec<String> = cx.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                format!("c.yaml:1:13: apiVersion: expected `{API_VERSION}`, found `v2`"),
+                "c.yaml:2:7: kind: expected `RuntimeConfig`, found `Pack`".to_string(),
+            ]
+        );
+    }
 }

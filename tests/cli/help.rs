@@ -1,0 +1,59 @@
+use crate::util::run;
+
+#[track_caller]
+fn help(args: &[&str]) -> String {
+    let out = run(args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.stdout
+}
+
+#[test]
+fn top_level_help() {
+    insta::assert_snapshot!(help(&["--help"]));
+}
+
+#[test]
+fn help_subcommand_matches_help_flag() {
+    assert_eq!(help(&["help"]), help(&["--help"]));
+}
+
+#[test]
+fn validate_help() {
+    insta::assert_snapshot!(help(&["validate", "--help"]));
+}
+
+#[test]
+fn prompt_help() {
+    insta::assert_snapshot!(help(&["prompt", "--help"]));
+}
+
+#[test]
+fn prompt_render_help() {
+    insta::assert_snapshot!(help(&["prompt", "render", "--help"]));
+}
+
+#[test]
+fn completions_help() {
+    insta::assert_snapshot!(help(&["completions", "--help"]));
+}
+
+#[test]
+fn version_names_the_crate_version() {
+    assert_eq!(help(&["--version"]), format!("promptexec {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let script = help(&["completions", shell]);
+        assert!(script.contains("validate"), "{shell} completions mention validate");
+        assert!(script.contains("pack"), "{shell} completions offer --pack");
+    }
+}
+
+#[test]
+fn unknown_subcommand_is_a_usage_error() {
+    let out = run(&["frobnicate"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("unrecognized subcommand"), "{}", out.stderr);
+}

@@ -1,0 +1,135 @@
+use crate::util::{fixtures, repo_root, run, run_in};
+
+#[track_caller]
+fn validate_config(name: &str) -> String {
+    let out = run(&["validate", "-c", &format!("config/{name}.yaml")]);
+    assert_eq!(out.code, 2, "a broken config is bad input:\n{}", out.stderr);
+    assert!(out.stdout.is_empty(), "nothing on stdout: {}", out.stdout);
+    out.report()
+}
+
+#[test]
+fn unknown_key_is_named_with_a_suggestion() {
+    insta::assert_snapshot!(validate_config("unknown_key"));
+}
+
+#[test]
+fn wrong_types_say_what_was_expected() {
+    insta::assert_snapshot!(validate_config("wrong_type"));
+}
+
+#[test]
+fn duplicate_key_points_at_the_second_one() {
+    insta::assert_snapshot!(validate_config("duplicate_key"));
+}
+
+#[test]
+fn null_hook_entry_is_an_error() {
+    insta::assert_snapshot!(validate_config("null_hook"));
+}
+
+#[test]
+fn empty_phases_would_never_run() {
+    insta::assert_snapshot!(validate_config("empty_phases"));
+}
+
+#[test]
+fn phase_of_another_hook_type_is_named() {
+    insta::assert_snapshot!(validate_config("wrong_phase"));
+}
+
+#[test]
+fn bad_mode_lists_the_modes() {
+    insta::assert_snapshot!(validate_config("bad_mode"));
+}
+
+#[test]
+fn files_the_config_names_must_exist() {
+    let report = validate_config("missing_file");
+    let report = report.replace(&fixtures().display().to_string(), "[FIXTURES]");
+    insta::assert_snapshot!(report);
+}
+
+#[test]
+fn every_problem_is_reported_not_just_the_first() {
+    insta::assert_snapshot!(validate_config("many_problems"));
+}
+
+#[test]
+fn unused_promptkit_sections_are_listed_at_verbose() {
+    let quiet = run(&["validate", "-c", "config/many_problems.yaml"]);
+    assert!(!quiet.stderr.contains("mcp_servers"), "{}", quiet.stderr);
+    let verbose = run(&["-v", "validate", "-c", "config/many_problems.yaml"]);
+    // The config has errors, so the unused list is not reached; a clean one shows it.
+    assert_eq!(verbose.code, 2);
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("runtimeconfig.yaml"),
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers: []\n  state_store: {type: memory}\n",
+    )
+    .expect("write config");
+    let out = run_in(dir.path(), &["-v", "validate"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("spec.mcp_servers: a PromptKit section promptexec does not use"), "{}", out.stderr);
+    assert!(out.stderr.contains("spec.state_store"), "{}", out.stderr);
+}
+
+#[test]
+fn missing_config_file_names_it() {
+    let out = run(&["validate", "-c", "config/nope.yaml"]);
+    assert_eq!(out.code, 2);
+    insta::assert_snapshot!(out.report());
+}
+
+#[test]
+fn malformed_json_pack_gives_line_and_column() {
+    let out = run(&["validate", "--pack", "packs/malformed.json"]);
+    assert_eq!(out.code, 2);
+    insta::assert_snapshot!(out.report());
+}
+
+#[test]
+fn undeclared_placeholder_points_into_the_template() {
+    let out = run(&["validate", "--pack", "packs/undeclared.json"]);
+    assert_eq!(out.code, 2);
+    insta::assert_snapshot!(out.report());
+}
+
+#[test]
+fn missing_pack_file_names_it() {
+    let out = run(&["validate", "--pack", "packs/nope.json"]);
+    assert_eq!(out.code, 2);
+    insta::assert_snapshot!(out.report());
+}
+
+#[test]
+fn nothing_to_validate_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = run_in(dir.path(), &["validate"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("nothing to validate"), "{}", out.stderr);
+}
+
+#[test]
+fn the_bundled_example_is_valid() {
+    let out = run_in(
+        &repo_root(),
+        &["validate", "-c", "runtimeconfig.example.yaml", "--pack", "examples/assistant.pack.json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.starts_with("ok: runtimeconfig.example.yaml"), "{}", out.stderr);
+}
+
+#[test]
+fn the_example_config_is_found_through_the_environment_from_anywhere() {
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let config = repo_root().join("runtimeconfig.example.yaml");
+    let output = assert_cmd::Command::cargo_bin("promptexec")
+        .expect("binary")
+        .current_dir(elsewhere.path())
+        .env("PROMPTEXEC_CONFIG", &config)
+        .args(["validate"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
