@@ -5,6 +5,8 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod doc;
+pub mod exec;
 pub mod library;
 pub mod pack;
 pub mod template;
+pub mod tools;

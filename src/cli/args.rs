@@ -65,6 +65,8 @@ impl ColorWhen {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Call one tool bound in the config and show exactly what happened
+    InvokeTool(InvokeArgs),
     /// Check the config and a pack, and the references between them
     Validate(ValidateArgs),
     /// Render and manage prompt templates
@@ -75,6 +77,34 @@ pub enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct InvokeArgs {
+    /// The tool's name in the config's `spec.tools`
+    pub name: String,
+
+    /// The arguments: inline JSON, @FILE, or - for stdin
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub args: String,
+
+    /// Check the arguments against the tool's JSON Schema in this PromptPack first
+    #[arg(long, value_name = "PACK")]
+    pub pack: Option<PathBuf>,
+
+    /// Deadline for the call, overriding the config's timeout_ms
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout_ms: Option<u64>,
+
+    /// `result`: the tool's result alone; `json`: the whole call as one JSON object
+    #[arg(long, value_enum, default_value_t = InvokeFormat::Result)]
+    pub format: InvokeFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InvokeFormat {
+    Result,
+    Json,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,8 @@ pub enum CliError {
     },
     #[error("cannot write output")]
     Output(#[source] io::Error),
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] io::Error),
 }
 
 impl From<Rejected> for CliError {
@@ -36,7 +38,8 @@ impl CliError {
             CliError::Invalid(_)
             | CliError::Usage(_)
             | CliError::Read { .. }
-            | CliError::Output(_) => Exit::BadInput,
+            | CliError::Output(_)
+            | CliError::Runtime(_) => Exit::BadInput,
         }
     }
 

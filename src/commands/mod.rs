@@ -1,6 +1,7 @@
 //! One file per subcommand: each turns parsed arguments into library calls and
 //! decides what the user sees.
 
+mod invoke;
 mod prompt;
 mod validate;
 mod vars;
@@ -11,6 +12,7 @@ use crate::cli::{Cli, CliError, Command, Exit, PromptCommand};
 
 pub fn dispatch(cli: &Cli) -> Result<Exit, CliError> {
     match &cli.command {
+        Command::InvokeTool(args) => invoke::run(cli, args),
         Command::Validate(args) => validate::run(cli, args),
         Command::Prompt(PromptCommand::Render(args)) => prompt::render(args),
         Command::Completions { shell } => {

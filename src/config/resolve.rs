@@ -751,7 +751,11 @@ mod tests {
         assert_eq!(a.command, Path::new("/project/conf/bin/a"));
         assert_eq!(a.working_dir, Path::new("/project/conf/../data"));
         let b = config.tools["b"].exec.as_ref().expect("exec");
-        assert_eq!(b.command, Path::new("python3"), "bare names go through PATH");
+        assert_eq!(
+            b.command,
+            Path::new("python3"),
+            "bare names go through PATH"
+        );
         assert_eq!(b.working_dir, Path::new("/project/conf"));
         assert_eq!(b.args, ["./b.py"]);
     }
@@ -788,7 +792,10 @@ mod tests {
         let HookKind::Server(server) = &config.hooks["gate"].kind else {
             panic!("gate is a server hook")
         };
-        assert_eq!(server.intercept, [Intercept::BeforeTool, Intercept::ApproveTool]);
+        assert_eq!(
+            server.intercept,
+            [Intercept::BeforeTool, Intercept::ApproveTool]
+        );
         assert_eq!(server.observe, ObserveEvents::All);
         assert_eq!(server.on_failure, OnFailure::Deny);
         assert_eq!(server.event_method, "hook.event");

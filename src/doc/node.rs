@@ -279,13 +279,15 @@ mod tests {
 
     #[test]
     fn duplicate_keys_are_rejected_with_their_position() {
-        let err = parse_yaml(Path::new("t.yaml"), "a: 1\nb: 2\na: 3\n").expect_err("should be rejected");
+        let err =
+            parse_yaml(Path::new("t.yaml"), "a: 1\nb: 2\na: 3\n").expect_err("should be rejected");
         assert_eq!(err.to_string(), "t.yaml:3:1: duplicate mapping key: a");
     }
 
     #[test]
     fn json_syntax_errors_name_line_and_column() {
-        let err = parse_json(Path::new("p.json"), "{\n  \"a\": 1,\n}\n").expect_err("should be rejected");
+        let err =
+            parse_json(Path::new("p.json"), "{\n  \"a\": 1,\n}\n").expect_err("should be rejected");
         assert_eq!(err.pos, Some(Pos { line: 3, col: 1 }));
         assert!(
             err.message.starts_with("invalid JSON: trailing comma"),

@@ -199,7 +199,8 @@ mod tests {
 
     #[test]
     fn reports_every_malformed_placeholder() {
-        let errors = Template::parse("{{ two words }} ok {{}} {{x").expect_err("should be rejected");
+        let errors =
+            Template::parse("{{ two words }} ok {{}} {{x").expect_err("should be rejected");
         let kinds: Vec<_> = errors.iter().map(|e| (e.pos.col, e.kind.clone())).collect();
         assert_eq!(
             kinds,

@@ -39,14 +39,20 @@ fn completions_help() {
 
 #[test]
 fn version_names_the_crate_version() {
-    assert_eq!(help(&["--version"]), format!("promptexec {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        help(&["--version"]),
+        format!("promptexec {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
 fn completions_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
         let script = help(&["completions", shell]);
-        assert!(script.contains("validate"), "{shell} completions mention validate");
+        assert!(
+            script.contains("validate"),
+            "{shell} completions mention validate"
+        );
         assert!(script.contains("pack"), "{shell} completions offer --pack");
     }
 }
@@ -55,5 +61,9 @@ fn completions_for_each_shell() {
 fn unknown_subcommand_is_a_usage_error() {
     let out = run(&["frobnicate"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("unrecognized subcommand"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unrecognized subcommand"),
+        "{}",
+        out.stderr
+    );
 }

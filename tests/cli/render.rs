@@ -5,8 +5,16 @@ fn renders_the_example_pack_prompt_and_nothing_else() {
     let out = run_in(
         &repo_root(),
         &[
-            "prompt", "render", "--pack", "examples/assistant.pack.json", "--prompt", "support",
-            "--var", "customer_name=Dana", "--var", "tone=formal",
+            "prompt",
+            "render",
+            "--pack",
+            "examples/assistant.pack.json",
+            "--prompt",
+            "support",
+            "--var",
+            "customer_name=Dana",
+            "--var",
+            "tone=formal",
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -21,16 +29,36 @@ fn renders_the_example_pack_prompt_and_nothing_else() {
 
 #[test]
 fn defaults_fill_what_is_not_given_and_braces_can_be_literal() {
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json", "--var", "name=Ada"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--var",
+        "name=Ada",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "Greet Ada in English.\nUse {{braces}} literally.");
+    assert_eq!(
+        out.stdout,
+        "Greet Ada in English.\nUse {{braces}} literally."
+    );
 }
 
 #[test]
 fn values_are_inserted_as_text_and_never_expanded() {
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json", "--var", "name={{language}} <b>"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--var",
+        "name={{language}} <b>",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "Greet {{language}} <b> in English.\nUse {{braces}} literally.");
+    assert_eq!(
+        out.stdout,
+        "Greet {{language}} <b> in English.\nUse {{braces}} literally."
+    );
 }
 
 #[test]
@@ -39,12 +67,32 @@ fn vars_file_is_read_and_var_overrides_it() {
     let vars = dir.path().join("vars.yaml");
     std::fs::write(&vars, "name: Grace\nlanguage: French\n").expect("write vars");
     let vars = vars.display().to_string();
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json", "--vars-file", &vars]);
-    assert_eq!(out.stdout, "Greet Grace in French.\nUse {{braces}} literally.");
     let out = run(&[
-        "prompt", "render", "--pack", "packs/greeter.json", "--vars-file", &vars, "--var", "name=Alan",
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--vars-file",
+        &vars,
     ]);
-    assert_eq!(out.stdout, "Greet Alan in French.\nUse {{braces}} literally.");
+    assert_eq!(
+        out.stdout,
+        "Greet Grace in French.\nUse {{braces}} literally."
+    );
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--vars-file",
+        &vars,
+        "--var",
+        "name=Alan",
+    ]);
+    assert_eq!(
+        out.stdout,
+        "Greet Alan in French.\nUse {{braces}} literally."
+    );
 }
 
 #[test]
@@ -57,35 +105,77 @@ fn missing_required_variable_names_it_and_where_it_is_used() {
 
 #[test]
 fn a_value_outside_the_enum_is_rejected() {
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json", "--var", "name=A", "--var", "language=Klingon"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--var",
+        "name=A",
+        "--var",
+        "language=Klingon",
+    ]);
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn an_undeclared_variable_on_the_command_line_is_an_error() {
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json", "--var", "name=A", "--var", "langauge=French"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--var",
+        "name=A",
+        "--var",
+        "langauge=French",
+    ]);
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn unknown_prompt_lists_the_prompts() {
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json", "--prompt", "gret"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        "packs/greeter.json",
+        "--prompt",
+        "gret",
+    ]);
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn renders_a_promptkind_template_file() {
-    let out = run(&["prompt", "render", "--file", "templates/goal.json", "--var", "goal_topic=running a 10k"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--file",
+        "templates/goal.json",
+        "--var",
+        "goal_topic=running a 10k",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "Please help the user create a SMART goal for running a 10k.");
+    assert_eq!(
+        out.stdout,
+        "Please help the user create a SMART goal for running a 10k."
+    );
 }
 
 #[test]
 fn a_promptkind_placeholder_outside_slots_is_an_error() {
-    let out = run(&["prompt", "render", "--file", "templates/undeclared_slot.json", "--var", "goal_topic=x"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--file",
+        "templates/undeclared_slot.json",
+        "--var",
+        "goal_topic=x",
+    ]);
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
@@ -99,7 +189,14 @@ fn a_missing_slot_is_an_error() {
 
 #[test]
 fn malformed_var_is_a_usage_error() {
-    let out = run(&["prompt", "render", "--file", "templates/goal.json", "--var", "no-equals-sign"]);
+    let out = run(&[
+        "prompt",
+        "render",
+        "--file",
+        "templates/goal.json",
+        "--var",
+        "no-equals-sign",
+    ]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("expected KEY=VALUE"), "{}", out.stderr);
 }

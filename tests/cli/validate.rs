@@ -70,7 +70,12 @@ fn unused_promptkit_sections_are_listed_at_verbose() {
     .expect("write config");
     let out = run_in(dir.path(), &["-v", "validate"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stderr.contains("spec.mcp_servers: a PromptKit section promptexec does not use"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("spec.mcp_servers: a PromptKit section promptexec does not use"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("spec.state_store"), "{}", out.stderr);
 }
 
@@ -114,10 +119,20 @@ fn nothing_to_validate_is_a_usage_error() {
 fn the_bundled_example_is_valid() {
     let out = run_in(
         &repo_root(),
-        &["validate", "-c", "runtimeconfig.example.yaml", "--pack", "examples/assistant.pack.json"],
+        &[
+            "validate",
+            "-c",
+            "runtimeconfig.example.yaml",
+            "--pack",
+            "examples/assistant.pack.json",
+        ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stderr.starts_with("ok: runtimeconfig.example.yaml"), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("ok: runtimeconfig.example.yaml"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -131,5 +146,9 @@ fn the_example_config_is_found_through_the_environment_from_anywhere() {
         .args(["validate"])
         .output()
         .expect("runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

@@ -1,0 +1,237 @@
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::args::{InvokeArgs, InvokeFormat};
+use crate::cli::output::write_stderr;
+use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
+use crate::config::{self, ConfigSource, RuntimeConfig, RuntimeMode};
+use crate::doc::{Diagnostic, Diagnostics, did_you_mean, one_of};
+use crate::exec::Outcome;
+use crate::pack;
+use crate::tools::{ToolReport, ToolStatus, call_tool, validate_args};
+
+/// `invoke-tool`: one call, shown exactly as it happened.
+pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
+    let config = load_config(cli)?;
+    let binding = config.tools.get(&args.name).ok_or_else(|| {
+        let names: Vec<&str> = config.tools.keys().map(String::as_str).collect();
+        let hint = did_you_mean(&args.name, names.iter().copied())
+            .map(|s| format!("did you mean `{s}`? "))
+            .unwrap_or_default();
+        CliError::Usage(format!(
+            "no tool `{}` is bound in the config; {hint}{}",
+            args.name,
+            if names.is_empty() {
+                "it binds none".to_string()
+            } else {
+                format!("it binds {}", one_of(&names))
+            }
+        ))
+    })?;
+    let Some(spec) = &binding.exec else {
+        return Err(CliError::Usage(format!(
+            "tool `{}` has no `exec` block, so promptexec cannot call it",
+            args.name
+        )));
+    };
+    if spec.runtime == RuntimeMode::Server {
+        return Err(CliError::Usage(format!(
+            "tool `{}` runs with `runtime: server`, which invoke-tool does not support yet",
+            args.name
+        )));
+    }
+    let tool_args = read_args(&args.args)?;
+    if let Some(pack_path) = &args.pack {
+        check_against_pack(pack_path, &args.name, &tool_args)?;
+    }
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    let timeout = args.timeout_ms.map(Duration::from_millis);
+    let report = runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let call = call_tool(&args.name, spec, &tool_args, timeout, &cancel);
+        tokio::pin!(call);
+        tokio::select! {
+            report = &mut call => report,
+            () = interrupted() => {
+                // Stop the child the same way a deadline does, then report.
+                cancel.cancel();
+                call.await
+            }
+        }
+    });
+    show(&report, args.format, spec)
+}
+
+/// Ctrl-C or SIGTERM.
+async fn interrupted() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let path = match config::discover(cli.config.as_deref(), &cwd) {
+        ConfigSource::Given(path) | ConfigSource::Found(path) => path,
+        ConfigSource::None => {
+            return Err(CliError::Usage(
+                "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is".into(),
+            ));
+        }
+    };
+    let loaded = config::load(&path, false)?;
+    print_diagnostics(&loaded.warnings);
+    Ok(loaded.value)
+}
+
+/// `--args`: inline JSON, `@FILE`, or `-` for stdin. Must be a JSON object.
+fn read_args(given: &str) -> Result<Json, CliError> {
+    let (text, origin) = if given == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|source| CliError::Read {
+                path: PathBuf::from("<stdin>"),
+                source,
+            })?;
+        (text, "stdin".to_string())
+    } else if let Some(file) = given.strip_prefix('@') {
+        let text = std::fs::read_to_string(file).map_err(|source| CliError::Read {
+            path: PathBuf::from(file),
+            source,
+        })?;
+        (text, file.to_string())
+    } else {
+        (given.to_string(), "--args".to_string())
+    };
+    let value: Json = serde_json::from_str(&text).map_err(|err| {
+        CliError::Usage(format!("{origin}: the arguments are not valid JSON: {err}"))
+    })?;
+    if !value.is_object() {
+        return Err(CliError::Usage(format!(
+            "{origin}: the arguments must be a JSON object, found {}",
+            json_kind(&value)
+        )));
+    }
+    Ok(value)
+}
+
+fn json_kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+/// Arguments that break the pack's schema stop here, before any process starts.
+fn check_against_pack(
+    pack_path: &std::path::Path,
+    name: &str,
+    args: &Json,
+) -> Result<(), CliError> {
+    let loaded = pack::load(pack_path)?;
+    print_diagnostics(&loaded.warnings);
+    let pack = loaded.value;
+    let tool = pack.tools.get(name).ok_or_else(|| {
+        CliError::Usage(format!("{} defines no tool `{name}`", pack_path.display()))
+    })?;
+    let errors = validate_args(&tool.parameters, args);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let mut problems = Diagnostics::default();
+    for err in errors {
+        problems.push(Diagnostic::plain(format!(
+            "arguments for tool `{name}` break its schema at {err}"
+        )));
+    }
+    Err(CliError::Invalid(problems))
+}
+
+fn show(
+    report: &ToolReport,
+    format: InvokeFormat,
+    spec: &config::ExecSpec,
+) -> Result<Exit, CliError> {
+    let exit = match (&report.status, &report.outcome) {
+        (_, Outcome::Interrupted) => Exit::Interrupted,
+        (ToolStatus::Ok, _) => Exit::Success,
+        (ToolStatus::Error, _) => Exit::No,
+        (ToolStatus::Pending, _) => Exit::Pending,
+        (ToolStatus::Failed | ToolStatus::Timeout, _) => Exit::ExtensionFailed,
+    };
+    match format {
+        InvokeFormat::Json => {
+            let envelope = serde_json::to_string_pretty(report).unwrap_or_default();
+            write_stdout(&format!("{envelope}\n"))?;
+        }
+        InvokeFormat::Result => {
+            if let Some(result) = &report.result {
+                let text = serde_json::to_string_pretty(result).unwrap_or_default();
+                write_stdout(&format!("{text}\n"))?;
+            }
+        }
+    }
+    match report.status {
+        ToolStatus::Ok => {}
+        ToolStatus::Error => write_stderr(&format!(
+            "tool `{}` answered with an error: {}",
+            report.tool,
+            report.error.as_deref().unwrap_or_default()
+        )),
+        ToolStatus::Pending => {
+            let pending = report.pending.as_ref();
+            write_stderr(&format!(
+                "tool `{}` is waiting for a decision ({}): {}",
+                report.tool,
+                pending.map_or("", |p| p.reason.as_str()),
+                pending.map_or("", |p| p.message.as_str())
+            ));
+        }
+        ToolStatus::Failed | ToolStatus::Timeout => explain_failure(report, spec),
+    }
+    Ok(exit)
+}
+
+/// What ran, where, what it printed, and why that counts as a failure.
+fn explain_failure(report: &ToolReport, spec: &config::ExecSpec) {
+    let mut lines = vec![format!(
+        "error: tool `{}` {}",
+        report.tool,
+        report.outcome.describe()
+    )];
+    let mut command = vec![spec.command.display().to_string()];
+    command.extend(spec.args.iter().cloned());
+    lines.push(format!("  command: {}", command.join(" ")));
+    lines.push(format!("  directory: {}", spec.working_dir.display()));
+    if let Outcome::InvalidOutput { .. } = report.outcome
+        && !report.stdout_head.is_empty()
+    {
+        lines.push(format!("  stdout began: {:?}", report.stdout_head));
+    }
+    if !report.stderr_tail.trim().is_empty() {
+        lines.push("  stderr (last lines):".to_string());
+        let tail: Vec<&str> = report.stderr_tail.trim_end().lines().collect();
+        for line in &tail[tail.len().saturating_sub(20)..] {
+            lines.push(format!("    {line}"));
+        }
+    }
+    write_stderr(&lines.join("\n"));
+}

@@ -1,0 +1,227 @@
+//! How a call ended, decided by one pure function from what was observed.
+
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+/// How the process itself ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessEnd {
+    /// Never started; the reason is in [`Finished::spawn_error`].
+    NotStarted,
+    Exited(i32),
+    Signaled(i32),
+}
+
+/// The raw facts of one finished call.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub end: ProcessEnd,
+    pub spawn_error: Option<String>,
+    pub stdout: Vec<u8>,
+    pub stderr_tail: String,
+    pub duration: Duration,
+    pub timed_out: bool,
+    pub interrupted: bool,
+    /// The cap stdout went over, if it did.
+    pub over_cap: Option<u64>,
+}
+
+/// What a call amounted to. Tools, hooks and evals all start from this.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Exit status 0 and exactly one JSON value on stdout.
+    Answered(Json),
+    ExitedNonZero {
+        code: i32,
+    },
+    KilledBySignal {
+        signal: i32,
+    },
+    TimedOut {
+        after: Duration,
+    },
+    Interrupted,
+    OutputTooLarge {
+        limit: u64,
+    },
+    InvalidOutput {
+        offset: usize,
+        reason: String,
+    },
+    CouldNotStart {
+        reason: String,
+    },
+}
+
+impl Outcome {
+    /// A short, lowercase description for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Answered(_) => "answered".into(),
+            Outcome::ExitedNonZero { code } => format!("exited with status {code}"),
+            Outcome::KilledBySignal { signal } => format!("was killed by signal {signal}"),
+            Outcome::TimedOut { after } => format!("timed out after {} ms", after.as_millis()),
+            Outcome::Interrupted => "was interrupted".into(),
+            Outcome::OutputTooLarge { limit } => {
+                format!("wrote more than {limit} bytes to stdout (max_output_bytes)")
+            }
+            Outcome::InvalidOutput { offset, reason } => {
+                format!("wrote invalid output: {reason} at byte {offset}")
+            }
+            Outcome::CouldNotStart { reason } => format!("could not start: {reason}"),
+        }
+    }
+}
+
+/// Classifies a finished call. Our own reasons for stopping the child come first:
+/// a child we killed at its deadline also shows a signal, but the deadline is the news.
+pub fn classify(f: &Finished) -> Outcome {
+    if let Some(reason) = &f.spawn_error {
+        return Outcome::CouldNotStart {
+            reason: reason.clone(),
+        };
+    }
+    if f.interrupted {
+        return Outcome::Interrupted;
+    }
+    if f.timed_out {
+        return Outcome::TimedOut { after: f.duration };
+    }
+    if let Some(limit) = f.over_cap {
+        return Outcome::OutputTooLarge { limit };
+    }
+    match f.end {
+        ProcessEnd::NotStarted => Outcome::CouldNotStart {
+            reason: "no process".into(),
+        },
+        ProcessEnd::Signaled(signal) => Outcome::KilledBySignal { signal },
+        ProcessEnd::Exited(code) if code != 0 => Outcome::ExitedNonZero { code },
+        ProcessEnd::Exited(_) => match parse_one_value(&f.stdout) {
+            Ok(value) => Outcome::Answered(value),
+            Err((offset, reason)) => Outcome::InvalidOutput { offset, reason },
+        },
+    }
+}
+
+/// Exactly one JSON value, with whitespace around it allowed; otherwise the byte
+/// offset of the first problem.
+pub fn parse_one_value(bytes: &[u8]) -> Result<Json, (usize, String)> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err((0, "a byte-order mark before the JSON".into()));
+    }
+    if let Err(err) = std::str::from_utf8(bytes) {
+        return Err((err.valid_up_to(), "invalid UTF-8".into()));
+    }
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .ok_or((0, "empty output, expected one JSON value".to_string()))?;
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Json>();
+    match stream.next() {
+        Some(Ok(value)) => {
+            let end = stream.byte_offset();
+            match bytes[end..].iter().position(|b| !b.is_ascii_whitespace()) {
+                None => Ok(value),
+                Some(extra) => Err((end + extra, "more output after the JSON value".into())),
+            }
+        }
+        Some(Err(err)) => Err((
+            offset_of(bytes, err.line(), err.column()).max(start),
+            format!("not JSON ({err})"),
+        )),
+        None => Err((start, "expected one JSON value".into())),
+    }
+}
+
+/// Byte offset of a 1-based line and column as serde_json counts them.
+fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for _ in 1..line {
+        match bytes[offset..].iter().position(|&b| b == b'\n') {
+            Some(nl) => offset += nl + 1,
+            None => break,
+        }
+    }
+    (offset + column.saturating_sub(1)).min(bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn finished(end: ProcessEnd, stdout: &str) -> Finished {
+        Finished {
+            end,
+            spawn_error: None,
+            stdout: stdout.as_bytes().to_vec(),
+            stderr_tail: String::new(),
+            duration: Duration::from_millis(5),
+            timed_out: false,
+            interrupted: false,
+            over_cap: None,
+        }
+    }
+
+    #[test]
+    fn one_value_with_whitespace_is_an_answer() {
+        let f = finished(ProcessEnd::Exited(0), "\n  {\"result\": 1}\n");
+        assert_eq!(classify(&f), Outcome::Answered(json!({"result": 1})));
+    }
+
+    #[test]
+    fn non_zero_exit_wins_over_valid_json() {
+        let f = finished(ProcessEnd::Exited(3), "{\"result\": 1}");
+        assert_eq!(classify(&f), Outcome::ExitedNonZero { code: 3 });
+    }
+
+    #[test]
+    fn deadline_wins_over_the_signal_that_enforced_it() {
+        let mut f = finished(ProcessEnd::Signaled(9), "");
+        f.timed_out = true;
+        assert!(matches!(classify(&f), Outcome::TimedOut { .. }));
+        f.timed_out = false;
+        assert_eq!(classify(&f), Outcome::KilledBySignal { signal: 9 });
+    }
+
+    #[test]
+    fn output_cap_is_reported_before_anything_else_the_child_did() {
+        let mut f = finished(ProcessEnd::Signaled(15), "xxxx");
+        f.over_cap = Some(4);
+        assert_eq!(classify(&f), Outcome::OutputTooLarge { limit: 4 });
+    }
+
+    #[test]
+    fn spawn_errors_and_interrupts_are_their_own_outcomes() {
+        let mut f = finished(ProcessEnd::NotStarted, "");
+        f.spawn_error = Some("command `nope` not found".into());
+        assert!(matches!(classify(&f), Outcome::CouldNotStart { .. }));
+        let mut f = finished(ProcessEnd::Signaled(15), "");
+        f.interrupted = true;
+        assert_eq!(classify(&f), Outcome::Interrupted);
+    }
+
+    #[test]
+    fn invalid_output_names_the_byte_offset() {
+        let cases: &[(&[u8], usize, &str)] = &[
+            (b"", 0, "empty output"),
+            (b"   \n", 0, "empty output"),
+            (b"{\"a\":1} {\"b\":2}", 8, "more output"),
+            (b"starting up\n{\"a\":1}", 0, "not JSON"),
+            (b"{\"a\": \"\xff\"}", 7, "invalid UTF-8"),
+            (b"\xEF\xBB\xBF{}", 0, "byte-order mark"),
+            (b"{\"a\":\n  tru}", 11, "not JSON"),
+        ];
+        for (bytes, offset, reason) in cases {
+            let err = parse_one_value(bytes).expect_err("invalid");
+            assert_eq!(
+                err.0,
+                *offset,
+                "offset for {:?}",
+                String::from_utf8_lossy(bytes)
+            );
+            assert!(err.1.contains(reason), "{} should mention {reason}", err.1);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+use serde_json::Value as Json;
+
+/// One way the arguments break the tool's schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgsError {
+    /// JSON pointer into the arguments, `""` for the whole object.
+    pub pointer: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{at}: {}", self.message)
+    }
+}
+
+/// Every violation of `schema` by `args`. The schema was checked when the pack was
+/// loaded, and remote `$ref`s are never fetched.
+pub fn validate_args(schema: &Json, args: &Json) -> Vec<ArgsError> {
+    let validator = match jsonschema::validator_for(schema) {
+        Ok(v) => v,
+        Err(err) => {
+            return vec![ArgsError {
+                pointer: String::new(),
+                message: format!("the tool's schema is invalid: {err}"),
+            }];
+        }
+    };
+    validator
+        .iter_errors(args)
+        .map(|err| ArgsError {
+            pointer: err.instance_path().to_string(),
+            message: err.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn violations_name_their_json_pointer() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"order": {"type": "object", "properties": {"id": {"type": "string"}}}},
+            "required": ["order"]
+        });
+        assert!(validate_args(&schema, &json!({"order": {"id": "A-1"}})).is_empty());
+        let errors = validate_args(&schema, &json!({"order": {"id": 7}}));
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].pointer, "/order/id");
+        let errors = validate_args(&schema, &json!({}));
+        assert_eq!(errors[0].to_string(), "/: \"order\" is a required property");
+    }
+}

@@ -1,0 +1,10 @@
+//! Tool calls: arguments checked against the pack's JSON Schema before any process
+//! starts, the request sent, and the answer read as result, error or pending.
+
+mod args;
+mod call;
+mod response;
+
+pub use args::{ArgsError, validate_args};
+pub use call::{ToolReport, ToolStatus, call_tool};
+pub use response::{Pending, ToolAnswer, interpret};
