@@ -1,6 +1,8 @@
 //! Integration tests: the real `promptexec` binary, run the way a user runs it.
 
+mod examples;
 mod help;
+mod invoke;
 mod render;
 mod util;
 mod validate;

@@ -1,4 +1,5 @@
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
@@ -17,6 +18,7 @@ pub struct Outcome {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+    pub elapsed: Duration,
 }
 
 impl Outcome {
@@ -29,15 +31,25 @@ impl Outcome {
 /// Runs promptexec with `args` in `dir`, isolated from the caller's environment.
 #[track_caller]
 pub fn run_in(dir: &Path, args: &[&str]) -> Outcome {
-    let output = Command::cargo_bin("promptexec")
-        .expect("the promptexec binary is built")
+    run_env(dir, args, &[])
+}
+
+/// Like [`run_in`], with extra environment variables for promptexec.
+#[track_caller]
+pub fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let mut command = Command::cargo_bin("promptexec").expect("the promptexec binary is built");
+    command
         .current_dir(dir)
         .env_remove("PROMPTEXEC_CONFIG")
         .env_remove("RUST_LOG")
         .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("promptexec runs");
+        .args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let started = Instant::now();
+    let output = command.output().expect("promptexec runs");
+    let elapsed = started.elapsed();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         !stderr.contains("panicked"),
@@ -47,7 +59,25 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Outcome {
         code: output.status.code().expect("exited, not killed"),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr,
+        elapsed,
     }
+}
+
+/// Whether process `pid` still runs (a zombie waiting to be reaped does not count).
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
+}
+
+/// The pid a fixture wrote to `path`.
+#[track_caller]
+pub fn pid_in(path: &Path) -> i32 {
+    let text = std::fs::read_to_string(path).expect("the fixture wrote its pid");
+    text.trim().parse().expect("a pid")
 }
 
 /// Runs promptexec in the fixtures directory.

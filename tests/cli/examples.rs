@@ -1,0 +1,109 @@
+//! The bundled example tools, called the way the README shows.
+
+use serde_json::Value as Json;
+
+use crate::util::{Outcome, repo_root, run_env};
+
+#[track_caller]
+fn invoke(tool: &str, args: &str, env: &[(&str, &str)]) -> Outcome {
+    run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "invoke-tool",
+            tool,
+            "--pack",
+            "examples/assistant.pack.json",
+            "--args",
+            args,
+        ],
+        env,
+    )
+}
+
+#[track_caller]
+fn result(out: &Outcome) -> Json {
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("the result is JSON")
+}
+
+#[test]
+fn lookup_order_reads_its_json_file() {
+    let found = result(&invoke("lookup_order", r#"{"order_id": "A-1002"}"#, &[]));
+    assert_eq!(found["status"], "delayed");
+    assert_eq!(found["item"], "rain jacket");
+    let missing = invoke("lookup_order", r#"{"order_id": "A-0404"}"#, &[]);
+    assert_eq!(missing.code, 1);
+    assert!(
+        missing.stderr.contains("no order A-0404"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn sentiment_check_scores_text() {
+    let happy = result(&invoke(
+        "sentiment_check",
+        r#"{"text": "I love it, thanks!"}"#,
+        &[],
+    ));
+    assert_eq!(happy["label"], "positive");
+    let angry = result(&invoke(
+        "sentiment_check",
+        r#"{"text": "Late and broken. Worst order."}"#,
+        &[],
+    ));
+    assert_eq!(angry["label"], "negative");
+    assert_eq!(angry["score"], -1.0);
+}
+
+#[test]
+fn refund_order_asks_a_person_above_the_limit() {
+    let small = result(&invoke(
+        "refund_order",
+        r#"{"order_id": "A-1001", "amount": 20}"#,
+        &[],
+    ));
+    assert_eq!(small["status"], "refund issued");
+    let large = invoke(
+        "refund_order",
+        r#"{"order_id": "A-1002", "amount": 149}"#,
+        &[],
+    );
+    assert_eq!(large.code, 4, "{}", large.stderr);
+    assert!(
+        large.stderr.contains("needs a manager's approval"),
+        "{}",
+        large.stderr
+    );
+    // The limit comes from a listed environment variable.
+    let raised = invoke(
+        "refund_order",
+        r#"{"order_id": "A-1002", "amount": 149}"#,
+        &[("REFUND_LIMIT", "500")],
+    );
+    assert_eq!(result(&raised)["refunded"], 149.0);
+}
+
+#[test]
+fn store_clock_is_plain_shell() {
+    let clock = result(&invoke("store_clock", "{}", &[]));
+    assert!(
+        clock["utc"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{clock}"
+    );
+    assert!(clock["open"].is_boolean(), "{clock}");
+}
+
+#[test]
+fn example_arguments_are_checked_against_the_pack() {
+    let out = invoke(
+        "refund_order",
+        r#"{"order_id": "A-1002", "amount": -5}"#,
+        &[],
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("/amount"), "{}", out.stderr);
+}
