@@ -51,6 +51,7 @@ fn main() {
         working_dir: dir.clone(),
         max_output_bytes: None,
         runtime: RuntimeMode::Exec,
+        max_in_flight: None,
         command_pos: Default::default(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -85,8 +85,22 @@ pub struct InvokeArgs {
     pub name: String,
 
     /// The arguments: inline JSON, @FILE, or - for stdin
-    #[arg(long, value_name = "JSON", default_value = "{}")]
+    #[arg(
+        long,
+        value_name = "JSON",
+        default_value = "{}",
+        conflicts_with = "batch"
+    )]
     pub args: String,
+
+    /// Many calls: one JSON arguments object per line of FILE (or - for stdin); one
+    /// JSON envelope per line on stdout, in input order
+    #[arg(long, value_name = "FILE")]
+    pub batch: Option<String>,
+
+    /// With --batch: how many calls run at once
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub jobs: u64,
 
     /// Check the arguments against the tool's JSON Schema in this PromptPack first
     #[arg(long, value_name = "PACK")]

@@ -8,11 +8,11 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
-use crate::config::{self, ConfigSource, RuntimeConfig, RuntimeMode};
+use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig, RuntimeMode};
 use crate::doc::{Diagnostic, Diagnostics, did_you_mean, one_of};
 use crate::exec::Outcome;
 use crate::pack;
-use crate::tools::{ToolReport, ToolStatus, call_tool, validate_args};
+use crate::tools::{ToolReport, ToolServer, ToolStatus, call_tool, validate_args};
 
 /// `invoke-tool`: one call, shown exactly as it happened.
 pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
@@ -38,36 +38,212 @@ pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
             args.name
         )));
     };
-    if spec.runtime == RuntimeMode::Server {
-        return Err(CliError::Usage(format!(
-            "tool `{}` runs with `runtime: server`, which invoke-tool does not support yet",
-            args.name
-        )));
+    if let Some(source) = &args.batch {
+        let lines = read_batch(source)?;
+        if let Some(pack_path) = &args.pack {
+            let schema = tool_schema(pack_path, &args.name)?;
+            check_batch(&schema, &args.name, &lines)?;
+        }
+        return with_runtime(|| run_batch(&args.name, spec, &lines, args));
     }
     let tool_args = read_args(&args.args)?;
     if let Some(pack_path) = &args.pack {
-        check_against_pack(pack_path, &args.name, &tool_args)?;
+        let schema = tool_schema(pack_path, &args.name)?;
+        check_args(&schema, &args.name, &tool_args, None)?;
     }
-
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
     let timeout = args.timeout_ms.map(Duration::from_millis);
-    let report = runtime.block_on(async {
+    let report = with_runtime(|| async {
+        let caller = Caller::new(&args.name, spec);
         let cancel = CancellationToken::new();
-        let call = call_tool(&args.name, spec, &tool_args, timeout, &cancel);
+        let call = caller.call(&tool_args, timeout, &cancel);
         tokio::pin!(call);
-        tokio::select! {
+        let report = tokio::select! {
             report = &mut call => report,
             () = interrupted() => {
                 // Stop the child the same way a deadline does, then report.
                 cancel.cancel();
+                caller.stop_now();
                 call.await
             }
-        }
-    });
+        };
+        caller.shutdown().await;
+        Ok(report)
+    })?;
     show(&report, args.format, spec)
+}
+
+/// Runs `work` on a current-thread runtime: calls wait on I/O, and it starts faster.
+fn with_runtime<F, Fut, T>(work: F) -> Result<T, CliError>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<T, CliError>>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    runtime.block_on(work())
+}
+
+/// One tool, however it runs.
+enum Caller<'a> {
+    OneShot { name: &'a str, spec: &'a ExecSpec },
+    Server(Box<ToolServer>),
+}
+
+impl<'a> Caller<'a> {
+    fn new(name: &'a str, spec: &'a ExecSpec) -> Self {
+        match spec.runtime {
+            RuntimeMode::Exec => Caller::OneShot { name, spec },
+            RuntimeMode::Server => Caller::Server(Box::new(ToolServer::new(name, spec))),
+        }
+    }
+
+    async fn call(
+        &self,
+        args: &Json,
+        timeout: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> ToolReport {
+        match self {
+            Caller::OneShot { name, spec } => call_tool(name, spec, args, timeout, cancel).await,
+            Caller::Server(server) => server.call(args, timeout).await,
+        }
+    }
+
+    /// On an interrupt a server is not waited for.
+    fn stop_now(&self) {
+        if let Caller::Server(server) = self {
+            server.kill();
+        }
+    }
+
+    async fn shutdown(&self) {
+        if let Caller::Server(server) = self {
+            server.shutdown().await;
+        }
+    }
+}
+
+/// The lines of a batch, each a JSON object, numbered from 1; blank lines are skipped.
+fn read_batch(source: &str) -> Result<Vec<(usize, Json)>, CliError> {
+    let text = if source == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|source| CliError::Read {
+                path: PathBuf::from("<stdin>"),
+                source,
+            })?;
+        text
+    } else {
+        std::fs::read_to_string(source).map_err(|err| CliError::Read {
+            path: PathBuf::from(source),
+            source: err,
+        })?
+    };
+    let mut problems = Diagnostics::default();
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Json>(line) {
+            Ok(value @ Json::Object(_)) => lines.push((i + 1, value)),
+            Ok(other) => problems.push(Diagnostic::plain(format!(
+                "{source}:{}: the arguments must be a JSON object, found {}",
+                i + 1,
+                json_kind(&other)
+            ))),
+            Err(err) => problems.push(Diagnostic::plain(format!(
+                "{source}:{}: the arguments are not valid JSON: {err}",
+                i + 1
+            ))),
+        }
+    }
+    if problems.has_errors() {
+        return Err(CliError::Invalid(problems));
+    }
+    Ok(lines)
+}
+
+/// Every line is checked before any process starts.
+fn check_batch(schema: &Json, name: &str, lines: &[(usize, Json)]) -> Result<(), CliError> {
+    let mut problems = Diagnostics::default();
+    for (line, args) in lines {
+        if let Err(CliError::Invalid(found)) = check_args(schema, name, args, Some(*line)) {
+            problems.extend(found);
+        }
+    }
+    if problems.has_errors() {
+        return Err(CliError::Invalid(problems));
+    }
+    Ok(())
+}
+
+/// Runs the batch with `-j` calls in flight and prints envelopes in input order.
+/// The exit code is the worst outcome: a failure, else a tool error, else a pending.
+async fn run_batch(
+    name: &str,
+    spec: &ExecSpec,
+    lines: &[(usize, Json)],
+    args: &InvokeArgs,
+) -> Result<Exit, CliError> {
+    use futures::StreamExt;
+
+    let caller = Caller::new(name, spec);
+    let cancel = CancellationToken::new();
+    let timeout = args.timeout_ms.map(Duration::from_millis);
+    let mut worst = Exit::Success;
+    let work = async {
+        let mut replies = futures::stream::iter(lines.iter())
+            .map(|(_, tool_args)| caller.call(tool_args, timeout, &cancel))
+            .buffered(args.jobs as usize);
+        while let Some(report) = replies.next().await {
+            worst = worse(worst, exit_for(&report));
+            let line = serde_json::to_string(&report).unwrap_or_default();
+            write_stdout(&format!("{line}\n"))?;
+        }
+        Ok::<(), CliError>(())
+    };
+    let finished = tokio::select! {
+        result = work => Some(result),
+        () = interrupted() => None,
+    };
+    match finished {
+        Some(result) => {
+            caller.shutdown().await;
+            result.map(|()| worst)
+        }
+        None => {
+            cancel.cancel();
+            caller.stop_now();
+            caller.shutdown().await;
+            Ok(Exit::Interrupted)
+        }
+    }
+}
+
+fn worse(a: Exit, b: Exit) -> Exit {
+    let rank = |e: Exit| match e {
+        Exit::Success => 0,
+        Exit::Pending => 1,
+        Exit::No => 2,
+        Exit::ExtensionFailed => 3,
+        Exit::BadInput => 4,
+        Exit::Interrupted => 5,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+fn exit_for(report: &ToolReport) -> Exit {
+    match (&report.status, &report.outcome) {
+        (_, Outcome::Interrupted) if report.status != ToolStatus::Ok => Exit::Interrupted,
+        (ToolStatus::Ok, _) => Exit::Success,
+        (ToolStatus::Error, _) => Exit::No,
+        (ToolStatus::Pending, _) => Exit::Pending,
+        (ToolStatus::Failed | ToolStatus::Timeout, _) => Exit::ExtensionFailed,
+    }
 }
 
 /// Ctrl-C or SIGTERM.
@@ -140,26 +316,30 @@ fn json_kind(value: &Json) -> &'static str {
     }
 }
 
-/// Arguments that break the pack's schema stop here, before any process starts.
-fn check_against_pack(
-    pack_path: &std::path::Path,
-    name: &str,
-    args: &Json,
-) -> Result<(), CliError> {
+/// The JSON Schema of tool `name` in the pack.
+fn tool_schema(pack_path: &std::path::Path, name: &str) -> Result<Json, CliError> {
     let loaded = pack::load(pack_path)?;
     print_diagnostics(&loaded.warnings);
     let pack = loaded.value;
-    let tool = pack.tools.get(name).ok_or_else(|| {
-        CliError::Usage(format!("{} defines no tool `{name}`", pack_path.display()))
-    })?;
-    let errors = validate_args(&tool.parameters, args);
+    pack.tools
+        .get(name)
+        .map(|tool| tool.parameters.clone())
+        .ok_or_else(|| CliError::Usage(format!("{} defines no tool `{name}`", pack_path.display())))
+}
+
+/// Arguments that break the pack's schema stop here, before any process starts.
+fn check_args(schema: &Json, name: &str, args: &Json, line: Option<usize>) -> Result<(), CliError> {
+    let errors = validate_args(schema, args);
     if errors.is_empty() {
         return Ok(());
     }
+    let place = line
+        .map(|l| format!(" (batch line {l})"))
+        .unwrap_or_default();
     let mut problems = Diagnostics::default();
     for err in errors {
         problems.push(Diagnostic::plain(format!(
-            "arguments for tool `{name}` break its schema at {err}"
+            "arguments for tool `{name}`{place} break its schema at {err}"
         )));
     }
     Err(CliError::Invalid(problems))
@@ -211,7 +391,7 @@ fn show(
 }
 
 /// What ran, where, what it printed, and why that counts as a failure.
-fn explain_failure(report: &ToolReport, spec: &config::ExecSpec) {
+fn explain_failure(report: &ToolReport, spec: &ExecSpec) {
     let mut lines = vec![format!(
         "error: tool `{}` {}",
         report.tool,

@@ -46,6 +46,8 @@ pub struct ExecSpec {
     pub working_dir: PathBuf,
     pub max_output_bytes: Option<u64>,
     pub runtime: RuntimeMode,
+    /// Server mode: how many calls may wait on the process at once.
+    pub max_in_flight: Option<u64>,
     /// Where `command` is written, for messages about it.
     pub command_pos: Pos,
 }

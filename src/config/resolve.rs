@@ -341,6 +341,10 @@ impl Resolver<'_> {
             self.cx
                 .positive_integer(n, &format!("{what}.max_output_bytes"))
         });
+        let max_in_flight = f.get("max_in_flight").and_then(|n| {
+            self.cx
+                .positive_integer(n, &format!("{what}.max_in_flight"))
+        });
         let runtime = f
             .get("runtime")
             .and_then(|n| {
@@ -395,6 +399,7 @@ impl Resolver<'_> {
             working_dir,
             max_output_bytes,
             runtime,
+            max_in_flight,
             command_pos,
         })
     }

@@ -9,14 +9,18 @@ pub struct GroupGuard {
     pgid: i32,
 }
 
+/// Sends `signal` to process group `pgid`; a group that is already gone is fine.
+pub fn signal_group(pgid: i32, signal: Signal) {
+    let _ = killpg(Pid::from_raw(pgid), signal);
+}
+
 impl GroupGuard {
     pub fn new(pgid: i32) -> Self {
         Self { pgid }
     }
 
     pub fn signal(&self, signal: Signal) {
-        // ESRCH means the group is already gone, which is what we wanted.
-        let _ = killpg(Pid::from_raw(self.pgid), signal);
+        signal_group(self.pgid, signal);
     }
 }
 

@@ -12,13 +12,16 @@
 //! into an [`Outcome`] without touching any process.
 
 mod env;
-mod group;
+pub(crate) mod group;
 mod outcome;
+pub mod rpc;
 mod run;
+mod spawn;
+mod tail;
 
 pub use env::{BASE_ENV, child_env};
 pub use outcome::{Finished, Outcome, ProcessEnd, classify};
-pub use run::{Call, CallKind, run};
+pub use run::{Call, CallKind, child_env_for, run};
 
 use std::time::Duration;
 

@@ -52,6 +52,10 @@ pub enum Outcome {
     CouldNotStart {
         reason: String,
     },
+    /// A long-running server failed the call: it exited, or is broken.
+    ServerFailed {
+        reason: String,
+    },
 }
 
 impl Outcome {
@@ -70,6 +74,7 @@ impl Outcome {
                 format!("wrote invalid output: {reason} at byte {offset}")
             }
             Outcome::CouldNotStart { reason } => format!("could not start: {reason}"),
+            Outcome::ServerFailed { reason } => reason.clone(),
         }
     }
 }

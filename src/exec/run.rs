@@ -1,9 +1,6 @@
-use std::ffi::OsStr;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
@@ -11,9 +8,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::group::GroupGuard;
 use super::outcome::{Finished, ProcessEnd};
-use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, STDERR_TAIL_BYTES, child_env};
+use super::spawn::spawn;
+use super::tail::{Tail, read_tail};
+use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, child_env};
 use crate::config::ExecSpec;
 
 /// After the child is gone, how long its pipes may take to reach EOF.
@@ -94,6 +92,26 @@ impl<'a> Call<'a> {
     }
 }
 
+/// The environment of a child of `kind` named `name`: host variables by the one rule,
+/// plus promptexec's context variables.
+pub fn child_env_for(
+    kind: CallKind,
+    name: &str,
+    spec: &ExecSpec,
+    extra: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut context = vec![
+        ("PROMPTEXEC_KIND".to_string(), kind.as_str().to_string()),
+        ("PROMPTEXEC_NAME".to_string(), name.to_string()),
+        (
+            "PROMPTEXEC_VERSION".to_string(),
+            env!("CARGO_PKG_VERSION").to_string(),
+        ),
+    ];
+    context.extend(extra.iter().cloned());
+    child_env(|var| std::env::var(var).ok(), &spec.env, &context)
+}
+
 /// Runs one call to the end: answered, failed, timed out, over the cap, or cancelled.
 /// Returns within the deadline plus the grace period plus a small margin, whatever
 /// the child and its descendants do.
@@ -111,39 +129,13 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         interrupted: false,
         over_cap: None,
     };
-    let program = match resolve_program(
-        call.spec,
-        env.iter()
-            .find(|(n, _)| n == "PATH")
-            .map(|(_, v)| v.as_str()),
-    ) {
-        Ok(program) => program,
+    let (mut child, guard) = match spawn(call.spec, env) {
+        Ok(spawned) => spawned,
         Err(reason) => {
             finished.spawn_error = Some(reason);
             return finished;
         }
     };
-    let mut command = tokio::process::Command::new(&program);
-    command
-        .args(&call.spec.args)
-        .env_clear()
-        .envs(env)
-        .current_dir(&call.spec.working_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own group, so kills reach grandchildren; set without pre_exec, which
-        // keeps the fast posix_spawn path.
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = match command.spawn() {
-        Ok(child) => child,
-        Err(err) => {
-            finished.spawn_error = Some(spawn_reason(call.spec, &program, &err));
-            return finished;
-        }
-    };
-    let guard = child.id().map(|pid| GroupGuard::new(pid as i32));
     let signal = |s: Signal| {
         if let Some(g) = &guard {
             g.signal(s);
@@ -262,84 +254,5 @@ async fn read_capped(pipe: Option<impl AsyncRead + Unpin>, out: &mut Vec<u8>, ca
                 }
             }
         }
-    }
-}
-
-/// The last [`STDERR_TAIL_BYTES`] of a stream.
-#[derive(Default)]
-struct Tail(Vec<u8>);
-
-impl Tail {
-    fn push(&mut self, bytes: &[u8]) {
-        self.0.extend_from_slice(bytes);
-        if self.0.len() > 2 * STDERR_TAIL_BYTES {
-            let cut = self.0.len() - STDERR_TAIL_BYTES;
-            self.0.drain(..cut);
-        }
-    }
-
-    fn into_string(self) -> String {
-        let start = self.0.len().saturating_sub(STDERR_TAIL_BYTES);
-        String::from_utf8_lossy(&self.0[start..]).into_owned()
-    }
-}
-
-async fn read_tail(pipe: Option<impl AsyncRead + Unpin>, tail: &mut Tail) {
-    let Some(mut pipe) = pipe else { return };
-    let mut buf = vec![0u8; 16 * 1024];
-    while let Ok(n) = pipe.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        tail.push(&buf[..n]);
-    }
-}
-
-/// The program to start: a path as given, or a bare name found in the child's `PATH`.
-fn resolve_program(spec: &ExecSpec, path_var: Option<&str>) -> Result<PathBuf, String> {
-    if !spec.working_dir.is_dir() {
-        return Err(format!(
-            "working directory `{}` does not exist",
-            spec.working_dir.display()
-        ));
-    }
-    let command = &spec.command;
-    if command.components().count() > 1 || command.is_absolute() {
-        return Ok(command.clone());
-    }
-    let dirs: Vec<&str> = path_var
-        .unwrap_or_default()
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .collect();
-    if dirs.is_empty() {
-        return Err(format!(
-            "command `{}` not found: PATH is empty",
-            command.display()
-        ));
-    }
-    dirs.iter()
-        .map(|dir| Path::new(dir).join(command))
-        .find(|candidate| is_executable(candidate))
-        .ok_or_else(|| format!("command `{}` not found in PATH", command.display()))
-}
-
-fn is_executable(path: &Path) -> bool {
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-fn spawn_reason(spec: &ExecSpec, program: &Path, err: &io::Error) -> String {
-    let shown = if program.as_os_str() == OsStr::new("") {
-        spec.command.display().to_string()
-    } else {
-        program.display().to_string()
-    };
-    match err.kind() {
-        io::ErrorKind::NotFound => format!("`{shown}` does not exist"),
-        io::ErrorKind::PermissionDenied => {
-            format!("`{shown}` is not executable (permission denied)")
-        }
-        _ => format!("cannot start `{shown}`: {err}"),
     }
 }

@@ -57,6 +57,61 @@ impl From<Pending> for PendingJson {
     }
 }
 
+impl ToolReport {
+    /// A report for a call that has not ended yet.
+    pub fn new(tool: &str, runtime: RuntimeMode) -> Self {
+        Self {
+            tool: tool.to_string(),
+            mode: match runtime {
+                RuntimeMode::Exec => "exec",
+                RuntimeMode::Server => "server",
+            },
+            status: ToolStatus::Failed,
+            result: None,
+            error: None,
+            pending: None,
+            exit_code: None,
+            duration_ms: 0,
+            stderr_tail: String::new(),
+            outcome: Outcome::Interrupted,
+            stdout_head: String::new(),
+        }
+    }
+
+    /// Records how the call ended: an answer is read as result, error or pending;
+    /// anything else is a failure (or a timeout).
+    pub fn settle(&mut self, outcome: Outcome) {
+        self.outcome = outcome.clone();
+        match outcome {
+            Outcome::Answered(value) => match interpret(value) {
+                ToolAnswer::Result(result) => {
+                    self.status = ToolStatus::Ok;
+                    self.result = Some(result);
+                }
+                ToolAnswer::Error(error) => self.answered_error(error),
+                ToolAnswer::Pending(pending) => {
+                    self.status = ToolStatus::Pending;
+                    self.pending = Some(pending.into());
+                }
+            },
+            Outcome::TimedOut { .. } => {
+                self.status = ToolStatus::Timeout;
+                self.error = Some(outcome.describe());
+            }
+            other => {
+                self.status = ToolStatus::Failed;
+                self.error = Some(other.describe());
+            }
+        }
+    }
+
+    /// The tool itself said no.
+    pub fn answered_error(&mut self, error: String) {
+        self.status = ToolStatus::Error;
+        self.error = Some(error);
+    }
+}
+
 /// Calls a one-shot tool with `args` (already checked against its schema).
 pub async fn call_tool(
     name: &str,
@@ -76,49 +131,16 @@ pub async fn call_tool(
         call.timeout = timeout;
     }
     let finished = exec::run(&call, cancel).await;
-    let outcome = exec::classify(&finished);
-    let mut report = ToolReport {
-        tool: name.to_string(),
-        mode: match exec_spec.runtime {
-            RuntimeMode::Exec => "exec",
-            RuntimeMode::Server => "server",
-        },
-        status: ToolStatus::Failed,
-        result: None,
-        error: None,
-        pending: None,
-        exit_code: match finished.end {
-            exec::ProcessEnd::Exited(code) => Some(code),
-            _ => None,
-        },
-        duration_ms: finished.duration.as_millis() as u64,
-        stderr_tail: finished.stderr_tail.clone(),
-        outcome: outcome.clone(),
-        stdout_head: String::from_utf8_lossy(
-            &finished.stdout[..finished.stdout.len().min(STDOUT_HEAD)],
-        )
-        .into_owned(),
+    let mut report = ToolReport::new(name, exec_spec.runtime);
+    report.exit_code = match finished.end {
+        exec::ProcessEnd::Exited(code) => Some(code),
+        _ => None,
     };
-    match outcome {
-        Outcome::Answered(value) => match interpret(value) {
-            ToolAnswer::Result(result) => {
-                report.status = ToolStatus::Ok;
-                report.result = Some(result);
-            }
-            ToolAnswer::Error(error) => {
-                report.status = ToolStatus::Error;
-                report.error = Some(error);
-            }
-            ToolAnswer::Pending(pending) => {
-                report.status = ToolStatus::Pending;
-                report.pending = Some(pending.into());
-            }
-        },
-        Outcome::TimedOut { .. } => {
-            report.status = ToolStatus::Timeout;
-            report.error = Some(outcome.describe());
-        }
-        other => report.error = Some(other.describe()),
-    }
+    report.duration_ms = finished.duration.as_millis() as u64;
+    report.stdout_head =
+        String::from_utf8_lossy(&finished.stdout[..finished.stdout.len().min(STDOUT_HEAD)])
+            .into_owned();
+    report.settle(exec::classify(&finished));
+    report.stderr_tail = finished.stderr_tail;
     report
 }

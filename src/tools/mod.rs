@@ -4,7 +4,9 @@
 mod args;
 mod call;
 mod response;
+mod server;
 
 pub use args::{ArgsError, validate_args};
 pub use call::{ToolReport, ToolStatus, call_tool};
 pub use response::{Pending, ToolAnswer, interpret};
+pub use server::{RestartPolicy, ToolServer};

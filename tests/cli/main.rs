@@ -4,5 +4,6 @@ mod examples;
 mod help;
 mod invoke;
 mod render;
+mod server;
 mod util;
 mod validate;

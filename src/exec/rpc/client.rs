@@ -1,0 +1,305 @@
+use std::collections::HashMap;
+use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use serde_json::{Value as Json, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::framing::{Line, LineReader};
+use crate::config::ExecSpec;
+use crate::exec::group::signal_group;
+use crate::exec::spawn::spawn;
+use crate::exec::tail::Tail;
+
+/// After the child exits, how long replies it already wrote may take to be read.
+const DRAIN_LIMIT: Duration = Duration::from_millis(500);
+
+/// What came back for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Result(Json),
+    Error { code: i64, message: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RpcError {
+    #[error("the server {status} while the call was in flight")]
+    Exited { status: String, stderr_tail: String },
+    #[error("no reply within {} ms", .0.as_millis())]
+    TimedOut(Duration),
+}
+
+type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Reply, RpcError>>>>>;
+
+/// A running JSON-RPC child. Cheap to share; every call gets its own id.
+pub struct RpcClient {
+    name: String,
+    pid: u32,
+    lines: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+    waiters: Waiters,
+    next_id: AtomicU64,
+    exited: watch::Receiver<Option<String>>,
+    stderr: Arc<Mutex<Tail>>,
+}
+
+impl RpcClient {
+    /// Starts the child. Replies longer than `max_line` bytes are dropped.
+    pub fn start(
+        name: &str,
+        spec: &ExecSpec,
+        env: Vec<(String, String)>,
+        max_line: usize,
+    ) -> Result<Self, String> {
+        let (mut child, guard) = spawn(spec, env)?;
+        let pid = child.id().unwrap_or_default();
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("the child's stdio is not piped".into());
+        };
+        let waiters: Waiters = Arc::default();
+        let tail = Arc::new(Mutex::new(Tail::default()));
+        let (line_tx, mut line_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (exit_tx, exit_rx) = watch::channel(None);
+
+        // Writer: one line at a time; closing the channel closes stdin.
+        tokio::spawn(async move {
+            while let Some(mut line) = line_rx.recv().await {
+                line.push(b'\n');
+                if stdin.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+        });
+
+        let stderr_tail = Arc::clone(&tail);
+        let stderr_task = tokio::spawn(read_tail_shared(stderr, stderr_tail));
+
+        let reader_name = name.to_string();
+        let reader_waiters = Arc::clone(&waiters);
+        let reader = tokio::spawn(async move {
+            let mut lines = LineReader::new(stdout, max_line);
+            while let Ok(Some(line)) = lines.next_line().await {
+                route(&reader_name, line, &reader_waiters);
+            }
+        });
+
+        // Supervisor of the process: when it ends, read what it wrote, clean up its
+        // group, and fail every call still waiting.
+        let exit_name = name.to_string();
+        let exit_waiters = Arc::clone(&waiters);
+        let exit_tail = Arc::clone(&tail);
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            if let Some(guard) = &guard {
+                guard.signal(Signal::SIGKILL);
+            }
+            let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+                let _ = reader.await;
+                let _ = stderr_task.await;
+            })
+            .await;
+            let described = match status {
+                Ok(s) => match (s.code(), s.signal()) {
+                    (Some(code), _) => format!("exited with status {code}"),
+                    (None, Some(sig)) => format!("was killed by signal {sig}"),
+                    _ => "exited".to_string(),
+                },
+                Err(err) => format!("could not be waited for ({err})"),
+            };
+            let stderr_tail = exit_tail.lock().map(|t| t.to_text()).unwrap_or_default();
+            tracing::debug!("server `{exit_name}` {described}");
+            // Status first, then the waiters: a call registering in between sees the
+            // status and does not wait.
+            let _ = exit_tx.send(Some(described.clone()));
+            let pending: Vec<_> = exit_waiters
+                .lock()
+                .map(|mut w| w.drain().collect())
+                .unwrap_or_default();
+            for (_, waiter) in pending {
+                let _ = waiter.send(Err(RpcError::Exited {
+                    status: described.clone(),
+                    stderr_tail: stderr_tail.clone(),
+                }));
+            }
+            drop(guard);
+        });
+
+        Ok(Self {
+            name: name.to_string(),
+            pid,
+            lines: Mutex::new(Some(line_tx)),
+            waiters,
+            next_id: AtomicU64::new(1),
+            exited: exit_rx,
+            stderr: tail,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// How the process ended, once it has.
+    pub fn exit_status(&self) -> Option<String> {
+        self.exited.borrow().clone()
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().map(|t| t.to_text()).unwrap_or_default()
+    }
+
+    /// Sends one request and waits for its reply, at most `timeout`. A call that
+    /// times out is abandoned: its id is forgotten and a late reply is dropped.
+    pub async fn call(
+        &self,
+        method: &str,
+        params: Json,
+        timeout: Duration,
+    ) -> Result<Reply, RpcError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut waiters) = self.waiters.lock() {
+            waiters.insert(id, tx);
+        }
+        if let Some(status) = self.exit_status() {
+            self.forget(id);
+            return Err(RpcError::Exited {
+                status,
+                stderr_tail: self.stderr_tail(),
+            });
+        }
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_line(request.to_string().into_bytes());
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(reply)) => reply,
+            // The sender was dropped without an answer: the process is gone.
+            Ok(Err(_)) => Err(RpcError::Exited {
+                status: self.exit_status().unwrap_or_else(|| "stopped".into()),
+                stderr_tail: self.stderr_tail(),
+            }),
+            Err(_) => {
+                self.forget(id);
+                Err(RpcError::TimedOut(timeout))
+            }
+        }
+    }
+
+    /// A notification: no id, no reply.
+    pub fn notify(&self, method: &str, params: Json) {
+        let note = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.send_line(note.to_string().into_bytes());
+    }
+
+    fn send_line(&self, line: Vec<u8>) {
+        if let Ok(lines) = self.lines.lock()
+            && let Some(tx) = lines.as_ref()
+        {
+            let _ = tx.send(line);
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        if let Ok(mut waiters) = self.waiters.lock() {
+            waiters.remove(&id);
+        }
+    }
+
+    /// Closes stdin, gives the process `grace` to leave, then kills its group.
+    pub async fn shutdown(&self, grace: Duration) {
+        if let Ok(mut lines) = self.lines.lock() {
+            lines.take();
+        }
+        let mut exited = self.exited.clone();
+        let gone = tokio::time::timeout(grace, exited.wait_for(Option::is_some))
+            .await
+            .is_ok();
+        if !gone {
+            tracing::debug!(
+                "server `{}` did not exit after stdin closed; killing it",
+                self.name
+            );
+            signal_group(self.pid as i32, Signal::SIGKILL);
+            let _ = exited.wait_for(Option::is_some).await;
+        }
+    }
+
+    /// Kills the process now; waiting calls fail as it exits.
+    pub fn kill(&self) {
+        signal_group(self.pid as i32, Signal::SIGKILL);
+    }
+}
+
+/// Keeps the tail of a long-running child's stderr where calls can read it.
+async fn read_tail_shared(mut stderr: tokio::process::ChildStderr, shared: Arc<Mutex<Tail>>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = stderr.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut tail) = shared.lock() {
+            tail.push(&buf[..n]);
+        }
+    }
+}
+
+/// Hands a reply to the call waiting for its id; anything else is logged and skipped.
+fn route(name: &str, line: Line, waiters: &Waiters) {
+    let text = match line {
+        Line::Text(text) => text,
+        Line::TooLong(len) => {
+            tracing::warn!("server `{name}`: skipped a {len}-byte line over the limit");
+            return;
+        }
+        Line::Partial(bytes) => {
+            tracing::debug!(
+                "server `{name}`: skipped an unfinished last line: {}",
+                String::from_utf8_lossy(&bytes)
+            );
+            return;
+        }
+    };
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    let Ok(Json::Object(message)) = serde_json::from_slice::<Json>(&text) else {
+        tracing::info!(
+            "server `{name}`: skipped a line that is not a JSON object: {}",
+            String::from_utf8_lossy(&text)
+        );
+        return;
+    };
+    let Some(id) = message.get("id").and_then(Json::as_u64) else {
+        tracing::debug!(
+            "server `{name}`: skipped a message without a numeric id (a notification?)"
+        );
+        return;
+    };
+    let reply = match (message.get("result"), message.get("error")) {
+        (_, Some(error)) => Reply::Error {
+            code: error.get("code").and_then(Json::as_i64).unwrap_or(0),
+            message: error
+                .get("message")
+                .and_then(Json::as_str)
+                .map_or_else(|| error.to_string(), str::to_string),
+        },
+        (Some(result), None) => Reply::Result(result.clone()),
+        (None, None) => {
+            tracing::info!(
+                "server `{name}`: skipped message {id}, which has neither result nor error"
+            );
+            return;
+        }
+    };
+    let waiter = waiters.lock().ok().and_then(|mut w| w.remove(&id));
+    match waiter {
+        Some(waiter) => {
+            let _ = waiter.send(Ok(reply));
+        }
+        None => tracing::info!("server `{name}`: skipped a reply to unknown or abandoned id {id}"),
+    }
+}

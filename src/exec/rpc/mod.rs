@@ -1,0 +1,10 @@
+//! JSON-RPC 2.0 over a child's stdio, one JSON object per line: requests are
+//! pipelined, replies matched by id in any order, and everything that is not a reply
+//! to a waiting call (banners, notifications, unknown ids, broken lines) is logged
+//! and skipped without disturbing the calls around it.
+
+mod client;
+mod framing;
+
+pub use client::{Reply, RpcClient, RpcError};
+pub use framing::{Line, LineReader};
