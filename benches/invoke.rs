@@ -7,16 +7,20 @@
 //! - engine: promptexec's exec engine in-process (`exec::run` + `classify`);
 //! - invoke-tool: the whole CLI, `promptexec -c CFG invoke-tool trivial --args …`.
 //!
+//! Then server mode against one-shot calls of an equivalent tool: calls per second
+//! through one long-running JSON-RPC process with 1 call in flight and with 64.
+//!
 //! Run: `cargo bench --bench invoke` (BENCH_ROUNDS=N to change the round count).
-//! The trivial tool is this very program, started with `--as-tool`.
+//! The trivial tool is this very program, started with `--as-tool` or `--as-server`.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use promptexec::config::{ExecSpec, RuntimeMode};
 use promptexec::exec::{self, Call, CallKind, Outcome};
+use promptexec::tools::{ToolServer, ToolStatus};
 use tokio_util::sync::CancellationToken;
 
 const REQUEST: &[u8] = br#"{"args":{"x":1}}"#;
@@ -24,6 +28,10 @@ const REQUEST: &[u8] = br#"{"args":{"x":1}}"#;
 fn main() {
     if std::env::args().any(|a| a == "--as-tool") {
         trivial_tool();
+        return;
+    }
+    if std::env::args().any(|a| a == "--as-server") {
+        trivial_server();
         return;
     }
     let rounds: usize = std::env::var("BENCH_ROUNDS")
@@ -78,7 +86,6 @@ fn main() {
             cli.push(c);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 
     let floor = median(&mut direct);
     println!("one-shot call to a trivial compiled tool, {rounds} rounds, medians:");
@@ -96,6 +103,101 @@ fn main() {
             ms(p90),
             m.as_secs_f64() / floor.as_secs_f64()
         );
+    }
+
+    server_mode(&runtime, &spec, &cancel, rounds * 10);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Calls per second: one-shot, server with 1 in flight, server with 64 in flight.
+fn server_mode(
+    runtime: &tokio::runtime::Runtime,
+    one_shot: &ExecSpec,
+    cancel: &CancellationToken,
+    calls: usize,
+) {
+    let mut spec = one_shot.clone();
+    spec.args = vec!["--as-server".into()];
+    spec.runtime = RuntimeMode::Server;
+    spec.max_in_flight = Some(64);
+    let args = serde_json::json!({"x": 1});
+    let per_second = |elapsed: Duration, n: usize| n as f64 / elapsed.as_secs_f64();
+
+    let one_shot_calls = calls / 10;
+    let one_shot_rate = per_second(
+        time(|| {
+            for _ in 0..one_shot_calls {
+                let call = Call::new("trivial", CallKind::Tool, one_shot, REQUEST.to_vec());
+                runtime.block_on(exec::run(&call, cancel));
+            }
+        }),
+        one_shot_calls,
+    );
+    let server = ToolServer::new("trivial", &spec);
+    runtime.block_on(async {
+        // Start the process outside the measurement.
+        assert_eq!(server.call(&args, None).await.status, ToolStatus::Ok);
+    });
+    let serial_rate = per_second(
+        time(|| {
+            runtime.block_on(async {
+                for _ in 0..calls {
+                    assert_eq!(server.call(&args, None).await.status, ToolStatus::Ok);
+                }
+            })
+        }),
+        calls,
+    );
+    let pipelined_rate = per_second(
+        time(|| {
+            runtime.block_on(async {
+                let replies =
+                    futures::future::join_all((0..calls).map(|_| server.call(&args, None))).await;
+                assert!(replies.iter().all(|r| r.status == ToolStatus::Ok));
+            })
+        }),
+        calls,
+    );
+    runtime.block_on(server.shutdown());
+
+    println!();
+    println!("calls per second to an equivalent trivial tool:");
+    println!("  {:<36} {:>10}  {:>7}", "", "calls/s", "ratio");
+    println!(
+        "  {:<36} {:>10.0}  {:>6.1}x",
+        "one-shot (a process per call)", one_shot_rate, 1.0
+    );
+    println!(
+        "  {:<36} {:>10.0}  {:>6.1}x",
+        "server mode, 1 in flight",
+        serial_rate,
+        serial_rate / one_shot_rate
+    );
+    println!(
+        "  {:<36} {:>10.0}  {:>6.1}x",
+        "server mode, 64 in flight",
+        pipelined_rate,
+        pipelined_rate / one_shot_rate
+    );
+    println!(
+        "  pipelined vs serial: {:.1}x",
+        pipelined_rate / serial_rate
+    );
+}
+
+fn trivial_server() {
+    let stdin = std::io::stdin().lock();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lines() {
+        let Ok(line) = line else { break };
+        let Ok(request) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let reply =
+            serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": true}});
+        if writeln!(out, "{reply}").and_then(|()| out.flush()).is_err() {
+            break;
+        }
     }
 }
 
