@@ -86,16 +86,20 @@ async fn row9_a_crash_fails_every_call_in_flight_and_the_next_call_restarts() {
     let next = server.call(&json!({ "n": 3 }), None).await;
     assert_eq!(echoed(&next)["n"], 3);
     server.shutdown().await;
+    assert!(!alive(pid_of(&next)));
 }
 
 #[tokio::test]
 async fn row10_banners_notifications_and_unknown_ids_are_skipped() {
     let server = ToolServer::new("noisy", &spec(&["--noisy"]));
+    let mut pid = 0;
     for n in 0..5 {
         let report = server.call(&json!({ "n": n }), None).await;
         assert_eq!(echoed(&report)["n"], n);
+        pid = pid_of(&report);
     }
     server.shutdown().await;
+    assert!(!alive(pid));
 }
 
 #[tokio::test]
@@ -106,6 +110,7 @@ async fn row11_out_of_order_replies_reach_their_own_callers() {
         assert_eq!(echoed(report)["n"], n);
     }
     server.shutdown().await;
+    assert!(!alive(pid_of(&replies[0])));
 }
 
 #[tokio::test]
@@ -202,6 +207,7 @@ async fn a_thousand_concurrent_calls_each_get_their_own_reply() {
     }
     assert_eq!(pids.len(), 1, "one server process served them all");
     server.shutdown().await;
+    assert!(pids.iter().all(|&pid| !alive(pid)));
 }
 
 #[test]
