@@ -6,6 +6,7 @@ pub mod commands;
 pub mod config;
 pub mod doc;
 pub mod exec;
+pub mod hooks;
 pub mod library;
 pub mod pack;
 pub mod template;

@@ -67,6 +67,9 @@ impl ColorWhen {
 pub enum Command {
     /// Call one tool bound in the config and show exactly what happened
     InvokeTool(InvokeArgs),
+    /// Send one event to one configured hook and show its decision
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Check the config and a pack, and the references between them
     Validate(ValidateArgs),
     /// Render and manage prompt templates
@@ -119,6 +122,31 @@ pub struct InvokeArgs {
 pub enum InvokeFormat {
     Result,
     Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Send one event to a hook (a realistic sample unless --event is given)
+    Test(HookTestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookTestArgs {
+    /// The hook's name in the config's `spec.hooks`
+    pub name: String,
+
+    /// The phase to send [default: the hook's first phase]
+    #[arg(long, value_name = "PHASE", conflicts_with = "all_phases")]
+    pub phase: Option<String>,
+
+    /// The payload: inline JSON or @FILE; an object without `hook` is taken as the
+    /// phase's `request` (or `event`) and wrapped
+    #[arg(long, value_name = "JSON")]
+    pub event: Option<String>,
+
+    /// Run every phase the hook is configured for, one decision per line
+    #[arg(long, conflicts_with = "event")]
+    pub all_phases: bool,
 }
 
 #[derive(Debug, Args)]

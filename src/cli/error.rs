@@ -24,6 +24,8 @@ pub enum CliError {
     Output(#[source] io::Error),
     #[error("cannot start the async runtime")]
     Runtime(#[source] io::Error),
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl From<Rejected> for CliError {
@@ -40,6 +42,7 @@ impl CliError {
             | CliError::Read { .. }
             | CliError::Output(_)
             | CliError::Runtime(_) => Exit::BadInput,
+            CliError::Interrupted => Exit::Interrupted,
         }
     }
 
@@ -49,6 +52,7 @@ impl CliError {
         match self {
             CliError::Invalid(diagnostics) => print_diagnostics(diagnostics),
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
+            CliError::Interrupted => {}
             other => {
                 let mut message = format!("error: {other}");
                 let mut source = std::error::Error::source(other);

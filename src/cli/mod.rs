@@ -7,7 +7,7 @@ mod exit;
 mod logging;
 pub(crate) mod output;
 
-pub use args::{Cli, ColorWhen, Command, PromptCommand};
+pub use args::{Cli, ColorWhen, Command, HookCommand, PromptCommand};
 pub use error::CliError;
 pub use exit::Exit;
 pub use output::{print_diagnostics, write_stdout};

@@ -8,6 +8,8 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
+
+use super::{interrupted, with_runtime};
 use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig, RuntimeMode};
 use crate::doc::{Diagnostic, Diagnostics, did_you_mean, one_of};
 use crate::exec::Outcome;
@@ -70,19 +72,6 @@ pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
         Ok(report)
     })?;
     show(&report, args.format, spec)
-}
-
-/// Runs `work` on a current-thread runtime: calls wait on I/O, and it starts faster.
-fn with_runtime<F, Fut, T>(work: F) -> Result<T, CliError>
-where
-    F: FnOnce() -> Fut,
-    Fut: std::future::Future<Output = Result<T, CliError>>,
-{
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
-    runtime.block_on(work())
 }
 
 /// One tool, however it runs.
@@ -246,19 +235,7 @@ fn exit_for(report: &ToolReport) -> Exit {
     }
 }
 
-/// Ctrl-C or SIGTERM.
-async fn interrupted() {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => return std::future::pending().await,
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
-}
-
-fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
+pub(super) fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let path = match config::discover(cli.config.as_deref(), &cwd) {
         ConfigSource::Given(path) | ConfigSource::Found(path) => path,

@@ -67,3 +67,18 @@ fn unknown_subcommand_is_a_usage_error() {
         out.stderr
     );
 }
+
+#[test]
+fn invoke_tool_help() {
+    insta::assert_snapshot!(help(&["invoke-tool", "--help"]));
+}
+
+#[test]
+fn hook_help() {
+    insta::assert_snapshot!(help(&["hook", "--help"]));
+}
+
+#[test]
+fn hook_test_help() {
+    insta::assert_snapshot!(help(&["hook", "test", "--help"]));
+}

@@ -2,6 +2,7 @@
 
 mod examples;
 mod help;
+mod hooks;
 mod invoke;
 mod render;
 mod server;

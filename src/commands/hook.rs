@@ -1,0 +1,381 @@
+use serde::Serialize;
+use serde_json::{Map, Value as Json, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::args::HookTestArgs;
+use crate::cli::output::write_stderr;
+use crate::cli::{Cli, CliError, Exit, write_stdout};
+use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
+use crate::doc::{did_you_mean, one_of};
+use crate::exec::{CallKind, Outcome};
+use crate::hooks::{
+    ProviderRequest, ProviderResponse, SessionInfo, Step, ToolCallInfo, ToolResultInfo, message,
+    provider_payload, run_hook, session_payload, step_for, tool_payload,
+};
+
+use super::invoke::load_config;
+use super::{interrupted, with_runtime};
+
+/// What `hook test` prints for one phase.
+#[derive(Debug, Serialize)]
+struct Report {
+    hook: String,
+    phase: String,
+    /// `allow`, `deny`, `ack` (an observer answered) or `failed`.
+    decision: &'static str,
+    reason: Option<String>,
+    metadata: Map<String, Json>,
+    duration_ms: u64,
+    stderr_tail: String,
+}
+
+/// `hook test NAME`: one event to one hook, its decision on stdout, the why on stderr.
+pub fn test(cli: &Cli, args: &HookTestArgs) -> Result<Exit, CliError> {
+    let config = load_config(cli)?;
+    let hook = config.hooks.get(&args.name).ok_or_else(|| {
+        let names: Vec<&str> = config.hooks.keys().map(String::as_str).collect();
+        let hint = did_you_mean(&args.name, names.iter().copied())
+            .map(|s| format!("did you mean `{s}`? "))
+            .unwrap_or_default();
+        CliError::Usage(format!(
+            "no hook `{}` in the config; {hint}{}",
+            args.name,
+            if names.is_empty() {
+                "it has none".to_string()
+            } else {
+                format!("it has {}", one_of(&names))
+            }
+        ))
+    })?;
+    if matches!(hook.kind, HookKind::Server(_)) {
+        return Err(CliError::Usage(format!(
+            "hook `{}` runs with `runtime: server`, which hook test does not support yet",
+            hook.name
+        )));
+    }
+    let phases = phases_to_run(hook, args)?;
+    let explicit = match &args.event {
+        Some(event) => Some(read_event(event)?),
+        None => None,
+    };
+
+    let reports = with_runtime(|| async {
+        let cancel = CancellationToken::new();
+        let mut reports = Vec::new();
+        for phase in &phases {
+            let payload = match &explicit {
+                Some(event) => wrap_event(hook, *phase, event.clone())?,
+                None => sample_payload(*phase, &config),
+            };
+            let run = run_hook(hook, call_kind(hook), &payload, &cancel);
+            tokio::pin!(run);
+            let run = tokio::select! {
+                run = &mut run => run,
+                () = interrupted() => {
+                    cancel.cancel();
+                    run.await;
+                    return Err(CliError::Interrupted);
+                }
+            };
+            reports.push(report(
+                hook,
+                *phase,
+                &run.outcome,
+                run.duration,
+                run.stderr_tail,
+            ));
+        }
+        Ok(reports)
+    })?;
+
+    let mut exit = Exit::Success;
+    for r in &reports {
+        let line = if reports.len() > 1 {
+            serde_json::to_string(r)
+        } else {
+            serde_json::to_string_pretty(r)
+        };
+        write_stdout(&format!("{}\n", line.unwrap_or_default()))?;
+        explain(hook, r);
+        exit = match (exit, r.decision) {
+            (_, "failed") | (Exit::ExtensionFailed, _) => Exit::ExtensionFailed,
+            (_, "deny") | (Exit::No, _) => Exit::No,
+            _ => Exit::Success,
+        };
+    }
+    Ok(exit)
+}
+
+fn call_kind(hook: &Hook) -> CallKind {
+    match hook.kind {
+        HookKind::Eval => CallKind::EvalHook,
+        _ => CallKind::Hook,
+    }
+}
+
+/// `None` stands for an eval hook's single, implicit phase.
+fn phases_to_run(hook: &Hook, args: &HookTestArgs) -> Result<Vec<Option<HookPhase>>, CliError> {
+    let configured: Vec<HookPhase> = match &hook.kind {
+        HookKind::Provider { phases, .. }
+        | HookKind::Tool { phases, .. }
+        | HookKind::Session { phases } => phases.clone(),
+        HookKind::Eval | HookKind::Server(_) => return Ok(vec![None]),
+    };
+    if args.all_phases {
+        return Ok(configured.into_iter().map(Some).collect());
+    }
+    let Some(name) = &args.phase else {
+        return Ok(configured
+            .first()
+            .map(|p| vec![Some(*p)])
+            .unwrap_or_default());
+    };
+    let valid = phases_of_type(&hook.kind);
+    let names: Vec<&str> = valid.iter().map(|p| p.as_str()).collect();
+    let phase = valid.iter().find(|p| p.as_str() == name).ok_or_else(|| {
+        CliError::Usage(format!(
+            "`{name}` is not a phase of hook `{}`; it can take {}",
+            hook.name,
+            one_of(&names)
+        ))
+    })?;
+    if !configured.contains(phase) {
+        write_stderr(&format!(
+            "note: hook `{}` is not configured for `{name}`, so in a run it would not see this event",
+            hook.name
+        ));
+    }
+    Ok(vec![Some(*phase)])
+}
+
+fn phases_of_type(kind: &HookKind) -> &'static [HookPhase] {
+    match kind {
+        HookKind::Provider { .. } => &[HookPhase::BeforeCall, HookPhase::AfterCall],
+        HookKind::Tool { .. } => &[HookPhase::BeforeExecution, HookPhase::AfterExecution],
+        HookKind::Session { .. } => &[
+            HookPhase::SessionStart,
+            HookPhase::SessionUpdate,
+            HookPhase::SessionEnd,
+        ],
+        HookKind::Eval | HookKind::Server(_) => &[],
+    }
+}
+
+fn read_event(given: &str) -> Result<Json, CliError> {
+    let text = match given.strip_prefix('@') {
+        Some(file) => std::fs::read_to_string(file).map_err(|source| CliError::Read {
+            path: file.into(),
+            source,
+        })?,
+        None => given.to_string(),
+    };
+    let value: Json = serde_json::from_str(&text)
+        .map_err(|err| CliError::Usage(format!("--event is not valid JSON: {err}")))?;
+    if !value.is_object() {
+        return Err(CliError::Usage("--event must be a JSON object".into()));
+    }
+    Ok(value)
+}
+
+/// A whole payload (it has `hook`) goes as it is; a bare request or event is wrapped.
+fn wrap_event(hook: &Hook, phase: Option<HookPhase>, event: Json) -> Result<Json, CliError> {
+    if event.get("hook").is_some() {
+        return Ok(event);
+    }
+    let Some(phase) = phase else {
+        return Ok(event); // eval hooks receive the EvalResult itself
+    };
+    let (hook_type, section) = match (&hook.kind, phase) {
+        (HookKind::Provider { .. }, HookPhase::BeforeCall) => ("provider", "request"),
+        (HookKind::Tool { .. }, HookPhase::BeforeExecution) => ("tool", "request"),
+        (HookKind::Session { .. }, _) => ("session", "event"),
+        _ => {
+            return Err(CliError::Usage(format!(
+                "for `{}` give the whole payload (with `hook`, `phase`, `request` and `response`)",
+                phase.as_str()
+            )));
+        }
+    };
+    Ok(json!({"hook": hook_type, "phase": phase.as_str(), section: event}))
+}
+
+/// A realistic payload: a short support conversation, a tool call with arguments, a
+/// session with messages, or an eval result.
+fn sample_payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json {
+    let provider = config.providers.first();
+    let provider_id = provider
+        .and_then(|p| p.id.clone())
+        .unwrap_or_else(|| "mock".into());
+    let model = provider
+        .and_then(|p| p.model.clone())
+        .unwrap_or_else(|| "mock-model".into());
+    let messages = vec![
+        message(
+            "user",
+            "Hi, where is my order A-1002? It was due last week.",
+        ),
+        message("assistant", "Let me look that order up for you."),
+    ];
+    let request = ProviderRequest {
+        provider_id: provider_id.clone(),
+        model: model.clone(),
+        messages: messages.clone(),
+        system_prompt: "You are the support assistant of Acme Outfitters.".into(),
+        round: 1,
+    };
+    let tool = config
+        .tools
+        .keys()
+        .next()
+        .cloned()
+        .unwrap_or_else(|| "lookup_order".into());
+    let call = ToolCallInfo {
+        name: tool.clone(),
+        args: json!({"order_id": "A-1002"}),
+        call_id: format!("call_1_{tool}"),
+    };
+    match phase {
+        None => json!({
+            "eval_id": "mentions-order",
+            "type": "contains",
+            "score": 1.0,
+            "passed": true,
+            "duration_ms": 3,
+            "explanation": "the reply mentions A-1002",
+            "details": {"patterns": ["A-"]},
+        }),
+        Some(p @ HookPhase::BeforeCall) => provider_payload(p, &request, None),
+        Some(p @ HookPhase::AfterCall) => {
+            let response = ProviderResponse {
+                provider_id,
+                model,
+                message: message(
+                    "assistant",
+                    "Your order A-1002 is delayed; it should ship on Friday.",
+                ),
+                latency_ms: 420,
+            };
+            provider_payload(p, &request, Some(&response))
+        }
+        Some(p @ HookPhase::BeforeExecution) => tool_payload(p, &call, None),
+        Some(p @ HookPhase::AfterExecution) => {
+            let result = ToolResultInfo {
+                name: tool.clone(),
+                call_id: call.call_id.clone(),
+                content: json!({"order_id": "A-1002", "status": "delayed"}).to_string(),
+                latency_ms: 120,
+            };
+            tool_payload(p, &call, Some(&result))
+        }
+        Some(p @ (HookPhase::SessionStart | HookPhase::SessionUpdate | HookPhase::SessionEnd)) => {
+            let turn_index = match p {
+                HookPhase::SessionStart => 0,
+                _ => 1,
+            };
+            let event = SessionInfo {
+                session_id: "sess_1".into(),
+                conversation_id: "conv_1".into(),
+                messages: if turn_index == 0 {
+                    Vec::new()
+                } else {
+                    messages
+                },
+                turn_index,
+            };
+            session_payload(p, &event)
+        }
+    }
+}
+
+fn report(
+    hook: &Hook,
+    phase: Option<HookPhase>,
+    outcome: &Outcome,
+    duration: std::time::Duration,
+    stderr_tail: String,
+) -> Report {
+    let mode = match &hook.kind {
+        HookKind::Provider { mode, .. } | HookKind::Tool { mode, .. } => *mode,
+        _ => HookMode::Observe,
+    };
+    let mut report = Report {
+        hook: hook.name.clone(),
+        phase: phase.map_or("eval", HookPhase::as_str).to_string(),
+        decision: "ack",
+        reason: None,
+        metadata: Map::new(),
+        duration_ms: duration.as_millis() as u64,
+        stderr_tail,
+    };
+    let failure = match outcome {
+        Outcome::Answered(_) => None,
+        // An eval hook's stdout is ignored, so only the process itself can fail.
+        Outcome::InvalidOutput { .. } if matches!(hook.kind, HookKind::Eval) => None,
+        other => Some(other.describe()),
+    };
+    match (mode, failure) {
+        (HookMode::Filter, _) => match step_for(&hook.name, mode, outcome) {
+            Step::Allow | Step::Observed => report.decision = "allow",
+            Step::Deny {
+                reason, metadata, ..
+            } => {
+                report.decision = "deny";
+                report.reason = Some(reason);
+                report.metadata = metadata;
+            }
+            Step::Failed { reason, .. } => {
+                report.decision = "failed";
+                report.reason = Some(format!("hook `{}` failed: {reason}", hook.name));
+            }
+        },
+        (HookMode::Observe, None) => {}
+        (HookMode::Observe, Some(reason)) => {
+            report.decision = "failed";
+            report.reason = Some(reason);
+        }
+    }
+    report
+}
+
+/// What ran and why it decided so, on stderr.
+fn explain(hook: &Hook, r: &Report) {
+    let mut command = vec![hook.exec.command.display().to_string()];
+    command.extend(hook.exec.args.iter().cloned());
+    let filter = matches!(
+        hook.kind,
+        HookKind::Provider {
+            mode: HookMode::Filter,
+            ..
+        } | HookKind::Tool {
+            mode: HookMode::Filter,
+            ..
+        }
+    );
+    let verdict = match (r.decision, filter) {
+        ("allow", _) => "allowed".to_string(),
+        ("deny", _) => format!("denied: {}", r.reason.as_deref().unwrap_or_default()),
+        ("failed", true) => format!(
+            "failed: {}; a filter hook that fails denies, so in a run this would deny",
+            r.reason.as_deref().unwrap_or_default()
+        ),
+        ("failed", false) => format!(
+            "failed: {}; an observer's failure is logged and ignored in a run",
+            r.reason.as_deref().unwrap_or_default()
+        ),
+        _ => "observed (observers cannot block)".to_string(),
+    };
+    let mut lines = vec![format!("hook `{}` at {}: {verdict}", r.hook, r.phase)];
+    lines.push(format!(
+        "  command: {} (in {})",
+        command.join(" "),
+        hook.exec.working_dir.display()
+    ));
+    if r.decision == "failed" && !r.stderr_tail.trim().is_empty() {
+        lines.push("  stderr (last lines):".into());
+        let tail: Vec<&str> = r.stderr_tail.trim_end().lines().collect();
+        for line in &tail[tail.len().saturating_sub(10)..] {
+            lines.push(format!("    {line}"));
+        }
+    }
+    write_stderr(&lines.join("\n"));
+}

@@ -1,0 +1,16 @@
+//! Exec hooks: payloads for every hook type and phase, the reading of a hook's
+//! answer, the pure fold of answers into one decision, and the dispatcher that runs
+//! filter hooks in order and observers beside the pipeline.
+
+mod decide;
+mod dispatch;
+mod payload;
+mod verdict;
+
+pub use decide::{Decision, Step, fold, step_for};
+pub use dispatch::{HookDispatcher, HookRun, ordered, run_hook};
+pub use payload::{
+    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, message,
+    provider_payload, session_payload, tool_payload,
+};
+pub use verdict::{Verdict, read_verdict};
