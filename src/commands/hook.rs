@@ -6,7 +6,7 @@ use crate::cli::args::HookTestArgs;
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, write_stdout};
 use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
-use crate::doc::{did_you_mean, one_of};
+use crate::doc::one_of;
 use crate::exec::{CallKind, Outcome};
 use crate::hooks::{
     ProviderRequest, ProviderResponse, SessionInfo, Step, ToolCallInfo, ToolResultInfo, message,
@@ -14,7 +14,7 @@ use crate::hooks::{
 };
 
 use super::invoke::load_config;
-use super::{interrupted, with_runtime};
+use super::{interrupted, lookup, read_text, with_runtime};
 
 /// What `hook test` prints for one phase.
 #[derive(Debug, Serialize)]
@@ -32,21 +32,7 @@ struct Report {
 /// `hook test NAME`: one event to one hook, its decision on stdout, the why on stderr.
 pub fn test(cli: &Cli, args: &HookTestArgs) -> Result<Exit, CliError> {
     let config = load_config(cli)?;
-    let hook = config.hooks.get(&args.name).ok_or_else(|| {
-        let names: Vec<&str> = config.hooks.keys().map(String::as_str).collect();
-        let hint = did_you_mean(&args.name, names.iter().copied())
-            .map(|s| format!("did you mean `{s}`? "))
-            .unwrap_or_default();
-        CliError::Usage(format!(
-            "no hook `{}` in the config; {hint}{}",
-            args.name,
-            if names.is_empty() {
-                "it has none".to_string()
-            } else {
-                format!("it has {}", one_of(&names))
-            }
-        ))
-    })?;
+    let hook = lookup(&config.hooks, &args.name, "hook", "the config")?;
     if matches!(hook.kind, HookKind::Server(_)) {
         return Err(CliError::Usage(format!(
             "hook `{}` runs with `runtime: server`, which hook test does not support yet",
@@ -163,10 +149,7 @@ fn phases_of_type(kind: &HookKind) -> &'static [HookPhase] {
 
 fn read_event(given: &str) -> Result<Json, CliError> {
     let text = match given.strip_prefix('@') {
-        Some(file) => std::fs::read_to_string(file).map_err(|source| CliError::Read {
-            path: file.into(),
-            source,
-        })?,
+        Some(file) => read_text(file)?,
         None => given.to_string(),
     };
     let value: Json = serde_json::from_str(&text)

@@ -1,5 +1,3 @@
-use std::io::Read;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value as Json;
@@ -9,9 +7,9 @@ use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 
-use super::{interrupted, with_runtime};
+use super::{interrupted, lookup, read_text, with_runtime};
 use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig, RuntimeMode};
-use crate::doc::{Diagnostic, Diagnostics, did_you_mean, one_of};
+use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::Outcome;
 use crate::pack;
 use crate::tools::{ToolReport, ToolServer, ToolStatus, call_tool, validate_args};
@@ -19,21 +17,7 @@ use crate::tools::{ToolReport, ToolServer, ToolStatus, call_tool, validate_args}
 /// `invoke-tool`: one call, shown exactly as it happened.
 pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
     let config = load_config(cli)?;
-    let binding = config.tools.get(&args.name).ok_or_else(|| {
-        let names: Vec<&str> = config.tools.keys().map(String::as_str).collect();
-        let hint = did_you_mean(&args.name, names.iter().copied())
-            .map(|s| format!("did you mean `{s}`? "))
-            .unwrap_or_default();
-        CliError::Usage(format!(
-            "no tool `{}` is bound in the config; {hint}{}",
-            args.name,
-            if names.is_empty() {
-                "it binds none".to_string()
-            } else {
-                format!("it binds {}", one_of(&names))
-            }
-        ))
-    })?;
+    let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
     let Some(spec) = &binding.exec else {
         return Err(CliError::Usage(format!(
             "tool `{}` has no `exec` block, so promptexec cannot call it",
@@ -116,21 +100,7 @@ impl<'a> Caller<'a> {
 
 /// The lines of a batch, each a JSON object, numbered from 1; blank lines are skipped.
 fn read_batch(source: &str) -> Result<Vec<(usize, Json)>, CliError> {
-    let text = if source == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|source| CliError::Read {
-                path: PathBuf::from("<stdin>"),
-                source,
-            })?;
-        text
-    } else {
-        std::fs::read_to_string(source).map_err(|err| CliError::Read {
-            path: PathBuf::from(source),
-            source: err,
-        })?
-    };
+    let text = read_text(source)?;
     let mut problems = Diagnostics::default();
     let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -252,23 +222,10 @@ pub(super) fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
 
 /// `--args`: inline JSON, `@FILE`, or `-` for stdin. Must be a JSON object.
 fn read_args(given: &str) -> Result<Json, CliError> {
-    let (text, origin) = if given == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|source| CliError::Read {
-                path: PathBuf::from("<stdin>"),
-                source,
-            })?;
-        (text, "stdin".to_string())
-    } else if let Some(file) = given.strip_prefix('@') {
-        let text = std::fs::read_to_string(file).map_err(|source| CliError::Read {
-            path: PathBuf::from(file),
-            source,
-        })?;
-        (text, file.to_string())
-    } else {
-        (given.to_string(), "--args".to_string())
+    let (text, origin) = match given.strip_prefix('@') {
+        Some(file) => (read_text(file)?, file.to_string()),
+        None if given == "-" => (read_text("-")?, "stdin".to_string()),
+        None => (given.to_string(), "--args".to_string()),
     };
     let value: Json = serde_json::from_str(&text).map_err(|err| {
         CliError::Usage(format!("{origin}: the arguments are not valid JSON: {err}"))

@@ -50,3 +50,44 @@ async fn interrupted() {
         _ = term.recv() => {}
     }
 }
+
+/// `map[name]`, or a usage error that says what there is and which name was meant.
+fn lookup<'a, T>(
+    map: &'a indexmap::IndexMap<String, T>,
+    name: &str,
+    what: &str,
+    place: &str,
+) -> Result<&'a T, CliError> {
+    map.get(name).ok_or_else(|| {
+        let names: Vec<&str> = map.keys().map(String::as_str).collect();
+        let hint = crate::doc::suggest(name, names.iter().copied());
+        let have = if names.is_empty() {
+            "none".to_string()
+        } else {
+            crate::doc::one_of(&names)
+        };
+        CliError::Usage(format!(
+            "{place} has no {what} `{name}`{hint} (it has {have})"
+        ))
+    })
+}
+
+/// The text of a file, or of stdin for `-`.
+fn read_text(source: &str) -> Result<String, CliError> {
+    use std::io::Read;
+    let mut text = String::new();
+    let read = if source == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(source).map(|t| text = t)
+    };
+    read.map_err(|err| CliError::Read {
+        path: if source == "-" {
+            "<stdin>".into()
+        } else {
+            source.into()
+        },
+        source: err,
+    })?;
+    Ok(text)
+}

@@ -1,10 +1,10 @@
 use crate::cli::args::RenderArgs;
 use crate::cli::{CliError, Exit, print_diagnostics, write_stdout};
-use crate::doc::{Diagnostics, did_you_mean, one_of};
+use crate::doc::one_of;
 use crate::library::load_template_file;
 use crate::pack::{self, Pack, Prompt};
 
-use super::vars;
+use super::{lookup, vars};
 
 /// `prompt render`: the rendered text alone on stdout; warnings and errors on stderr.
 pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
@@ -18,8 +18,7 @@ pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
         print_diagnostics(&loaded.warnings);
         let pack = loaded.value;
         let prompt = choose_prompt(&pack, args.prompt.as_deref())?;
-        pack::render_prompt(&pack, prompt, &inputs)
-            .map_err(|d: Diagnostics| CliError::Invalid(d))?
+        pack::render_prompt(&pack, prompt, &inputs).map_err(CliError::Invalid)?
     } else {
         return Err(CliError::Usage(
             "give --file TEMPLATE or --pack PACK".into(),
@@ -33,16 +32,12 @@ pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
 pub fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p Prompt, CliError> {
     let ids: Vec<&str> = pack.prompts.keys().map(String::as_str).collect();
     match id {
-        Some(id) => pack.prompts.get(id).ok_or_else(|| {
-            let hint = did_you_mean(id, ids.iter().copied())
-                .map(|s| format!("did you mean `{s}`? "))
-                .unwrap_or_default();
-            CliError::Usage(format!(
-                "{} has no prompt `{id}`; {hint}its prompts are {}",
-                pack.path.display(),
-                one_of(&ids)
-            ))
-        }),
+        Some(id) => lookup(
+            &pack.prompts,
+            id,
+            "prompt",
+            &pack.path.display().to_string(),
+        ),
         None => match pack.prompts.values().next() {
             Some(only) if pack.prompts.len() == 1 => Ok(only),
             _ => Err(CliError::Usage(format!(

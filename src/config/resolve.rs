@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::doc::{Checker, Fields, Node, Pos, UnknownKeys, Value, did_you_mean, one_of};
+use crate::doc::{Checker, Fields, Node, Pos, UnknownKeys, Value, one_of, suggest};
 
 use super::model::*;
 
@@ -555,9 +555,7 @@ impl Resolver<'_> {
                         .into_iter()
                         .flat_map(phases_of)
                         .map(|p| p.as_str());
-                    let hint = did_you_mean(&name, all)
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_default();
+                    let hint = suggest(&name, all);
                     format!(
                         "{what}.phases: unknown phase `{name}`; a {hook_type} hook has {}{hint}",
                         one_of(&own_names)
@@ -658,9 +656,7 @@ impl Resolver<'_> {
         }
         for (kind, at) in &kinds {
             if !EVENT_KINDS.contains(&kind.as_str()) {
-                let hint = did_you_mean(kind, EVENT_KINDS.iter().copied())
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default();
+                let hint = suggest(kind, EVENT_KINDS.iter().copied());
                 self.cx.warning(
                     *at,
                     format!("{what}: `{kind}` is not an event promptexec emits{hint}"),

@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use super::{Diagnostic, Diagnostics, Fields, Node, Pos, Value, did_you_mean};
+use super::{Diagnostic, Diagnostics, Fields, Node, Pos, Value, did_you_mean, suggest};
 
 /// What to do with a key that nobody expected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,9 +160,7 @@ impl Checker {
             return Some(*value);
         }
         let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-        let hint = did_you_mean(&word, names.iter().copied())
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
+        let hint = suggest(&word, names.iter().copied());
         self.error(
             node.pos,
             format!("{what}: `{word}` is not one of {}{hint}", one_of(&names)),

@@ -16,7 +16,7 @@ pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use fields::Fields;
 pub use json_string::locate_in_json_string;
 pub use node::{Key, Node, Pos, Source, Value, parse_json, parse_yaml};
-pub use suggest::did_you_mean;
+pub use suggest::{did_you_mean, suggest};
 
 mod loaded;
 pub use loaded::{Loaded, Rejected, finish};

@@ -12,6 +12,13 @@ pub fn did_you_mean<'a>(
         .map(|(_, c)| c)
 }
 
+/// `"; did you mean `x`?"` when a candidate is close to `word`, else nothing.
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    did_you_mean(word, candidates)
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::did_you_mean;

@@ -7,8 +7,8 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Diagnostics, Fields, Loaded, Node, Pos, Rejected, UnknownKeys,
-    did_you_mean, finish, locate_in_json_string, parse_json,
+    Checker, Diagnostic, Diagnostics, Fields, Loaded, Node, Pos, Rejected, UnknownKeys, finish,
+    locate_in_json_string, parse_json, suggest,
 };
 use crate::template::Template;
 
@@ -40,9 +40,7 @@ impl PromptTemplate {
         let mut problems = Diagnostics::default();
         for name in inputs.keys() {
             if !self.slots.contains(name) {
-                let hint = did_you_mean(name, self.slots.iter().map(String::as_str))
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default();
+                let hint = suggest(name, self.slots.iter().map(String::as_str));
                 problems.push(Diagnostic::plain(format!(
                     "template `{}` has no slot `{name}`{hint}",
                     self.id
@@ -152,9 +150,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
     for p in parsed.placeholders() {
         if !slot_names.contains(&p.name) {
             let pos = locate_in_json_string(&cx.text, node.offset, node.pos, p.offset);
-            let hint = did_you_mean(&p.name, slot_names.iter().map(String::as_str))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = suggest(&p.name, slot_names.iter().map(String::as_str));
             cx.error(
                 pos,
                 format!(

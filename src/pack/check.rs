@@ -1,7 +1,7 @@
 //! References inside a pack, and between a pack and a RuntimeConfig.
 
 use crate::config::RuntimeConfig;
-use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, did_you_mean};
+use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, suggest};
 use crate::template::Placeholder;
 
 use super::render::check_value;
@@ -26,9 +26,7 @@ pub fn walk_placeholders(
             continue;
         };
         let Some(inner) = pack.fragments.get(fragment) else {
-            let hint = did_you_mean(fragment, pack.fragments.keys().map(String::as_str))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = suggest(fragment, pack.fragments.keys().map(String::as_str));
             cx.error(
                 pos,
                 format!("`{{{{{}}}}}` names no fragment of this pack{hint}", p.name),
@@ -83,9 +81,7 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
                 used.push(p.name.clone());
                 return;
             }
-            let hint = did_you_mean(&p.name, prompt.variables.iter().map(|v| v.name.as_str()))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = suggest(&p.name, prompt.variables.iter().map(|v| v.name.as_str()));
             cx.error(
                 pos,
                 format!(
@@ -116,9 +112,7 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
     }
     for (tool, pos) in &prompt.tools {
         if !pack.tools.contains_key(tool) {
-            let hint = did_you_mean(tool, pack.tools.keys().map(String::as_str))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = suggest(tool, pack.tools.keys().map(String::as_str));
             cx.error(
                 *pos,
                 format!("{at}/tools: prompt `{}` offers tool `{tool}`, which the pack does not define{hint}", prompt.id),
@@ -136,9 +130,7 @@ pub fn check_against_config(pack: &Pack, config: &RuntimeConfig) -> Diagnostics 
     };
     for tool in config.tools.values() {
         if !pack.tools.contains_key(&tool.name) {
-            let hint = did_you_mean(&tool.name, pack.tools.keys().map(String::as_str))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = suggest(&tool.name, pack.tools.keys().map(String::as_str));
             out.push(Diagnostic::error(
                 config_path,
                 tool.pos,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, did_you_mean};
+use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, suggest};
 
 use super::check::{FRAGMENT_PREFIX, walk_placeholders};
 use super::{Pack, Prompt, TemplateText, VarType, Variable};
@@ -24,9 +24,7 @@ pub fn render_prompt(
     let mut problems = Diagnostics::default();
     for name in inputs.keys() {
         if prompt.variable(name).is_none() {
-            let hint = did_you_mean(name, prompt.variables.iter().map(|v| v.name.as_str()))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = suggest(name, prompt.variables.iter().map(|v| v.name.as_str()));
             problems.push(Diagnostic::plain(format!(
                 "variable `{name}` is not declared by prompt `{}`{hint}",
                 prompt.id
