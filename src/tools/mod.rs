@@ -6,7 +6,8 @@ mod call;
 mod response;
 mod server;
 
+pub use crate::exec::rpc::RestartPolicy;
 pub use args::{ArgsError, validate_args};
 pub use call::{ToolReport, ToolStatus, call_tool};
 pub use response::{Pending, ToolAnswer, interpret};
-pub use server::{RestartPolicy, ToolServer};
+pub use server::ToolServer;

@@ -5,6 +5,8 @@
 
 mod client;
 mod framing;
+mod supervisor;
 
 pub use client::{Reply, RpcClient, RpcError};
 pub use framing::{Line, LineReader};
+pub use supervisor::{Handshake, RestartPolicy, Supervisor};
