@@ -33,11 +33,8 @@ struct Report {
 pub fn test(cli: &Cli, args: &HookTestArgs) -> Result<Exit, CliError> {
     let config = load_config(cli)?;
     let hook = lookup(&config.hooks, &args.name, "hook", "the config")?;
-    if matches!(hook.kind, HookKind::Server(_)) {
-        return Err(CliError::Usage(format!(
-            "hook `{}` runs with `runtime: server`, which hook test does not support yet",
-            hook.name
-        )));
+    if let HookKind::Server(server) = &hook.kind {
+        return super::hook_rpc::test(hook, server, args, &config);
     }
     let phases = phases_to_run(hook, args)?;
     let explicit = match &args.event {
@@ -147,7 +144,7 @@ fn phases_of_type(kind: &HookKind) -> &'static [HookPhase] {
     }
 }
 
-fn read_event(given: &str) -> Result<Json, CliError> {
+pub(super) fn read_event(given: &str) -> Result<Json, CliError> {
     let text = match given.strip_prefix('@') {
         Some(file) => read_text(file)?,
         None => given.to_string(),

@@ -2,6 +2,7 @@
 //! decides what the user sees.
 
 mod hook;
+mod hook_rpc;
 mod invoke;
 mod prompt;
 mod validate;

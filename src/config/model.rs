@@ -144,6 +144,7 @@ pub struct ServerHook {
     pub observe: ObserveEvents,
     pub on_failure: OnFailure,
     pub approval_timeout: Option<Duration>,
+    pub handshake_timeout: Option<Duration>,
     /// The notification method for events: `hook.event` or `hook.runtime_event`.
     pub event_method: String,
 }

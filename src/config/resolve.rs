@@ -63,6 +63,7 @@ const SERVER_HOOK_KEYS: &[&str] = &[
     "observe",
     "on_failure",
     "approval_timeout_ms",
+    "handshake_timeout_ms",
     "event_method",
 ];
 
@@ -600,6 +601,13 @@ impl Resolver<'_> {
                 )
             })
             .unwrap_or(OnFailure::Skip);
+        let handshake_timeout = f
+            .get("handshake_timeout_ms")
+            .and_then(|n| {
+                self.cx
+                    .positive_integer(n, &format!("{what}.handshake_timeout_ms"))
+            })
+            .map(Duration::from_millis);
         let approval_timeout = f
             .get("approval_timeout_ms")
             .and_then(|n| {
@@ -626,6 +634,7 @@ impl Resolver<'_> {
             observe,
             on_failure,
             approval_timeout,
+            handshake_timeout,
             event_method,
         }))
     }

@@ -5,6 +5,7 @@ mod help;
 mod hooks;
 mod invoke;
 mod render;
+mod rpc_hooks;
 mod server;
 mod util;
 mod validate;

@@ -1,0 +1,230 @@
+//! `hook test` for `runtime: server` hooks: the handshake, then one interceptor call
+//! (or each, with `--all-phases`), with a generated or given payload.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Value as Json, json};
+
+use crate::cli::args::HookTestArgs;
+use crate::cli::output::write_stderr;
+use crate::cli::{CliError, Exit, write_stdout};
+use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
+use crate::doc::one_of;
+use crate::hooks::{Action, Approval, Intercepted, RpcHook, intercept_name, on_failure};
+
+use super::hook::read_event;
+use super::{interrupted, with_runtime};
+
+#[derive(Debug, Serialize)]
+struct Report {
+    hook: String,
+    phase: &'static str,
+    /// The action (`continue`, `modify`, `respond`, `deny_tool`, `abort_turn`,
+    /// `hard_abort`), `approved` or `denied`, or `failed`.
+    decision: &'static str,
+    reason: Option<String>,
+    /// What the pipeline would go on with: the modified request, call, response or
+    /// result, or the result given by `respond`.
+    output: Option<Json>,
+    duration_ms: u64,
+}
+
+const ALL: [Intercept; 5] = [
+    Intercept::BeforeLlm,
+    Intercept::AfterLlm,
+    Intercept::BeforeTool,
+    Intercept::AfterTool,
+    Intercept::ApproveTool,
+];
+
+pub fn test(
+    hook: &Hook,
+    server: &ServerHook,
+    args: &HookTestArgs,
+    config: &RuntimeConfig,
+) -> Result<Exit, CliError> {
+    let methods = methods_to_run(hook, server, args)?;
+    let explicit = match &args.event {
+        Some(event) => Some(read_event(event)?),
+        None => None,
+    };
+    let Some(rpc) = RpcHook::new(hook) else {
+        return Err(CliError::Usage(format!(
+            "hook `{}` is not a server hook",
+            hook.name
+        )));
+    };
+    let reports = with_runtime(|| async {
+        let work = async {
+            let started = Instant::now();
+            if let Err(why) = rpc.start().await {
+                return Ok(vec![failed_start(hook, why, started)]);
+            }
+            let mut reports = Vec::new();
+            for intercept in &methods {
+                let params = explicit
+                    .clone()
+                    .unwrap_or_else(|| sample_params(*intercept, config));
+                let started = Instant::now();
+                let answer = rpc.intercept(*intercept, params).await;
+                reports.push(report(hook, server, *intercept, answer, started));
+            }
+            Ok::<_, CliError>(reports)
+        };
+        let outcome = tokio::select! {
+            reports = work => reports,
+            () = interrupted() => Err(CliError::Interrupted),
+        };
+        rpc.shutdown().await;
+        outcome
+    })?;
+
+    let mut exit = Exit::Success;
+    for r in &reports {
+        let text = if reports.len() > 1 {
+            serde_json::to_string(r)
+        } else {
+            serde_json::to_string_pretty(r)
+        };
+        write_stdout(&format!("{}\n", text.unwrap_or_default()))?;
+        let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, r.decision);
+        if let Some(reason) = &r.reason {
+            line.push_str(&format!(": {reason}"));
+        }
+        write_stderr(&line);
+        exit = match (exit, r.decision) {
+            (_, "failed") | (Exit::ExtensionFailed, _) => Exit::ExtensionFailed,
+            (_, "deny_tool" | "abort_turn" | "hard_abort" | "denied") | (Exit::No, _) => Exit::No,
+            _ => Exit::Success,
+        };
+    }
+    Ok(exit)
+}
+
+fn methods_to_run(
+    hook: &Hook,
+    server: &ServerHook,
+    args: &HookTestArgs,
+) -> Result<Vec<Intercept>, CliError> {
+    if args.all_phases {
+        return Ok(server.intercept.clone());
+    }
+    let Some(name) = &args.phase else {
+        return Ok(server.intercept.first().copied().into_iter().collect());
+    };
+    let names: Vec<&str> = ALL.iter().map(|i| intercept_name(*i)).collect();
+    let intercept = ALL
+        .iter()
+        .copied()
+        .find(|i| intercept_name(*i) == name)
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "`{name}` is not a JSON-RPC hook method; methods are {}",
+                one_of(&names)
+            ))
+        })?;
+    if !server.intercept.contains(&intercept) {
+        write_stderr(&format!(
+            "note: hook `{}` does not intercept `{name}`, so in a run it would not be asked",
+            hook.name
+        ));
+    }
+    Ok(vec![intercept])
+}
+
+fn failed_start(hook: &Hook, why: String, started: Instant) -> Report {
+    Report {
+        hook: hook.name.clone(),
+        phase: "hook.hello",
+        decision: "failed",
+        reason: Some(why),
+        output: None,
+        duration_ms: started.elapsed().as_millis() as u64,
+    }
+}
+
+fn report(
+    hook: &Hook,
+    server: &ServerHook,
+    intercept: Intercept,
+    answer: Intercepted,
+    started: Instant,
+) -> Report {
+    let mut report = Report {
+        hook: hook.name.clone(),
+        phase: intercept_name(intercept),
+        decision: "failed",
+        reason: None,
+        output: None,
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    match answer {
+        Intercepted::Approval(Approval::Approved) => report.decision = "approved",
+        Intercepted::Approval(Approval::Denied { reason }) => {
+            report.decision = "denied";
+            report.reason = Some(reason);
+        }
+        Intercepted::Action(action) => {
+            report.decision = action.name();
+            match action {
+                Action::Continue => {}
+                Action::Modify(replacement) => report.output = Some(replacement),
+                Action::Respond { result, .. } => report.output = Some(result),
+                Action::DenyTool { reason }
+                | Action::AbortTurn { reason }
+                | Action::HardAbort { reason } => {
+                    report.reason = Some(reason);
+                }
+            }
+        }
+        Intercepted::Failed(why) => {
+            let in_a_run = match on_failure(intercept, server.on_failure, &hook.name, &why) {
+                Action::Continue => "skipped with a warning",
+                _ => "a denial",
+            };
+            report.reason = Some(format!("{why}; in a run this is {in_a_run}"));
+        }
+    }
+    report
+}
+
+/// Realistic params for each method, in the reference's shapes.
+fn sample_params(intercept: Intercept, config: &RuntimeConfig) -> Json {
+    let meta = json!({"AgentID": "promptexec", "TurnID": "turn-1", "SessionKey": "sess_1", "Iteration": 0});
+    let model = config
+        .providers
+        .first()
+        .and_then(|p| p.model.clone())
+        .unwrap_or_else(|| "mock-model".into());
+    let tool = config
+        .tools
+        .keys()
+        .next()
+        .cloned()
+        .unwrap_or_else(|| "lookup_order".into());
+    let arguments = json!({"order_id": "A-1002"});
+    let messages = json!([{"role": "user", "content": "Hi, where is my order A-1002?"}]);
+    match intercept {
+        Intercept::BeforeLlm => {
+            let tools: Vec<Json> = config
+                .tools
+                .keys()
+                .map(|name| json!({"type": "function", "function": {"name": name, "description": "", "parameters": {"type": "object"}}}))
+                .collect();
+            json!({"meta": meta, "model": model, "messages": messages, "tools": tools, "options": {}, "channel": "cli", "chat_id": "chat-1"})
+        }
+        Intercept::AfterLlm => json!({"meta": meta, "model": model, "response": {
+            "role": "assistant", "content": "Let me look that up.",
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments.to_string()}}]
+        }, "channel": "cli", "chat_id": "chat-1"}),
+        Intercept::BeforeTool | Intercept::ApproveTool => {
+            json!({"meta": meta, "tool": tool, "arguments": arguments, "channel": "cli", "chat_id": "chat-1"})
+        }
+        Intercept::AfterTool => {
+            json!({"meta": meta, "tool": tool, "arguments": arguments, "result": {
+            "for_llm": "{\"status\": \"delayed\"}", "for_user": "", "silent": false, "is_error": false
+        }, "duration": 120_000_000, "channel": "cli", "chat_id": "chat-1"})
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! A long-running JSON-RPC hook: `hook.hello` first, then interceptor calls and event
+//! notifications, on a supervised process.
+
+use std::time::Duration;
+
+use serde_json::{Value as Json, json};
+
+use crate::config::{Hook, HookKind, Intercept, ObserveEvents, ServerHook};
+use crate::exec::CallKind;
+use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor};
+
+use super::action::{Action, Approval, method_name, read_action, read_approval};
+
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+const APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// What one interceptor call came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intercepted {
+    Action(Action),
+    Approval(Approval),
+    /// The hook could not answer; its failure policy decides what this means.
+    Failed(String),
+}
+
+pub struct RpcHook {
+    pub hook: Hook,
+    pub server: ServerHook,
+    process: Supervisor,
+}
+
+impl RpcHook {
+    /// `None` for a hook that is not `runtime: server`.
+    pub fn new(hook: &Hook) -> Option<Self> {
+        Self::with_policy(hook, RestartPolicy::default())
+    }
+
+    pub fn with_policy(hook: &Hook, policy: RestartPolicy) -> Option<Self> {
+        let HookKind::Server(server) = &hook.kind else {
+            return None;
+        };
+        let handshake = Handshake {
+            method: "hook.hello",
+            params: json!({"name": hook.name, "version": PROTOCOL_VERSION, "modes": modes(server)}),
+            timeout: server.handshake_timeout.unwrap_or(HANDSHAKE_TIMEOUT),
+            check: accept_hello,
+        };
+        Some(Self {
+            hook: hook.clone(),
+            server: server.clone(),
+            process: Supervisor::new(
+                &hook.name,
+                CallKind::Hook,
+                &hook.exec,
+                policy,
+                Some(handshake),
+            ),
+        })
+    }
+
+    pub fn intercepts(&self, intercept: Intercept) -> bool {
+        self.server.intercept.contains(&intercept)
+    }
+
+    pub fn observes(&self, kind: &str) -> bool {
+        match &self.server.observe {
+            ObserveEvents::None => false,
+            ObserveEvents::All => true,
+            ObserveEvents::Kinds(kinds) => kinds.iter().any(|k| k == kind),
+        }
+    }
+
+    /// Starts the process and completes the handshake, if not done yet.
+    pub async fn start(&self) -> Result<u32, String> {
+        let client = self.process.client().await?;
+        Ok(client.pid())
+    }
+
+    /// Calls one interceptor method with `params`.
+    pub async fn intercept(&self, intercept: Intercept, params: Json) -> Intercepted {
+        let client = match self.process.client().await {
+            Ok(client) => client,
+            Err(why) => return Intercepted::Failed(why),
+        };
+        let timeout = match intercept {
+            Intercept::ApproveTool => self.server.approval_timeout.unwrap_or(APPROVAL_TIMEOUT),
+            _ => self
+                .hook
+                .exec
+                .timeout
+                .unwrap_or_else(|| CallKind::Hook.default_timeout()),
+        };
+        match client.call(method_name(intercept), params, timeout).await {
+            Ok(Reply::Result(result)) => {
+                self.process.answered().await;
+                match intercept {
+                    Intercept::ApproveTool => Intercepted::Approval(read_approval(&result)),
+                    _ => match read_action(intercept, &result) {
+                        Ok(action) => Intercepted::Action(action),
+                        Err(why) => Intercepted::Failed(why),
+                    },
+                }
+            }
+            Ok(Reply::Error { code, message }) => {
+                self.process.answered().await;
+                Intercepted::Failed(format!("answered with JSON-RPC error {code}: {message}"))
+            }
+            Err(err @ RpcError::TimedOut(_)) => {
+                self.process.timed_out(&client).await;
+                Intercepted::Failed(err.to_string())
+            }
+            Err(err @ RpcError::Exited { .. }) => Intercepted::Failed(err.to_string()),
+        }
+    }
+
+    /// A best-effort event notification, when the hook observes `kind` and runs.
+    pub async fn event(&self, kind: &str, meta: Json, payload: Json) {
+        if !self.observes(kind) {
+            return;
+        }
+        let Ok(client) = self.process.client().await else {
+            return;
+        };
+        let params = match self.server.event_method.as_str() {
+            "hook.runtime_event" => json!({"kind": kind, "meta": meta, "payload": payload}),
+            _ => json!({"Kind": kind, "Meta": meta, "Payload": payload}),
+        };
+        client.notify(&self.server.event_method, params);
+    }
+
+    pub async fn shutdown(&self) {
+        self.process.shutdown().await;
+    }
+}
+
+/// The capabilities announced in `hook.hello`.
+fn modes(server: &ServerHook) -> Vec<&'static str> {
+    let mut modes = Vec::new();
+    if server.observe != ObserveEvents::None {
+        modes.push("observe");
+    }
+    let has = |i: &[Intercept]| server.intercept.iter().any(|x| i.contains(x));
+    if has(&[Intercept::BeforeLlm, Intercept::AfterLlm]) {
+        modes.push("llm");
+    }
+    if has(&[Intercept::BeforeTool, Intercept::AfterTool]) {
+        modes.push("tool");
+    }
+    if has(&[Intercept::ApproveTool]) {
+        modes.push("approve");
+    }
+    modes
+}
+
+fn accept_hello(reply: &Reply) -> Result<(), String> {
+    match reply {
+        Reply::Result(result) if result.get("ok") == Some(&Json::Bool(true)) => Ok(()),
+        Reply::Result(result) => Err(format!("it answered {result}, without \"ok\": true")),
+        Reply::Error { code, message } => {
+            Err(format!("it answered JSON-RPC error {code}: {message}"))
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Long-running JSON-RPC hooks: handshake, every action, failures and their policy.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use promptexec::config;
+use promptexec::hooks::{Action, Intercepted, RpcHook};
+use promptexec::tools::RestartPolicy;
+use serde_json::{Value as Json, json};
+
+use crate::util::{Outcome, alive, fixtures, repo_root, run_env};
+
+fn hooks_dir() -> PathBuf {
+    fixtures().join("hooks")
+}
+
+#[track_caller]
+fn hook_test(args: &[&str]) -> Outcome {
+    let mut all = vec!["-c", "rpc.yaml", "hook", "test"];
+    all.extend_from_slice(args);
+    run_env(&hooks_dir(), &all, &[])
+}
+
+#[track_caller]
+fn decision(out: &Outcome) -> Json {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|err| panic!("JSON ({err}): {}\n{}", out.stdout, out.stderr))
+}
+
+#[test]
+fn a_handshake_that_never_answers_fails_within_its_deadline_naming_the_hook() {
+    let out = hook_test(&["mute_hello"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report = decision(&out);
+    assert_eq!(report["phase"], "hook.hello");
+    let reason = report["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("`mute_hello` failed its `hook.hello` handshake: no reply within 500 ms"),
+        "{reason}"
+    );
+    assert!(
+        out.elapsed < Duration::from_millis(500 + 2000 + 1500),
+        "{:?}",
+        out.elapsed
+    );
+}
+
+#[test]
+fn a_handshake_error_reply_is_reported() {
+    let out = hook_test(&["refusing_hello"]);
+    assert_eq!(out.code, 3);
+    let reason = decision(&out)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reason.contains("JSON-RPC error -32001: config missing"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn every_action_of_every_method() {
+    let cases: &[(&str, Json, &str, i32)] = &[
+        ("before_llm", json!({"action": "continue"}), "continue", 0),
+        (
+            "before_llm",
+            json!({"action": "modify", "request": {"tools": [{"type": "function"}]}}),
+            "modify",
+            0,
+        ),
+        (
+            "before_llm",
+            json!({"action": "abort_turn", "reason": "budget"}),
+            "abort_turn",
+            1,
+        ),
+        (
+            "after_llm",
+            json!({"action": "modify", "response": {"role": "assistant", "content": "edited"}}),
+            "modify",
+            0,
+        ),
+        (
+            "after_llm",
+            json!({"action": "hard_abort", "reason": "stop everything"}),
+            "hard_abort",
+            1,
+        ),
+        (
+            "before_tool",
+            json!({"action": "modify", "call": {"tool": "t", "arguments": {"x": 2}}}),
+            "modify",
+            0,
+        ),
+        (
+            "before_tool",
+            json!({"action": "respond", "result": {"for_llm": "cached"}}),
+            "respond",
+            0,
+        ),
+        (
+            "before_tool",
+            json!({"action": "deny_tool", "reason": "not today"}),
+            "deny_tool",
+            1,
+        ),
+        (
+            "after_tool",
+            json!({"action": "modify", "result": {"for_llm": "redacted"}}),
+            "modify",
+            0,
+        ),
+        ("after_tool", json!({"action": "continue"}), "continue", 0),
+        ("approve_tool", json!({"approved": true}), "approved", 0),
+        (
+            "approve_tool",
+            json!({"approved": false, "reason": "needs a person"}),
+            "denied",
+            1,
+        ),
+        ("before_tool", json!({"action": "explode"}), "failed", 3),
+        ("after_llm", json!({"action": "deny_tool"}), "failed", 3),
+    ];
+    for (phase, reply, expected, code) in cases {
+        let event = json!({"tool": "t", "arguments": {}, "_reply": reply}).to_string();
+        let out = hook_test(&["gate", "--phase", phase, "--event", &event]);
+        assert_eq!(out.code, *code, "{phase} {reply}: {}", out.stderr);
+        let report = decision(&out);
+        assert_eq!(report["decision"], *expected, "{phase} {reply}");
+        let output_key = ["request", "response", "call", "result"]
+            .into_iter()
+            .find(|k| reply.get(*k).is_some());
+        if let (Some(key), "modify" | "respond") = (output_key, *expected) {
+            assert_eq!(
+                report["output"], reply[key],
+                "{phase}: the resulting object is shown"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_unknown_action_names_itself() {
+    let event = json!({"_reply": {"action": "teleport"}}).to_string();
+    let out = hook_test(&["gate", "--phase", "before_tool", "--event", &event]);
+    assert_eq!(out.code, 3);
+    assert!(
+        out.stderr.contains("unknown action `teleport`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_reply_to_an_unknown_id_is_skipped() {
+    let out = hook_test(&[
+        "gate",
+        "--phase",
+        "before_tool",
+        "--event",
+        r#"{"_stray": true}"#,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(decision(&out)["decision"], "continue");
+}
+
+#[test]
+fn a_timed_out_interceptor_is_skipped_unless_the_hook_denies_on_failure() {
+    let slow = r#"{"tool": "t", "arguments": {}, "_sleep": 3}"#;
+    let out = hook_test(&["gate", "--phase", "before_tool", "--event", slow]);
+    assert_eq!(out.code, 3);
+    let reason = decision(&out)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reason.contains("no reply within 500 ms; in a run this is skipped with a warning"),
+        "{reason}"
+    );
+
+    let out = hook_test(&["strict_gate", "--phase", "before_tool", "--event", slow]);
+    assert_eq!(out.code, 3);
+    let reason = decision(&out)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(reason.ends_with("in a run this is a denial"), "{reason}");
+}
+
+#[test]
+fn an_approval_that_times_out_denies() {
+    let out = hook_test(&[
+        "gate",
+        "--phase",
+        "approve_tool",
+        "--event",
+        r#"{"_sleep": 3}"#,
+    ]);
+    assert_eq!(out.code, 3);
+    let reason = decision(&out)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(reason.ends_with("in a run this is a denial"), "{reason}");
+}
+
+#[tokio::test]
+async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process() {
+    let loaded = config::load(&hooks_dir().join("rpc.yaml"), true).expect("loads");
+    let hook = loaded.value.hooks.get("gate").expect("gate").clone();
+    let policy = RestartPolicy {
+        first_backoff: Duration::from_millis(10),
+        ..RestartPolicy::default()
+    };
+    let rpc = RpcHook::with_policy(&hook, policy).expect("a server hook");
+    let first = rpc.start().await.expect("handshake") as i32;
+    let crashed = rpc
+        .intercept(
+            promptexec::config::Intercept::BeforeTool,
+            json!({"_crash": true}),
+        )
+        .await;
+    let Intercepted::Failed(why) = crashed else {
+        panic!("the call fails")
+    };
+    assert!(why.contains("exited with status 3"), "{why}");
+    let next = rpc
+        .intercept(promptexec::config::Intercept::BeforeTool, json!({}))
+        .await;
+    assert_eq!(next, Intercepted::Action(Action::Continue));
+    let second = rpc.start().await.expect("running") as i32;
+    assert_ne!(first, second, "a restarted process, after a new handshake");
+    rpc.shutdown().await;
+    assert!(!alive(first) && !alive(second), "no hook process is left");
+}
+
+#[test]
+fn the_review_gate_refuses_rm_rf() {
+    let out = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "hook",
+            "test",
+            "review_gate",
+            "--phase",
+            "before_tool",
+            "--event",
+            r#"{"tool": "shell", "arguments": {"command": "rm -rf /var/lib"}}"#,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        decision(&out)["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("dangerous shell command")
+    );
+    let out = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "hook",
+            "test",
+            "review_gate",
+            "--phase",
+            "approve_tool",
+            "--event",
+            r#"{"tool": "refund_order", "arguments": {"order_id": "A-1002", "amount": 149}}"#,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "writes need a reviewer: {}", out.stderr);
+}
+
+#[test]
+fn the_faq_plugin_injects_its_tool_and_serves_it() {
+    let out = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "hook",
+            "test",
+            "faq_plugin",
+            "--phase",
+            "before_llm",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let tools = decision(&out)["output"]["tools"].clone();
+    assert!(
+        tools
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "store_faq")),
+        "{tools}"
+    );
+    let out = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "hook",
+            "test",
+            "faq_plugin",
+            "--phase",
+            "before_tool",
+            "--event",
+            r#"{"tool": "store_faq", "arguments": {"topic": "returns"}}"#,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = decision(&out);
+    assert_eq!(report["decision"], "respond");
+    assert!(
+        report["output"]["for_llm"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("30 days")
+    );
+}
