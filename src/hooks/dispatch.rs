@@ -1,20 +1,26 @@
-//! Runs hooks at each phase: filter hooks one by one in order, observers beside the
+//! Runs hooks at each phase. Exec hooks and JSON-RPC hooks form one chain, ordered by
+//! `priority` then declaration: filter hooks and interceptors run one by one, each
+//! seeing what the one before left (a `modify` replaces the request, call, response
+//! or result); the first hook that stops the phase decides. Observers run beside the
 //! pipeline, bounded by their own deadlines.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Hook, HookKind, HookMode, HookPhase};
+use crate::config::{Hook, HookKind, HookMode, HookPhase, Intercept};
 use crate::exec::{self, Call, CallKind, Outcome};
 
+use super::action::{Action, Approval, on_failure};
 use super::payload::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, provider_payload,
     session_payload, tool_payload,
 };
-use super::{Decision, Step, fold, step_for};
+use super::rpc_hook::{Intercepted, RpcHook};
+use super::{Step, step_for};
 
 /// One hook process run to the end.
 #[derive(Debug, Clone)]
@@ -24,7 +30,7 @@ pub struct HookRun {
     pub stderr_tail: String,
 }
 
-/// Sends `payload` to `hook` once.
+/// Sends `payload` to a one-shot `hook` once.
 pub async fn run_hook(
     hook: &Hook,
     kind: CallKind,
@@ -65,68 +71,123 @@ pub fn ordered(hooks: impl IntoIterator<Item = Hook>) -> Vec<Hook> {
     hooks
 }
 
+/// How a phase ended, with the value it goes on with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gate<T> {
+    /// Go on with this (possibly modified) value.
+    Proceed(T),
+    /// An exec filter hook denied but enforced its own policy: go on, with its
+    /// replacement text (`metadata.replacement`) where it gave one.
+    Replaced {
+        hook: String,
+        reason: String,
+        replacement: Option<String>,
+        value: T,
+    },
+    /// `before_tool` only: a hook answered for the tool; skip the tool and `after_tool`.
+    Respond { hook: String, result: Json },
+    /// The tool does not run; the model is told it was denied and why.
+    DenyTool { hook: String, reason: String },
+    /// The turn ends with the hook's reason.
+    AbortTurn { hook: String, reason: String },
+    /// The whole run stops.
+    HardAbort { hook: String, reason: String },
+}
+
+/// A phase's gate and the hooks that were asked, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phase<T> {
+    pub gate: Gate<T>,
+    pub ran: Vec<String>,
+}
+
+/// One entry of the chain.
+enum Entry {
+    Exec(Box<Hook>),
+    Rpc(Arc<RpcHook>),
+}
+
 /// The hooks of one run, called by the conversation driver at every phase.
 pub struct HookDispatcher {
-    hooks: Vec<Hook>,
+    chain: Vec<Entry>,
     observers: JoinSet<()>,
     cancel: CancellationToken,
 }
 
+/// Where in the pipeline a chain runs.
+#[derive(Clone, Copy)]
+struct Stage {
+    phase: HookPhase,
+    intercept: Intercept,
+    deny_means: DenyMeans,
+}
+
+/// What an exec filter's denial means at each phase.
+#[derive(Clone, Copy)]
+enum DenyMeans {
+    AbortTurn,
+    DenyTool,
+    /// The value is withheld and replaced by a notice.
+    Withhold,
+}
+
 impl HookDispatcher {
     pub fn new(hooks: impl IntoIterator<Item = Hook>, cancel: CancellationToken) -> Self {
+        let chain = ordered(hooks)
+            .into_iter()
+            .map(|hook| match RpcHook::new(&hook) {
+                Some(rpc) => Entry::Rpc(Arc::new(rpc)),
+                None => Entry::Exec(Box::new(hook)),
+            })
+            .collect();
         Self {
-            hooks: ordered(hooks),
+            chain,
             observers: JoinSet::new(),
             cancel,
         }
     }
 
-    /// The exec hooks subscribed to `phase`, with their modes, in run order.
-    fn subscribed(&self, phase: HookPhase) -> Vec<(Hook, HookMode)> {
-        self.hooks
-            .iter()
-            .filter_map(|h| {
-                let mode = match &h.kind {
-                    HookKind::Provider { phases, mode } | HookKind::Tool { phases, mode } => {
-                        phases.contains(&phase).then_some(*mode)
-                    }
-                    HookKind::Session { phases } => {
-                        phases.contains(&phase).then_some(HookMode::Observe)
-                    }
-                    HookKind::Eval | HookKind::Server(_) => None,
-                }?;
-                Some((h.clone(), mode))
-            })
-            .collect()
-    }
-
-    /// Filter hooks run in order and the first deny stops the chain; observers are
-    /// started and not waited for.
-    async fn phase(&mut self, phase: HookPhase, payload: Json) -> (Decision, Vec<String>) {
-        let mut steps = Vec::new();
-        let mut ran = Vec::new();
-        for (hook, mode) in self.subscribed(phase) {
-            if mode == HookMode::Observe {
-                self.observe(hook, CallKind::Hook, payload.clone());
-                continue;
-            }
-            let run = run_hook(&hook, CallKind::Hook, &payload, &self.cancel).await;
-            ran.push(hook.name.clone());
-            let step = step_for(&hook.name, mode, &run.outcome);
-            if let Step::Failed { reason, .. } = &step {
-                tracing::warn!(
-                    "filter hook `{}` failed at {}: {reason}",
-                    hook.name,
-                    phase.as_str()
-                );
-            }
-            let stop = !matches!(step, Step::Allow | Step::Observed);
-            steps.push(step);
-            if stop {
-                break;
+    /// Starts every JSON-RPC hook (handshake included) before the run needs it.
+    pub async fn start(&self) -> Result<(), String> {
+        for entry in &self.chain {
+            if let Entry::Rpc(rpc) = entry {
+                rpc.start().await?;
             }
         }
-        (fold(&steps), ran)
+        Ok(())
+    }
+
+    /// Runs the exec hooks subscribed to `phase`: filters in turn, observers beside.
+    /// Returns the first stopping step, if any, and records who ran.
+    async fn exec_step(
+        &mut self,
+        hook: &Hook,
+        phase: HookPhase,
+        payload: &Json,
+        ran: &mut Vec<String>,
+    ) -> Option<Step> {
+        let mode = match &hook.kind {
+            HookKind::Provider { phases, mode } | HookKind::Tool { phases, mode } => {
+                phases.contains(&phase).then_some(*mode)?
+            }
+            HookKind::Session { phases } => phases.contains(&phase).then_some(HookMode::Observe)?,
+            HookKind::Eval | HookKind::Server(_) => return None,
+        };
+        if mode == HookMode::Observe {
+            self.observe(hook.clone(), CallKind::Hook, payload.clone());
+            return None;
+        }
+        let run = run_hook(hook, CallKind::Hook, payload, &self.cancel).await;
+        ran.push(hook.name.clone());
+        let step = step_for(&hook.name, mode, &run.outcome);
+        if let Step::Failed { reason, .. } = &step {
+            tracing::warn!(
+                "filter hook `{}` failed at {}: {reason}",
+                hook.name,
+                phase.as_str()
+            );
+        }
+        (!matches!(step, Step::Allow | Step::Observed)).then_some(step)
     }
 
     fn observe(&mut self, hook: Hook, kind: CallKind, payload: Json) {
@@ -143,55 +204,325 @@ impl HookDispatcher {
         });
     }
 
-    pub async fn before_call(&mut self, request: &ProviderRequest) -> (Decision, Vec<String>) {
-        let payload = provider_payload(HookPhase::BeforeCall, request, None);
-        self.phase(HookPhase::BeforeCall, payload).await
+    /// The RPC hooks that intercept `intercept`, in chain order.
+    fn interceptors(&self, intercept: Intercept) -> Vec<Arc<RpcHook>> {
+        self.chain
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Rpc(rpc) if rpc.intercepts(intercept) => Some(Arc::clone(rpc)),
+                _ => None,
+            })
+            .collect()
     }
 
+    /// One interceptor's action, with its failure policy applied.
+    async fn ask(
+        rpc: &RpcHook,
+        intercept: Intercept,
+        params: Json,
+        ran: &mut Vec<String>,
+    ) -> Action {
+        ran.push(rpc.hook.name.clone());
+        match rpc.intercept(intercept, params).await {
+            Intercepted::Action(action) => action,
+            Intercepted::Approval(Approval::Approved) => Action::Continue,
+            Intercepted::Approval(Approval::Denied { reason }) => Action::DenyTool { reason },
+            Intercepted::Failed(why) => {
+                on_failure(intercept, rpc.server.on_failure, &rpc.hook.name, &why)
+            }
+        }
+    }
+
+    /// Runs one phase over the chain. `payload` builds an exec hook's stdin from the
+    /// current value, `params` an interceptor's params, and `apply` takes a `modify`.
+    async fn chain<T: Clone>(
+        &mut self,
+        stage: Stage,
+        mut value: T,
+        payload: impl Fn(&T) -> Json,
+        params: impl Fn(&T) -> Json,
+        apply: impl Fn(&mut T, Json),
+    ) -> Phase<T> {
+        let Stage {
+            phase,
+            intercept,
+            deny_means,
+        } = stage;
+        let mut ran = Vec::new();
+        for index in 0..self.chain.len() {
+            let rpc = match &self.chain[index] {
+                Entry::Exec(hook) => {
+                    let hook = hook.as_ref().clone();
+                    if let Some(step) = self
+                        .exec_step(&hook, phase, &payload(&value), &mut ran)
+                        .await
+                    {
+                        let gate = exec_gate(step, deny_means, value);
+                        return Phase { gate, ran };
+                    }
+                    continue;
+                }
+                Entry::Rpc(rpc) if rpc.intercepts(intercept) => Arc::clone(rpc),
+                Entry::Rpc(_) => continue,
+            };
+            let hook = rpc.hook.name.clone();
+            let gate = match Self::ask(&rpc, intercept, params(&value), &mut ran).await {
+                Action::Continue => continue,
+                Action::Modify(replacement) => {
+                    apply(&mut value, replacement);
+                    continue;
+                }
+                Action::Respond { result, .. } => Gate::Respond { hook, result },
+                Action::DenyTool { reason } => Gate::DenyTool { hook, reason },
+                Action::AbortTurn { reason } => Gate::AbortTurn { hook, reason },
+                Action::HardAbort { reason } => Gate::HardAbort { hook, reason },
+            };
+            return Phase { gate, ran };
+        }
+        Phase {
+            gate: Gate::Proceed(value),
+            ran,
+        }
+    }
+
+    /// Before the model is called: the request and the tools offered (interceptors
+    /// may add tools of their own).
+    pub async fn before_call(
+        &mut self,
+        request: ProviderRequest,
+        tools: Vec<Json>,
+    ) -> Phase<(ProviderRequest, Vec<Json>)> {
+        self.chain(
+            Stage {
+                phase: HookPhase::BeforeCall,
+                intercept: Intercept::BeforeLlm,
+                deny_means: DenyMeans::AbortTurn,
+            },
+            (request, tools),
+            |(r, _)| provider_payload(HookPhase::BeforeCall, r, None),
+            |(r, tools)| {
+                json!({"meta": meta(r.round), "model": r.model, "messages": r.messages, "tools": tools,
+                       "options": {}, "channel": "cli", "chat_id": "chat-1"})
+            },
+            |(r, tools), new| {
+                if let Some(Json::Array(messages)) = new.get("messages") {
+                    r.messages = messages.clone();
+                }
+                if let Some(Json::Array(new_tools)) = new.get("tools") {
+                    *tools = new_tools.clone();
+                }
+                if let Some(Json::String(model)) = new.get("model") {
+                    r.model = model.clone();
+                }
+            },
+        )
+        .await
+    }
+
+    /// After the model answered: its message.
     pub async fn after_call(
         &mut self,
         request: &ProviderRequest,
-        response: &ProviderResponse,
-    ) -> (Decision, Vec<String>) {
-        let payload = provider_payload(HookPhase::AfterCall, request, Some(response));
-        self.phase(HookPhase::AfterCall, payload).await
+        response: ProviderResponse,
+    ) -> Phase<ProviderResponse> {
+        let round = request.round;
+        self.chain(
+            Stage {
+                phase: HookPhase::AfterCall,
+                intercept: Intercept::AfterLlm,
+                deny_means: DenyMeans::AbortTurn,
+            },
+            response,
+            |resp| provider_payload(HookPhase::AfterCall, request, Some(resp)),
+            |resp| json!({"meta": meta(round), "model": resp.model, "response": resp.message, "channel": "cli", "chat_id": "chat-1"}),
+            |resp, new| resp.message = new,
+        )
+        .await
     }
 
-    pub async fn before_execution(&mut self, call: &ToolCallInfo) -> (Decision, Vec<String>) {
-        let payload = tool_payload(HookPhase::BeforeExecution, call, None);
-        self.phase(HookPhase::BeforeExecution, payload).await
+    /// Before a tool runs: the call, then every approver on the call as it stands.
+    pub async fn before_execution(&mut self, call: ToolCallInfo) -> Phase<ToolCallInfo> {
+        let mut phase = self
+            .chain(
+                Stage {
+                    phase: HookPhase::BeforeExecution,
+                    intercept: Intercept::BeforeTool,
+                    deny_means: DenyMeans::DenyTool,
+                },
+                call,
+                |c| tool_payload(HookPhase::BeforeExecution, c, None),
+                tool_params,
+                |c, new| {
+                    if let Some(Json::String(name)) = new.get("tool") {
+                        c.name = name.clone();
+                    }
+                    if let Some(args) = new.get("arguments") {
+                        c.args = args.clone();
+                    }
+                },
+            )
+            .await;
+        let Gate::Proceed(call) = &phase.gate else {
+            return phase;
+        };
+        let call = call.clone();
+        for rpc in self.interceptors(Intercept::ApproveTool) {
+            match Self::ask(
+                &rpc,
+                Intercept::ApproveTool,
+                tool_params(&call),
+                &mut phase.ran,
+            )
+            .await
+            {
+                Action::Continue | Action::Modify(_) | Action::Respond { .. } => {}
+                Action::DenyTool { reason }
+                | Action::AbortTurn { reason }
+                | Action::HardAbort { reason } => {
+                    phase.gate = Gate::DenyTool {
+                        hook: rpc.hook.name.clone(),
+                        reason,
+                    };
+                    return phase;
+                }
+            }
+        }
+        phase
     }
 
+    /// After a tool ran: its result as the model will see it.
     pub async fn after_execution(
         &mut self,
         call: &ToolCallInfo,
-        result: &ToolResultInfo,
-    ) -> (Decision, Vec<String>) {
-        let payload = tool_payload(HookPhase::AfterExecution, call, Some(result));
-        self.phase(HookPhase::AfterExecution, payload).await
+        result: ToolResultInfo,
+    ) -> Phase<ToolResultInfo> {
+        self.chain(
+            Stage {
+                phase: HookPhase::AfterExecution,
+                intercept: Intercept::AfterTool,
+                deny_means: DenyMeans::Withhold,
+            },
+            result,
+            |r| tool_payload(HookPhase::AfterExecution, call, Some(r)),
+            |r| {
+                let mut params = tool_params(call);
+                params["result"] = json!({"for_llm": r.content, "for_user": "", "silent": false, "is_error": false});
+                params["duration"] = json!(r.latency_ms * 1_000_000);
+                params
+            },
+            |r, new| {
+                r.content = match new.get("for_llm") {
+                    Some(Json::String(text)) => text.clone(),
+                    Some(other) => other.to_string(),
+                    None => new.to_string(),
+                }
+            },
+        )
+        .await
     }
 
     /// Session hooks only observe.
     pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) {
         let payload = session_payload(phase, event);
-        let _ = self.phase(phase, payload).await;
+        let hooks: Vec<Hook> = self
+            .chain
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Exec(h) => Some(h.as_ref().clone()),
+                Entry::Rpc(_) => None,
+            })
+            .collect();
+        for hook in hooks {
+            if matches!(&hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
+                self.observe(hook, CallKind::Hook, payload.clone());
+            }
+        }
+    }
+
+    /// A runtime event for the JSON-RPC hooks that observe its kind; never waits.
+    pub fn event(&self, kind: &str, payload: &Json) {
+        let meta = meta(0);
+        for entry in &self.chain {
+            if let Entry::Rpc(rpc) = entry {
+                rpc.event(kind, &meta, payload);
+            }
+        }
     }
 
     /// Eval hooks get each EvalResult, fire and forget.
     pub fn eval_result(&mut self, result: &Json) {
         let hooks: Vec<Hook> = self
-            .hooks
+            .chain
             .iter()
-            .filter(|h| matches!(h.kind, HookKind::Eval))
-            .cloned()
+            .filter_map(|e| match e {
+                Entry::Exec(h) if matches!(h.kind, HookKind::Eval) => Some(h.as_ref().clone()),
+                _ => None,
+            })
             .collect();
         for hook in hooks {
             self.observe(hook, CallKind::EvalHook, result.clone());
         }
     }
 
-    /// Waits for the observers still running; each ends by its own deadline.
-    pub async fn finish(&mut self) {
+    /// Waits for the observers still running (each ends by its own deadline), stops
+    /// the JSON-RPC hooks, and returns how many events could not be delivered.
+    pub async fn finish(&mut self) -> u64 {
         while self.observers.join_next().await.is_some() {}
+        let mut dropped = 0;
+        for entry in &self.chain {
+            if let Entry::Rpc(rpc) = entry {
+                rpc.shutdown().await;
+                if rpc.dropped_events() > 0 {
+                    tracing::warn!(
+                        "hook `{}` missed {} events",
+                        rpc.hook.name,
+                        rpc.dropped_events()
+                    );
+                }
+                dropped += rpc.dropped_events();
+            }
+        }
+        dropped
     }
+}
+
+/// The exec filter's stopping step, as the phase's gate.
+fn exec_gate<T>(step: Step, deny_means: DenyMeans, value: T) -> Gate<T> {
+    let (hook, reason, enforced, replacement) = match step {
+        Step::Deny {
+            hook,
+            reason,
+            enforced,
+            metadata,
+        } => {
+            let replacement = metadata
+                .get("replacement")
+                .and_then(Json::as_str)
+                .map(str::to_string);
+            (hook, reason, enforced, replacement)
+        }
+        Step::Failed { hook, reason } => {
+            let reason = format!("hook `{hook}` failed, so it denies: {reason}");
+            (hook, reason, false, None)
+        }
+        Step::Allow | Step::Observed => return Gate::Proceed(value),
+    };
+    match (deny_means, enforced) {
+        (DenyMeans::Withhold, _) | (DenyMeans::AbortTurn, true) => Gate::Replaced {
+            hook,
+            reason,
+            replacement: replacement.filter(|_| enforced),
+            value,
+        },
+        (DenyMeans::AbortTurn, false) => Gate::AbortTurn { hook, reason },
+        (DenyMeans::DenyTool, _) => Gate::DenyTool { hook, reason },
+    }
+}
+
+fn meta(iteration: u32) -> Json {
+    json!({"AgentID": "promptexec", "TurnID": "turn-1", "SessionKey": "sess_1", "Iteration": iteration})
+}
+
+fn tool_params(call: &ToolCallInfo) -> Json {
+    json!({"meta": meta(0), "tool": call.name, "arguments": call.args, "channel": "cli", "chat_id": "chat-1"})
 }

@@ -28,6 +28,7 @@ pub struct RpcHook {
     pub hook: Hook,
     pub server: ServerHook,
     process: Supervisor,
+    dropped: std::sync::atomic::AtomicU64,
 }
 
 impl RpcHook {
@@ -56,6 +57,7 @@ impl RpcHook {
                 policy,
                 Some(handshake),
             ),
+            dropped: Default::default(),
         })
     }
 
@@ -114,19 +116,30 @@ impl RpcHook {
         }
     }
 
-    /// A best-effort event notification, when the hook observes `kind` and runs.
-    pub async fn event(&self, kind: &str, meta: Json, payload: Json) {
+    /// A best-effort `hook.event` (or `hook.runtime_event`) notification, when the
+    /// hook observes `kind`. Never waits: an event for a process that is not running,
+    /// or that finds the write queue full, is dropped and counted.
+    pub fn event(&self, kind: &str, meta: &Json, payload: &Json) {
         if !self.observes(kind) {
             return;
         }
-        let Ok(client) = self.process.client().await else {
-            return;
-        };
         let params = match self.server.event_method.as_str() {
             "hook.runtime_event" => json!({"kind": kind, "meta": meta, "payload": payload}),
             _ => json!({"Kind": kind, "Meta": meta, "Payload": payload}),
         };
-        client.notify(&self.server.event_method, params);
+        let queued = self
+            .process
+            .running()
+            .is_some_and(|client| client.notify(&self.server.event_method, params));
+        if !queued {
+            self.dropped
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Events that could not be delivered.
+    pub fn dropped_events(&self) -> u64 {
+        self.dropped.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub async fn shutdown(&self) {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use promptexec::config::{self, Hook};
-use promptexec::hooks::{Decision, HookDispatcher, ProviderRequest, ToolCallInfo, message};
+use promptexec::hooks::{Gate, HookDispatcher, ProviderRequest, ToolCallInfo, message};
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
@@ -104,8 +104,9 @@ async fn failures_deny_through_the_dispatcher_and_observers_never_deny() {
     for mode in FAILURE_KINDS {
         let filter = hooks_in(dir.path(), &probe("filter_probe", "filter", mode, &pidfile));
         let mut filters = HookDispatcher::new(filter, CancellationToken::new());
-        let (decision, ran) = filters.before_call(&request()).await;
-        let Decision::Deny { hook, reason, .. } = decision else {
+        let phase = filters.before_call(request(), vec![]).await;
+        assert_eq!(phase.ran, ["filter_probe"]);
+        let Gate::AbortTurn { hook, reason } = phase.gate else {
             panic!("{mode}: a failing filter must deny")
         };
         assert_eq!(hook, "filter_probe");
@@ -113,15 +114,17 @@ async fn failures_deny_through_the_dispatcher_and_observers_never_deny() {
             reason.contains("hook `filter_probe` failed"),
             "{mode}: {reason}"
         );
-        assert_eq!(ran, ["filter_probe"]);
 
         let observer = hooks_in(
             dir.path(),
             &probe("observe_probe", "observe", mode, &pidfile),
         );
         let mut observers = HookDispatcher::new(observer, CancellationToken::new());
-        let (decision, _) = observers.before_call(&request()).await;
-        assert_eq!(decision, Decision::Allow, "{mode}: observers never deny");
+        let phase = observers.before_call(request(), vec![]).await;
+        assert!(
+            matches!(phase.gate, Gate::Proceed(_)),
+            "{mode}: observers never deny"
+        );
         observers.finish().await;
     }
 }
@@ -141,10 +144,10 @@ async fn a_sleeping_observer_neither_delays_the_turn_nor_outlives_its_deadline()
     );
     let mut dispatcher = HookDispatcher::new(hooks, CancellationToken::new());
     let started = Instant::now();
-    let (decision, ran) = dispatcher.before_call(&request()).await;
+    let phase = dispatcher.before_call(request(), vec![]).await;
     let turn = started.elapsed();
-    assert_eq!(decision, Decision::Allow);
-    assert_eq!(ran, ["gate"], "only the filter is waited for");
+    assert!(matches!(phase.gate, Gate::Proceed(_)));
+    assert_eq!(phase.ran, ["gate"], "only the filter is waited for");
     assert!(
         turn < Duration::from_millis(900),
         "the turn was not held by the observer: {turn:?}"
@@ -205,9 +208,9 @@ async fn hooks_run_by_priority_then_declaration_and_the_first_deny_stops_the_cha
         let _ = std::fs::remove_file(&order);
         let mut dispatcher =
             HookDispatcher::new(hooks_in(dir.path(), &yaml), CancellationToken::new());
-        let (decision, ran) = dispatcher.before_execution(&call).await;
-        assert_eq!(ran, ["early", "tie_first", "denier"], "round {round}");
-        let Decision::Deny { hook, reason, .. } = decision else {
+        let phase = dispatcher.before_execution(call.clone()).await;
+        assert_eq!(phase.ran, ["early", "tie_first", "denier"], "round {round}");
+        let Gate::DenyTool { hook, reason } = phase.gate else {
             panic!("denied")
         };
         assert_eq!(

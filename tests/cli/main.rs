@@ -1,5 +1,6 @@
 //! Integration tests: the real `promptexec` binary, run the way a user runs it.
 
+mod chain;
 mod examples;
 mod help;
 mod hooks;

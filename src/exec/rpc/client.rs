@@ -15,6 +15,10 @@ use crate::exec::group::signal_group;
 use crate::exec::spawn::spawn;
 use crate::exec::tail::Tail;
 
+/// Lines waiting to be written to the child; beyond this, calls wait and
+/// notifications are dropped.
+const WRITE_QUEUE: usize = 1024;
+
 /// After the child exits, how long replies it already wrote may take to be read.
 const DRAIN_LIMIT: Duration = Duration::from_millis(500);
 
@@ -39,7 +43,8 @@ type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Reply, RpcError>>>>
 pub struct RpcClient {
     name: String,
     pid: u32,
-    lines: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+    lines: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    dropped_notes: AtomicU64,
     waiters: Waiters,
     next_id: AtomicU64,
     exited: watch::Receiver<Option<String>>,
@@ -63,7 +68,7 @@ impl RpcClient {
         };
         let waiters: Waiters = Arc::default();
         let tail = Arc::new(Mutex::new(Tail::default()));
-        let (line_tx, mut line_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (line_tx, mut line_rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE);
         let (exit_tx, exit_rx) = watch::channel(None);
 
         // Writer: one line at a time; closing the channel closes stdin.
@@ -133,6 +138,7 @@ impl RpcClient {
             name: name.to_string(),
             pid,
             lines: Mutex::new(Some(line_tx)),
+            dropped_notes: AtomicU64::new(0),
             waiters,
             next_id: AtomicU64::new(1),
             exited: exit_rx,
@@ -174,7 +180,10 @@ impl RpcClient {
             });
         }
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send_line(request.to_string().into_bytes());
+        // Calls wait for room in the write queue; notifications never do.
+        if let Some(tx) = self.sender() {
+            let _ = tx.send(request.to_string().into_bytes()).await;
+        }
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(reply)) => reply,
             // The sender was dropped without an answer: the process is gone.
@@ -189,18 +198,26 @@ impl RpcClient {
         }
     }
 
-    /// A notification: no id, no reply.
-    pub fn notify(&self, method: &str, params: Json) {
+    /// A notification: no id, no reply, and never a wait. When the write queue is
+    /// full it is dropped and counted; returns whether it was queued.
+    pub fn notify(&self, method: &str, params: Json) -> bool {
         let note = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.send_line(note.to_string().into_bytes());
+        let queued = self
+            .sender()
+            .is_some_and(|tx| tx.try_send(note.to_string().into_bytes()).is_ok());
+        if !queued {
+            self.dropped_notes.fetch_add(1, Ordering::Relaxed);
+        }
+        queued
     }
 
-    fn send_line(&self, line: Vec<u8>) {
-        if let Ok(lines) = self.lines.lock()
-            && let Some(tx) = lines.as_ref()
-        {
-            let _ = tx.send(line);
-        }
+    /// Notifications dropped because the queue was full or the process gone.
+    pub fn dropped_notifications(&self) -> u64 {
+        self.dropped_notes.load(Ordering::Relaxed)
+    }
+
+    fn sender(&self) -> Option<mpsc::Sender<Vec<u8>>> {
+        self.lines.lock().ok().and_then(|lines| lines.clone())
     }
 
     fn forget(&self, id: u64) {

@@ -158,6 +158,12 @@ impl Supervisor {
         Ok(client)
     }
 
+    /// The process, if one runs right now; never starts one and never waits.
+    pub fn running(&self) -> Option<Arc<RpcClient>> {
+        let state = self.state.try_lock().ok()?;
+        state.client.clone().filter(|c| c.exit_status().is_none())
+    }
+
     /// A call was answered: the process is healthy.
     pub async fn answered(&self) {
         let mut state = self.state.lock().await;
