@@ -20,7 +20,7 @@ use super::payload::{
     session_payload, tool_payload,
 };
 use super::rpc_hook::{Intercepted, RpcHook};
-use super::{Step, step_for};
+use super::{Decision, Step, fold, step_for};
 
 /// One hook process run to the end.
 #[derive(Debug, Clone)]
@@ -486,32 +486,23 @@ impl HookDispatcher {
     }
 }
 
-/// The exec filter's stopping step, as the phase's gate.
+/// The exec filter's stopping step, folded into a decision, as the phase's gate.
 fn exec_gate<T>(step: Step, deny_means: DenyMeans, value: T) -> Gate<T> {
-    let (hook, reason, enforced, replacement) = match step {
-        Step::Deny {
-            hook,
-            reason,
-            enforced,
-            metadata,
-        } => {
-            let replacement = metadata
-                .get("replacement")
-                .and_then(Json::as_str)
-                .map(str::to_string);
-            (hook, reason, enforced, replacement)
-        }
-        Step::Failed { hook, reason } => {
-            let reason = format!("hook `{hook}` failed, so it denies: {reason}");
-            (hook, reason, false, None)
-        }
-        Step::Allow | Step::Observed => return Gate::Proceed(value),
+    let Decision::Deny {
+        hook,
+        reason,
+        enforced,
+        replacement,
+        ..
+    } = fold(&[step])
+    else {
+        return Gate::Proceed(value);
     };
     match (deny_means, enforced) {
         (DenyMeans::Withhold, _) | (DenyMeans::AbortTurn, true) => Gate::Replaced {
             hook,
             reason,
-            replacement: replacement.filter(|_| enforced),
+            replacement,
             value,
         },
         (DenyMeans::AbortTurn, false) => Gate::AbortTurn { hook, reason },

@@ -244,3 +244,15 @@ async fn events_reach_only_the_hooks_that_observe_them() {
     assert_eq!(kinds(read(&some)), ["tool_exec_end"]);
     assert_eq!(read(&all)[0]["method"], "hook.event");
 }
+
+#[tokio::test]
+async fn events_that_cannot_be_delivered_are_counted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml =
+        rpc("watcher", "", "", "      observe: \"*\"\n").replace("      intercept: []\n", "");
+    let mut dispatcher = HookDispatcher::new(hooks_in(dir.path(), &yaml), CancellationToken::new());
+    // Never started, so nothing can take the events; the turn is not held either.
+    dispatcher.event("turn_start", &json!({}));
+    dispatcher.event("turn_end", &json!({}));
+    assert_eq!(dispatcher.finish().await, 2);
+}
