@@ -4,7 +4,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
 use crate::cli::output::write_stderr;
-use crate::cli::{Cli, CliError, Exit, write_stdout};
+use crate::cli::{Cli, CliError, Exit};
 use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
 use crate::doc::one_of;
 use crate::exec::{CallKind, Outcome};
@@ -14,7 +14,7 @@ use crate::hooks::{
 };
 
 use super::invoke::load_config;
-use super::{interrupted, lookup, read_text, with_runtime};
+use super::{interrupted, lookup, print_decisions, read_text, with_runtime};
 
 /// What `hook test` prints for one phase.
 #[derive(Debug, Serialize)]
@@ -71,22 +71,15 @@ pub fn test(cli: &Cli, args: &HookTestArgs) -> Result<Exit, CliError> {
         Ok(reports)
     })?;
 
-    let mut exit = Exit::Success;
-    for r in &reports {
-        let line = if reports.len() > 1 {
-            serde_json::to_string(r)
-        } else {
-            serde_json::to_string_pretty(r)
-        };
-        write_stdout(&format!("{}\n", line.unwrap_or_default()))?;
-        explain(hook, r);
-        exit = match (exit, r.decision) {
-            (_, "failed") | (Exit::ExtensionFailed, _) => Exit::ExtensionFailed,
-            (_, "deny") | (Exit::No, _) => Exit::No,
+    print_decisions(
+        &reports,
+        |r| match r.decision {
+            "failed" => Exit::ExtensionFailed,
+            "deny" => Exit::No,
             _ => Exit::Success,
-        };
-    }
-    Ok(exit)
+        },
+        |r| explain(hook, r),
+    )
 }
 
 fn call_kind(hook: &Hook) -> CallKind {

@@ -8,13 +8,13 @@ use serde_json::{Value as Json, json};
 
 use crate::cli::args::HookTestArgs;
 use crate::cli::output::write_stderr;
-use crate::cli::{CliError, Exit, write_stdout};
+use crate::cli::{CliError, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::doc::one_of;
 use crate::hooks::{Action, Approval, Intercepted, RpcHook, intercept_name, on_failure};
 
 use super::hook::read_event;
-use super::{interrupted, with_runtime};
+use super::{interrupted, print_decisions, with_runtime};
 
 #[derive(Debug, Serialize)]
 struct Report {
@@ -80,26 +80,21 @@ pub fn test(
         outcome
     })?;
 
-    let mut exit = Exit::Success;
-    for r in &reports {
-        let text = if reports.len() > 1 {
-            serde_json::to_string(r)
-        } else {
-            serde_json::to_string_pretty(r)
-        };
-        write_stdout(&format!("{}\n", text.unwrap_or_default()))?;
-        let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, r.decision);
-        if let Some(reason) = &r.reason {
-            line.push_str(&format!(": {reason}"));
-        }
-        write_stderr(&line);
-        exit = match (exit, r.decision) {
-            (_, "failed") | (Exit::ExtensionFailed, _) => Exit::ExtensionFailed,
-            (_, "deny_tool" | "abort_turn" | "hard_abort" | "denied") | (Exit::No, _) => Exit::No,
+    print_decisions(
+        &reports,
+        |r| match r.decision {
+            "failed" => Exit::ExtensionFailed,
+            "deny_tool" | "abort_turn" | "hard_abort" | "denied" => Exit::No,
             _ => Exit::Success,
-        };
-    }
-    Ok(exit)
+        },
+        |r| {
+            let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, r.decision);
+            if let Some(reason) = &r.reason {
+                line.push_str(&format!(": {reason}"));
+            }
+            write_stderr(&line);
+        },
+    )
 }
 
 fn methods_to_run(

@@ -7,7 +7,7 @@ use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 
-use super::{interrupted, lookup, read_text, with_runtime};
+use super::{interrupted, lookup, read_text, with_runtime, worse};
 use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig, RuntimeMode};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::Outcome;
@@ -183,21 +183,9 @@ async fn run_batch(
     }
 }
 
-fn worse(a: Exit, b: Exit) -> Exit {
-    let rank = |e: Exit| match e {
-        Exit::Success => 0,
-        Exit::Pending => 1,
-        Exit::No => 2,
-        Exit::ExtensionFailed => 3,
-        Exit::BadInput => 4,
-        Exit::Interrupted => 5,
-    };
-    if rank(b) > rank(a) { b } else { a }
-}
-
 fn exit_for(report: &ToolReport) -> Exit {
     match (&report.status, &report.outcome) {
-        (_, Outcome::Interrupted) if report.status != ToolStatus::Ok => Exit::Interrupted,
+        (_, Outcome::Interrupted) => Exit::Interrupted,
         (ToolStatus::Ok, _) => Exit::Success,
         (ToolStatus::Error, _) => Exit::No,
         (ToolStatus::Pending, _) => Exit::Pending,

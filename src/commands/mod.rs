@@ -92,3 +92,37 @@ fn read_text(source: &str) -> Result<String, CliError> {
     })?;
     Ok(text)
 }
+
+/// The more serious of two outcomes, for commands that make several calls.
+pub(crate) fn worse(a: Exit, b: Exit) -> Exit {
+    let rank = |e: Exit| match e {
+        Exit::Success => 0,
+        Exit::Pending => 1,
+        Exit::No => 2,
+        Exit::ExtensionFailed => 3,
+        Exit::BadInput => 4,
+        Exit::Interrupted => 5,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// Prints one decision per line (pretty when there is only one), explains each on
+/// stderr, and returns the most serious exit code among them.
+fn print_decisions<R: serde::Serialize>(
+    reports: &[R],
+    exit_of: impl Fn(&R) -> Exit,
+    explain: impl Fn(&R),
+) -> Result<Exit, CliError> {
+    let mut exit = Exit::Success;
+    for report in reports {
+        let text = if reports.len() > 1 {
+            serde_json::to_string(report)
+        } else {
+            serde_json::to_string_pretty(report)
+        };
+        crate::cli::write_stdout(&format!("{}\n", text.unwrap_or_default()))?;
+        explain(report);
+        exit = worse(exit, exit_of(report));
+    }
+    Ok(exit)
+}
