@@ -12,12 +12,6 @@ pub struct Loaded<T> {
 #[error("{} error(s) found", .0.error_count())]
 pub struct Rejected(pub Diagnostics);
 
-impl Rejected {
-    pub fn diagnostics(&self) -> &Diagnostics {
-        &self.0
-    }
-}
-
 /// Turns the outcome of a checking pass into a result: any error rejects it all.
 pub fn finish<T>(value: T, diagnostics: Diagnostics) -> Result<Loaded<T>, Rejected> {
     if diagnostics.has_errors() {

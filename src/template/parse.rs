@@ -121,17 +121,6 @@ impl Template {
             Segment::Text(_) => None,
         })
     }
-
-    /// Each distinct name once, at its first use.
-    pub fn first_uses(&self) -> Vec<&Placeholder> {
-        let mut seen: Vec<&Placeholder> = Vec::new();
-        for p in self.placeholders() {
-            if !seen.iter().any(|s| s.name == p.name) {
-                seen.push(p);
-            }
-        }
-        seen
-    }
 }
 
 fn is_name(s: &str) -> bool {
@@ -214,16 +203,5 @@ mod tests {
             errors[0].to_string(),
             "invalid placeholder `{{ two words }}`: a name is letters, digits, `_`, `-` and `.`, starting with a letter or `_`"
         );
-    }
-
-    #[test]
-    fn first_uses_lists_each_name_once() {
-        let t = Template::parse("{{a}} {{b}} {{a}}").expect("parses");
-        let firsts: Vec<_> = t
-            .first_uses()
-            .iter()
-            .map(|p| (p.name.as_str(), p.pos.col))
-            .collect();
-        assert_eq!(firsts, [("a", 1), ("b", 7)]);
     }
 }

@@ -41,11 +41,6 @@ impl ToolServer {
         }
     }
 
-    /// The pid of the running process, if one runs.
-    pub async fn pid(&self) -> Option<u32> {
-        self.process.pid().await
-    }
-
     /// Calls `execute` with `args`.
     pub async fn call(&self, args: &Json, timeout: Option<Duration>) -> ToolReport {
         let mut report = ToolReport::new(&self.name, self.spec.runtime);

@@ -44,7 +44,6 @@ pub struct RpcClient {
     name: String,
     pid: u32,
     lines: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
-    dropped_notes: AtomicU64,
     waiters: Waiters,
     next_id: AtomicU64,
     exited: watch::Receiver<Option<String>>,
@@ -138,7 +137,6 @@ impl RpcClient {
             name: name.to_string(),
             pid,
             lines: Mutex::new(Some(line_tx)),
-            dropped_notes: AtomicU64::new(0),
             waiters,
             next_id: AtomicU64::new(1),
             exited: exit_rx,
@@ -198,22 +196,12 @@ impl RpcClient {
         }
     }
 
-    /// A notification: no id, no reply, and never a wait. When the write queue is
-    /// full it is dropped and counted; returns whether it was queued.
+    /// A notification: no id, no reply, and never a wait. Returns whether it was
+    /// queued; when the write queue is full or closed, it is not.
     pub fn notify(&self, method: &str, params: Json) -> bool {
         let note = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        let queued = self
-            .sender()
-            .is_some_and(|tx| tx.try_send(note.to_string().into_bytes()).is_ok());
-        if !queued {
-            self.dropped_notes.fetch_add(1, Ordering::Relaxed);
-        }
-        queued
-    }
-
-    /// Notifications dropped because the queue was full or the process gone.
-    pub fn dropped_notifications(&self) -> u64 {
-        self.dropped_notes.load(Ordering::Relaxed)
+        self.sender()
+            .is_some_and(|tx| tx.try_send(note.to_string().into_bytes()).is_ok())
     }
 
     fn sender(&self) -> Option<mpsc::Sender<Vec<u8>>> {

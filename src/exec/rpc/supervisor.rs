@@ -86,16 +86,6 @@ impl Supervisor {
         }
     }
 
-    /// The pid of the running process, if one runs.
-    pub async fn pid(&self) -> Option<u32> {
-        let state = self.state.lock().await;
-        state
-            .client
-            .as_ref()
-            .filter(|c| c.exit_status().is_none())
-            .map(|c| c.pid())
-    }
-
     /// The running process, started (or restarted, by the policy) when needed.
     pub async fn client(&self) -> Result<Arc<RpcClient>, String> {
         let mut state = self.state.lock().await;
