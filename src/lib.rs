@@ -9,5 +9,6 @@ pub mod exec;
 pub mod hooks;
 pub mod library;
 pub mod pack;
+pub mod provider;
 pub mod template;
 pub mod tools;

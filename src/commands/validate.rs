@@ -32,6 +32,21 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
         }
     });
     if let Some(config) = &config {
+        // Scripted model answers are part of the setup too.
+        for mock in config
+            .providers
+            .iter()
+            .filter_map(|p| p.mock_config.as_ref())
+        {
+            if mock.is_file() {
+                // Shown relative to where the user is, like the files they named.
+                let shown = mock.strip_prefix(&cwd).unwrap_or(mock);
+                match crate::provider::load_mock(shown) {
+                    Ok(loaded) => diagnostics.extend(loaded.warnings),
+                    Err(rejected) => diagnostics.extend(rejected.0),
+                }
+            }
+        }
         for section in &config.unused_sections {
             tracing::info!("{section}: a PromptKit section promptexec does not use");
         }

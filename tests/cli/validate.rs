@@ -152,3 +152,8 @@ fn the_example_config_is_found_through_the_environment_from_anywhere() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn the_mock_responses_a_config_names_are_checked_too() {
+    insta::assert_snapshot!(validate_config("mock_problems"));
+}
