@@ -285,9 +285,8 @@ mod tests {
             .expect("only warnings");
         let messages: Vec<String> = loaded.warnings.iter().map(|d| d.message.clone()).collect();
         assert!(
-            messages
-                .iter()
-                .any(|m| m.contains("`default_response` is not read")),
+            messages.iter().any(|m| m.contains("`default_response`")
+                && m.contains("did you mean `defaultResponse`?")),
             "{messages:?}"
         );
         assert!(
