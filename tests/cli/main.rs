@@ -6,6 +6,7 @@ mod help;
 mod hooks;
 mod invoke;
 mod render;
+mod robust;
 mod rpc_hooks;
 mod server;
 mod util;
