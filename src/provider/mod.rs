@@ -2,5 +2,7 @@
 //! answering each call of a scenario by its number.
 
 mod mock;
+mod scripted;
 
-pub use mock::{MockScript, MockTurn, Rule, ScriptedCall, load_mock};
+pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
+pub use scripted::{AssistantMessage, ScriptedProvider, ToolCall};
