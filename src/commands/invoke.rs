@@ -8,11 +8,11 @@ use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 
 use super::{interrupted, lookup, read_text, with_runtime, worse};
-use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig, RuntimeMode};
+use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::Outcome;
 use crate::pack;
-use crate::tools::{ToolReport, ToolServer, ToolStatus, call_tool, validate_args};
+use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
 
 /// `invoke-tool`: one call, shown exactly as it happened.
 pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
@@ -39,7 +39,7 @@ pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
     }
     let timeout = args.timeout_ms.map(Duration::from_millis);
     let report = with_runtime(|| async {
-        let caller = Caller::new(&args.name, spec);
+        let caller = ToolCaller::new(&args.name, spec);
         let cancel = CancellationToken::new();
         let call = caller.call(&tool_args, timeout, &cancel);
         tokio::pin!(call);
@@ -56,46 +56,6 @@ pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
         Ok(report)
     })?;
     show(&report, args.format, spec)
-}
-
-/// One tool, however it runs.
-enum Caller<'a> {
-    OneShot { name: &'a str, spec: &'a ExecSpec },
-    Server(Box<ToolServer>),
-}
-
-impl<'a> Caller<'a> {
-    fn new(name: &'a str, spec: &'a ExecSpec) -> Self {
-        match spec.runtime {
-            RuntimeMode::Exec => Caller::OneShot { name, spec },
-            RuntimeMode::Server => Caller::Server(Box::new(ToolServer::new(name, spec))),
-        }
-    }
-
-    async fn call(
-        &self,
-        args: &Json,
-        timeout: Option<Duration>,
-        cancel: &CancellationToken,
-    ) -> ToolReport {
-        match self {
-            Caller::OneShot { name, spec } => call_tool(name, spec, args, timeout, cancel).await,
-            Caller::Server(server) => server.call(args, timeout).await,
-        }
-    }
-
-    /// On an interrupt a server is not waited for.
-    fn stop_now(&self) {
-        if let Caller::Server(server) = self {
-            server.kill();
-        }
-    }
-
-    async fn shutdown(&self) {
-        if let Caller::Server(server) = self {
-            server.shutdown().await;
-        }
-    }
 }
 
 /// The lines of a batch, each a JSON object, numbered from 1; blank lines are skipped.
@@ -150,7 +110,7 @@ async fn run_batch(
 ) -> Result<Exit, CliError> {
     use futures::StreamExt;
 
-    let caller = Caller::new(name, spec);
+    let caller = ToolCaller::new(name, spec);
     let cancel = CancellationToken::new();
     let timeout = args.timeout_ms.map(Duration::from_millis);
     let mut worst = Exit::Success;

@@ -3,11 +3,13 @@
 
 mod args;
 mod call;
+mod caller;
 mod response;
 mod server;
 
 pub use crate::exec::rpc::RestartPolicy;
 pub use args::{ArgsError, validate_args};
 pub use call::{ToolReport, ToolStatus, call_tool};
+pub use caller::ToolCaller;
 pub use response::{Pending, ToolAnswer, interpret};
 pub use server::ToolServer;
