@@ -10,5 +10,6 @@ pub mod hooks;
 pub mod library;
 pub mod pack;
 pub mod provider;
+pub mod session;
 pub mod template;
 pub mod tools;

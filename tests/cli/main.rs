@@ -9,5 +9,6 @@ mod render;
 mod robust;
 mod rpc_hooks;
 mod server;
+mod session;
 mod util;
 mod validate;
