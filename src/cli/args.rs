@@ -65,6 +65,8 @@ impl ColorWhen {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Play a conversation from a pack against the scripted mock model
+    Run(RunArgs),
     /// Call one tool bound in the config and show exactly what happened
     InvokeTool(InvokeArgs),
     /// Send one event to one configured hook and show its decision
@@ -80,6 +82,45 @@ pub enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The PromptPack (JSON)
+    pub pack: PathBuf,
+
+    /// The prompt to play [default: the pack's only prompt]
+    #[arg(long, value_name = "ID")]
+    pub prompt: Option<String>,
+
+    #[command(flatten)]
+    pub vars: VarArgs,
+
+    /// A user message (repeatable; each is one turn)
+    #[arg(long = "message", value_name = "TEXT", required = true)]
+    pub messages: Vec<String>,
+
+    /// PromptKit mock-responses YAML [default: the mock provider's mock_config]
+    #[arg(long, value_name = "FILE")]
+    pub mock: Option<PathBuf>,
+
+    /// The mock scenario [default: the prompt id]
+    #[arg(long, value_name = "KEY")]
+    pub scenario: Option<String>,
+
+    /// Model calls per turn at most [default: the prompt's tool_policy.max_rounds]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_rounds: Option<u64>,
+
+    /// `human`: the conversation on stderr; `json`: one report document on stdout
+    #[arg(long, value_enum, default_value_t = RunFormat::Human)]
+    pub format: RunFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Args)]

@@ -5,8 +5,9 @@ mod hook;
 mod hook_rpc;
 mod invoke;
 mod prompt;
+mod run;
 mod validate;
-mod vars;
+pub(crate) mod vars;
 
 use clap::CommandFactory;
 
@@ -14,6 +15,7 @@ use crate::cli::{Cli, CliError, Command, Exit, HookCommand, PromptCommand};
 
 pub fn dispatch(cli: &Cli) -> Result<Exit, CliError> {
     match &cli.command {
+        Command::Run(args) => run::run(cli, args),
         Command::InvokeTool(args) => invoke::run(cli, args),
         Command::Hook(HookCommand::Test(args)) => hook::test(cli, args),
         Command::Validate(args) => validate::run(cli, args),

@@ -29,7 +29,7 @@ pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
 }
 
 /// The named prompt, or the pack's only one.
-pub fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p Prompt, CliError> {
+pub(super) fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p Prompt, CliError> {
     let ids: Vec<&str> = pack.prompts.keys().map(String::as_str).collect();
     match id {
         Some(id) => lookup(

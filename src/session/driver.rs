@@ -45,6 +45,8 @@ pub struct Session<'a> {
     pub messages: Vec<Json>,
     pub events: Vec<SessionEvent>,
     turn: u32,
+    /// Overrides the prompt's `tool_policy.max_rounds`.
+    pub max_rounds: Option<u64>,
     cancel: CancellationToken,
 }
 
@@ -75,6 +77,7 @@ impl<'a> Session<'a> {
             messages: Vec::new(),
             events: Vec::new(),
             turn: 0,
+            max_rounds: None,
             cancel,
         }
     }
@@ -99,7 +102,9 @@ impl<'a> Session<'a> {
             content: user_text.to_string(),
         });
         self.messages.push(message("user", user_text));
-        let max_rounds = self.prompt.tool_policy.max_rounds as u32;
+        let max_rounds = self
+            .max_rounds
+            .unwrap_or(self.prompt.tool_policy.max_rounds) as u32;
         for round in 1..=max_rounds {
             let request = ProviderRequest {
                 provider_id: "mock".into(),

@@ -82,3 +82,8 @@ fn hook_help() {
 fn hook_test_help() {
     insta::assert_snapshot!(help(&["hook", "test", "--help"]));
 }
+
+#[test]
+fn run_help() {
+    insta::assert_snapshot!(help(&["run", "--help"]));
+}

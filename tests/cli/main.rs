@@ -8,6 +8,7 @@ mod invoke;
 mod render;
 mod robust;
 mod rpc_hooks;
+mod run;
 mod server;
 mod session;
 mod util;
