@@ -4,9 +4,10 @@ use std::time::Instant;
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::RuntimeConfig;
+use crate::config::{HookPhase, RuntimeConfig};
 use crate::hooks::{
-    Gate, HookDispatcher, ProviderRequest, ProviderResponse, ToolCallInfo, ToolResultInfo, message,
+    Gate, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo,
+    ToolResultInfo, message,
 };
 use crate::pack::{Pack, Prompt};
 use crate::provider::{AssistantMessage, ScriptedProvider, ToolCall};
@@ -93,8 +94,22 @@ impl<'a> Session<'a> {
             .collect()
     }
 
-    /// Plays one user turn to its end.
+    /// Plays one user turn to its end; session hooks hear of the session's start
+    /// before the first turn and of every completed turn.
     pub async fn turn(&mut self, user_text: &str) -> TurnEnd {
+        if self.turn == 0 {
+            self.hooks
+                .session(HookPhase::SessionStart, &self.session_info())
+                .await;
+        }
+        let end = self.play_turn(user_text).await;
+        self.hooks
+            .session(HookPhase::SessionUpdate, &self.session_info())
+            .await;
+        end
+    }
+
+    async fn play_turn(&mut self, user_text: &str) -> TurnEnd {
         self.turn += 1;
         let turn = self.turn;
         self.events.push(SessionEvent::User {
@@ -102,6 +117,8 @@ impl<'a> Session<'a> {
             content: user_text.to_string(),
         });
         self.messages.push(message("user", user_text));
+        self.hooks
+            .event("turn_start", &json!({"turn": turn, "user": user_text}));
         let max_rounds = self
             .max_rounds
             .unwrap_or(self.prompt.tool_policy.max_rounds) as u32;
@@ -132,7 +149,12 @@ impl<'a> Session<'a> {
             };
             self.messages = request.messages.clone();
             let started = Instant::now();
+            self.hooks.event(
+                "llm_request",
+                &json!({"round": round, "messages": self.messages.len()}),
+            );
             let (answer, rule) = self.provider.next_answer();
+            self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));
             self.events
                 .push(SessionEvent::ModelCall { turn, round, rule });
             let response = ProviderResponse {
@@ -245,7 +267,15 @@ impl<'a> Session<'a> {
             );
             return None;
         };
+        self.hooks.event(
+            "tool_exec_start",
+            &json!({"Tool": info.name, "Arguments": info.args}),
+        );
         let report = caller.call(&info.args, None, &self.cancel).await;
+        self.hooks.event(
+            "tool_exec_end",
+            &json!({"Tool": info.name, "Status": report.status}),
+        );
         let (status, content) = match report.status {
             ToolStatus::Ok => (
                 "ok",
@@ -326,6 +356,18 @@ impl<'a> Session<'a> {
             turn,
             reason: reason.into(),
         });
+        self.hooks
+            .event("turn_end", &json!({"turn": turn, "reason": reason}));
+    }
+
+    /// What session hooks see.
+    fn session_info(&self) -> SessionInfo {
+        SessionInfo {
+            session_id: "sess_1".into(),
+            conversation_id: "conv_1".into(),
+            messages: self.messages.clone(),
+            turn_index: self.turn,
+        }
     }
 
     /// A gate that ends the turn or the run.
@@ -353,8 +395,14 @@ impl<'a> Session<'a> {
         end
     }
 
-    /// Waits for observers, stops servers and JSON-RPC hooks.
+    /// Ends the session: `session_end` for session hooks, then waits for observers and
+    /// stops servers and JSON-RPC hooks.
     pub async fn finish(&mut self) {
+        if self.turn > 0 {
+            self.hooks
+                .session(HookPhase::SessionEnd, &self.session_info())
+                .await;
+        }
         self.hooks.finish().await;
         for caller in self.tools.values() {
             caller.shutdown().await;

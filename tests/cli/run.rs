@@ -96,3 +96,46 @@ fn a_missing_required_variable_is_bad_input_naming_it() {
         out.stderr
     );
 }
+
+#[test]
+fn session_hooks_hear_the_start_every_turn_and_the_end() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let audit = dir.path().join("audit.jsonl");
+    let audit_path = audit.display().to_string();
+    let out = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "run",
+            "examples/assistant.pack.json",
+            "--var",
+            "customer_name=Dana",
+            "--message",
+            "Where is A-1002?",
+            "--message",
+            "Thanks!",
+        ],
+        &[("AUDIT_LOG", &audit_path)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let phases: Vec<String> = std::fs::read_to_string(&audit)
+        .expect("the audit hook wrote its log")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Json>(l).expect("JSONL")["phase"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            "session_start",
+            "session_update",
+            "session_update",
+            "session_end"
+        ]
+    );
+}
