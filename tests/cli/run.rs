@@ -129,13 +129,15 @@ fn session_hooks_hear_the_start_every_turn_and_the_end() {
                 .to_string()
         })
         .collect();
+    // Observers run beside the pipeline, so only the count of each phase is certain.
+    let count = |phase: &str| phases.iter().filter(|p| *p == phase).count();
     assert_eq!(
-        phases,
-        [
-            "session_start",
-            "session_update",
-            "session_update",
-            "session_end"
-        ]
+        (
+            count("session_start"),
+            count("session_update"),
+            count("session_end")
+        ),
+        (1, 2, 1),
+        "{phases:?}"
     );
 }
