@@ -112,15 +112,33 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_rounds: Option<u64>,
 
-    /// `human`: the conversation on stderr; `json`: one report document on stdout
+    /// Approve pending calls of TOOL (repeatable), or of every tool with `all`
+    #[arg(long, value_name = "all|TOOL")]
+    pub approve: Vec<String>,
+
+    /// Reject pending calls of TOOL (repeatable), or of every tool with `all`
+    #[arg(long, value_name = "all|TOOL")]
+    pub reject: Vec<String>,
+
+    /// Write every event as one JSON line to FILE, as it happens
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+
+    /// `human`: the conversation and a summary on stderr; `json`: one report document
+    /// on stdout; `junit`: JUnit XML on stdout (turns and evals as testcases)
     #[arg(long, value_enum, default_value_t = RunFormat::Human)]
     pub format: RunFormat,
+
+    /// Write the report to FILE (atomically) instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RunFormat {
     Human,
     Json,
+    Junit,
 }
 
 #[derive(Debug, Args)]

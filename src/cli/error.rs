@@ -22,6 +22,12 @@ pub enum CliError {
     },
     #[error("cannot write output")]
     Output(#[source] io::Error),
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     #[error("cannot start the async runtime")]
     Runtime(#[source] io::Error),
     #[error("interrupted")]
@@ -41,6 +47,7 @@ impl CliError {
             | CliError::Usage(_)
             | CliError::Read { .. }
             | CliError::Output(_)
+            | CliError::Write { .. }
             | CliError::Runtime(_) => Exit::BadInput,
             CliError::Interrupted => Exit::Interrupted,
         }

@@ -1,6 +1,7 @@
 //! One file per subcommand: each turns parsed arguments into library calls and
 //! decides what the user sees.
 
+mod ask;
 mod hook;
 mod hook_rpc;
 mod invoke;

@@ -1,16 +1,25 @@
-use serde_json::json;
+use std::cell::RefCell;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Map, Value as Json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
-use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
-use crate::pack;
+use crate::doc::{Diagnostic, Diagnostics};
+use crate::evals::{EvalStatus, Evaluator};
+use crate::pack::{self, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
-use crate::session::{Session, SessionEvent, TurnEnd};
+use crate::report::{
+    HumanStream, RunRecord, Transcript, evals_of, json_report, junit_report, summary, write_atomic,
+};
+use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
 use super::invoke::load_config;
 use super::prompt::choose_prompt;
-use super::{interrupted, vars, with_runtime};
+use super::{ask, interrupted, vars, with_runtime};
 
 /// `run`: plays every `--message` as a turn and reports what happened.
 pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
@@ -34,153 +43,169 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
         None => Default::default(),
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
-    let provider = ScriptedProvider::new(script, &scenario);
+    let cancel = CancellationToken::new();
+    let evaluator =
+        Evaluator::new(&pack.evals, prompt, &config.evals, cancel.clone()).map_err(|unknown| {
+            let mut diagnostics = Diagnostics::default();
+            for u in unknown {
+                diagnostics.push(Diagnostic::error(&pack.path, u.pos, u.to_string()));
+            }
+            CliError::Invalid(diagnostics)
+        })?;
+    let mut transcript = match &args.transcript {
+        Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
+            path: path.clone(),
+            source,
+        })?),
+        None => None,
+    };
+    let variables = variables_json(prompt, &inputs);
 
-    let (ends, events, messages) = with_runtime(|| async {
-        let cancel = CancellationToken::new();
+    let started = Instant::now();
+    let human = RefCell::new(HumanStream::new());
+    let played = with_runtime(|| async {
+        let sink = |event: &SessionEvent| {
+            if let Some(transcript) = &mut transcript {
+                transcript.write(event);
+            }
+            if args.format == RunFormat::Human {
+                human.borrow_mut().event(event);
+            }
+        };
         let mut session = Session::new(
             &config,
             &pack,
             prompt,
             system_prompt.clone(),
-            provider,
+            ScriptedProvider::new(script, &scenario),
             cancel.clone(),
-        );
+        )
+        .with_evals(evaluator)
+        .on_event(sink);
+        session.variables = variables.clone();
         session.max_rounds = args.max_rounds;
-        let mut ends = Vec::new();
-        for text in &args.messages {
-            let end = tokio::select! {
-                end = session.turn(text) => Some(end),
-                () = interrupted() => None,
-            };
-            let Some(end) = end else {
-                // The turn's children were killed with it; stop the long-running ones.
-                cancel.cancel();
-                session.finish().await;
-                return Err(CliError::Interrupted);
-            };
-            let stop = !matches!(
-                end,
-                TurnEnd::Answered | TurnEnd::RoundLimit | TurnEnd::Aborted { .. }
-            );
-            ends.push(end);
-            if stop {
-                break;
-            }
-        }
-        session.finish().await;
-        Ok((ends, session.events.clone(), session.messages.clone()))
-    })?;
+        session.approvals = approvals(args);
+        let played = tokio::select! {
+            turns = play(&mut session, &args.messages) => Some(turns),
+            () = interrupted() => None,
+        };
+        let Some(turns) = played else {
+            // The interrupted turn's children died with it; stop the long-running ones.
+            cancel.cancel();
+            session.finish().await;
+            return Err(CliError::Interrupted);
+        };
+        let dropped = session.finish().await;
+        Ok((
+            turns,
+            session.events.clone(),
+            session.messages.clone(),
+            dropped,
+        ))
+    });
+    let closed = transcript.map(Transcript::close);
+    let (turns, events, messages, dropped) = played?;
+    if let (Some(Err(source)), Some(path)) = (closed, &args.transcript) {
+        return Err(CliError::Write {
+            path: path.clone(),
+            source,
+        });
+    }
 
-    let exit = ends.iter().map(exit_for).fold(Exit::Success, super::worse);
-    match args.format {
+    let exit = run_exit(&turns, &events);
+    let record = RunRecord {
+        prompt: prompt.id.clone(),
+        scenario,
+        variables,
+        system_prompt,
+        messages,
+        events,
+        turns,
+        dropped_events: dropped,
+        duration_ms: started.elapsed().as_millis() as u64,
+        exit_code: exit.code(),
+    };
+    let report = match args.format {
         RunFormat::Human => {
-            for line in events.iter().map(describe).filter(|l| !l.is_empty()) {
-                write_stderr(&line);
-            }
-            write_stderr(&summary(&events, &ends, exit));
+            let text = human.into_inner().close(&summary(&record));
+            args.output.as_ref().map(|_| text)
         }
-        RunFormat::Json => {
-            let report = json!({
-                "prompt": prompt.id,
-                "scenario": scenario,
-                "system_prompt": system_prompt,
-                "messages": messages,
-                "events": events,
-                "turns": ends.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>(),
-                "exit_code": exit.code(),
-            });
-            write_stdout(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            ))?;
+        RunFormat::Json => Some(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json_report(&record)).unwrap_or_default()
+        )),
+        RunFormat::Junit => {
+            Some(junit_report(&record).map_err(|e| CliError::Output(std::io::Error::other(e)))?)
         }
+    };
+    match (report, &args.output) {
+        (Some(text), Some(path)) => write_report(path, &text)?,
+        (Some(text), None) => write_stdout(&text)?,
+        (None, _) => {}
     }
     Ok(exit)
 }
 
-fn exit_for(end: &TurnEnd) -> Exit {
-    match end {
+/// Plays the messages in order until one ends the run, then the session-level
+/// evals and `session_end`.
+async fn play(session: &mut Session<'_>, messages: &[String]) -> Vec<TurnEnd> {
+    let mut turns = Vec::new();
+    for text in messages {
+        let end = session.turn(text).await;
+        let go_on = end.run_continues();
+        turns.push(end);
+        if !go_on {
+            return turns;
+        }
+    }
+    session.end().await;
+    turns
+}
+
+/// Decisions from `--approve` and `--reject`; when neither is given and a person is
+/// at the terminal, they are asked.
+fn approvals(args: &RunArgs) -> Approvals {
+    let flags_given = !args.approve.is_empty() || !args.reject.is_empty();
+    let at_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    Approvals {
+        approve: ToolSet::new(args.approve.iter().cloned()),
+        reject: ToolSet::new(args.reject.iter().cloned()),
+        ask: (!flags_given && at_terminal).then(ask::person),
+    }
+}
+
+/// The run's exit code: the most serious of its turns and evals.
+fn run_exit(turns: &[TurnEnd], events: &[SessionEvent]) -> Exit {
+    let from_turns = turns.iter().map(|end| match end {
         TurnEnd::Answered | TurnEnd::RoundLimit => Exit::Success,
         TurnEnd::Aborted { .. } | TurnEnd::HardAborted { .. } => Exit::No,
         TurnEnd::Pending { .. } => Exit::Pending,
-    }
+        TurnEnd::Failed { .. } => Exit::ExtensionFailed,
+    });
+    let from_evals = evals_of(events).into_iter().map(|e| match e.status {
+        EvalStatus::Failed => Exit::No,
+        EvalStatus::Error => Exit::ExtensionFailed,
+        EvalStatus::Passed | EvalStatus::Measured | EvalStatus::Skipped => Exit::Success,
+    });
+    from_turns
+        .chain(from_evals)
+        .fold(Exit::Success, super::worse)
 }
 
-fn describe(event: &SessionEvent) -> String {
-    match event {
-        SessionEvent::User { turn, content } => format!("── turn {turn}\nuser: {content}"),
-        SessionEvent::ModelCall { .. } => String::new(),
-        SessionEvent::Assistant {
-            content,
-            tool_calls,
-            ..
-        } => {
-            let mut line = format!("assistant: {content}");
-            for call in tool_calls {
-                line.push_str(&format!(
-                    "\n  → {} {}",
-                    call["name"].as_str().unwrap_or_default(),
-                    call["args"]
-                ));
-            }
-            line
+/// The variables evals see: the values given, else the declared defaults.
+fn variables_json(prompt: &Prompt, inputs: &VarInputs) -> Json {
+    let mut values = Map::new();
+    for var in &prompt.variables {
+        if let Some(value) = inputs.get(&var.name).or(var.default.as_ref()) {
+            values.insert(var.name.clone(), value.clone());
         }
-        SessionEvent::Hook {
-            phase,
-            hook,
-            action,
-            reason,
-        } => format!(
-            "hook `{hook}` at {phase}: {action}{}",
-            reason
-                .as_ref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default()
-        ),
-        SessionEvent::ToolCall {
-            name,
-            call_id,
-            status,
-            content,
-            duration_ms,
-            ..
-        } => {
-            format!("tool {name} ({call_id}) {status} in {duration_ms} ms: {content}")
-        }
-        SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
     }
-    .trim_end()
-    .to_string()
+    Json::Object(values)
 }
 
-fn summary(events: &[SessionEvent], ends: &[TurnEnd], exit: Exit) -> String {
-    let count = |f: fn(&SessionEvent) -> bool| events.iter().filter(|e| f(e)).count();
-    let mut text = format!(
-        "summary: {} turn(s), {} model call(s), {} tool call(s), {} hook intervention(s); exit {}",
-        ends.len(),
-        count(|e| matches!(e, SessionEvent::ModelCall { .. })),
-        count(|e| matches!(e, SessionEvent::ToolCall { .. })),
-        count(|e| matches!(e, SessionEvent::Hook { .. })),
-        exit.code()
-    );
-    for end in ends {
-        match end {
-            TurnEnd::Aborted { hook, reason } => {
-                text.push_str(&format!("\nturn aborted by hook `{hook}`: {reason}"))
-            }
-            TurnEnd::HardAborted { hook, reason } => {
-                text.push_str(&format!("\nrun stopped by hook `{hook}`: {reason}"))
-            }
-            TurnEnd::Pending {
-                tool,
-                call_id,
-                message,
-            } => text.push_str(&format!(
-                "\ntool `{tool}` ({call_id}) is waiting for a decision: {message}"
-            )),
-            TurnEnd::Answered | TurnEnd::RoundLimit => {}
-        }
-    }
-    text
+fn write_report(path: &Path, text: &str) -> Result<(), CliError> {
+    write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

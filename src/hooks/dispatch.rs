@@ -421,8 +421,8 @@ impl HookDispatcher {
         .await
     }
 
-    /// Session hooks only observe.
-    pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) {
+    /// Session hooks only observe; returns the names of those notified.
+    pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) -> Vec<String> {
         let payload = session_payload(phase, event);
         let hooks: Vec<Hook> = self
             .chain
@@ -432,11 +432,14 @@ impl HookDispatcher {
                 Entry::Rpc(_) => None,
             })
             .collect();
+        let mut notified = Vec::new();
         for hook in hooks {
             if matches!(&hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
+                notified.push(hook.name.clone());
                 self.observe(hook, CallKind::Hook, payload.clone());
             }
         }
+        notified
     }
 
     /// A runtime event for the JSON-RPC hooks that observe its kind; never waits.
@@ -449,8 +452,8 @@ impl HookDispatcher {
         }
     }
 
-    /// Eval hooks get each EvalResult, fire and forget.
-    pub fn eval_result(&mut self, result: &Json) {
+    /// Eval hooks get each EvalResult, fire and forget; returns their names.
+    pub fn eval_result(&mut self, result: &Json) -> Vec<String> {
         let hooks: Vec<Hook> = self
             .chain
             .iter()
@@ -459,9 +462,14 @@ impl HookDispatcher {
                 _ => None,
             })
             .collect();
-        for hook in hooks {
-            self.observe(hook, CallKind::EvalHook, result.clone());
-        }
+        hooks
+            .into_iter()
+            .map(|hook| {
+                let name = hook.name.clone();
+                self.observe(hook, CallKind::EvalHook, result.clone());
+                name
+            })
+            .collect()
     }
 
     /// Waits for the observers still running (each ends by its own deadline), stops

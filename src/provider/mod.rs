@@ -1,8 +1,10 @@
-//! Model providers. For now the scripted mock: PromptKit's mock-responses YAML,
-//! answering each call of a scenario by its number.
+//! Model providers: the `Provider` trait and the scripted mock, which plays
+//! PromptKit's mock-responses YAML, answering each call of a scenario by its number.
 
+mod completion;
 mod mock;
 mod scripted;
 
+pub use completion::{Completion, Provider};
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
 pub use scripted::{AssistantMessage, ScriptedProvider, ToolCall};

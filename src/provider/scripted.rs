@@ -3,7 +3,7 @@
 
 use serde_json::Value as Json;
 
-use super::{MockScript, Rule};
+use super::{Completion, MockScript, Provider, Rule};
 
 /// What the model answered: text, tool calls, or both.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,10 +42,11 @@ impl ScriptedProvider {
     pub fn next_answer(&mut self) -> (AssistantMessage, Rule) {
         self.calls += 1;
         let (turn, rule) = self.script.respond(&self.scenario, self.calls);
-        tracing::debug!(
-            "mock: call {} of scenario `{}` answered by {rule:?}",
+        tracing::info!(
+            "mock: call {} of scenario `{}` answered by {}",
             self.calls,
-            self.scenario
+            self.scenario,
+            self.describe(rule)
         );
         let tool_calls = turn
             .tool_calls
@@ -64,6 +65,27 @@ impl ScriptedProvider {
             tool_calls,
         };
         (message, rule)
+    }
+
+    /// Which rule answered, in words: `scenario `support` turn 2`, `global defaultResponse`.
+    fn describe(&self, rule: Rule) -> String {
+        match rule {
+            Rule::ScenarioTurn => format!("scenario `{}` turn {}", self.scenario, self.calls),
+            Rule::ScenarioDefault => format!("scenario `{}` defaultResponse", self.scenario),
+            Rule::GlobalDefault => "global defaultResponse".into(),
+            Rule::Fallback => "the fixed fallback text (nothing in the script answers)".into(),
+        }
+    }
+}
+
+impl Provider for ScriptedProvider {
+    fn complete(&mut self, _messages: &[Json], _tools: &[Json]) -> Completion {
+        let (message, rule) = self.next_answer();
+        Completion {
+            message,
+            rule,
+            answered_by: self.describe(rule),
+        }
     }
 }
 

@@ -5,15 +5,20 @@ use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{HookPhase, RuntimeConfig};
+use crate::evals::{EvalInput, Evaluator, Point, ToolCallRecord};
 use crate::hooks::{
     Gate, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo,
     ToolResultInfo, message,
 };
 use crate::pack::{Pack, Prompt};
-use crate::provider::{AssistantMessage, ScriptedProvider, ToolCall};
-use crate::tools::{ToolCaller, ToolStatus, validate_args};
+use crate::provider::{AssistantMessage, Provider, ToolCall};
+use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
 
-use super::SessionEvent;
+use super::{Approvals, PendingCall, SessionEvent};
+
+/// The id sessions report to hooks and evals; the same on every run, so sampled
+/// evals pick the same turns.
+const SESSION_ID: &str = "sess_1";
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,28 +31,53 @@ pub enum TurnEnd {
     Aborted { hook: String, reason: String },
     /// A hook stopped the whole run.
     HardAborted { hook: String, reason: String },
-    /// A tool is waiting on a person's decision.
+    /// A tool is waiting on a person's decision and none was given.
     Pending {
         tool: String,
         call_id: String,
         message: String,
     },
+    /// An extension the run depends on failed before the turn could start.
+    Failed { reason: String },
 }
+
+impl TurnEnd {
+    /// Whether the run goes on to the next message after this turn.
+    pub fn run_continues(&self) -> bool {
+        matches!(
+            self,
+            TurnEnd::Answered | TurnEnd::RoundLimit | TurnEnd::Aborted { .. }
+        )
+    }
+}
+
+/// Receives every event as it happens.
+pub type EventSink<'a> = Box<dyn FnMut(&SessionEvent) + 'a>;
 
 /// One conversation: the rendered system prompt, the messages so far, and everything
 /// that runs for it.
 pub struct Session<'a> {
     prompt: &'a Prompt,
     pack: &'a Pack,
-    provider: ScriptedProvider,
+    provider: Box<dyn Provider + 'a>,
     hooks: HookDispatcher,
     tools: HashMap<String, ToolCaller>,
+    evaluator: Option<Evaluator>,
     system_prompt: String,
+    sink: Option<EventSink<'a>>,
+    /// The template variables, for evals.
+    pub variables: Json,
     pub messages: Vec<Json>,
     pub events: Vec<SessionEvent>,
     turn: u32,
+    started: bool,
+    /// Tools the model may call this round: the prompt's, minus the blocklist, plus
+    /// any a hook added.
+    offered: Vec<String>,
+    calls_this_turn: u64,
     /// Overrides the prompt's `tool_policy.max_rounds`.
     pub max_rounds: Option<u64>,
+    pub approvals: Approvals,
     cancel: CancellationToken,
 }
 
@@ -57,7 +87,7 @@ impl<'a> Session<'a> {
         pack: &'a Pack,
         prompt: &'a Prompt,
         system_prompt: String,
-        provider: ScriptedProvider,
+        provider: impl Provider + 'a,
         cancel: CancellationToken,
     ) -> Self {
         let tools = prompt
@@ -71,20 +101,46 @@ impl<'a> Session<'a> {
         Self {
             prompt,
             pack,
-            provider,
+            provider: Box::new(provider),
             hooks: HookDispatcher::new(config.hooks.values().cloned(), cancel.clone()),
             tools,
+            evaluator: None,
             system_prompt,
+            sink: None,
+            variables: json!({}),
             messages: Vec::new(),
             events: Vec::new(),
             turn: 0,
+            started: false,
+            offered: Vec::new(),
+            calls_this_turn: 0,
             max_rounds: None,
+            approvals: Approvals::default(),
             cancel,
         }
     }
 
+    /// Runs these evals at their triggers.
+    pub fn with_evals(mut self, evaluator: Evaluator) -> Self {
+        self.evaluator = Some(evaluator);
+        self
+    }
+
+    /// Hands every event to `sink` as it happens.
+    pub fn on_event(mut self, sink: impl FnMut(&SessionEvent) + 'a) -> Self {
+        self.sink = Some(Box::new(sink));
+        self
+    }
+
+    fn emit(&mut self, event: SessionEvent) {
+        if let Some(sink) = &mut self.sink {
+            sink(&event);
+        }
+        self.events.push(event);
+    }
+
     /// The prompt's tools as the model sees them, minus the blocklist.
-    fn offered_tools(&self) -> Vec<Json> {
+    fn prompt_tools(&self) -> Vec<Json> {
         self.prompt
             .tools
             .iter()
@@ -94,25 +150,44 @@ impl<'a> Session<'a> {
             .collect()
     }
 
-    /// Plays one user turn to its end; session hooks hear of the session's start
-    /// before the first turn and of every completed turn.
+    /// Plays one user turn to its end. Before the first, the session starts: the
+    /// JSON-RPC hooks shake hands and session hooks hear of it. After a turn the
+    /// model answered, its evals run; session hooks hear of every turn.
     pub async fn turn(&mut self, user_text: &str) -> TurnEnd {
-        if self.turn == 0 {
-            self.hooks
+        if !self.started {
+            self.started = true;
+            self.emit(SessionEvent::SessionStart {
+                session_id: SESSION_ID.into(),
+                prompt: self.prompt.id.clone(),
+                system_prompt: self.system_prompt.clone(),
+                variables: self.variables.clone(),
+            });
+            if let Err(reason) = self.hooks.start().await {
+                return TurnEnd::Failed { reason };
+            }
+            let notified = self
+                .hooks
                 .session(HookPhase::SessionStart, &self.session_info())
                 .await;
+            self.hooks_ran("session_start", notified);
         }
         let end = self.play_turn(user_text).await;
-        self.hooks
+        if matches!(end, TurnEnd::Answered | TurnEnd::RoundLimit) {
+            self.evaluate(Point::TurnEnd(self.turn)).await;
+        }
+        let notified = self
+            .hooks
             .session(HookPhase::SessionUpdate, &self.session_info())
             .await;
+        self.hooks_ran("session_update", notified);
         end
     }
 
     async fn play_turn(&mut self, user_text: &str) -> TurnEnd {
         self.turn += 1;
+        self.calls_this_turn = 0;
         let turn = self.turn;
-        self.events.push(SessionEvent::User {
+        self.emit(SessionEvent::User {
             turn,
             content: user_text.to_string(),
         });
@@ -130,33 +205,42 @@ impl<'a> Session<'a> {
                 system_prompt: self.system_prompt.clone(),
                 round,
             };
-            let before = self.hooks.before_call(request, self.offered_tools()).await;
-            let request = match before.gate {
-                Gate::Proceed((request, _tools)) => request,
+            let before = self.hooks.before_call(request, self.prompt_tools()).await;
+            self.hooks_ran("before_call", before.ran);
+            let (request, tools) = match before.gate {
+                Gate::Proceed(value) => value,
                 Gate::Replaced {
                     hook,
                     reason,
                     replacement,
-                    value: (request, _),
+                    value,
                 } => {
                     self.hook_event("before_call", &hook, "replaced", Some(reason));
                     if let (Some(text), Some(last)) = (replacement, self.messages.last_mut()) {
                         *last = message("user", &text);
                     }
-                    request
+                    value
                 }
                 gate => return self.stop("before_call", gate, turn),
             };
             self.messages = request.messages.clone();
+            self.offered = tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect();
             let started = Instant::now();
             self.hooks.event(
                 "llm_request",
                 &json!({"round": round, "messages": self.messages.len()}),
             );
-            let (answer, rule) = self.provider.next_answer();
+            let completion = self.provider.complete(&self.messages, &tools);
+            let answer = completion.message;
             self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));
-            self.events
-                .push(SessionEvent::ModelCall { turn, round, rule });
+            self.emit(SessionEvent::ModelCall {
+                turn,
+                round,
+                answered_by: completion.answered_by,
+            });
             let response = ProviderResponse {
                 provider_id: request.provider_id.clone(),
                 model: request.model.clone(),
@@ -164,6 +248,7 @@ impl<'a> Session<'a> {
                 latency_ms: started.elapsed().as_millis() as u64,
             };
             let after = self.hooks.after_call(&request, response).await;
+            self.hooks_ran("after_call", after.ran);
             let response = match after.gate {
                 Gate::Proceed(response) => response,
                 Gate::Replaced {
@@ -182,7 +267,7 @@ impl<'a> Session<'a> {
                 gate => return self.stop("after_call", gate, turn),
             };
             let calls = tool_calls_of(&response.message, &answer);
-            self.events.push(SessionEvent::Assistant {
+            self.emit(SessionEvent::Assistant {
                 turn,
                 content: response.message["content"]
                     .as_str()
@@ -200,8 +285,7 @@ impl<'a> Session<'a> {
                 self.end_turn(turn, "answered");
                 return TurnEnd::Answered;
             }
-            let limit = self.prompt.tool_policy.max_tool_calls_per_turn as usize;
-            for call in calls.into_iter().take(limit) {
+            for call in calls {
                 if let Some(end) = self.tool_call(call).await {
                     return end;
                 }
@@ -211,13 +295,38 @@ impl<'a> Session<'a> {
         TurnEnd::RoundLimit
     }
 
-    /// One tool call: schema, hooks, the tool itself; the result goes back to the model.
+    /// Why the model may not call `name` now, if it may not.
+    fn refusal(&self, name: &str) -> Option<String> {
+        let policy = &self.prompt.tool_policy;
+        if policy.blocklist.iter().any(|b| b == name) {
+            return Some(format!(
+                "tool `{name}` is blocklisted by the prompt's tool_policy"
+            ));
+        }
+        if !self.offered.iter().any(|o| o == name) {
+            return Some(format!("tool `{name}` is not offered to the model"));
+        }
+        (self.calls_this_turn > policy.max_tool_calls_per_turn).then(|| {
+            format!(
+                "max_tool_calls_per_turn ({}) reached; `{name}` was not called",
+                policy.max_tool_calls_per_turn
+            )
+        })
+    }
+
+    /// One tool call: policy, schema, hooks, the tool itself (and a decision when it
+    /// waits on one); the result goes back to the model.
     async fn tool_call(&mut self, call: ToolCall) -> Option<TurnEnd> {
+        self.calls_this_turn += 1;
         let info = ToolCallInfo {
             name: call.name.clone(),
             args: call.args.clone(),
             call_id: call.id.clone(),
         };
+        if let Some(refusal) = self.refusal(&info.name) {
+            self.tool_result(&info, "error", &refusal, 0);
+            return None;
+        }
         let schema_errors = self
             .pack
             .tools
@@ -235,10 +344,11 @@ impl<'a> Session<'a> {
             return None;
         }
         let before = self.hooks.before_execution(info.clone()).await;
+        self.hooks_ran("before_execution", before.ran);
         let info = match before.gate {
             Gate::Proceed(info) => info,
             Gate::Respond { hook, result } => {
-                self.hook_event("before_tool", &hook, "respond", None);
+                self.hook_event("before_execution", &hook, "respond", None);
                 let content = result
                     .get("for_llm")
                     .and_then(Json::as_str)
@@ -258,57 +368,42 @@ impl<'a> Session<'a> {
             }
             gate => return Some(self.stop("before_execution", gate, self.turn)),
         };
-        let Some(caller) = self.tools.get(&info.name) else {
-            self.tool_result(
-                &info,
-                "error",
-                &format!("tool `{}` is not available", info.name),
-                0,
-            );
+        if !self.tools.contains_key(&info.name) {
+            let text = format!("tool `{}` is not available", info.name);
+            self.tool_result(&info, "error", &text, 0);
             return None;
-        };
+        }
+        self.emit(SessionEvent::ToolStarted {
+            turn: self.turn,
+            name: info.name.clone(),
+            call_id: info.call_id.clone(),
+        });
         self.hooks.event(
             "tool_exec_start",
             &json!({"Tool": info.name, "Arguments": info.args}),
         );
-        let report = caller.call(&info.args, None, &self.cancel).await;
+        let report = self.tools[&info.name]
+            .call(&info.args, None, &self.cancel)
+            .await;
+        let (status, content, duration_ms) = match report.status {
+            ToolStatus::Pending => match self.decide(&info, &report).await {
+                Ok(settled) => settled,
+                Err(end) => return Some(end),
+            },
+            _ => settle(&report),
+        };
         self.hooks.event(
             "tool_exec_end",
-            &json!({"Tool": info.name, "Status": report.status}),
+            &json!({"Tool": info.name, "Status": status}),
         );
-        let (status, content) = match report.status {
-            ToolStatus::Ok => (
-                "ok",
-                report
-                    .result
-                    .as_ref()
-                    .map(Json::to_string)
-                    .unwrap_or_default(),
-            ),
-            ToolStatus::Pending => {
-                let message = report
-                    .pending
-                    .as_ref()
-                    .map(|p| p.message.clone())
-                    .unwrap_or_default();
-                self.end_turn(self.turn, "pending");
-                return Some(TurnEnd::Pending {
-                    tool: info.name.clone(),
-                    call_id: info.call_id.clone(),
-                    message,
-                });
-            }
-            ToolStatus::Error | ToolStatus::Failed | ToolStatus::Timeout => {
-                ("error", report.error.clone().unwrap_or_default())
-            }
-        };
         let result = ToolResultInfo {
             name: info.name.clone(),
             call_id: info.call_id.clone(),
             content,
-            latency_ms: report.duration_ms,
+            latency_ms: duration_ms,
         };
         let after = self.hooks.after_execution(&info, result).await;
+        self.hooks_ran("after_execution", after.ran);
         let (status, result) = match after.gate {
             Gate::Proceed(result) => (status, result),
             Gate::Replaced {
@@ -327,8 +422,136 @@ impl<'a> Session<'a> {
         None
     }
 
+    /// A `pending` answer: the flags or a person decide; approval calls the tool
+    /// again with the resolution, rejection tells the model. Without a decision the
+    /// turn ends waiting.
+    async fn decide(
+        &mut self,
+        info: &ToolCallInfo,
+        report: &ToolReport,
+    ) -> Result<(&'static str, String, u64), TurnEnd> {
+        let (reason, message) = report
+            .pending
+            .as_ref()
+            .map(|p| (p.reason.clone(), p.message.clone()))
+            .unwrap_or_default();
+        self.emit(SessionEvent::Pending {
+            turn: self.turn,
+            tool: info.name.clone(),
+            call_id: info.call_id.clone(),
+            reason,
+            message: message.clone(),
+        });
+        let call = PendingCall {
+            tool: info.name.clone(),
+            call_id: info.call_id.clone(),
+            args: info.args.clone(),
+            message: message.clone(),
+        };
+        let Some(decision) = self.approvals.decide(&call).await else {
+            self.end_turn(self.turn, "pending");
+            return Err(TurnEnd::Pending {
+                tool: call.tool,
+                call_id: call.call_id,
+                message,
+            });
+        };
+        self.emit(SessionEvent::Decision {
+            turn: self.turn,
+            tool: info.name.clone(),
+            call_id: info.call_id.clone(),
+            approved: decision.approved,
+            by: decision.by.clone(),
+            note: decision.note.clone(),
+        });
+        if !decision.approved {
+            let text = format!(
+                "the call was rejected by a person ({}): {}",
+                decision.by, decision.note
+            );
+            return Ok(("rejected", text, report.duration_ms));
+        }
+        let resolution = json!({"approved": true, "call_id": info.call_id, "note": decision.note});
+        let mut second = self.tools[&info.name]
+            .resolve(&info.args, &resolution, &self.cancel)
+            .await;
+        if second.status == ToolStatus::Pending {
+            second.answered_error("answered `pending` again after it was approved".into());
+        }
+        let (status, content, duration_ms) = settle(&second);
+        Ok((status, content, report.duration_ms + duration_ms))
+    }
+
+    /// Runs the evals due at `point` and hands each result to the eval hooks.
+    async fn evaluate(&mut self, point: Point) {
+        let Some(evaluator) = self.evaluator.take() else {
+            return;
+        };
+        let input = self.eval_input(point);
+        for result in evaluator.run_due(point, SESSION_ID, &input).await {
+            let notified = self
+                .hooks
+                .eval_result(&serde_json::to_value(&result).unwrap_or_default());
+            self.hooks_ran("eval", notified);
+            self.emit(SessionEvent::Eval(result));
+        }
+        self.evaluator = Some(evaluator);
+    }
+
+    /// What evals see: the last answer and the tool calls of the turn (of the whole
+    /// session at its end).
+    fn eval_input(&self, point: Point) -> EvalInput {
+        let in_scope = |turn: u32| match point {
+            Point::TurnEnd(t) => t == turn,
+            Point::SessionEnd => true,
+        };
+        let content = self
+            .events
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                SessionEvent::Assistant { turn, content, .. } if in_scope(*turn) => {
+                    Some(content.clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        let tool_calls = self
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                SessionEvent::ToolCall {
+                    turn,
+                    name,
+                    args,
+                    status,
+                    content,
+                    ..
+                } if in_scope(*turn) => {
+                    let ok = status == "ok";
+                    Some(ToolCallRecord {
+                        name: name.clone(),
+                        args: args.clone(),
+                        result: ok.then(|| content.clone()),
+                        error: (!ok).then(|| content.clone()),
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        EvalInput {
+            content,
+            messages: self.messages.clone(),
+            turn_index: self.turn,
+            tool_calls,
+            variables: self.variables.clone(),
+            metadata: json!({"session_id": SESSION_ID, "prompt_id": self.prompt.id}),
+        }
+    }
+
     fn tool_result(&mut self, call: &ToolCallInfo, status: &str, content: &str, duration_ms: u64) {
-        self.events.push(SessionEvent::ToolCall {
+        self.emit(SessionEvent::ToolCall {
+            turn: self.turn,
             name: call.name.clone(),
             call_id: call.call_id.clone(),
             args: call.args.clone(),
@@ -342,8 +565,17 @@ impl<'a> Session<'a> {
         self.messages.push(msg);
     }
 
+    fn hooks_ran(&mut self, phase: &str, hooks: Vec<String>) {
+        if !hooks.is_empty() {
+            self.emit(SessionEvent::HooksRan {
+                phase: phase.into(),
+                hooks,
+            });
+        }
+    }
+
     fn hook_event(&mut self, phase: &str, hook: &str, action: &str, reason: Option<String>) {
-        self.events.push(SessionEvent::Hook {
+        self.emit(SessionEvent::Hook {
             phase: phase.into(),
             hook: hook.into(),
             action: action.into(),
@@ -352,7 +584,7 @@ impl<'a> Session<'a> {
     }
 
     fn end_turn(&mut self, turn: u32, reason: &str) {
-        self.events.push(SessionEvent::TurnEnd {
+        self.emit(SessionEvent::TurnEnd {
             turn,
             reason: reason.into(),
         });
@@ -363,7 +595,7 @@ impl<'a> Session<'a> {
     /// What session hooks see.
     fn session_info(&self) -> SessionInfo {
         SessionInfo {
-            session_id: "sess_1".into(),
+            session_id: SESSION_ID.into(),
             conversation_id: "conv_1".into(),
             messages: self.messages.clone(),
             turn_index: self.turn,
@@ -372,42 +604,71 @@ impl<'a> Session<'a> {
 
     /// A gate that ends the turn or the run.
     fn stop<T>(&mut self, phase: &str, gate: Gate<T>, turn: u32) -> TurnEnd {
-        let end = match gate {
-            Gate::HardAbort { hook, reason } => TurnEnd::HardAborted { hook, reason },
-            Gate::AbortTurn { hook, reason } | Gate::DenyTool { hook, reason } => {
-                TurnEnd::Aborted { hook, reason }
+        let (end, action) = match gate {
+            Gate::HardAbort { hook, reason } => {
+                (TurnEnd::HardAborted { hook, reason }, "hard_abort")
             }
-            Gate::Respond { hook, .. } => TurnEnd::Aborted {
-                hook,
-                reason: "unexpected respond".into(),
-            },
+            Gate::AbortTurn { hook, reason } => (TurnEnd::Aborted { hook, reason }, "abort_turn"),
+            Gate::DenyTool { hook, reason } => (TurnEnd::Aborted { hook, reason }, "deny"),
+            Gate::Respond { hook, .. } => (
+                TurnEnd::Aborted {
+                    hook,
+                    reason: format!("`respond` is not an answer at {phase}"),
+                },
+                "abort_turn",
+            ),
             Gate::Proceed(_) | Gate::Replaced { .. } => return TurnEnd::Answered,
         };
         if let TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } = &end {
-            let action = if matches!(end, TurnEnd::HardAborted { .. }) {
-                "hard_abort"
-            } else {
-                "abort_turn"
-            };
-            self.hook_event(phase, hook, action, Some(reason.clone()));
+            let (hook, reason) = (hook.clone(), reason.clone());
+            self.hook_event(phase, &hook, action, Some(reason));
         }
         self.end_turn(turn, "aborted");
         end
     }
 
-    /// Ends the session: `session_end` for session hooks, then waits for observers and
-    /// stops servers and JSON-RPC hooks.
-    pub async fn finish(&mut self) {
-        if self.turn > 0 {
-            self.hooks
-                .session(HookPhase::SessionEnd, &self.session_info())
-                .await;
+    /// Ends a conversation that ran its course: its session-level evals run and
+    /// session hooks hear `session_end`.
+    pub async fn end(&mut self) {
+        if self.turn == 0 {
+            return;
         }
-        self.hooks.finish().await;
+        self.evaluate(Point::SessionEnd).await;
+        let notified = self
+            .hooks
+            .session(HookPhase::SessionEnd, &self.session_info())
+            .await;
+        self.hooks_ran("session_end", notified);
+        self.emit(SessionEvent::SessionEnd { turns: self.turn });
+    }
+
+    /// Waits for observers, then stops servers and JSON-RPC hooks. Returns how many
+    /// events JSON-RPC hooks could not be sent.
+    pub async fn finish(&mut self) -> u64 {
+        let dropped = self.hooks.finish().await;
         for caller in self.tools.values() {
             caller.shutdown().await;
         }
+        dropped
     }
+}
+
+/// A finished call as the model sees it: status, content, duration.
+fn settle(report: &ToolReport) -> (&'static str, String, u64) {
+    let (status, content) = match report.status {
+        ToolStatus::Ok => (
+            "ok",
+            report
+                .result
+                .as_ref()
+                .map(Json::to_string)
+                .unwrap_or_default(),
+        ),
+        ToolStatus::Pending | ToolStatus::Error | ToolStatus::Failed | ToolStatus::Timeout => {
+            ("error", report.error.clone().unwrap_or_default())
+        }
+    };
+    (status, content, report.duration_ms)
 }
 
 fn assistant_json(answer: &AssistantMessage) -> Json {

@@ -1,12 +1,19 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::provider::Rule;
+use crate::evals::EvalResult;
 
-/// Everything that happens in a session, in order.
+/// Everything that happens in a session, in order. Reports and transcripts are
+/// made from these alone.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SessionEvent {
+    SessionStart {
+        session_id: String,
+        prompt: String,
+        system_prompt: String,
+        variables: Json,
+    },
     User {
         turn: u32,
         content: String,
@@ -14,13 +21,18 @@ pub enum SessionEvent {
     ModelCall {
         turn: u32,
         round: u32,
-        #[serde(skip)]
-        rule: Rule,
+        /// Which rule of the mock script answered.
+        answered_by: String,
     },
     Assistant {
         turn: u32,
         content: String,
         tool_calls: Vec<Json>,
+    },
+    /// The hooks a phase consulted, in order (whether or not they changed anything).
+    HooksRan {
+        phase: String,
+        hooks: Vec<String>,
     },
     /// A hook changed what happens next: stopped, replaced, answered for a tool.
     Hook {
@@ -29,16 +41,45 @@ pub enum SessionEvent {
         action: String,
         reason: Option<String>,
     },
+    /// A tool process is about to be called; its result follows as `tool_call`.
+    ToolStarted {
+        turn: u32,
+        name: String,
+        call_id: String,
+    },
     ToolCall {
+        turn: u32,
         name: String,
         call_id: String,
         args: Json,
+        /// `ok`, `error`, `blocked` or `rejected`.
         status: String,
         content: String,
         duration_ms: u64,
     },
+    /// A tool answered `pending`: it waits on a person's decision.
+    Pending {
+        turn: u32,
+        tool: String,
+        call_id: String,
+        reason: String,
+        message: String,
+    },
+    /// A decision on a pending call, and who made it.
+    Decision {
+        turn: u32,
+        tool: String,
+        call_id: String,
+        approved: bool,
+        by: String,
+        note: String,
+    },
+    Eval(EvalResult),
     TurnEnd {
         turn: u32,
         reason: String,
+    },
+    SessionEnd {
+        turns: u32,
     },
 }

@@ -1,8 +1,11 @@
-//! The turn loop: user message, model call, tool calls, hooks at every phase. It
-//! emits [`SessionEvent`]s and never prints; reports render the events.
+//! The turn loop: user message, model call, tool calls, hooks at every phase, evals
+//! at their triggers. It emits [`SessionEvent`]s and never prints; reports render
+//! the events.
 
+mod approval;
 mod driver;
 mod event;
 
+pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use driver::{Session, TurnEnd};
 pub use event::SessionEvent;

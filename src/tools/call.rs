@@ -112,15 +112,24 @@ impl ToolReport {
     }
 }
 
-/// Calls a one-shot tool with `args` (already checked against its schema).
+/// What a tool reads: its arguments and, once a person decided on a `pending`
+/// answer, the `resolution`.
+pub fn tool_request(args: &Json, resolution: Option<&Json>) -> Json {
+    match resolution {
+        Some(resolution) => serde_json::json!({ "args": args, "resolution": resolution }),
+        None => serde_json::json!({ "args": args }),
+    }
+}
+
+/// Calls a one-shot tool with `request` (its arguments already checked against the
+/// schema).
 pub async fn call_tool(
     name: &str,
     exec_spec: &ExecSpec,
-    args: &Json,
+    request: &Json,
     timeout: Option<Duration>,
     cancel: &CancellationToken,
 ) -> ToolReport {
-    let request = serde_json::json!({ "args": args });
     let mut call = Call::new(
         name,
         CallKind::Tool,

@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ExecSpec, RuntimeMode};
 
-use super::{ToolReport, ToolServer, call_tool};
+use super::{ToolReport, ToolServer, call_tool, tool_request};
 
 /// One tool, however it runs: a process per call, or a supervised server.
 pub enum ToolCaller {
@@ -30,11 +30,31 @@ impl ToolCaller {
         timeout: Option<Duration>,
         cancel: &CancellationToken,
     ) -> ToolReport {
+        self.send(tool_request(args, None), timeout, cancel).await
+    }
+
+    /// Calls the tool again after a person decided on its `pending` answer.
+    pub async fn resolve(
+        &self,
+        args: &Json,
+        resolution: &Json,
+        cancel: &CancellationToken,
+    ) -> ToolReport {
+        self.send(tool_request(args, Some(resolution)), None, cancel)
+            .await
+    }
+
+    async fn send(
+        &self,
+        request: Json,
+        timeout: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> ToolReport {
         match self {
             ToolCaller::OneShot { name, spec } => {
-                call_tool(name, spec, args, timeout, cancel).await
+                call_tool(name, spec, &request, timeout, cancel).await
             }
-            ToolCaller::Server(server) => server.call(args, timeout).await,
+            ToolCaller::Server(server) => server.execute(request, timeout).await,
         }
     }
 

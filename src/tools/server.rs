@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -13,7 +13,7 @@ use crate::config::ExecSpec;
 use crate::exec::rpc::{Reply, RestartPolicy, RpcError, Supervisor};
 use crate::exec::{CallKind, Outcome};
 
-use super::ToolReport;
+use super::{ToolReport, tool_request};
 
 const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 
@@ -43,6 +43,11 @@ impl ToolServer {
 
     /// Calls `execute` with `args`.
     pub async fn call(&self, args: &Json, timeout: Option<Duration>) -> ToolReport {
+        self.execute(tool_request(args, None), timeout).await
+    }
+
+    /// Calls `execute` with the whole request (`args`, and `resolution` when given).
+    pub async fn execute(&self, request: Json, timeout: Option<Duration>) -> ToolReport {
         let mut report = ToolReport::new(&self.name, self.spec.runtime);
         let started = Instant::now();
         let _slot = self.slots.acquire().await;
@@ -59,9 +64,7 @@ impl ToolServer {
                 return report;
             }
         };
-        let reply = client
-            .call("execute", json!({ "args": args }), timeout)
-            .await;
+        let reply = client.call("execute", request, timeout).await;
         report.duration_ms = started.elapsed().as_millis() as u64;
         match reply {
             Ok(Reply::Result(value)) => {

@@ -80,7 +80,7 @@ fn a_provider_hook_denial_ends_the_turn_with_exit_1_and_the_hook_name() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stderr
-            .contains("turn aborted by hook `pii_guard`: personal data (ssn)"),
+            .contains("turn 1 aborted by hook `pii_guard`: personal data (ssn)"),
         "{}",
         out.stderr
     );

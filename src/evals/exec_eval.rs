@@ -1,0 +1,85 @@
+//! The exec eval protocol: a request on stdin, `{score, detail, data}` on stdout.
+
+use serde_json::{Value as Json, json};
+
+use super::EvalInput;
+
+/// The request an exec eval reads on stdin.
+pub fn eval_request(eval_type: &str, params: &Json, input: &EvalInput) -> Json {
+    json!({
+        "type": eval_type,
+        "params": params,
+        "content": input.content,
+        "context": input.context(),
+    })
+}
+
+/// A valid answer: the score, the explanation and the extra data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub score: f64,
+    pub detail: String,
+    pub data: Json,
+}
+
+/// Reads an eval's answer. A score that is missing, not a number, or outside [0, 1]
+/// is an error, never a silent 0.
+pub fn read_score(answer: &Json) -> Result<Scored, String> {
+    let Some(object) = answer.as_object() else {
+        return Err(format!(
+            "answered {answer} instead of an object with `score`"
+        ));
+    };
+    let score = match object.get("score") {
+        None | Some(Json::Null) => return Err("answered without a `score`".into()),
+        Some(Json::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+        Some(other) => {
+            return Err(format!(
+                "answered a score of {other}, which is not a number"
+            ));
+        }
+    };
+    if !(0.0..=1.0).contains(&score) {
+        return Err(format!("answered a score of {score}, outside [0, 1]"));
+    }
+    let detail = match object.get("detail") {
+        Some(Json::String(text)) => text.clone(),
+        Some(Json::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    Ok(Scored {
+        score,
+        detail,
+        data: object.get("data").cloned().unwrap_or(Json::Null),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_score_in_range_is_read_with_its_detail_and_data() {
+        let scored = read_score(&json!({"score": 0.85, "detail": "polite", "data": {"p": 1}}))
+            .expect("valid");
+        assert_eq!(scored.score, 0.85);
+        assert_eq!(scored.detail, "polite");
+        assert_eq!(scored.data, json!({"p": 1}));
+        assert_eq!(read_score(&json!({"score": 1})).expect("valid").score, 1.0);
+    }
+
+    #[test]
+    fn anything_but_a_number_in_range_is_an_error() {
+        for (answer, says) in [
+            (json!({"score": 1.7}), "outside [0, 1]"),
+            (json!({"score": -0.1}), "outside [0, 1]"),
+            (json!({"score": "high"}), "not a number"),
+            (json!({"detail": "fine"}), "without a `score`"),
+            (json!({"score": null}), "without a `score`"),
+            (json!([0.5]), "instead of an object"),
+        ] {
+            let err = read_score(&answer).expect_err("an error");
+            assert!(err.contains(says), "{answer}: {err}");
+        }
+    }
+}

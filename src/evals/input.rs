@@ -1,0 +1,36 @@
+use serde::Serialize;
+use serde_json::{Value as Json, json};
+
+/// A tool call as evals see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCallRecord {
+    pub name: String,
+    pub args: Json,
+    pub result: Option<String>,
+    pub error: Option<String>,
+}
+
+/// What an eval judges: the assistant's output and the conversation around it.
+#[derive(Debug, Clone, Default)]
+pub struct EvalInput {
+    pub content: String,
+    pub messages: Vec<Json>,
+    pub turn_index: u32,
+    /// The calls of the judged turn (of the whole session for session-level evals).
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub variables: Json,
+    pub metadata: Json,
+}
+
+impl EvalInput {
+    /// The `context` object of the exec eval request.
+    pub fn context(&self) -> Json {
+        json!({
+            "messages": self.messages,
+            "turn_index": self.turn_index,
+            "tool_calls": self.tool_calls,
+            "variables": self.variables,
+            "metadata": self.metadata,
+        })
+    }
+}

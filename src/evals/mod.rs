@@ -1,0 +1,16 @@
+//! Evals: exec evals (an external script scores a turn from 0 to 1) and built-in
+//! checks, run at their triggers, with thresholds that make an eval a gate.
+
+mod builtin;
+mod exec_eval;
+mod input;
+mod result;
+mod runner;
+mod schedule;
+
+pub use builtin::is_builtin;
+pub use exec_eval::{eval_request, read_score};
+pub use input::{EvalInput, ToolCallRecord};
+pub use result::{EvalResult, EvalStatus, judge};
+pub use runner::{Evaluator, UnknownEvalType};
+pub use schedule::{Point, due};

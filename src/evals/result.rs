@@ -1,0 +1,116 @@
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::pack::Threshold;
+
+/// What an eval amounted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalStatus {
+    /// A gate whose score is within its threshold.
+    Passed,
+    /// A gate whose score is outside its threshold.
+    Failed,
+    /// A measurement: scored, never failing the run.
+    Measured,
+    /// No valid score: the eval crashed, timed out or answered nonsense.
+    Error,
+    /// Not run, with the reason in `explanation`.
+    Skipped,
+}
+
+/// One eval's result, in the shape eval hooks and reports read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalResult {
+    pub eval_id: String,
+    #[serde(rename = "type")]
+    pub eval_type: String,
+    pub score: Option<f64>,
+    /// Whether a gate passed; `None` for measurements and skipped evals.
+    pub passed: Option<bool>,
+    pub status: EvalStatus,
+    pub duration_ms: u64,
+    pub explanation: String,
+    pub details: Json,
+    pub error: Option<String>,
+    /// The turn it judged; `None` for session-level evals.
+    pub turn: Option<u32>,
+    pub trigger: String,
+}
+
+impl EvalResult {
+    pub fn skipped(eval_id: &str, eval_type: &str, trigger: &str, reason: String) -> Self {
+        Self {
+            eval_id: eval_id.into(),
+            eval_type: eval_type.into(),
+            score: None,
+            passed: None,
+            status: EvalStatus::Skipped,
+            duration_ms: 0,
+            explanation: reason,
+            details: Json::Null,
+            error: None,
+            turn: None,
+            trigger: trigger.into(),
+        }
+    }
+}
+
+/// The status a score earns: a gate passes within its (inclusive or exclusive)
+/// bounds; without a threshold the eval only measures.
+pub fn judge(score: f64, threshold: Option<&Threshold>) -> EvalStatus {
+    let Some(threshold) = threshold else {
+        return EvalStatus::Measured;
+    };
+    let above = threshold.min.is_none_or(|b| {
+        if b.inclusive {
+            score >= b.value
+        } else {
+            score > b.value
+        }
+    });
+    let below = threshold.max.is_none_or(|b| {
+        if b.inclusive {
+            score <= b.value
+        } else {
+            score < b.value
+        }
+    });
+    if above && below {
+        EvalStatus::Passed
+    } else {
+        EvalStatus::Failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::Bound;
+
+    fn bound(value: f64, inclusive: bool) -> Option<Bound> {
+        Some(Bound { value, inclusive })
+    }
+
+    #[test]
+    fn thresholds_are_inclusive_unless_said_otherwise() {
+        let min = Threshold {
+            min: bound(0.5, true),
+            max: None,
+        };
+        assert_eq!(judge(0.5, Some(&min)), EvalStatus::Passed);
+        assert_eq!(judge(0.49, Some(&min)), EvalStatus::Failed);
+        let strict = Threshold {
+            min: bound(0.5, false),
+            max: bound(0.9, true),
+        };
+        assert_eq!(judge(0.5, Some(&strict)), EvalStatus::Failed);
+        assert_eq!(judge(0.9, Some(&strict)), EvalStatus::Passed);
+        assert_eq!(judge(0.91, Some(&strict)), EvalStatus::Failed);
+    }
+
+    #[test]
+    fn without_a_threshold_an_eval_only_measures() {
+        assert_eq!(judge(0.0, None), EvalStatus::Measured);
+    }
+}

@@ -1,0 +1,88 @@
+//! When an eval runs: its trigger, at a point of the session.
+
+use crate::pack::{EvalDef, Trigger};
+
+/// Where the session is when evals are considered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    /// Turn `n` (from 1) has completed with an answer.
+    TurnEnd(u32),
+    /// The conversation is over.
+    SessionEnd,
+}
+
+/// Whether `eval` runs at `point` of session `session_id`. Sampling triggers pick
+/// the same turns and sessions on every run: a hash of the session id (and turn)
+/// decides, not a random draw.
+pub fn due(eval: &EvalDef, point: Point, session_id: &str) -> bool {
+    let sampled = |key: &str| bucket(&format!("{}:{key}", eval.id)) < eval.sample_percentage;
+    match (eval.trigger, point) {
+        (Trigger::EveryTurn, Point::TurnEnd(_)) => true,
+        (Trigger::SampleTurns, Point::TurnEnd(turn)) => sampled(&format!("{session_id}:{turn}")),
+        (Trigger::OnSessionComplete | Trigger::OnConversationComplete, Point::SessionEnd) => true,
+        (Trigger::SampleSessions, Point::SessionEnd) => sampled(session_id),
+        _ => false,
+    }
+}
+
+/// A stable number in [0, 100) for `key` (FNV-1a).
+fn bucket(key: &str) -> f64 {
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash % 10_000) as f64 / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::Pos;
+    use serde_json::json;
+
+    fn eval(trigger: Trigger, sample_percentage: f64) -> EvalDef {
+        EvalDef {
+            id: "e".into(),
+            eval_type: "contains".into(),
+            trigger,
+            params: json!({}),
+            metric: None,
+            threshold: None,
+            sample_percentage,
+            enabled: true,
+            description: None,
+            pos: Pos::START,
+        }
+    }
+
+    #[test]
+    fn triggers_pick_their_points() {
+        let every = eval(Trigger::EveryTurn, 5.0);
+        assert!(due(&every, Point::TurnEnd(1), "s"));
+        assert!(!due(&every, Point::SessionEnd, "s"));
+        let end = eval(Trigger::OnSessionComplete, 5.0);
+        assert!(due(&end, Point::SessionEnd, "s") && !due(&end, Point::TurnEnd(2), "s"));
+        assert!(!due(
+            &eval(Trigger::OnWorkflowStep, 100.0),
+            Point::SessionEnd,
+            "s"
+        ));
+    }
+
+    #[test]
+    fn sampling_is_deterministic_and_follows_the_percentage() {
+        let all = eval(Trigger::SampleTurns, 100.0);
+        let none = eval(Trigger::SampleTurns, 0.0);
+        let half = eval(Trigger::SampleTurns, 50.0);
+        let picked: Vec<bool> = (1..=200)
+            .map(|t| due(&half, Point::TurnEnd(t), "s"))
+            .collect();
+        let again: Vec<bool> = (1..=200)
+            .map(|t| due(&half, Point::TurnEnd(t), "s"))
+            .collect();
+        assert_eq!(picked, again);
+        let count = picked.iter().filter(|p| **p).count();
+        assert!((60..=140).contains(&count), "{count} of 200");
+        assert!((1..=50).all(|t| due(&all, Point::TurnEnd(t), "s")));
+        assert!((1..=50).all(|t| !due(&none, Point::TurnEnd(t), "s")));
+    }
+}

@@ -1,0 +1,284 @@
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use comfy_table::{Table, presets};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::evals::{EvalResult, EvalStatus};
+use crate::session::{SessionEvent, TurnEnd};
+
+use super::RunRecord;
+
+/// Streams the conversation to stderr as it happens, with a spinner while a tool
+/// runs when stderr is a terminal.
+pub struct HumanStream {
+    spinner: Option<ProgressBar>,
+    interactive: bool,
+    /// Everything printed, for `--output`.
+    pub text: String,
+}
+
+impl HumanStream {
+    pub fn new() -> Self {
+        Self {
+            spinner: None,
+            interactive: std::io::stderr().is_terminal(),
+            text: String::new(),
+        }
+    }
+
+    pub fn event(&mut self, event: &SessionEvent) {
+        if let SessionEvent::ToolStarted { name, call_id, .. } = event {
+            self.spin(format!("waiting on tool {name} ({call_id})"));
+        } else if !matches!(event, SessionEvent::HooksRan { .. }) {
+            self.stop_spinner();
+        }
+        if let Some(line) = describe(event) {
+            self.line(&line);
+        }
+    }
+
+    /// Ends the stream with `text`; returns everything printed.
+    pub fn close(mut self, text: &str) -> String {
+        self.stop_spinner();
+        self.line(text);
+        self.text
+    }
+
+    pub fn line(&mut self, line: &str) {
+        crate::cli::output::write_stderr(line);
+        self.text.push_str(line);
+        self.text.push('\n');
+    }
+
+    fn spin(&mut self, message: String) {
+        if !self.interactive {
+            return;
+        }
+        let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        spinner.set_style(
+            ProgressStyle::with_template("  {spinner} {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        spinner.set_message(message);
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        self.spinner = Some(spinner);
+    }
+
+    fn stop_spinner(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+    }
+}
+
+impl Default for HumanStream {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One event as the person watching reads it; `None` for events that only count.
+pub fn describe(event: &SessionEvent) -> Option<String> {
+    let text = match event {
+        SessionEvent::SessionStart { prompt, .. } => format!("── session: prompt `{prompt}`"),
+        SessionEvent::User { turn, content } => format!("── turn {turn}\nuser: {content}"),
+        SessionEvent::Assistant {
+            content,
+            tool_calls,
+            ..
+        } => {
+            let mut text = format!("assistant: {content}");
+            for call in tool_calls {
+                text.push_str(&format!(
+                    "\n  → {} {}",
+                    call["name"].as_str().unwrap_or_default(),
+                    call["args"]
+                ));
+            }
+            text
+        }
+        SessionEvent::Hook {
+            phase,
+            hook,
+            action,
+            reason,
+        } => format!(
+            "  hook `{hook}` at {phase}: {action}{}",
+            reason
+                .as_ref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ),
+        SessionEvent::ToolCall {
+            name,
+            call_id,
+            status,
+            content,
+            duration_ms,
+            ..
+        } => format!("  tool {name} ({call_id}) {status} in {duration_ms} ms: {content}"),
+        SessionEvent::Pending {
+            tool,
+            call_id,
+            message,
+            ..
+        } => format!("  tool {tool} ({call_id}) is waiting for a decision: {message}"),
+        SessionEvent::Decision {
+            tool,
+            approved,
+            by,
+            note,
+            ..
+        } => format!(
+            "  {} {tool} ({by}): {note}",
+            if *approved { "approved" } else { "rejected" }
+        ),
+        SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
+        SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
+        SessionEvent::ModelCall { .. }
+        | SessionEvent::HooksRan { .. }
+        | SessionEvent::ToolStarted { .. }
+        | SessionEvent::SessionEnd { .. } => return None,
+    };
+    Some(text.trim_end().to_string())
+}
+
+fn eval_line(result: &EvalResult) -> String {
+    let status = match result.status {
+        EvalStatus::Passed => "passed",
+        EvalStatus::Failed => "FAILED",
+        EvalStatus::Measured => "measured",
+        EvalStatus::Error => "ERROR",
+        EvalStatus::Skipped => "skipped",
+    };
+    let score = result
+        .score
+        .map(|s| format!(" (score {s:.2})"))
+        .unwrap_or_default();
+    format!("{} {status}{score}: {}", result.eval_id, result.explanation)
+}
+
+/// The closing summary: one line of totals, what stopped a turn, then tables of
+/// tools, hooks and evals.
+pub fn summary(record: &RunRecord) -> String {
+    let mut tools: BTreeMap<&str, (usize, usize, u64)> = BTreeMap::new();
+    let mut hooks: BTreeMap<&str, (usize, Vec<&str>)> = BTreeMap::new();
+    let mut decisions: BTreeMap<&str, usize> = BTreeMap::new();
+    for event in &record.events {
+        match event {
+            SessionEvent::ToolCall {
+                name,
+                status,
+                duration_ms,
+                ..
+            } => {
+                let entry = tools.entry(name).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(status != "ok");
+                entry.2 += duration_ms;
+            }
+            SessionEvent::HooksRan { phase, hooks: ran } => {
+                for hook in ran {
+                    let entry = hooks.entry(hook).or_default();
+                    entry.0 += 1;
+                    if !entry.1.contains(&phase.as_str()) {
+                        entry.1.push(phase);
+                    }
+                }
+            }
+            SessionEvent::Hook { hook, .. } => *decisions.entry(hook).or_default() += 1,
+            _ => {}
+        }
+    }
+    let evals = record.evals();
+    let mut text = format!(
+        "summary: {} turn(s), {} model call(s), {} tool call(s), {} hook call(s), {} hook intervention(s), {} eval result(s); exit {}",
+        record.turns.len(),
+        record.count(|e| matches!(e, SessionEvent::ModelCall { .. })),
+        tools.values().map(|t| t.0).sum::<usize>(),
+        hooks.values().map(|h| h.0).sum::<usize>(),
+        decisions.values().sum::<usize>(),
+        evals.len(),
+        record.exit_code
+    );
+    for (i, end) in record.turns.iter().enumerate() {
+        let turn = i + 1;
+        let line = match end {
+            TurnEnd::Answered => continue,
+            TurnEnd::RoundLimit => format!("turn {turn} reached the round limit without an answer"),
+            TurnEnd::Aborted { hook, reason } => {
+                format!("turn {turn} aborted by hook `{hook}`: {reason}")
+            }
+            TurnEnd::HardAborted { hook, reason } => {
+                format!("run stopped by hook `{hook}` in turn {turn}: {reason}")
+            }
+            TurnEnd::Pending {
+                tool,
+                call_id,
+                message,
+            } => format!(
+                "tool `{tool}` ({call_id}) is waiting for a decision: {message} (give --approve {tool} or --reject {tool})"
+            ),
+            TurnEnd::Failed { reason } => format!("the run could not go on: {reason}"),
+        };
+        text.push('\n');
+        text.push_str(&line);
+    }
+    if record.dropped_events > 0 {
+        text.push_str(&format!(
+            "\n{} event(s) could not be delivered to JSON-RPC hooks",
+            record.dropped_events
+        ));
+    }
+    if !tools.is_empty() {
+        let mut table = table(&["tool", "calls", "not ok", "time"]);
+        for (name, (calls, failed, ms)) in &tools {
+            table.add_row(vec![
+                name.to_string(),
+                calls.to_string(),
+                failed.to_string(),
+                format!("{ms} ms"),
+            ]);
+        }
+        text.push_str(&format!("\n{table}"));
+    }
+    if !hooks.is_empty() {
+        let mut table = table(&["hook", "phases", "calls", "interventions"]);
+        for (name, (calls, phases)) in &hooks {
+            table.add_row(vec![
+                name.to_string(),
+                phases.join(", "),
+                calls.to_string(),
+                decisions.get(name).copied().unwrap_or_default().to_string(),
+            ]);
+        }
+        text.push_str(&format!("\n{table}"));
+    }
+    if !evals.is_empty() {
+        let mut table = table(&["eval", "turn", "result", "score", "time"]);
+        for eval in &evals {
+            table.add_row(vec![
+                eval.eval_id.clone(),
+                eval.turn
+                    .map_or_else(|| "session".into(), |t| t.to_string()),
+                format!("{:?}", eval.status).to_lowercase(),
+                eval.score
+                    .map(|s| format!("{s:.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                format!("{} ms", eval.duration_ms),
+            ]);
+        }
+        text.push_str(&format!("\n{table}"));
+    }
+    text
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_header(header.to_vec());
+    table
+}

@@ -1,0 +1,74 @@
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::evals::EvalStatus;
+use crate::session::TurnEnd;
+
+use super::RunRecord;
+
+/// One testsuite for the run: a testcase per turn (a hook's denial fails it, an
+/// extension failure errors it) and one per eval result (a failing score is a
+/// `<failure>`, an eval that could not score an `<error>`).
+pub fn junit_report(record: &RunRecord) -> Result<String, quick_junit::SerializeError> {
+    let mut suite = TestSuite::new(format!("promptexec run {}", record.prompt));
+    suite.set_time(Duration::from_millis(record.duration_ms));
+    for (i, end) in record.turns.iter().enumerate() {
+        let status = match end {
+            TurnEnd::Answered | TurnEnd::RoundLimit => TestCaseStatus::success(),
+            TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } => {
+                non_success(NonSuccessKind::Failure, format!("hook `{hook}`: {reason}"))
+            }
+            TurnEnd::Pending { tool, message, .. } => non_success(
+                NonSuccessKind::Failure,
+                format!("tool `{tool}` waits on a decision: {message}"),
+            ),
+            TurnEnd::Failed { reason } => non_success(NonSuccessKind::Error, reason.clone()),
+        };
+        let mut case = TestCase::new(format!("turn {}", i + 1), status);
+        case.set_classname(format!("{}.turns", record.prompt));
+        suite.add_test_case(case);
+    }
+    for eval in record.evals() {
+        let status = match eval.status {
+            EvalStatus::Passed | EvalStatus::Measured => TestCaseStatus::success(),
+            EvalStatus::Failed => non_success(
+                NonSuccessKind::Failure,
+                format!(
+                    "score {} is outside the threshold: {}",
+                    eval.score.unwrap_or_default(),
+                    eval.explanation
+                ),
+            ),
+            EvalStatus::Error => non_success(
+                NonSuccessKind::Error,
+                eval.error.clone().unwrap_or_default(),
+            ),
+            EvalStatus::Skipped => {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(eval.explanation.clone());
+                status
+            }
+        };
+        let name = match eval.turn {
+            Some(turn) => format!("{} (turn {turn})", eval.eval_id),
+            None => eval.eval_id.clone(),
+        };
+        let mut case = TestCase::new(name, status);
+        case.set_classname(format!("{}.evals", record.prompt));
+        case.set_time(Duration::from_millis(eval.duration_ms));
+        if let Some(score) = eval.score {
+            case.set_system_out(format!("score: {score}\n{}", eval.explanation));
+        }
+        suite.add_test_case(case);
+    }
+    let mut report = Report::new("promptexec");
+    report.add_test_suite(suite);
+    report.to_string()
+}
+
+fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
+    status.set_message(message);
+    status
+}

@@ -1,0 +1,16 @@
+//! Turns a session's events into what people and machines read: the human stream and
+//! summary on stderr, one JSON document, JUnit XML, and the JSONL transcript.
+
+mod atomic;
+mod human;
+mod json;
+mod junit;
+mod record;
+mod transcript;
+
+pub use atomic::write_atomic;
+pub use human::{HumanStream, describe, summary};
+pub use json::json_report;
+pub use junit::junit_report;
+pub use record::{RunRecord, evals_of, turn_outcome};
+pub use transcript::Transcript;

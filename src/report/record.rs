@@ -1,0 +1,63 @@
+use serde_json::{Value as Json, json};
+
+use crate::evals::EvalResult;
+use crate::session::{SessionEvent, TurnEnd};
+
+/// Everything a finished run produced, for the reports made at its end.
+#[derive(Debug, Clone)]
+pub struct RunRecord {
+    pub prompt: String,
+    pub scenario: String,
+    pub variables: Json,
+    pub system_prompt: String,
+    pub messages: Vec<Json>,
+    pub events: Vec<SessionEvent>,
+    pub turns: Vec<TurnEnd>,
+    /// Events JSON-RPC hooks could not be sent.
+    pub dropped_events: u64,
+    pub duration_ms: u64,
+    pub exit_code: u8,
+}
+
+impl RunRecord {
+    pub fn count(&self, pick: impl Fn(&SessionEvent) -> bool) -> usize {
+        self.events.iter().filter(|e| pick(e)).count()
+    }
+
+    pub fn evals(&self) -> Vec<&EvalResult> {
+        evals_of(&self.events)
+    }
+}
+
+pub fn evals_of(events: &[SessionEvent]) -> Vec<&EvalResult> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Eval(result) => Some(result),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How turn `number` ended, as a JSON object: `outcome` plus what explains it.
+pub fn turn_outcome(number: usize, end: &TurnEnd) -> Json {
+    let turn = number + 1;
+    match end {
+        TurnEnd::Answered => json!({"turn": turn, "outcome": "answered"}),
+        TurnEnd::RoundLimit => json!({"turn": turn, "outcome": "round_limit"}),
+        TurnEnd::Aborted { hook, reason } => {
+            json!({"turn": turn, "outcome": "aborted", "hook": hook, "reason": reason})
+        }
+        TurnEnd::HardAborted { hook, reason } => {
+            json!({"turn": turn, "outcome": "hard_aborted", "hook": hook, "reason": reason})
+        }
+        TurnEnd::Pending {
+            tool,
+            call_id,
+            message,
+        } => {
+            json!({"turn": turn, "outcome": "pending", "tool": tool, "call_id": call_id, "message": message})
+        }
+        TurnEnd::Failed { reason } => json!({"turn": turn, "outcome": "failed", "reason": reason}),
+    }
+}
