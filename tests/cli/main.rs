@@ -9,6 +9,8 @@ mod render;
 mod robust;
 mod rpc_hooks;
 mod run;
+mod run_flow;
+mod run_rpc;
 mod server;
 mod session;
 mod util;
