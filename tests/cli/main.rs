@@ -11,6 +11,7 @@ mod rpc_hooks;
 mod run;
 mod run_flow;
 mod run_rpc;
+mod run_signals;
 mod server;
 mod session;
 mod util;

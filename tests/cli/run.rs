@@ -17,7 +17,7 @@ fn run(extra: &[&str]) -> Outcome {
 }
 
 #[test]
-fn the_example_conversation_calls_its_tool_and_answers() {
+fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
     let out = run(&[
         "--var",
         "customer_name=Dana",
@@ -25,48 +25,80 @@ fn the_example_conversation_calls_its_tool_and_answers() {
         "Hi, where is my order A-1002?",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("tool lookup_order (call_1_lookup_order) ok"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("assistant: Your order A-1002"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("summary: 1 turn(s), 2 model call(s), 1 tool call(s)"),
-        "{}",
-        out.stderr
-    );
+    for line in [
+        "user: Hi, where is my order A-1002?",
+        "tool lookup_order (call_1_lookup_order) ok",
+        "tool db_query (call_2_db_query) ok",
+        "assistant: Your order A-1002 (rain jacket) is delayed",
+        "eval polite-tone passed (score 0.75)",
+        "eval reply-length measured",
+        "summary: 1 turn(s), 3 model call(s), 2 tool call(s)",
+    ] {
+        assert!(
+            out.stderr.contains(line),
+            "`{line}` missing from:\n{}",
+            out.stderr
+        );
+    }
+    // The summary tables name every hook that ran, one-shot and JSON-RPC alike.
+    for hook in [
+        "pii_guard",
+        "sql_allowlist",
+        "audit_log",
+        "eval_metrics",
+        "review_gate",
+        "faq_plugin",
+    ] {
+        assert!(
+            out.stderr.contains(&format!("│ {hook} ")),
+            "{hook}: {}",
+            out.stderr
+        );
+    }
     assert_eq!(out.stdout, "");
 }
 
 #[test]
-fn json_format_prints_one_report_document() {
+fn json_format_holds_every_tool_call_hook_decision_and_eval_result() {
     let out = run(&[
         "--var",
         "customer_name=Dana",
         "--message",
         "Where is A-1002?",
+        "--message",
+        "My SSN is 123-45-6789",
         "--format",
         "json",
     ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 1, "{}", out.stderr);
     let report: Json = serde_json::from_str(&out.stdout).expect("one JSON document");
     assert_eq!(report["prompt"], "support");
-    let tools: Vec<&Json> = report["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter(|e| e["event"] == "tool_call")
-        .collect();
-    assert_eq!(tools.len(), 1);
-    assert_eq!(tools[0]["name"], "lookup_order");
-    assert_eq!(report["exit_code"], 0);
+    assert_eq!(report["exit_code"], 1);
+    let events = report["events"].as_array().expect("events");
+    let of_kind = |kind: &str| events.iter().filter(|e| e["event"] == kind).count();
+    let names = |key: &str, field: &str| -> Vec<String> {
+        report[key]
+            .as_array()
+            .expect(key)
+            .iter()
+            .map(|t| t[field].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(names("tool_calls", "name"), ["lookup_order", "db_query"]);
+    assert_eq!(of_kind("tool_call"), 2);
+    assert_eq!(names("hook_decisions", "hook"), ["pii_guard"]);
+    assert_eq!(report["hook_decisions"][0]["action"], "abort_turn");
+    assert_eq!(of_kind("hook"), 1);
+    // Turn 1's evals and the session's; the aborted turn 2 is not judged.
+    assert_eq!(
+        names("evals", "eval_id"),
+        ["polite-tone", "mentions-order", "reply-length"]
+    );
+    assert_eq!(of_kind("eval"), 3);
+    assert_eq!(report["turns"][1]["outcome"], "aborted");
+    assert_eq!(report["totals"]["model_calls"], 3);
+    assert_eq!(report["totals"]["evals"]["passed"], 1);
+    assert_eq!(report["totals"]["evals"]["measured"], 2);
 }
 
 #[test]

@@ -1,0 +1,141 @@
+//! `run` under signals: Ctrl-C stops every child it started and exits 130 (row 18 of
+//! the reliability table); SIGKILL leaves a transcript of whole lines.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value as Json;
+
+use crate::util::{alive, fixtures, pid_in};
+
+fn interrupt_dir() -> PathBuf {
+    fixtures().join("interrupt")
+}
+
+/// Starts a run that calls a server tool, then blocks on a slow one.
+fn start_run(piddir: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_promptexec"))
+        .current_dir(interrupt_dir())
+        .env("PIDDIR", piddir)
+        .env("NO_COLOR", "1")
+        .args(["-c", "interrupt.yaml", "run", "interrupt.pack.json"])
+        .args(["--message", "go"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("promptexec starts")
+}
+
+/// Waits, boundedly, until `ready` holds.
+fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what} never happened"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The pids the fixtures wrote: the slow tool, the server tool, the JSON-RPC hook.
+fn fixture_pids(piddir: &Path) -> Vec<i32> {
+    ["slow", "server", "hook"]
+        .iter()
+        .map(|name| pid_in(&piddir.join(name)))
+        .collect()
+}
+
+fn has_pid(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| !t.trim().is_empty())
+}
+
+#[test]
+fn row18_ctrl_c_mid_run_exits_130_and_leaves_no_child_alive() {
+    let piddir = tempfile::tempdir().expect("temp dir");
+    let mut run = start_run(piddir.path(), &[]);
+    wait_for("the slow tool starting", || {
+        has_pid(&piddir.path().join("slow"))
+    });
+    let pids = fixture_pids(piddir.path());
+    assert!(
+        pids.iter().all(|pid| alive(*pid)),
+        "all three run: {pids:?}"
+    );
+
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
+    let interrupted = Instant::now();
+    let status = run.wait().expect("promptexec exits");
+    assert_eq!(status.code(), Some(130));
+    // The slow tool ignores SIGTERM: it is killed after the 2 s grace period.
+    assert!(
+        interrupted.elapsed() < Duration::from_millis(2000 + 2500),
+        "took {:?}",
+        interrupted.elapsed()
+    );
+    let survivors: Vec<i32> = pids.into_iter().filter(|pid| alive(*pid)).collect();
+    assert!(survivors.is_empty(), "still running: {survivors:?}");
+}
+
+#[test]
+fn a_run_killed_midway_leaves_every_finished_transcript_line_and_no_partial_one() {
+    let piddir = tempfile::tempdir().expect("temp dir");
+    let transcript = piddir.path().join("run.jsonl");
+    let path = transcript.display().to_string();
+    let mut run = start_run(piddir.path(), &["--transcript", &path]);
+    let started_slow = || {
+        std::fs::read_to_string(&transcript).is_ok_and(|t| {
+            t.contains(r#""event":"tool_started""#) && t.contains(r#""name":"slow""#)
+        })
+    };
+    wait_for("the transcript reaching the slow tool", started_slow);
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGKILL).expect("send SIGKILL");
+    run.wait().expect("promptexec is gone");
+    // SIGKILL gives promptexec no chance to clean up: end what it left behind.
+    for pid in fixture_pids(piddir.path()) {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+
+    let text = std::fs::read_to_string(&transcript).expect("the transcript survives");
+    assert!(text.ends_with('\n'), "no partial last line: {text:?}");
+    let events: Vec<Json> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is whole JSON"))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap_or_default())
+        .collect();
+    let seqs: Vec<u64> = events
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(
+        seqs,
+        (1..=events.len() as u64).collect::<Vec<_>>(),
+        "no line lost"
+    );
+    assert_eq!(kinds.first(), Some(&"session_start"));
+    for kind in [
+        "user",
+        "model_call",
+        "assistant",
+        "tool_call",
+        "tool_started",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    let counter = events
+        .iter()
+        .find(|e| e["event"] == "tool_call")
+        .expect("the server tool's result");
+    assert_eq!(
+        (&counter["name"], &counter["status"]),
+        (&Json::from("counter"), &Json::from("ok"))
+    );
+}
