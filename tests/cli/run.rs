@@ -173,3 +173,87 @@ fn session_hooks_hear_the_start_every_turn_and_the_end() {
         "{phases:?}"
     );
 }
+
+/// A config in `dir` with the example's mock script and one hook.
+fn config_with_hook(dir: &std::path::Path, hook_yaml: &str) -> std::path::PathBuf {
+    let root = repo_root();
+    let text = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: mock\n      type: mock\n      additional_config:\n        mock_config: {}\n  hooks:\n{hook_yaml}",
+        root.join("examples/mock-responses.yaml").display()
+    );
+    let path = dir.join("runtimeconfig.yaml");
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+#[test]
+fn a_json_rpc_hook_that_fails_its_handshake_aborts_the_run_with_exit_3() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hook = crate::util::fixtures().join("hooks/rpc_hook.py");
+    let config = config_with_hook(
+        dir.path(),
+        &format!(
+            "    mute:\n      command: {}\n      args: [--hello, error]\n      runtime: server\n      intercept: [before_tool]\n",
+            hook.display()
+        ),
+    );
+    let config = config.display().to_string();
+    let out = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            &config,
+            "run",
+            "tests/fixtures/packs/greeter.json",
+            "--var",
+            "name=Dana",
+            "--message",
+            "hi",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report: Json = serde_json::from_str(&out.stdout).expect("a report all the same");
+    assert_eq!(report["turns"][0]["outcome"], "failed");
+    let reason = report["turns"][0]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("mute"), "names the hook: {reason}");
+    assert_eq!(report["totals"]["model_calls"], 0);
+}
+
+#[test]
+fn output_writes_the_report_to_a_file_and_nothing_to_stdout() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("report.xml");
+    let out = run(&[
+        "--var",
+        "customer_name=Dana",
+        "--message",
+        "Where is A-1002?",
+        "--format",
+        "junit",
+        "--output",
+        &path.display().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let xml = std::fs::read_to_string(&path).expect("the report file");
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let cases: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter_map(|n| n.attribute("name"))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            "turn 1",
+            "polite-tone (turn 1)",
+            "mentions-order (turn 1)",
+            "reply-length"
+        ]
+    );
+    let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
+    assert_eq!(leftovers, 1, "no temporary file is left beside the report");
+}
