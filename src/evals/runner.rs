@@ -5,9 +5,10 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::EvalBinding;
+use crate::config::{EvalBinding, RuntimeMode};
 use crate::exec::{self, Call, CallKind, Outcome};
 use crate::pack::{EvalDef, Prompt, Trigger};
+use crate::tools::{ToolServer, ToolStatus};
 
 use super::builtin::run_builtin;
 use super::exec_eval::{Scored, eval_request, read_score};
@@ -29,6 +30,8 @@ pub struct UnknownEvalType {
 pub struct Evaluator {
     evals: Vec<EvalDef>,
     bindings: IndexMap<String, EvalBinding>,
+    /// One supervised process per `runtime: server` binding, started on first use.
+    servers: IndexMap<String, ToolServer>,
     cancel: CancellationToken,
 }
 
@@ -66,9 +69,15 @@ impl Evaluator {
         if !unknown.is_empty() {
             return Err(unknown);
         }
+        let servers = bindings
+            .iter()
+            .filter(|(_, b)| b.exec.runtime == RuntimeMode::Server)
+            .map(|(name, b)| (name.clone(), ToolServer::new(name, &b.exec)))
+            .collect();
         Ok(Self {
             evals,
             bindings: bindings.clone(),
+            servers,
             cancel,
         })
     }
@@ -151,6 +160,17 @@ impl Evaluator {
         input: &EvalInput,
     ) -> Result<Scored, String> {
         let request = eval_request(&eval.eval_type, &eval.params, input);
+        if let Some(server) = self.servers.get(&eval.eval_type) {
+            let report = server.execute(request, None).await;
+            return match (report.status, report.result) {
+                (ToolStatus::Ok, Some(answer)) => read_score(&answer),
+                _ => Err(format!(
+                    "eval `{}` {}",
+                    eval.eval_type,
+                    report.error.unwrap_or_else(|| "answered no score".into())
+                )),
+            };
+        }
         let mut call = Call::new(
             &eval.id,
             CallKind::Eval,
@@ -175,6 +195,15 @@ impl Evaluator {
                     )
                 })
             }
+        }
+    }
+}
+
+impl Evaluator {
+    /// Stops the server-mode evals.
+    pub async fn shutdown(&self) {
+        for server in self.servers.values() {
+            server.shutdown().await;
         }
     }
 }

@@ -649,6 +649,9 @@ impl<'a> Session<'a> {
         for caller in self.tools.values() {
             caller.shutdown().await;
         }
+        if let Some(evaluator) = &self.evaluator {
+            evaluator.shutdown().await;
+        }
         dropped
     }
 }
