@@ -22,8 +22,8 @@ fn read_decision(call: &PendingCall) -> Option<Decision> {
     let mut stderr = std::io::stderr().lock();
     let _ = write!(
         stderr,
-        "tool `{}` ({}) with {} is waiting for a decision: {}\napprove? [y/N, then an optional note] ",
-        call.tool, call.call_id, call.args, call.message
+        "approve {} ({}) with {}? [y/N, then an optional note] ",
+        call.tool, call.call_id, call.args
     );
     let _ = stderr.flush();
     let mut line = String::new();
