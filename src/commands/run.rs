@@ -7,13 +7,15 @@ use serde_json::{Map, Value as Json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{EvalStatus, Evaluator};
 use crate::pack::{self, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
-    HumanStream, RunRecord, Transcript, evals_of, json_report, junit_report, summary, write_atomic,
+    HumanStream, RunRecord, Transcript, evals_of, json_report, junit_report, problems, summary,
+    write_atomic,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
@@ -130,12 +132,11 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
             let text = human.into_inner().close(&summary(&record));
             args.output.as_ref().map(|_| text)
         }
-        RunFormat::Json => Some(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&json_report(&record)).unwrap_or_default()
-        )),
-        RunFormat::Junit => {
-            Some(junit_report(&record).map_err(|e| CliError::Output(std::io::Error::other(e)))?)
+        RunFormat::Json | RunFormat::Junit => {
+            for line in problems(&record) {
+                write_stderr(&line);
+            }
+            machine_report(args.format, &record)?
         }
     };
     match (report, &args.output) {
@@ -144,6 +145,20 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
         (None, _) => {}
     }
     Ok(exit)
+}
+
+/// The JSON document or the JUnit XML.
+fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String>, CliError> {
+    Ok(match format {
+        RunFormat::Human => None,
+        RunFormat::Json => Some(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json_report(record)).unwrap_or_default()
+        )),
+        RunFormat::Junit => {
+            Some(junit_report(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?)
+        }
+    })
 }
 
 /// Plays the messages in order until one ends the run, then the session-level

@@ -203,26 +203,7 @@ pub fn summary(record: &RunRecord) -> String {
         evals.len(),
         record.exit_code
     );
-    for (i, end) in record.turns.iter().enumerate() {
-        let turn = i + 1;
-        let line = match end {
-            TurnEnd::Answered => continue,
-            TurnEnd::RoundLimit => format!("turn {turn} reached the round limit without an answer"),
-            TurnEnd::Aborted { hook, reason } => {
-                format!("turn {turn} aborted by hook `{hook}`: {reason}")
-            }
-            TurnEnd::HardAborted { hook, reason } => {
-                format!("run stopped by hook `{hook}` in turn {turn}: {reason}")
-            }
-            TurnEnd::Pending {
-                tool,
-                call_id,
-                message,
-            } => format!(
-                "tool `{tool}` ({call_id}) is waiting for a decision: {message} (give --approve {tool} or --reject {tool})"
-            ),
-            TurnEnd::Failed { reason } => format!("the run could not go on: {reason}"),
-        };
+    for line in problems(record) {
         text.push('\n');
         text.push_str(&line);
     }
@@ -273,6 +254,50 @@ pub fn summary(record: &RunRecord) -> String {
         text.push_str(&format!("\n{table}"));
     }
     text
+}
+
+/// What kept turns from completing and evals from passing, one line each: shown
+/// after the summary, and on stderr in every format.
+pub fn problems(record: &RunRecord) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, end) in record.turns.iter().enumerate() {
+        let turn = i + 1;
+        lines.push(match end {
+            TurnEnd::Answered => continue,
+            TurnEnd::RoundLimit => format!("turn {turn} reached the round limit without an answer"),
+            TurnEnd::Aborted { hook, reason } => {
+                format!("turn {turn} aborted by hook `{hook}`: {reason}")
+            }
+            TurnEnd::HardAborted { hook, reason } => {
+                format!("run stopped by hook `{hook}` in turn {turn}: {reason}")
+            }
+            TurnEnd::Pending {
+                tool,
+                call_id,
+                message,
+            } => format!(
+                "tool `{tool}` ({call_id}) is waiting for a decision: {message} (give --approve {tool} or --reject {tool})"
+            ),
+            TurnEnd::Failed { reason } => format!("the run could not go on: {reason}"),
+        });
+    }
+    for eval in record.evals() {
+        match eval.status {
+            EvalStatus::Failed => lines.push(format!(
+                "eval `{}` failed with score {:.2}: {}",
+                eval.eval_id,
+                eval.score.unwrap_or_default(),
+                eval.explanation
+            )),
+            EvalStatus::Error => lines.push(format!(
+                "eval `{}` could not score: {}",
+                eval.eval_id,
+                eval.error.as_deref().unwrap_or_default()
+            )),
+            _ => {}
+        }
+    }
+    lines
 }
 
 fn table(header: &[&str]) -> Table {

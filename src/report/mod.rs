@@ -9,7 +9,7 @@ mod record;
 mod transcript;
 
 pub use atomic::write_atomic;
-pub use human::{HumanStream, describe, summary};
+pub use human::{HumanStream, describe, problems, summary};
 pub use json::json_report;
 pub use junit::junit_report;
 pub use record::{RunRecord, evals_of, turn_outcome};

@@ -216,10 +216,14 @@ impl<'a> Session<'a> {
                     value,
                 } => {
                     self.hook_event("before_call", &hook, "replaced", Some(reason));
-                    if let (Some(text), Some(last)) = (replacement, self.messages.last_mut()) {
-                        *last = message("user", &text);
+                    // The hook enforced its policy: its replacement stands in for the
+                    // latest user message, in what the model sees from now on.
+                    let (mut request, tools) = value;
+                    let last_user = request.messages.iter().rposition(|m| m["role"] == "user");
+                    if let (Some(text), Some(at)) = (replacement, last_user) {
+                        request.messages[at] = message("user", &text);
                     }
-                    value
+                    (request, tools)
                 }
                 gate => return self.stop("before_call", gate, turn),
             };
@@ -285,8 +289,9 @@ impl<'a> Session<'a> {
                 self.end_turn(turn, "answered");
                 return TurnEnd::Answered;
             }
-            for call in calls {
-                if let Some(end) = self.tool_call(call).await {
+            for (i, call) in calls.iter().enumerate() {
+                if let Some(end) = self.tool_call(call.clone()).await {
+                    self.close_unanswered(&calls[i..], &end);
                     return end;
                 }
             }
@@ -623,8 +628,37 @@ impl<'a> Session<'a> {
             let (hook, reason) = (hook.clone(), reason.clone());
             self.hook_event(phase, &hook, action, Some(reason));
         }
-        self.end_turn(turn, "aborted");
+        let reason = if action == "hard_abort" {
+            "stopped by a hook"
+        } else {
+            "aborted"
+        };
+        self.end_turn(turn, reason);
         end
+    }
+
+    /// When a turn ends in the middle of its tool calls, the calls that got no result
+    /// are answered with why, so the history stays one a model would accept.
+    fn close_unanswered(&mut self, calls: &[ToolCall], end: &TurnEnd) {
+        let why = match end {
+            TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } => {
+                format!("not run: the turn was ended by hook `{hook}`: {reason}")
+            }
+            TurnEnd::Pending { tool, .. } => format!("not run: `{tool}` waits on a decision"),
+            _ => "not run: the turn ended".into(),
+        };
+        for call in calls {
+            let answered = self
+                .messages
+                .iter()
+                .any(|m| m["tool_result"]["id"] == call.id.as_str());
+            if !answered {
+                let mut msg = message("tool", &why);
+                msg["tool_result"] =
+                    json!({"id": call.id, "name": call.name, "content": why, "error": why});
+                self.messages.push(msg);
+            }
+        }
     }
 
     /// Ends a conversation that ran its course: its session-level evals run and
