@@ -5,7 +5,8 @@ use serde_json::{Value as Json, json};
 use super::EvalInput;
 use super::exec_eval::Scored;
 
-const BUILTINS: &[&str] = &["contains"];
+/// The types of the checks built in.
+pub const BUILTINS: &[&str] = &["contains"];
 
 pub fn is_builtin(eval_type: &str) -> bool {
     BUILTINS.contains(&eval_type)

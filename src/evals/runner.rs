@@ -10,7 +10,7 @@ use crate::exec::{self, Call, CallKind, Outcome};
 use crate::pack::{EvalDef, Prompt, Trigger};
 use crate::tools::{ToolServer, ToolStatus};
 
-use super::builtin::run_builtin;
+use super::builtin::{BUILTINS, run_builtin};
 use super::exec_eval::{Scored, eval_request, read_score};
 use super::{EvalInput, EvalResult, EvalStatus, Point, due, is_builtin, judge};
 
@@ -54,7 +54,7 @@ impl Evaluator {
         let known: Vec<&str> = bindings
             .keys()
             .map(String::as_str)
-            .chain(["contains"])
+            .chain(BUILTINS.iter().copied())
             .collect();
         let unknown: Vec<UnknownEvalType> = evals
             .iter()
@@ -197,9 +197,7 @@ impl Evaluator {
             }
         }
     }
-}
 
-impl Evaluator {
     /// Stops the server-mode evals.
     pub async fn shutdown(&self) {
         for server in self.servers.values() {

@@ -6,11 +6,13 @@ mod human;
 mod json;
 mod junit;
 mod record;
+mod summary;
 mod transcript;
 
 pub use atomic::write_atomic;
-pub use human::{HumanStream, describe, problems, summary};
+pub use human::{HumanStream, describe};
 pub use json::json_report;
 pub use junit::junit_report;
 pub use record::{RunRecord, evals_of, turn_outcome};
+pub use summary::{problems, summary};
 pub use transcript::Transcript;

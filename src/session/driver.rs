@@ -5,16 +5,16 @@ use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{HookPhase, RuntimeConfig};
-use crate::evals::{EvalInput, Evaluator, Point, ToolCallRecord};
-use crate::hooks::{
-    Gate, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo,
-    ToolResultInfo, message,
-};
+use crate::evals::{Evaluator, Point};
+use crate::hooks::{Gate, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo, message};
 use crate::pack::{Pack, Prompt};
 use crate::provider::{AssistantMessage, Provider, ToolCall};
-use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
+use crate::tools::ToolCaller;
 
-use super::{Approvals, PendingCall, SessionEvent};
+use super::{Approvals, SessionEvent};
+
+mod evaluate;
+mod tool_call;
 
 /// The id sessions report to hooks and evals; the same on every run, so sampled
 /// evals pick the same turns.
@@ -300,276 +300,6 @@ impl<'a> Session<'a> {
         TurnEnd::RoundLimit
     }
 
-    /// Why the model may not call `name` now, if it may not.
-    fn refusal(&self, name: &str) -> Option<String> {
-        let policy = &self.prompt.tool_policy;
-        if policy.blocklist.iter().any(|b| b == name) {
-            return Some(format!(
-                "tool `{name}` is blocklisted by the prompt's tool_policy"
-            ));
-        }
-        if !self.offered.iter().any(|o| o == name) {
-            return Some(format!("tool `{name}` is not offered to the model"));
-        }
-        (self.calls_this_turn > policy.max_tool_calls_per_turn).then(|| {
-            format!(
-                "max_tool_calls_per_turn ({}) reached; `{name}` was not called",
-                policy.max_tool_calls_per_turn
-            )
-        })
-    }
-
-    /// One tool call: policy, schema, hooks, the tool itself (and a decision when it
-    /// waits on one); the result goes back to the model.
-    async fn tool_call(&mut self, call: ToolCall) -> Option<TurnEnd> {
-        self.calls_this_turn += 1;
-        let info = ToolCallInfo {
-            name: call.name.clone(),
-            args: call.args.clone(),
-            call_id: call.id.clone(),
-        };
-        if let Some(refusal) = self.refusal(&info.name) {
-            self.tool_result(&info, "error", &refusal, 0);
-            return None;
-        }
-        let schema_errors = self
-            .pack
-            .tools
-            .get(&call.name)
-            .map(|t| validate_args(&t.parameters, &call.args))
-            .unwrap_or_default();
-        if !schema_errors.is_empty() {
-            let text: Vec<String> = schema_errors.iter().map(ToString::to_string).collect();
-            self.tool_result(
-                &info,
-                "error",
-                &format!("invalid arguments: {}", text.join("; ")),
-                0,
-            );
-            return None;
-        }
-        let before = self.hooks.before_execution(info.clone()).await;
-        self.hooks_ran("before_execution", before.ran);
-        let info = match before.gate {
-            Gate::Proceed(info) => info,
-            Gate::Respond { hook, result } => {
-                self.hook_event("before_execution", &hook, "respond", None);
-                let content = result
-                    .get("for_llm")
-                    .and_then(Json::as_str)
-                    .map_or_else(|| result.to_string(), str::to_string);
-                self.tool_result(&info, "ok", &content, 0);
-                return None;
-            }
-            Gate::DenyTool { hook, reason } => {
-                self.hook_event("before_execution", &hook, "deny_tool", Some(reason.clone()));
-                self.tool_result(
-                    &info,
-                    "blocked",
-                    &format!("blocked by hook `{hook}`: {reason}"),
-                    0,
-                );
-                return None;
-            }
-            gate => return Some(self.stop("before_execution", gate, self.turn)),
-        };
-        if !self.tools.contains_key(&info.name) {
-            let text = format!("tool `{}` is not available", info.name);
-            self.tool_result(&info, "error", &text, 0);
-            return None;
-        }
-        self.emit(SessionEvent::ToolStarted {
-            turn: self.turn,
-            name: info.name.clone(),
-            call_id: info.call_id.clone(),
-        });
-        self.hooks.event(
-            "tool_exec_start",
-            &json!({"Tool": info.name, "Arguments": info.args}),
-        );
-        let report = self.tools[&info.name]
-            .call(&info.args, None, &self.cancel)
-            .await;
-        let (status, content, duration_ms) = match report.status {
-            ToolStatus::Pending => match self.decide(&info, &report).await {
-                Ok(settled) => settled,
-                Err(end) => return Some(end),
-            },
-            _ => settle(&report),
-        };
-        self.hooks.event(
-            "tool_exec_end",
-            &json!({"Tool": info.name, "Status": status}),
-        );
-        let result = ToolResultInfo {
-            name: info.name.clone(),
-            call_id: info.call_id.clone(),
-            content,
-            latency_ms: duration_ms,
-        };
-        let after = self.hooks.after_execution(&info, result).await;
-        self.hooks_ran("after_execution", after.ran);
-        let (status, result) = match after.gate {
-            Gate::Proceed(result) => (status, result),
-            Gate::Replaced {
-                hook,
-                reason,
-                mut value,
-                ..
-            } => {
-                self.hook_event("after_execution", &hook, "withheld", Some(reason.clone()));
-                value.content = format!("result withheld by hook `{hook}`: {reason}");
-                ("blocked", value)
-            }
-            gate => return Some(self.stop("after_execution", gate, self.turn)),
-        };
-        self.tool_result(&info, status, &result.content, result.latency_ms);
-        None
-    }
-
-    /// A `pending` answer: the flags or a person decide; approval calls the tool
-    /// again with the resolution, rejection tells the model. Without a decision the
-    /// turn ends waiting.
-    async fn decide(
-        &mut self,
-        info: &ToolCallInfo,
-        report: &ToolReport,
-    ) -> Result<(&'static str, String, u64), TurnEnd> {
-        let (reason, message) = report
-            .pending
-            .as_ref()
-            .map(|p| (p.reason.clone(), p.message.clone()))
-            .unwrap_or_default();
-        self.emit(SessionEvent::Pending {
-            turn: self.turn,
-            tool: info.name.clone(),
-            call_id: info.call_id.clone(),
-            reason,
-            message: message.clone(),
-        });
-        let call = PendingCall {
-            tool: info.name.clone(),
-            call_id: info.call_id.clone(),
-            args: info.args.clone(),
-            message: message.clone(),
-        };
-        let Some(decision) = self.approvals.decide(&call).await else {
-            self.end_turn(self.turn, "pending");
-            return Err(TurnEnd::Pending {
-                tool: call.tool,
-                call_id: call.call_id,
-                message,
-            });
-        };
-        self.emit(SessionEvent::Decision {
-            turn: self.turn,
-            tool: info.name.clone(),
-            call_id: info.call_id.clone(),
-            approved: decision.approved,
-            by: decision.by.clone(),
-            note: decision.note.clone(),
-        });
-        if !decision.approved {
-            let text = format!(
-                "the call was rejected by a person ({}): {}",
-                decision.by, decision.note
-            );
-            return Ok(("rejected", text, report.duration_ms));
-        }
-        let resolution = json!({"approved": true, "call_id": info.call_id, "note": decision.note});
-        let mut second = self.tools[&info.name]
-            .resolve(&info.args, &resolution, &self.cancel)
-            .await;
-        if second.status == ToolStatus::Pending {
-            second.answered_error("answered `pending` again after it was approved".into());
-        }
-        let (status, content, duration_ms) = settle(&second);
-        Ok((status, content, report.duration_ms + duration_ms))
-    }
-
-    /// Runs the evals due at `point` and hands each result to the eval hooks.
-    async fn evaluate(&mut self, point: Point) {
-        let Some(evaluator) = self.evaluator.take() else {
-            return;
-        };
-        let input = self.eval_input(point);
-        for result in evaluator.run_due(point, SESSION_ID, &input).await {
-            let notified = self
-                .hooks
-                .eval_result(&serde_json::to_value(&result).unwrap_or_default());
-            self.hooks_ran("eval", notified);
-            self.emit(SessionEvent::Eval(result));
-        }
-        self.evaluator = Some(evaluator);
-    }
-
-    /// What evals see: the last answer and the tool calls of the turn (of the whole
-    /// session at its end).
-    fn eval_input(&self, point: Point) -> EvalInput {
-        let in_scope = |turn: u32| match point {
-            Point::TurnEnd(t) => t == turn,
-            Point::SessionEnd => true,
-        };
-        let content = self
-            .events
-            .iter()
-            .rev()
-            .find_map(|e| match e {
-                SessionEvent::Assistant { turn, content, .. } if in_scope(*turn) => {
-                    Some(content.clone())
-                }
-                _ => None,
-            })
-            .unwrap_or_default();
-        let tool_calls = self
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                SessionEvent::ToolCall {
-                    turn,
-                    name,
-                    args,
-                    status,
-                    content,
-                    ..
-                } if in_scope(*turn) => {
-                    let ok = status == "ok";
-                    Some(ToolCallRecord {
-                        name: name.clone(),
-                        args: args.clone(),
-                        result: ok.then(|| content.clone()),
-                        error: (!ok).then(|| content.clone()),
-                    })
-                }
-                _ => None,
-            })
-            .collect();
-        EvalInput {
-            content,
-            messages: self.messages.clone(),
-            turn_index: self.turn,
-            tool_calls,
-            variables: self.variables.clone(),
-            metadata: json!({"session_id": SESSION_ID, "prompt_id": self.prompt.id}),
-        }
-    }
-
-    fn tool_result(&mut self, call: &ToolCallInfo, status: &str, content: &str, duration_ms: u64) {
-        self.emit(SessionEvent::ToolCall {
-            turn: self.turn,
-            name: call.name.clone(),
-            call_id: call.call_id.clone(),
-            args: call.args.clone(),
-            status: status.to_string(),
-            content: content.to_string(),
-            duration_ms,
-        });
-        let mut msg = message("tool", content);
-        msg["tool_result"] = json!({"id": call.call_id, "name": call.name, "content": content,
-                                    "error": (status != "ok").then_some(content)});
-        self.messages.push(msg);
-    }
-
     fn hooks_ran(&mut self, phase: &str, hooks: Vec<String>) {
         if !hooks.is_empty() {
             self.emit(SessionEvent::HooksRan {
@@ -637,30 +367,6 @@ impl<'a> Session<'a> {
         end
     }
 
-    /// When a turn ends in the middle of its tool calls, the calls that got no result
-    /// are answered with why, so the history stays one a model would accept.
-    fn close_unanswered(&mut self, calls: &[ToolCall], end: &TurnEnd) {
-        let why = match end {
-            TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } => {
-                format!("not run: the turn was ended by hook `{hook}`: {reason}")
-            }
-            TurnEnd::Pending { tool, .. } => format!("not run: `{tool}` waits on a decision"),
-            _ => "not run: the turn ended".into(),
-        };
-        for call in calls {
-            let answered = self
-                .messages
-                .iter()
-                .any(|m| m["tool_result"]["id"] == call.id.as_str());
-            if !answered {
-                let mut msg = message("tool", &why);
-                msg["tool_result"] =
-                    json!({"id": call.id, "name": call.name, "content": why, "error": why});
-                self.messages.push(msg);
-            }
-        }
-    }
-
     /// Ends a conversation that ran its course: its session-level evals run and
     /// session hooks hear `session_end`.
     pub async fn end(&mut self) {
@@ -688,24 +394,6 @@ impl<'a> Session<'a> {
         }
         dropped
     }
-}
-
-/// A finished call as the model sees it: status, content, duration.
-fn settle(report: &ToolReport) -> (&'static str, String, u64) {
-    let (status, content) = match report.status {
-        ToolStatus::Ok => (
-            "ok",
-            report
-                .result
-                .as_ref()
-                .map(Json::to_string)
-                .unwrap_or_default(),
-        ),
-        ToolStatus::Pending | ToolStatus::Error | ToolStatus::Failed | ToolStatus::Timeout => {
-            ("error", report.error.clone().unwrap_or_default())
-        }
-    };
-    (status, content, report.duration_ms)
 }
 
 fn assistant_json(answer: &AssistantMessage) -> Json {

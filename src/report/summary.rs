@@ -1,0 +1,156 @@
+use std::collections::BTreeMap;
+
+use comfy_table::{Table, presets};
+
+use crate::evals::EvalStatus;
+use crate::session::{SessionEvent, TurnEnd};
+
+use super::RunRecord;
+
+/// The closing summary: one line of totals, what stopped a turn, then tables of
+/// tools, hooks and evals.
+pub fn summary(record: &RunRecord) -> String {
+    let mut tools: BTreeMap<&str, (usize, usize, u64)> = BTreeMap::new();
+    let mut hooks: BTreeMap<&str, (usize, Vec<&str>)> = BTreeMap::new();
+    let mut decisions: BTreeMap<&str, usize> = BTreeMap::new();
+    for event in &record.events {
+        match event {
+            SessionEvent::ToolCall {
+                name,
+                status,
+                duration_ms,
+                ..
+            } => {
+                let entry = tools.entry(name).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(status != "ok");
+                entry.2 += duration_ms;
+            }
+            SessionEvent::HooksRan { phase, hooks: ran } => {
+                for hook in ran {
+                    let entry = hooks.entry(hook).or_default();
+                    entry.0 += 1;
+                    if !entry.1.contains(&phase.as_str()) {
+                        entry.1.push(phase);
+                    }
+                }
+            }
+            SessionEvent::Hook { hook, .. } => *decisions.entry(hook).or_default() += 1,
+            _ => {}
+        }
+    }
+    let evals = record.evals();
+    let mut text = format!(
+        "summary: {} turn(s), {} model call(s), {} tool call(s), {} hook call(s), {} hook intervention(s), {} eval result(s); exit {}",
+        record.turns.len(),
+        record.count(|e| matches!(e, SessionEvent::ModelCall { .. })),
+        tools.values().map(|t| t.0).sum::<usize>(),
+        hooks.values().map(|h| h.0).sum::<usize>(),
+        decisions.values().sum::<usize>(),
+        evals.len(),
+        record.exit_code
+    );
+    for line in problems(record) {
+        text.push('\n');
+        text.push_str(&line);
+    }
+    if record.dropped_events > 0 {
+        text.push_str(&format!(
+            "\n{} event(s) could not be delivered to JSON-RPC hooks",
+            record.dropped_events
+        ));
+    }
+    if !tools.is_empty() {
+        let mut table = table(&["tool", "calls", "not ok", "time"]);
+        for (name, (calls, failed, ms)) in &tools {
+            table.add_row(vec![
+                name.to_string(),
+                calls.to_string(),
+                failed.to_string(),
+                format!("{ms} ms"),
+            ]);
+        }
+        text.push_str(&format!("\n{table}"));
+    }
+    if !hooks.is_empty() {
+        let mut table = table(&["hook", "phases", "calls", "interventions"]);
+        for (name, (calls, phases)) in &hooks {
+            table.add_row(vec![
+                name.to_string(),
+                phases.join(", "),
+                calls.to_string(),
+                decisions.get(name).copied().unwrap_or_default().to_string(),
+            ]);
+        }
+        text.push_str(&format!("\n{table}"));
+    }
+    if !evals.is_empty() {
+        let mut table = table(&["eval", "turn", "result", "score", "time"]);
+        for eval in &evals {
+            table.add_row(vec![
+                eval.eval_id.clone(),
+                eval.turn
+                    .map_or_else(|| "session".into(), |t| t.to_string()),
+                format!("{:?}", eval.status).to_lowercase(),
+                eval.score
+                    .map(|s| format!("{s:.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                format!("{} ms", eval.duration_ms),
+            ]);
+        }
+        text.push_str(&format!("\n{table}"));
+    }
+    text
+}
+
+/// What kept turns from completing and evals from passing, one line each: shown
+/// after the summary, and on stderr in every format.
+pub fn problems(record: &RunRecord) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, end) in record.turns.iter().enumerate() {
+        let turn = i + 1;
+        lines.push(match end {
+            TurnEnd::Answered => continue,
+            TurnEnd::RoundLimit => format!("turn {turn} reached the round limit without an answer"),
+            TurnEnd::Aborted { hook, reason } => {
+                format!("turn {turn} aborted by hook `{hook}`: {reason}")
+            }
+            TurnEnd::HardAborted { hook, reason } => {
+                format!("run stopped by hook `{hook}` in turn {turn}: {reason}")
+            }
+            TurnEnd::Pending {
+                tool,
+                call_id,
+                message,
+            } => format!(
+                "tool `{tool}` ({call_id}) is waiting for a decision: {message} (give --approve {tool} or --reject {tool})"
+            ),
+            TurnEnd::Failed { reason } => format!("the run could not go on: {reason}"),
+        });
+    }
+    for eval in record.evals() {
+        match eval.status {
+            EvalStatus::Failed => lines.push(format!(
+                "eval `{}` failed with score {:.2}: {}",
+                eval.eval_id,
+                eval.score.unwrap_or_default(),
+                eval.explanation
+            )),
+            EvalStatus::Error => lines.push(format!(
+                "eval `{}` could not score: {}",
+                eval.eval_id,
+                eval.error.as_deref().unwrap_or_default()
+            )),
+            _ => {}
+        }
+    }
+    lines
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_header(header.to_vec());
+    table
+}
