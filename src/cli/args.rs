@@ -72,6 +72,8 @@ pub enum Command {
     /// Send one event to one configured hook and show its decision
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Run one eval on some content, or a pack's evals over a recorded run
+    Eval(EvalArgs),
     /// Check the config and a pack, and the references between them
     Validate(ValidateArgs),
     /// Render and manage prompt templates
@@ -139,6 +141,56 @@ pub enum RunFormat {
     Human,
     Json,
     Junit,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["eval_type", "pack"])))]
+pub struct EvalArgs {
+    /// The eval type: bound in the config's spec.evals, or built in
+    #[arg(value_name = "TYPE", requires = "content", conflicts_with_all = ["pack", "transcript"])]
+    pub eval_type: Option<String>,
+
+    /// The text to judge: inline, @FILE, or - for stdin
+    #[arg(long, value_name = "TEXT")]
+    pub content: Option<String>,
+
+    /// The eval's params: a JSON object, inline or @FILE
+    #[arg(long, value_name = "JSON")]
+    pub params: Option<String>,
+
+    /// The conversation around the content: a JSON object with messages, turn_index,
+    /// tool_calls, variables and metadata, inline or @FILE
+    #[arg(long, value_name = "JSON")]
+    pub context: Option<String>,
+
+    /// The lowest passing score
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub min_score: f64,
+
+    /// The highest passing score
+    #[arg(long, value_name = "Y")]
+    pub max_score: Option<f64>,
+
+    /// Run this PromptPack's evals over --transcript
+    #[arg(long, value_name = "PACK", requires = "transcript")]
+    pub pack: Option<PathBuf>,
+
+    /// A transcript written by `run --transcript`
+    #[arg(long, value_name = "FILE", requires = "pack")]
+    pub transcript: Option<PathBuf>,
+
+    /// The pack's prompt [default: the one the transcript played]
+    #[arg(long, value_name = "ID", requires = "pack")]
+    pub prompt: Option<String>,
+
+    /// `json`: EvalResults on stdout; `human`: a table on stderr; `junit`: JUnit XML
+    /// on stdout [default: json for one eval, human for a pack]
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormat>,
+
+    /// Write the report to FILE (atomically) instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

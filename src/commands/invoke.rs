@@ -7,7 +7,7 @@ use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 
-use super::{interrupted, lookup, read_text, with_runtime, worse};
+use super::{interrupted, json_kind, lookup, read_json_object, read_text, with_runtime, worse};
 use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::Outcome;
@@ -154,48 +154,29 @@ fn exit_for(report: &ToolReport) -> Exit {
 }
 
 pub(super) fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
+    load_config_if_any(cli)?.ok_or_else(|| {
+        CliError::Usage(
+            "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is"
+                .into(),
+        )
+    })
+}
+
+/// The config given or found, or `None` when there is none.
+pub(super) fn load_config_if_any(cli: &Cli) -> Result<Option<RuntimeConfig>, CliError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let path = match config::discover(cli.config.as_deref(), &cwd) {
         ConfigSource::Given(path) | ConfigSource::Found(path) => path,
-        ConfigSource::None => {
-            return Err(CliError::Usage(
-                "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is".into(),
-            ));
-        }
+        ConfigSource::None => return Ok(None),
     };
     let loaded = config::load(&path, false)?;
     print_diagnostics(&loaded.warnings);
-    Ok(loaded.value)
+    Ok(Some(loaded.value))
 }
 
 /// `--args`: inline JSON, `@FILE`, or `-` for stdin. Must be a JSON object.
 fn read_args(given: &str) -> Result<Json, CliError> {
-    let (text, origin) = match given.strip_prefix('@') {
-        Some(file) => (read_text(file)?, file.to_string()),
-        None if given == "-" => (read_text("-")?, "stdin".to_string()),
-        None => (given.to_string(), "--args".to_string()),
-    };
-    let value: Json = serde_json::from_str(&text).map_err(|err| {
-        CliError::Usage(format!("{origin}: the arguments are not valid JSON: {err}"))
-    })?;
-    if !value.is_object() {
-        return Err(CliError::Usage(format!(
-            "{origin}: the arguments must be a JSON object, found {}",
-            json_kind(&value)
-        )));
-    }
-    Ok(value)
-}
-
-fn json_kind(value: &Json) -> &'static str {
-    match value {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
-    }
+    read_json_object(given, "--args", "the arguments")
 }
 
 /// The JSON Schema of tool `name` in the pack.

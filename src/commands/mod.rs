@@ -2,6 +2,7 @@
 //! decides what the user sees.
 
 mod ask;
+mod eval;
 mod hook;
 mod hook_rpc;
 mod invoke;
@@ -19,6 +20,7 @@ pub fn dispatch(cli: &Cli) -> Result<Exit, CliError> {
         Command::Run(args) => run::run(cli, args),
         Command::InvokeTool(args) => invoke::run(cli, args),
         Command::Hook(HookCommand::Test(args)) => hook::test(cli, args),
+        Command::Eval(args) => eval::run(cli, args),
         Command::Validate(args) => validate::run(cli, args),
         Command::Prompt(PromptCommand::Render(args)) => prompt::render(args),
         Command::Completions { shell } => {
@@ -94,6 +96,37 @@ fn read_text(source: &str) -> Result<String, CliError> {
         source: err,
     })?;
     Ok(text)
+}
+
+/// A JSON object given inline, as `@FILE`, or as `-` for stdin; `flag` and `what`
+/// name it in errors.
+fn read_json_object(given: &str, flag: &str, what: &str) -> Result<serde_json::Value, CliError> {
+    let (text, origin) = match given.strip_prefix('@') {
+        Some(file) => (read_text(file)?, file.to_string()),
+        None if given == "-" => (read_text("-")?, "stdin".to_string()),
+        None => (given.to_string(), flag.to_string()),
+    };
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|err| CliError::Usage(format!("{origin}: {what} are not valid JSON: {err}")))?;
+    if !value.is_object() {
+        return Err(CliError::Usage(format!(
+            "{origin}: {what} must be a JSON object, found {}",
+            json_kind(&value)
+        )));
+    }
+    Ok(value)
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value as Json;
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
 }
 
 /// The more serious of two outcomes, for commands that make several calls.

@@ -10,7 +10,7 @@ use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 use crate::doc::{Diagnostic, Diagnostics};
-use crate::evals::{EvalStatus, Evaluator};
+use crate::evals::{EvalProblem, Evaluator, prompt_evals};
 use crate::pack::{self, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
@@ -19,6 +19,7 @@ use crate::report::{
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
+use super::eval::exit_of;
 use super::invoke::load_config;
 use super::prompt::choose_prompt;
 use super::{ask, interrupted, vars, with_runtime};
@@ -46,14 +47,12 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     let cancel = CancellationToken::new();
-    let evaluator =
-        Evaluator::new(&pack.evals, prompt, &config.evals, cancel.clone()).map_err(|unknown| {
-            let mut diagnostics = Diagnostics::default();
-            for u in unknown {
-                diagnostics.push(Diagnostic::error(&pack.path, u.pos, u.to_string()));
-            }
-            CliError::Invalid(diagnostics)
-        })?;
+    let evaluator = Evaluator::new(
+        prompt_evals(&pack.evals, prompt),
+        &config.evals,
+        cancel.clone(),
+    )
+    .map_err(|problems| eval_problems(&pack.path, problems))?;
     let mut transcript = match &args.transcript {
         Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
             path: path.clone(),
@@ -155,9 +154,10 @@ fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String
             "{}\n",
             serde_json::to_string_pretty(&json_report(record)).unwrap_or_default()
         )),
-        RunFormat::Junit => {
-            Some(junit_report(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?)
-        }
+        RunFormat::Junit => Some(
+            junit_report(record, &format!("promptexec run {}", record.prompt))
+                .map_err(|e| CliError::Output(std::io::Error::other(e)))?,
+        ),
     })
 }
 
@@ -197,14 +197,7 @@ fn run_exit(turns: &[TurnEnd], events: &[SessionEvent]) -> Exit {
         TurnEnd::Pending { .. } => Exit::Pending,
         TurnEnd::Failed { .. } => Exit::ExtensionFailed,
     });
-    let from_evals = evals_of(events).into_iter().map(|e| match e.status {
-        EvalStatus::Failed => Exit::No,
-        EvalStatus::Error => Exit::ExtensionFailed,
-        EvalStatus::Passed | EvalStatus::Measured | EvalStatus::Skipped => Exit::Success,
-    });
-    from_turns
-        .chain(from_evals)
-        .fold(Exit::Success, super::worse)
+    from_turns.fold(exit_of(evals_of(events)), super::worse)
 }
 
 /// The variables evals see: the values given, else the declared defaults.
@@ -218,7 +211,16 @@ fn variables_json(prompt: &Prompt, inputs: &VarInputs) -> Json {
     Json::Object(values)
 }
 
-fn write_report(path: &Path, text: &str) -> Result<(), CliError> {
+/// Evals that cannot run, each pointing at its place in the pack.
+pub(super) fn eval_problems(pack: &Path, problems: Vec<EvalProblem>) -> CliError {
+    let mut diagnostics = Diagnostics::default();
+    for problem in problems {
+        diagnostics.push(Diagnostic::error(pack, problem.pos, problem.to_string()));
+    }
+    CliError::Invalid(diagnostics)
+}
+
+pub(super) fn write_report(path: &Path, text: &str) -> Result<(), CliError> {
     write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
         path: path.to_path_buf(),
         source,

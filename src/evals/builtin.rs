@@ -12,6 +12,11 @@ pub fn is_builtin(eval_type: &str) -> bool {
     BUILTINS.contains(&eval_type)
 }
 
+/// Checks a built-in's params before anything runs.
+pub fn check_params(eval_type: &str, params: &Json) -> Result<(), String> {
+    run_builtin(eval_type, params, &EvalInput::default()).map(|_| ())
+}
+
 /// Runs the built-in check `eval_type`; `Err` when its parameters are unusable.
 pub fn run_builtin(eval_type: &str, params: &Json, input: &EvalInput) -> Result<Scored, String> {
     match eval_type {

@@ -1,8 +1,8 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
 /// A tool call as evals see it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
     pub name: String,
     pub args: Json,
@@ -11,7 +11,9 @@ pub struct ToolCallRecord {
 }
 
 /// What an eval judges: the assistant's output and the conversation around it.
-#[derive(Debug, Clone, Default)]
+/// Transcripts keep it whole, so evals can be run again over a recorded run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct EvalInput {
     pub content: String,
     pub messages: Vec<Json>,

@@ -11,6 +11,6 @@ mod schedule;
 pub use builtin::is_builtin;
 pub use exec_eval::{eval_request, read_score};
 pub use input::{EvalInput, ToolCallRecord};
-pub use result::{EvalResult, EvalStatus, judge};
-pub use runner::{Evaluator, UnknownEvalType};
+pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
+pub use runner::{EvalProblem, Evaluator, prompt_evals};
 pub use schedule::{Point, due};

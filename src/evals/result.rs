@@ -1,10 +1,10 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::pack::Threshold;
 
 /// What an eval amounted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EvalStatus {
     /// A gate whose score is within its threshold.
@@ -20,7 +20,7 @@ pub enum EvalStatus {
 }
 
 /// One eval's result, in the shape eval hooks and reports read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalResult {
     pub eval_id: String,
     #[serde(rename = "type")]
@@ -53,6 +53,52 @@ impl EvalResult {
             turn: None,
             trigger: trigger.into(),
         }
+    }
+}
+
+/// How many results ended each way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EvalCounts {
+    pub passed: usize,
+    pub failed: usize,
+    pub measured: usize,
+    pub error: usize,
+    pub skipped: usize,
+}
+
+pub fn eval_counts(results: &[&EvalResult]) -> EvalCounts {
+    let mut counts = EvalCounts::default();
+    for result in results {
+        *match result.status {
+            EvalStatus::Passed => &mut counts.passed,
+            EvalStatus::Failed => &mut counts.failed,
+            EvalStatus::Measured => &mut counts.measured,
+            EvalStatus::Error => &mut counts.error,
+            EvalStatus::Skipped => &mut counts.skipped,
+        } += 1;
+    }
+    counts
+}
+
+impl EvalCounts {
+    pub fn to_json(self) -> Json {
+        serde_json::json!({
+            "passed": self.passed,
+            "failed": self.failed,
+            "measured": self.measured,
+            "error": self.error,
+            "skipped": self.skipped,
+        })
+    }
+}
+
+impl std::fmt::Display for EvalCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} passed, {} failed, {} measured, {} error(s), {} skipped",
+            self.passed, self.failed, self.measured, self.error, self.skipped
+        )
     }
 }
 

@@ -10,20 +10,29 @@ use crate::exec::{self, Call, CallKind, Outcome};
 use crate::pack::{EvalDef, Prompt, Trigger};
 use crate::tools::{ToolServer, ToolStatus};
 
-use super::builtin::{BUILTINS, run_builtin};
+use super::builtin::{BUILTINS, check_params, run_builtin};
 use super::exec_eval::{Scored, eval_request, read_score};
 use super::{EvalInput, EvalResult, EvalStatus, Point, due, is_builtin, judge};
 
-/// An eval whose type is neither bound in the config nor built in.
+/// An eval that cannot run as written: its type is unknown, or a built-in check's
+/// params are wrong.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error(
-    "eval `{eval_id}` has type `{eval_type}`, which is neither bound in the config's spec.evals nor built in{hint}"
-)]
-pub struct UnknownEvalType {
+#[error("eval `{eval_id}`: {message}")]
+pub struct EvalProblem {
     pub eval_id: String,
-    pub eval_type: String,
-    pub hint: String,
+    pub message: String,
     pub pos: crate::doc::Pos,
+}
+
+/// The pack's evals, then the prompt's (a prompt eval replaces a pack eval of the
+/// same id).
+pub fn prompt_evals(pack_evals: &[EvalDef], prompt: &Prompt) -> Vec<EvalDef> {
+    pack_evals
+        .iter()
+        .filter(|e| !prompt.evals.iter().any(|p| p.id == e.id))
+        .chain(&prompt.evals)
+        .cloned()
+        .collect()
 }
 
 /// The evals of one prompt and how to run each.
@@ -36,38 +45,41 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// The pack's evals, then the prompt's (a prompt eval replaces a pack eval of
-    /// the same id). Every enabled eval must be runnable.
+    /// Every enabled eval of `evals` must be runnable: bound in the config (which
+    /// overrides a built-in of the same name), or built in with valid params.
     pub fn new(
-        pack_evals: &[EvalDef],
-        prompt: &Prompt,
+        mut evals: Vec<EvalDef>,
         bindings: &IndexMap<String, EvalBinding>,
         cancel: CancellationToken,
-    ) -> Result<Self, Vec<UnknownEvalType>> {
-        let mut evals: Vec<EvalDef> = pack_evals
-            .iter()
-            .filter(|e| !prompt.evals.iter().any(|p| p.id == e.id))
-            .chain(&prompt.evals)
-            .cloned()
-            .collect();
+    ) -> Result<Self, Vec<EvalProblem>> {
         evals.retain(|e| e.enabled);
         let known: Vec<&str> = bindings
             .keys()
             .map(String::as_str)
             .chain(BUILTINS.iter().copied())
             .collect();
-        let unknown: Vec<UnknownEvalType> = evals
+        let problems: Vec<EvalProblem> = evals
             .iter()
-            .filter(|e| !bindings.contains_key(&e.eval_type) && !is_builtin(&e.eval_type))
-            .map(|e| UnknownEvalType {
-                eval_id: e.id.clone(),
-                eval_type: e.eval_type.clone(),
-                hint: crate::doc::suggest(&e.eval_type, known.iter().copied()),
-                pos: e.pos,
+            .filter(|e| !bindings.contains_key(&e.eval_type))
+            .filter_map(|e| {
+                let message = if is_builtin(&e.eval_type) {
+                    check_params(&e.eval_type, &e.params).err()?
+                } else {
+                    format!(
+                        "type `{}` is neither bound in the config's spec.evals nor built in{}",
+                        e.eval_type,
+                        crate::doc::suggest(&e.eval_type, known.iter().copied())
+                    )
+                };
+                Some(EvalProblem {
+                    eval_id: e.id.clone(),
+                    message,
+                    pos: e.pos,
+                })
             })
             .collect();
-        if !unknown.is_empty() {
-            return Err(unknown);
+        if !problems.is_empty() {
+            return Err(problems);
         }
         let servers = bindings
             .iter()
@@ -110,7 +122,8 @@ impl Evaluator {
         .await
     }
 
-    async fn run_one(&self, eval: &EvalDef, input: &EvalInput) -> EvalResult {
+    /// Runs one eval now, whatever its trigger.
+    pub async fn run_one(&self, eval: &EvalDef, input: &EvalInput) -> EvalResult {
         let started = Instant::now();
         let scored = match self.bindings.get(&eval.eval_type) {
             Some(binding) => self.run_exec(eval, binding, input).await,

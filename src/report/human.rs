@@ -136,6 +136,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
         SessionEvent::ModelCall { .. }
         | SessionEvent::HooksRan { .. }
         | SessionEvent::ToolStarted { .. }
+        | SessionEvent::EvalPoint { .. }
         | SessionEvent::SessionEnd { .. } => return None,
     };
     Some(text.trim_end().to_string())

@@ -1,6 +1,6 @@
 use serde_json::{Value as Json, json};
 
-use crate::evals::EvalStatus;
+use crate::evals::eval_counts;
 use crate::session::SessionEvent;
 
 use super::{RunRecord, turn_outcome};
@@ -17,7 +17,6 @@ pub fn json_report(record: &RunRecord) -> Json {
             .collect()
     };
     let evals = record.evals();
-    let eval_count = |status: EvalStatus| evals.iter().filter(|e| e.status == status).count();
     let tool_calls = pick(&["tool_call"]);
     let tool_errors = tool_calls.iter().filter(|c| c["status"] != "ok").count();
     json!({
@@ -38,13 +37,7 @@ pub fn json_report(record: &RunRecord) -> Json {
             "tool_calls": tool_calls.len(),
             "tool_errors": tool_errors,
             "hook_decisions": record.count(|e| matches!(e, SessionEvent::Hook { .. })),
-            "evals": {
-                "passed": eval_count(EvalStatus::Passed),
-                "failed": eval_count(EvalStatus::Failed),
-                "measured": eval_count(EvalStatus::Measured),
-                "error": eval_count(EvalStatus::Error),
-                "skipped": eval_count(EvalStatus::Skipped),
-            },
+            "evals": eval_counts(&evals).to_json(),
             "dropped_events": record.dropped_events,
             "duration_ms": record.duration_ms,
         },

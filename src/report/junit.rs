@@ -10,8 +10,11 @@ use super::RunRecord;
 /// One testsuite for the run: a testcase per turn (a hook's denial fails it, an
 /// extension failure errors it) and one per eval result (a failing score is a
 /// `<failure>`, an eval that could not score an `<error>`).
-pub fn junit_report(record: &RunRecord) -> Result<String, quick_junit::SerializeError> {
-    let mut suite = TestSuite::new(format!("promptexec run {}", record.prompt));
+pub fn junit_report(
+    record: &RunRecord,
+    suite_name: &str,
+) -> Result<String, quick_junit::SerializeError> {
+    let mut suite = TestSuite::new(suite_name);
     suite.set_time(Duration::from_millis(record.duration_ms));
     for (i, end) in record.turns.iter().enumerate() {
         let status = match end {

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 use comfy_table::{Table, presets};
 
-use crate::evals::EvalStatus;
+use crate::evals::{EvalResult, EvalStatus};
 use crate::session::{SessionEvent, TurnEnd};
 
 use super::RunRecord;
@@ -85,22 +85,27 @@ pub fn summary(record: &RunRecord) -> String {
         text.push_str(&format!("\n{table}"));
     }
     if !evals.is_empty() {
-        let mut table = table(&["eval", "turn", "result", "score", "time"]);
-        for eval in &evals {
-            table.add_row(vec![
-                eval.eval_id.clone(),
-                eval.turn
-                    .map_or_else(|| "session".into(), |t| t.to_string()),
-                format!("{:?}", eval.status).to_lowercase(),
-                eval.score
-                    .map(|s| format!("{s:.2}"))
-                    .unwrap_or_else(|| "-".into()),
-                format!("{} ms", eval.duration_ms),
-            ]);
-        }
-        text.push_str(&format!("\n{table}"));
+        text.push_str(&format!("\n{}", evals_table(&evals)));
     }
     text
+}
+
+/// A table of eval results: which, where, how, what score, how long.
+pub fn evals_table(evals: &[&EvalResult]) -> String {
+    let mut table = table(&["eval", "turn", "result", "score", "time"]);
+    for eval in evals {
+        table.add_row(vec![
+            eval.eval_id.clone(),
+            eval.turn
+                .map_or_else(|| "session".into(), |t| t.to_string()),
+            format!("{:?}", eval.status).to_lowercase(),
+            eval.score
+                .map(|s| format!("{s:.2}"))
+                .unwrap_or_else(|| "-".into()),
+            format!("{} ms", eval.duration_ms),
+        ]);
+    }
+    table.to_string()
 }
 
 /// What kept turns from completing and evals from passing, one line each: shown

@@ -1,11 +1,11 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::evals::EvalResult;
+use crate::evals::{EvalInput, EvalResult};
 
 /// Everything that happens in a session, in order. Reports and transcripts are
 /// made from these alone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SessionEvent {
     SessionStart {
@@ -73,6 +73,12 @@ pub enum SessionEvent {
         approved: bool,
         by: String,
         note: String,
+    },
+    /// Where evals may run: after a turn the model answered (`turn`), or at the end
+    /// of the session; with exactly what evals there see.
+    EvalPoint {
+        turn: Option<u32>,
+        input: EvalInput,
     },
     Eval(EvalResult),
     TurnEnd {

@@ -10,10 +10,17 @@ use super::{SESSION_ID, Session};
 impl Session<'_> {
     /// Runs the evals due at `point` and hands each result to the eval hooks.
     pub(super) async fn evaluate(&mut self, point: Point) {
+        let input = self.eval_input(point);
+        self.emit(SessionEvent::EvalPoint {
+            turn: match point {
+                Point::TurnEnd(turn) => Some(turn),
+                Point::SessionEnd => None,
+            },
+            input: input.clone(),
+        });
         let Some(evaluator) = self.evaluator.take() else {
             return;
         };
-        let input = self.eval_input(point);
         for result in evaluator.run_due(point, SESSION_ID, &input).await {
             let notified = self
                 .hooks
