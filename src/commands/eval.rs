@@ -73,6 +73,7 @@ fn one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<Exit,
         }),
         sample_percentage: 100.0,
         enabled: true,
+        when: Default::default(),
         description: None,
         pos: Pos::START,
     };
@@ -81,7 +82,7 @@ fn one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<Exit,
         .map_err(|problems| CliError::Usage(problems[0].message.clone()))?;
     let result = with_runtime(|| async {
         let result = tokio::select! {
-            result = evaluator.run_one(&eval, &input) => Some(result),
+            result = evaluator.run_one(&eval.id, &input) => result,
             () = interrupted() => None,
         };
         cancel.cancel();

@@ -4,11 +4,12 @@
 mod builtin;
 mod exec_eval;
 mod input;
+mod precondition;
 mod result;
 mod runner;
 mod schedule;
 
-pub use builtin::is_builtin;
+pub use builtin::{builtin_names, is_builtin};
 pub use exec_eval::{eval_request, read_score};
 pub use input::{EvalInput, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};

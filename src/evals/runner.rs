@@ -10,9 +10,10 @@ use crate::exec::{self, Call, CallKind, Outcome};
 use crate::pack::{EvalDef, Prompt, Trigger};
 use crate::tools::{ToolServer, ToolStatus};
 
-use super::builtin::{BUILTINS, check_params, run_builtin};
+use super::builtin::{Judge, builtin_names, prepare};
 use super::exec_eval::{Scored, eval_request, read_score};
-use super::{EvalInput, EvalResult, EvalStatus, Point, due, is_builtin, judge};
+use super::precondition::{skip_reason, unwrap_assertion};
+use super::{EvalInput, EvalResult, EvalStatus, Point, due, judge};
 
 /// An eval that cannot run as written: its type is unknown, or a built-in check's
 /// params are wrong.
@@ -35,61 +36,43 @@ pub fn prompt_evals(pack_evals: &[EvalDef], prompt: &Prompt) -> Vec<EvalDef> {
         .collect()
 }
 
-/// The evals of one prompt and how to run each.
+/// How one eval runs.
+enum Runner {
+    /// A process per call.
+    Exec(EvalBinding),
+    /// One supervised process for every call, started on first use.
+    Server(Box<ToolServer>),
+    Builtin(Judge),
+}
+
+/// The evals of one prompt, each ready to run.
 pub struct Evaluator {
-    evals: Vec<EvalDef>,
-    bindings: IndexMap<String, EvalBinding>,
-    /// One supervised process per `runtime: server` binding, started on first use.
-    servers: IndexMap<String, ToolServer>,
+    evals: Vec<(EvalDef, Runner)>,
     cancel: CancellationToken,
 }
 
 impl Evaluator {
     /// Every enabled eval of `evals` must be runnable: bound in the config (which
-    /// overrides a built-in of the same name), or built in with valid params.
+    /// overrides a built-in of the same name), or built in with valid params. An
+    /// `assertion` wrapper becomes the eval it wraps, gated by its scores.
     pub fn new(
-        mut evals: Vec<EvalDef>,
+        evals: Vec<EvalDef>,
         bindings: &IndexMap<String, EvalBinding>,
         cancel: CancellationToken,
     ) -> Result<Self, Vec<EvalProblem>> {
-        evals.retain(|e| e.enabled);
-        let known: Vec<&str> = bindings
-            .keys()
-            .map(String::as_str)
-            .chain(BUILTINS.iter().copied())
-            .collect();
-        let problems: Vec<EvalProblem> = evals
-            .iter()
-            .filter(|e| !bindings.contains_key(&e.eval_type))
-            .filter_map(|e| {
-                let message = if is_builtin(&e.eval_type) {
-                    check_params(&e.eval_type, &e.params).err()?
-                } else {
-                    format!(
-                        "type `{}` is neither bound in the config's spec.evals nor built in{}",
-                        e.eval_type,
-                        crate::doc::suggest(&e.eval_type, known.iter().copied())
-                    )
-                };
-                Some(EvalProblem {
-                    eval_id: e.id.clone(),
-                    message,
-                    pos: e.pos,
-                })
-            })
-            .collect();
+        let mut ready = Vec::new();
+        let mut problems = Vec::new();
+        for eval in evals.into_iter().filter(|e| e.enabled) {
+            match runner(eval, bindings) {
+                Ok(pair) => ready.push(pair),
+                Err(problem) => problems.push(problem),
+            }
+        }
         if !problems.is_empty() {
             return Err(problems);
         }
-        let servers = bindings
-            .iter()
-            .filter(|(_, b)| b.exec.runtime == RuntimeMode::Server)
-            .map(|(name, b)| (name.clone(), ToolServer::new(name, &b.exec)))
-            .collect();
         Ok(Self {
-            evals,
-            bindings: bindings.clone(),
-            servers,
+            evals: ready,
             cancel,
         })
     }
@@ -105,38 +88,50 @@ impl Evaluator {
         session_id: &str,
         input: &EvalInput,
     ) -> Vec<EvalResult> {
-        let due: Vec<&EvalDef> = self
-            .evals
-            .iter()
-            .filter(|e| due(e, point, session_id))
-            .collect();
         let turn = match point {
             Point::TurnEnd(turn) => Some(turn),
             Point::SessionEnd => None,
         };
-        join_all(due.into_iter().map(|e| async move {
-            let mut result = self.run_one(e, input).await;
+        let due = self
+            .evals
+            .iter()
+            .filter(|(eval, _)| due(eval, point, session_id));
+        join_all(due.map(|(eval, runner)| async move {
+            let mut result = match skip_reason(&eval.when, &input.tool_calls) {
+                Some(reason) => EvalResult::skipped(
+                    &eval.id,
+                    &eval.eval_type,
+                    trigger_name(eval.trigger),
+                    reason,
+                ),
+                None => self.run(eval, runner, input).await,
+            };
             result.turn = turn;
             result
         }))
         .await
     }
 
-    /// Runs one eval now, whatever its trigger.
-    pub async fn run_one(&self, eval: &EvalDef, input: &EvalInput) -> EvalResult {
+    /// Runs the eval with `id` now, whatever its trigger.
+    pub async fn run_one(&self, id: &str, input: &EvalInput) -> Option<EvalResult> {
+        let (eval, runner) = self.evals.iter().find(|(e, _)| e.id == id)?;
+        Some(self.run(eval, runner, input).await)
+    }
+
+    async fn run(&self, eval: &EvalDef, runner: &Runner, input: &EvalInput) -> EvalResult {
         let started = Instant::now();
-        let scored = match self.bindings.get(&eval.eval_type) {
-            Some(binding) => self.run_exec(eval, binding, input).await,
-            None => run_builtin(&eval.eval_type, &eval.params, input),
+        let scored = match runner {
+            Runner::Exec(binding) => self.run_exec(eval, binding, input).await,
+            Runner::Server(server) => run_server(eval, server, input).await,
+            Runner::Builtin(judge) => judge(input),
         };
-        let duration_ms = started.elapsed().as_millis() as u64;
         let mut result = EvalResult {
             eval_id: eval.id.clone(),
             eval_type: eval.eval_type.clone(),
             score: None,
             passed: Some(false),
             status: EvalStatus::Error,
-            duration_ms,
+            duration_ms: started.elapsed().as_millis() as u64,
             explanation: String::new(),
             details: Json::Null,
             error: None,
@@ -173,17 +168,6 @@ impl Evaluator {
         input: &EvalInput,
     ) -> Result<Scored, String> {
         let request = eval_request(&eval.eval_type, &eval.params, input);
-        if let Some(server) = self.servers.get(&eval.eval_type) {
-            let report = server.execute(request, None).await;
-            return match (report.status, report.result) {
-                (ToolStatus::Ok, Some(answer)) => read_score(&answer),
-                _ => Err(format!(
-                    "eval `{}` {}",
-                    eval.eval_type,
-                    report.error.unwrap_or_else(|| "answered no score".into())
-                )),
-            };
-        }
         let mut call = Call::new(
             &eval.id,
             CallKind::Eval,
@@ -213,9 +197,67 @@ impl Evaluator {
 
     /// Stops the server-mode evals.
     pub async fn shutdown(&self) {
-        for server in self.servers.values() {
-            server.shutdown().await;
+        for (_, runner) in &self.evals {
+            if let Runner::Server(server) = runner {
+                server.shutdown().await;
+            }
         }
+    }
+}
+
+/// How `eval` runs, or why it cannot.
+fn runner(
+    eval: EvalDef,
+    bindings: &IndexMap<String, EvalBinding>,
+) -> Result<(EvalDef, Runner), EvalProblem> {
+    let problem = |message: String| EvalProblem {
+        eval_id: eval.id.clone(),
+        message,
+        pos: eval.pos,
+    };
+    let eval = unwrap_assertion(eval.clone()).map_err(problem)?;
+    let problem = |message: String| EvalProblem {
+        eval_id: eval.id.clone(),
+        message,
+        pos: eval.pos,
+    };
+    let runner = match bindings.get(&eval.eval_type) {
+        Some(binding) if binding.exec.runtime == RuntimeMode::Server => {
+            Runner::Server(Box::new(ToolServer::new(&eval.eval_type, &binding.exec)))
+        }
+        Some(binding) => Runner::Exec(binding.clone()),
+        None if super::is_builtin(&eval.eval_type) => {
+            Runner::Builtin(prepare(&eval.eval_type, &eval.params).map_err(problem)?)
+        }
+        None => {
+            let mut known: Vec<&str> = bindings.keys().map(String::as_str).collect();
+            for name in builtin_names().chain(["assertion"]) {
+                known.push(name);
+            }
+            return Err(problem(format!(
+                "type `{}` is neither bound in the config's spec.evals nor built in{}",
+                eval.eval_type,
+                crate::doc::suggest(&eval.eval_type, known)
+            )));
+        }
+    };
+    Ok((eval, runner))
+}
+
+async fn run_server(
+    eval: &EvalDef,
+    server: &ToolServer,
+    input: &EvalInput,
+) -> Result<Scored, String> {
+    let request = eval_request(&eval.eval_type, &eval.params, input);
+    let report = server.execute(request, None).await;
+    match (report.status, report.result) {
+        (ToolStatus::Ok, Some(answer)) => read_score(&answer),
+        _ => Err(format!(
+            "eval `{}` {}",
+            eval.eval_type,
+            report.error.unwrap_or_else(|| "answered no score".into())
+        )),
     }
 }
 

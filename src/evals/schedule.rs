@@ -12,25 +12,28 @@ pub enum Point {
 }
 
 /// Whether `eval` runs at `point` of session `session_id`. Sampling triggers pick
-/// the same turns and sessions on every run: a hash of the session id (and turn)
-/// decides, not a random draw.
+/// the same turns and sessions on every run, as PromptKit does: the FNV-1a hash of
+/// the session id followed by the turn number (0 for `sample_sessions`), modulo
+/// 10,000, is below the percentage times 100.
 pub fn due(eval: &EvalDef, point: Point, session_id: &str) -> bool {
-    let sampled = |key: &str| bucket(&format!("{}:{key}", eval.id)) < eval.sample_percentage;
+    let sampled = |turn: u32| {
+        bucket(&format!("{session_id}{turn}")) < (eval.sample_percentage * 100.0) as u64
+    };
     match (eval.trigger, point) {
         (Trigger::EveryTurn, Point::TurnEnd(_)) => true,
-        (Trigger::SampleTurns, Point::TurnEnd(turn)) => sampled(&format!("{session_id}:{turn}")),
+        (Trigger::SampleTurns, Point::TurnEnd(turn)) => sampled(turn),
         (Trigger::OnSessionComplete | Trigger::OnConversationComplete, Point::SessionEnd) => true,
-        (Trigger::SampleSessions, Point::SessionEnd) => sampled(session_id),
+        (Trigger::SampleSessions, Point::SessionEnd) => sampled(0),
         _ => false,
     }
 }
 
-/// A stable number in [0, 100) for `key` (FNV-1a).
-fn bucket(key: &str) -> f64 {
+/// FNV-1a (64 bit) of `key`, modulo 10,000.
+fn bucket(key: &str) -> u64 {
     let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
-    (hash % 10_000) as f64 / 100.0
+    hash % 10_000
 }
 
 #[cfg(test)]
@@ -49,6 +52,7 @@ mod tests {
             threshold: None,
             sample_percentage,
             enabled: true,
+            when: Default::default(),
             description: None,
             pos: Pos::START,
         }

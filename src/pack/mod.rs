@@ -11,6 +11,6 @@ pub use check::check_against_config;
 pub use load::load;
 pub use model::{
     Bound, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolChoice, ToolDef, ToolPolicy,
-    Trigger, Validation, VarType, Variable,
+    Trigger, Validation, VarType, Variable, When,
 };
 pub use render::{VarInputs, render_prompt};

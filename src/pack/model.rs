@@ -147,8 +147,19 @@ pub struct EvalDef {
     pub threshold: Option<Threshold>,
     pub sample_percentage: f64,
     pub enabled: bool,
+    /// Preconditions: when they do not hold, the eval is skipped with the reason.
+    pub when: When,
     pub description: Option<String>,
     pub pos: Pos,
+}
+
+/// An eval's `when`: every condition given must hold for it to run.
+#[derive(Debug, Clone, Default)]
+pub struct When {
+    pub tool_called: Option<String>,
+    pub tool_called_pattern: Option<regex::Regex>,
+    pub any_tool_called: Option<bool>,
+    pub min_tool_calls: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

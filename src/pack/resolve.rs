@@ -496,7 +496,11 @@ fn eval(cx: &mut Checker, node: &Node, at: &str) -> Option<EvalDef> {
         .and_then(|n| cx.boolean(n, &ptr(at, "enabled")))
         .unwrap_or(true);
     let description = optional_string(cx, &mut f, at, "description");
-    f.allow(&["message", "when", "groups", "extensions"]);
+    let when = f
+        .get("when")
+        .map(|w| when(cx, w, &ptr(at, "when")))
+        .unwrap_or_default();
+    f.allow(&["message", "groups", "extensions"]);
     cx.unknown_keys(&f, at, UnknownKeys::Warn);
     Some(EvalDef {
         id: id?,
@@ -507,9 +511,43 @@ fn eval(cx: &mut Checker, node: &Node, at: &str) -> Option<EvalDef> {
         threshold,
         sample_percentage,
         enabled,
+        when,
         description,
         pos: node.pos,
     })
+}
+
+/// `when`: `tool_called`, `tool_called_pattern` (a regex), `any_tool_called`,
+/// `min_tool_calls`.
+fn when(cx: &mut Checker, node: &Node, at: &str) -> When {
+    let Some(mut f) = cx.map(node, at) else {
+        return When::default();
+    };
+    let tool_called = optional_string(cx, &mut f, at, "tool_called");
+    let tool_called_pattern = f.get("tool_called_pattern").and_then(|n| {
+        let source = cx.string(n, &ptr(at, "tool_called_pattern"))?;
+        regex::Regex::new(&source)
+            .map_err(|e| {
+                cx.error(
+                    n.pos,
+                    format!("{at}/tool_called_pattern: not a valid regex: {e}"),
+                )
+            })
+            .ok()
+    });
+    let any_tool_called = f
+        .get("any_tool_called")
+        .and_then(|n| cx.boolean(n, &ptr(at, "any_tool_called")));
+    let min_tool_calls = f
+        .get("min_tool_calls")
+        .and_then(|n| cx.non_negative_integer(n, &ptr(at, "min_tool_calls")));
+    cx.unknown_keys(&f, at, UnknownKeys::Warn);
+    When {
+        tool_called,
+        tool_called_pattern,
+        any_tool_called,
+        min_tool_calls,
+    }
 }
 
 /// `{min_score, max_score}` (inclusive) or the pack format's `{operator, value}`.

@@ -71,6 +71,10 @@ pub struct Session<'a> {
     pub events: Vec<SessionEvent>,
     turn: u32,
     started: bool,
+    session_started: Instant,
+    turn_started: Instant,
+    /// How long the last turn took, for `latency_budget`.
+    turn_ms: u64,
     /// Tools the model may call this round: the prompt's, minus the blocklist, plus
     /// any a hook added.
     offered: Vec<String>,
@@ -112,6 +116,9 @@ impl<'a> Session<'a> {
             events: Vec::new(),
             turn: 0,
             started: false,
+            session_started: Instant::now(),
+            turn_started: Instant::now(),
+            turn_ms: 0,
             offered: Vec::new(),
             calls_this_turn: 0,
             max_rounds: None,
@@ -156,6 +163,7 @@ impl<'a> Session<'a> {
     pub async fn turn(&mut self, user_text: &str) -> TurnEnd {
         if !self.started {
             self.started = true;
+            self.session_started = Instant::now();
             self.emit(SessionEvent::SessionStart {
                 session_id: SESSION_ID.into(),
                 prompt: self.prompt.id.clone(),
@@ -186,6 +194,7 @@ impl<'a> Session<'a> {
     async fn play_turn(&mut self, user_text: &str) -> TurnEnd {
         self.turn += 1;
         self.calls_this_turn = 0;
+        self.turn_started = Instant::now();
         let turn = self.turn;
         self.emit(SessionEvent::User {
             turn,
@@ -319,6 +328,7 @@ impl<'a> Session<'a> {
     }
 
     fn end_turn(&mut self, turn: u32, reason: &str) {
+        self.turn_ms = self.turn_started.elapsed().as_millis() as u64;
         self.emit(SessionEvent::TurnEnd {
             turn,
             reason: reason.into(),

@@ -78,7 +78,14 @@ impl Session<'_> {
             turn_index: self.turn,
             tool_calls,
             variables: self.variables.clone(),
-            metadata: json!({"session_id": SESSION_ID, "prompt_id": self.prompt.id}),
+            metadata: json!({
+                "session_id": SESSION_ID,
+                "prompt_id": self.prompt.id,
+                "latency_ms": match point {
+                    Point::TurnEnd(_) => self.turn_ms,
+                    Point::SessionEnd => self.session_started.elapsed().as_millis() as u64,
+                },
+            }),
         }
     }
 }

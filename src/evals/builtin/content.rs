@@ -1,0 +1,204 @@
+//! Checks on the assistant's text.
+
+use regex::{Regex, RegexBuilder};
+use serde_json::{Value as Json, json};
+
+use super::{Judge, Params, verdict};
+use crate::evals::EvalInput;
+use crate::evals::exec_eval::Scored;
+
+/// The assistant's messages, the judged content among them.
+fn assistant_texts(input: &EvalInput) -> Vec<String> {
+    let mut texts: Vec<String> = input
+        .messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m["content"].as_str().map(str::to_string))
+        .collect();
+    if !texts.contains(&input.content) {
+        texts.push(input.content.clone());
+    }
+    texts
+}
+
+/// `contains`: every pattern appears in the content (case-insensitive); the score
+/// is the share that does.
+pub fn contains(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &[&["patterns"]])?;
+    let patterns = p.required_strings(&["patterns"])?;
+    Ok(Box::new(move |input| {
+        let text = input.content.to_lowercase();
+        let missing: Vec<&String> = patterns
+            .iter()
+            .filter(|p| !text.contains(&p.to_lowercase()))
+            .collect();
+        let found = patterns.len() - missing.len();
+        Ok(Scored {
+            score: found as f64 / patterns.len() as f64,
+            detail: if missing.is_empty() {
+                "every pattern appears".into()
+            } else {
+                format!(
+                    "{found} of {} patterns appear; missing: {}",
+                    patterns.len(),
+                    join(&missing)
+                )
+            },
+            data: json!({ "missing": missing }),
+        })
+    }))
+}
+
+/// `contains_any`: at least one pattern appears in some assistant message.
+pub fn contains_any(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &[&["patterns"]])?;
+    let patterns = p.required_strings(&["patterns"])?;
+    Ok(Box::new(move |input| {
+        let texts: Vec<String> = assistant_texts(input)
+            .iter()
+            .map(|t| t.to_lowercase())
+            .collect();
+        let found: Vec<&String> = patterns
+            .iter()
+            .filter(|p| texts.iter().any(|t| t.contains(&p.to_lowercase())))
+            .collect();
+        Ok(verdict(
+            !found.is_empty(),
+            format!("found: {}", join(&found)),
+            format!(
+                "none of {} appears",
+                join(&patterns.iter().collect::<Vec<_>>())
+            ),
+            json!({ "found": found }),
+        ))
+    }))
+}
+
+/// `content_excludes` / `banned_words`: no pattern appears in any assistant
+/// message, as a whole word (case-insensitive) unless `match_mode: substring`.
+pub fn excludes(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &[&["patterns", "words"], &["match_mode"]])?;
+    let patterns = p.required_strings(&["patterns", "words"])?;
+    let whole_words = match p.string(&["match_mode"])?.as_deref() {
+        None | Some("word_boundary") => true,
+        Some("substring") => false,
+        Some(other) => {
+            return Err(format!(
+                "`{check}`: `match_mode` is `word_boundary` or `substring`, found `{other}`"
+            ));
+        }
+    };
+    let matchers: Vec<(String, Regex)> = patterns
+        .into_iter()
+        .map(|word| {
+            let escaped = regex::escape(&word);
+            let source = if whole_words {
+                format!(r"\b{escaped}\b")
+            } else {
+                escaped
+            };
+            let re = RegexBuilder::new(&source)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| format!("`{check}`: cannot match `{word}`: {e}"))?;
+            Ok((word, re))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Box::new(move |input| {
+        let texts = assistant_texts(input);
+        let found: Vec<&String> = matchers
+            .iter()
+            .filter(|(_, re)| texts.iter().any(|t| re.is_match(t)))
+            .map(|(word, _)| word)
+            .collect();
+        Ok(verdict(
+            found.is_empty(),
+            "no excluded word appears".into(),
+            format!("excluded: {}", join(&found)),
+            json!({ "found": found }),
+        ))
+    }))
+}
+
+/// `regex`: the pattern matches somewhere in the content (or, with
+/// `expect_match: false`, nowhere). Case-sensitive unless the pattern says `(?i)`.
+pub fn regex(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &[&["pattern"], &["expect_match"]])?;
+    let source = p.required_string(&["pattern"])?;
+    let expect = p.boolean(&["expect_match"])?.unwrap_or(true);
+    let re = Regex::new(&source).map_err(|e| format!("`{check}`: invalid `pattern`: {e}"))?;
+    Ok(Box::new(move |input| {
+        let matched = re.is_match(&input.content);
+        let says = |m: bool| if m { "matches" } else { "does not match" };
+        Ok(verdict(
+            matched == expect,
+            format!("the content {} /{source}/ as expected", says(matched)),
+            format!("the content {} /{source}/", says(matched)),
+            json!({ "matched": matched }),
+        ))
+    }))
+}
+
+/// `min_length`: at least `min` characters; the score is the share reached.
+pub fn min_length(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &[&["min", "min_characters", "min_chars"]])?;
+    let min = p
+        .count(&["min", "min_characters", "min_chars"])?
+        .filter(|m| *m > 0)
+        .ok_or_else(|| format!("`{check}` needs `min`, a number of characters above 0"))?;
+    Ok(Box::new(move |input| {
+        let chars = input.content.chars().count() as u64;
+        Ok(Scored {
+            score: (chars as f64 / min as f64).min(1.0),
+            detail: format!("{chars} characters (at least {min})"),
+            data: json!({ "characters": chars }),
+        })
+    }))
+}
+
+/// `max_length`: at most `max` characters (and `max_tokens` estimated tokens, four
+/// characters each); past it the score falls as `max / length`.
+pub fn max_length(check: &str, params: &Json) -> Result<Judge, String> {
+    let names = ["max", "max_characters", "max_chars"];
+    let p = Params::new(check, params, &[&names, &["max_tokens"]])?;
+    let max = p.count(&names)?;
+    let max_tokens = p.count(&["max_tokens"])?;
+    if max.is_none() && max_tokens.is_none() {
+        return Err(format!(
+            "`{check}` needs `max` (characters) or `max_tokens`"
+        ));
+    }
+    Ok(Box::new(move |input| {
+        let chars = input.content.chars().count() as u64;
+        let tokens = chars.div_ceil(4);
+        let share = |limit: u64, actual: u64| {
+            if actual == 0 {
+                1.0
+            } else {
+                (limit as f64 / actual as f64).min(1.0)
+            }
+        };
+        let score = max
+            .map_or(1.0, |m| share(m, chars))
+            .min(max_tokens.map_or(1.0, |m| share(m, tokens)));
+        Ok(Scored {
+            score,
+            detail: format!(
+                "{chars} characters, about {tokens} tokens (at most {}{})",
+                max.map_or_else(|| "any".to_string(), |m| m.to_string()),
+                max_tokens
+                    .map(|t| format!(", {t} tokens"))
+                    .unwrap_or_default()
+            ),
+            data: json!({ "characters": chars, "tokens": tokens }),
+        })
+    }))
+}
+
+fn join(items: &[&String]) -> String {
+    items
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,208 @@
+//! Checks on JSON in the assistant's text.
+
+use serde_json::{Value as Json, json};
+
+use super::{Judge, Params, verdict};
+use crate::evals::exec_eval::Scored;
+
+const FIND: [&[&str]; 2] = [&["allow_wrapped"], &["extract_json"]];
+
+/// Where the JSON is in the text: all of it; or, when allowed, inside a ```json
+/// fence or the first JSON object or array in it.
+struct Finder {
+    allow_wrapped: bool,
+    extract: bool,
+}
+
+impl Finder {
+    fn new(p: &Params) -> Result<Self, String> {
+        Ok(Self {
+            allow_wrapped: p.boolean(&["allow_wrapped"])?.unwrap_or(false),
+            extract: p.boolean(&["extract_json"])?.unwrap_or(false),
+        })
+    }
+
+    fn find(&self, text: &str) -> Result<Json, String> {
+        let whole = serde_json::from_str::<Json>(text.trim());
+        if let Ok(value) = whole {
+            return Ok(value);
+        }
+        if self.allow_wrapped
+            && let Some(inner) = fenced(text)
+            && let Ok(value) = serde_json::from_str::<Json>(inner.trim())
+        {
+            return Ok(value);
+        }
+        if self.extract
+            && let Some(value) = first_value(text)
+        {
+            return Ok(value);
+        }
+        Err(match whole {
+            Err(err) => format!("not JSON: {err}"),
+            Ok(_) => "not JSON".into(),
+        })
+    }
+}
+
+/// The inside of the first ``` fence (with or without a `json` tag).
+fn fenced(text: &str) -> Option<&str> {
+    let start = text.find("```")? + 3;
+    let rest = &text[start..];
+    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    let end = rest.find("```")?;
+    Some(&rest[..end])
+}
+
+/// The first object or array that parses, wherever it starts.
+fn first_value(text: &str) -> Option<Json> {
+    text.char_indices()
+        .filter(|(_, c)| *c == '{' || *c == '[')
+        .find_map(|(i, _)| {
+            serde_json::Deserializer::from_str(&text[i..])
+                .into_iter::<Json>()
+                .next()?
+                .ok()
+        })
+}
+
+/// `json_valid`: the content is JSON.
+pub fn valid(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &FIND)?;
+    let finder = Finder::new(&p)?;
+    Ok(Box::new(move |input| {
+        let found = finder.find(&input.content);
+        Ok(verdict(
+            found.is_ok(),
+            "valid JSON".into(),
+            found.as_ref().err().cloned().unwrap_or_default(),
+            Json::Null,
+        ))
+    }))
+}
+
+/// `json_schema`: the content is JSON that the `schema` accepts.
+pub fn schema(check: &str, params: &Json) -> Result<Judge, String> {
+    let p = Params::new(check, params, &[&["schema"], FIND[0], FIND[1]])?;
+    let schema = p
+        .object(&["schema"])?
+        .ok_or_else(|| format!("`{check}` needs `schema`, a JSON Schema object"))?;
+    let validator = jsonschema::validator_for(&Json::Object(schema))
+        .map_err(|e| format!("`{check}`: `schema` is not a valid JSON Schema: {e}"))?;
+    let finder = Finder::new(&p)?;
+    Ok(Box::new(move |input| {
+        let value = match finder.find(&input.content) {
+            Ok(value) => value,
+            Err(why) => return Ok(verdict(false, String::new(), why, Json::Null)),
+        };
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                format!("{}: {e}", if at.is_empty() { "/" } else { &at })
+            })
+            .collect();
+        Ok(verdict(
+            errors.is_empty(),
+            "the JSON matches the schema".into(),
+            errors.join("; "),
+            json!({ "errors": errors }),
+        ))
+    }))
+}
+
+/// `json_path`: a JMESPath `expression` over the content's JSON, then, in order,
+/// `expected` (equal), `contains` (each item in the result list), `min`/`max` (a
+/// number in range) and `min_results`/`max_results` (the list's length).
+pub fn path(check: &str, params: &Json) -> Result<Judge, String> {
+    let expression_names = ["expression", "jmespath_expression"];
+    let p = Params::new(
+        check,
+        params,
+        &[
+            &expression_names,
+            &["expected"],
+            &["contains"],
+            &["min"],
+            &["max"],
+            &["min_results"],
+            &["max_results"],
+            FIND[0],
+            FIND[1],
+        ],
+    )?;
+    let source = p.required_string(&expression_names)?;
+    let expression = jmespath::compile(&source)
+        .map_err(|e| format!("`{check}`: invalid JMESPath `expression`: {e}"))?;
+    let expected = p.value(&["expected"]);
+    let contains = match p.value(&["contains"]) {
+        None => None,
+        Some(Json::Array(items)) => Some(items),
+        Some(other) => {
+            return Err(format!(
+                "`{check}`: `contains` must be a list, found {other}"
+            ));
+        }
+    };
+    let (min, max) = (p.number(&["min"])?, p.number(&["max"])?);
+    let (min_results, max_results) = (p.count(&["min_results"])?, p.count(&["max_results"])?);
+    let finder = Finder::new(&p)?;
+    Ok(Box::new(move |input| {
+        let value = match finder.find(&input.content) {
+            Ok(value) => value,
+            Err(why) => return Ok(verdict(false, String::new(), why, Json::Null)),
+        };
+        let found = expression.search(&value).map_err(|e| e.to_string())?;
+        let found = serde_json::to_value(&*found).map_err(|e| e.to_string())?;
+        let data = json!({ "result": found });
+        let fail = |why: String| Ok(verdict(false, String::new(), why, data.clone()));
+        if let Some(expected) = &expected
+            && !same(&found, expected)
+        {
+            return fail(format!("`{source}` is {found}, expected {expected}"));
+        }
+        if let Some(items) = &contains {
+            let list = found.as_array().cloned().unwrap_or_default();
+            if let Some(missing) = items.iter().find(|i| !list.iter().any(|f| same(f, i))) {
+                return fail(format!("`{source}` does not contain {missing}"));
+            }
+        }
+        if min.is_some() || max.is_some() {
+            let Some(n) = found.as_f64() else {
+                return fail(format!("`{source}` is {found}, not a number"));
+            };
+            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                return fail(format!(
+                    "`{source}` is {n}, outside [{}, {}]",
+                    min.map_or("-inf".into(), |m| m.to_string()),
+                    max.map_or("inf".into(), |m| m.to_string())
+                ));
+            }
+        }
+        if min_results.is_some() || max_results.is_some() {
+            let count = found.as_array().map_or(0, Vec::len) as u64;
+            if min_results.is_some_and(|m| count < m) || max_results.is_some_and(|m| count > m) {
+                return fail(format!("`{source}` has {count} results"));
+            }
+        }
+        Ok(Scored {
+            score: 1.0,
+            detail: format!("`{source}` is {found}"),
+            data,
+        })
+    }))
+}
+
+/// JSON equality where numbers compare by value (1 equals 1.0).
+fn same(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}

@@ -1,0 +1,86 @@
+//! Checks built into promptexec, run in-process. Each is prepared once from its
+//! params (which are checked then, before anything runs) into a judge of inputs.
+
+mod content;
+mod json;
+mod latency;
+mod params;
+mod tools;
+
+use serde_json::Value as Json;
+
+use super::EvalInput;
+use super::exec_eval::Scored;
+
+pub use params::Params;
+
+/// A prepared check: scores one input.
+pub type Judge = Box<dyn Fn(&EvalInput) -> Result<Scored, String>>;
+
+/// Prepares a check from its params; `Err` says what is wrong with them.
+type Prepare = fn(&str, &Json) -> Result<Judge, String>;
+
+/// Every built-in check: its name, the aliases PromptKit packs use, and how to
+/// prepare it.
+const CHECKS: &[(&str, &[&str], Prepare)] = &[
+    ("contains", &["content_includes"], content::contains),
+    (
+        "contains_any",
+        &["content_includes_any"],
+        content::contains_any,
+    ),
+    (
+        "content_excludes",
+        &["banned_words", "content_not_includes"],
+        content::excludes,
+    ),
+    ("regex", &["content_matches"], content::regex),
+    ("min_length", &[], content::min_length),
+    ("max_length", &["length"], content::max_length),
+    ("json_valid", &["is_valid_json", "valid_json"], json::valid),
+    ("json_schema", &[], json::schema),
+    ("json_path", &[], json::path),
+    ("tools_called", &["tool_called"], tools::called),
+    ("tools_not_called", &[], tools::not_called),
+    ("tool_args", &[], tools::args),
+    ("tool_call_count", &[], tools::count),
+    ("tool_call_sequence", &[], tools::sequence),
+    ("no_tool_errors", &[], tools::no_errors),
+    ("tool_result_includes", &[], tools::result_includes),
+    ("tool_result_matches", &[], tools::result_matches),
+    ("latency_budget", &[], latency::budget),
+];
+
+fn find(eval_type: &str) -> Option<Prepare> {
+    CHECKS
+        .iter()
+        .find(|(name, aliases, _)| *name == eval_type || aliases.contains(&eval_type))
+        .map(|(_, _, prepare)| *prepare)
+}
+
+/// Every name a built-in answers to, aliases included.
+pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+    CHECKS
+        .iter()
+        .flat_map(|(name, aliases, _)| std::iter::once(*name).chain(aliases.iter().copied()))
+}
+
+pub fn is_builtin(eval_type: &str) -> bool {
+    find(eval_type).is_some()
+}
+
+/// The built-in check `eval_type` prepared with `params`.
+pub fn prepare(eval_type: &str, params: &Json) -> Result<Judge, String> {
+    let prepare =
+        find(eval_type).ok_or_else(|| format!("`{eval_type}` is not a built-in check"))?;
+    prepare(eval_type, params)
+}
+
+/// 1 when `ok`, else 0, with the detail for each case.
+fn verdict(ok: bool, pass: String, fail: String, data: Json) -> Scored {
+    Scored {
+        score: if ok { 1.0 } else { 0.0 },
+        detail: if ok { pass } else { fail },
+        data,
+    }
+}

@@ -1,0 +1,185 @@
+//! A built-in check's params: known names and their aliases, typed reads, and clear
+//! errors for anything else.
+
+use serde_json::{Map, Value as Json};
+
+/// The params of one check. Each accepted param is a list of names: the canonical
+/// one first, then aliases users of PromptKit packs write.
+pub struct Params<'a> {
+    check: &'a str,
+    map: Map<String, Json>,
+}
+
+impl<'a> Params<'a> {
+    /// Rejects params the check does not take (with a suggestion) and a param given
+    /// twice under two of its names.
+    pub fn new(check: &'a str, params: &Json, accepted: &[&[&str]]) -> Result<Self, String> {
+        let map = match params {
+            Json::Object(map) => map.clone(),
+            Json::Null => Map::new(),
+            other => return Err(format!("params must be an object, found {other}")),
+        };
+        let known: Vec<&str> = accepted
+            .iter()
+            .flat_map(|names| names.iter().copied())
+            .collect();
+        for key in map.keys() {
+            if !known.contains(&key.as_str()) {
+                let takes = if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                };
+                return Err(format!(
+                    "`{check}` takes no param `{key}`{} (it takes {takes})",
+                    crate::doc::suggest(key, known.iter().copied())
+                ));
+            }
+        }
+        for names in accepted {
+            let given: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| map.contains_key(*n))
+                .collect();
+            if given.len() > 1 {
+                return Err(format!(
+                    "`{check}`: give one of {}, not both",
+                    given.join(" and ")
+                ));
+            }
+        }
+        Ok(Self { check, map })
+    }
+
+    fn get<'n>(&self, names: &[&'n str]) -> Option<(&'n str, &Json)> {
+        names
+            .iter()
+            .find_map(|n| self.map.get(*n).map(|v| (*n, v)))
+            .filter(|(_, v)| !v.is_null())
+    }
+
+    fn wrong(&self, name: &str, expected: &str, found: &Json) -> String {
+        format!(
+            "`{}`: `{name}` must be {expected}, found {found}",
+            self.check
+        )
+    }
+
+    /// A list of strings (a single string counts as a list of one).
+    pub fn strings(&self, names: &[&str]) -> Result<Option<Vec<String>>, String> {
+        let Some((name, value)) = self.get(names) else {
+            return Ok(None);
+        };
+        match value {
+            Json::String(one) => Ok(Some(vec![one.clone()])),
+            Json::Array(items) => items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or_else(|| self.wrong(name, "a list of strings", value)),
+            other => Err(self.wrong(name, "a list of strings", other)),
+        }
+    }
+
+    /// A required, non-empty list of strings.
+    pub fn required_strings(&self, names: &[&str]) -> Result<Vec<String>, String> {
+        match self.strings(names)? {
+            Some(list) if !list.is_empty() => Ok(list),
+            _ => Err(format!(
+                "`{}` needs `{}`, a non-empty list of strings",
+                self.check, names[0]
+            )),
+        }
+    }
+
+    pub fn string(&self, names: &[&str]) -> Result<Option<String>, String> {
+        match self.get(names) {
+            None => Ok(None),
+            Some((_, Json::String(s))) => Ok(Some(s.clone())),
+            Some((name, other)) => Err(self.wrong(name, "a string", other)),
+        }
+    }
+
+    pub fn required_string(&self, names: &[&str]) -> Result<String, String> {
+        self.string(names)?
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("`{}` needs `{}`, a string", self.check, names[0]))
+    }
+
+    pub fn boolean(&self, names: &[&str]) -> Result<Option<bool>, String> {
+        match self.get(names) {
+            None => Ok(None),
+            Some((_, Json::Bool(b))) => Ok(Some(*b)),
+            Some((name, other)) => Err(self.wrong(name, "true or false", other)),
+        }
+    }
+
+    pub fn number(&self, names: &[&str]) -> Result<Option<f64>, String> {
+        match self.get(names) {
+            None => Ok(None),
+            Some((_, Json::Number(n))) => Ok(n.as_f64()),
+            Some((name, other)) => Err(self.wrong(name, "a number", other)),
+        }
+    }
+
+    /// A whole number, zero or more.
+    pub fn count(&self, names: &[&str]) -> Result<Option<u64>, String> {
+        match self.get(names) {
+            None => Ok(None),
+            Some((_, Json::Number(n))) if n.as_u64().is_some() => Ok(n.as_u64()),
+            Some((name, other)) => Err(self.wrong(name, "a whole number, 0 or more", other)),
+        }
+    }
+
+    pub fn object(&self, names: &[&str]) -> Result<Option<Map<String, Json>>, String> {
+        match self.get(names) {
+            None => Ok(None),
+            Some((_, Json::Object(map))) => Ok(Some(map.clone())),
+            Some((name, other)) => Err(self.wrong(name, "an object", other)),
+        }
+    }
+
+    /// Any JSON value.
+    pub fn value(&self, names: &[&str]) -> Option<Json> {
+        self.get(names).map(|(_, v)| v.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_params_are_refused_with_a_suggestion() {
+        let err = Params::new(
+            "regex",
+            &json!({"patern": "x"}),
+            &[&["pattern"], &["expect_match"]],
+        )
+        .err()
+        .expect("refused");
+        assert!(err.contains("did you mean `pattern`?"), "{err}");
+    }
+
+    #[test]
+    fn aliases_read_the_same_param_but_not_twice() {
+        let p = Params::new("x", &json!({"words": ["a"]}), &[&["patterns", "words"]]).expect("ok");
+        assert_eq!(
+            p.strings(&["patterns", "words"]).expect("read"),
+            Some(vec!["a".into()])
+        );
+        assert!(
+            Params::new(
+                "x",
+                &json!({"words": [], "patterns": []}),
+                &[&["patterns", "words"]]
+            )
+            .is_err()
+        );
+        let p = Params::new("x", &json!({"patterns": [1]}), &[&["patterns"]]).expect("ok");
+        assert!(p.strings(&["patterns"]).is_err());
+    }
+}
