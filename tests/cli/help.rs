@@ -87,3 +87,8 @@ fn hook_test_help() {
 fn run_help() {
     insta::assert_snapshot!(help(&["run", "--help"]));
 }
+
+#[test]
+fn eval_help() {
+    insta::assert_snapshot!(help(&["eval", "--help"]));
+}
