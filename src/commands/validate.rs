@@ -1,8 +1,11 @@
 use crate::cli::args::ValidateArgs;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics};
 use crate::config::{self, ConfigSource, RuntimeConfig};
-use crate::doc::Diagnostics;
-use crate::pack::{self, Pack};
+use tokio_util::sync::CancellationToken;
+
+use crate::doc::{Diagnostic, Diagnostics};
+use crate::evals::{Evaluator, is_builtin, prompt_evals};
+use crate::pack::{self, EvalDef, Pack};
 
 /// `validate`: every problem in the config and the pack, then a one-line verdict.
 pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
@@ -65,6 +68,9 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
     if let (Some(config), Some(pack)) = (&config, &pack) {
         diagnostics.extend(pack::check_against_config(pack, config));
     }
+    if let Some(pack) = &pack {
+        diagnostics.extend(eval_diagnostics(pack, config.as_ref()));
+    }
 
     print_diagnostics(&diagnostics);
     let (errors, warnings) = (diagnostics.error_count(), diagnostics.warning_count());
@@ -81,6 +87,37 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
         crate::cli::output::write_stderr(&format!("ok: {}", summary.join("; ")));
         Ok(Exit::Success)
     }
+}
+
+/// Evals that could not run with this config, each reported once even when
+/// several prompts share it. Without a config only built-in checks can be judged.
+fn eval_diagnostics(pack: &Pack, config: Option<&RuntimeConfig>) -> Diagnostics {
+    let bindings = config.map(|c| c.evals.clone()).unwrap_or_default();
+    let judged = |eval: &EvalDef| {
+        let inner = match eval.eval_type.as_str() {
+            "assertion" => eval.params["eval_type"].as_str().unwrap_or_default(),
+            other => other,
+        };
+        config.is_some() || is_builtin(inner)
+    };
+    let mut seen = Vec::new();
+    let mut diagnostics = Diagnostics::default();
+    for prompt in pack.prompts.values() {
+        let mut evals = prompt_evals(&pack.evals, prompt);
+        evals.retain(judged);
+        let bindings = &bindings;
+        let Err(problems) = Evaluator::new(evals, bindings, CancellationToken::new()) else {
+            continue;
+        };
+        for problem in problems {
+            let text = problem.to_string();
+            if !seen.contains(&(problem.pos, text.clone())) {
+                diagnostics.push(Diagnostic::error(&pack.path, problem.pos, text.clone()));
+                seen.push((problem.pos, text));
+            }
+        }
+    }
+    diagnostics
 }
 
 fn plural(n: usize) -> &'static str {
