@@ -8,15 +8,13 @@ use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
-use crate::evals::{
-    EvalInput, EvalResult, EvalStatus, Evaluator, Point, eval_counts, prompt_evals,
-};
+use crate::evals::{EvalInput, EvalResult, EvalStatus, Evaluator, Point, eval_counts};
 use crate::pack::{self, Bound, EvalDef, Threshold, Trigger};
 use crate::report::{RunRecord, describe, evals_table, junit_report};
 use crate::session::SessionEvent;
 
 use super::invoke::load_config_if_any;
-use super::run::{eval_problems, write_report};
+use super::run::{prompt_evaluator, write_report};
 use super::{interrupted, lookup, read_json_object, read_text, with_runtime, worse};
 
 /// `eval`: one eval on `--content`, or a pack's evals over a recorded run.
@@ -137,12 +135,7 @@ fn over_transcript(
         &pack.path.display().to_string(),
     )?;
     let cancel = CancellationToken::new();
-    let evaluator = Evaluator::new(
-        prompt_evals(&pack.evals, prompt),
-        &config.evals,
-        cancel.clone(),
-    )
-    .map_err(|problems| eval_problems(&pack.path, problems))?;
+    let evaluator = prompt_evaluator(&pack, prompt, config, cancel.clone())?;
     let results = with_runtime(|| async {
         let judged = async {
             let mut results = Vec::new();

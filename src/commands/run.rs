@@ -9,9 +9,10 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::output::write_stderr;
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
+use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Diagnostics};
-use crate::evals::{EvalProblem, Evaluator, prompt_evals};
-use crate::pack::{self, Prompt, VarInputs};
+use crate::evals::{Evaluator, prompt_evals};
+use crate::pack::{self, Pack, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
     HumanStream, RunRecord, Transcript, evals_of, json_report, junit_report, problems, summary,
@@ -47,12 +48,7 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     let cancel = CancellationToken::new();
-    let evaluator = Evaluator::new(
-        prompt_evals(&pack.evals, prompt),
-        &config.evals,
-        cancel.clone(),
-    )
-    .map_err(|problems| eval_problems(&pack.path, problems))?;
+    let evaluator = prompt_evaluator(&pack, prompt, &config, cancel.clone())?;
     let mut transcript = match &args.transcript {
         Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
             path: path.clone(),
@@ -211,13 +207,25 @@ fn variables_json(prompt: &Prompt, inputs: &VarInputs) -> Json {
     Json::Object(values)
 }
 
-/// Evals that cannot run, each pointing at its place in the pack.
-pub(super) fn eval_problems(pack: &Path, problems: Vec<EvalProblem>) -> CliError {
-    let mut diagnostics = Diagnostics::default();
-    for problem in problems {
-        diagnostics.push(Diagnostic::error(pack, problem.pos, problem.to_string()));
-    }
-    CliError::Invalid(diagnostics)
+/// The prompt's evals, ready to run; those that cannot run are bad input, each
+/// pointing at its place in the pack.
+pub(super) fn prompt_evaluator(
+    pack: &Pack,
+    prompt: &Prompt,
+    config: &RuntimeConfig,
+    cancel: CancellationToken,
+) -> Result<Evaluator, CliError> {
+    Evaluator::new(prompt_evals(&pack.evals, prompt), &config.evals, cancel).map_err(|problems| {
+        let mut diagnostics = Diagnostics::default();
+        for problem in problems {
+            diagnostics.push(Diagnostic::error(
+                &pack.path,
+                problem.pos,
+                problem.to_string(),
+            ));
+        }
+        CliError::Invalid(diagnostics)
+    })
 }
 
 pub(super) fn write_report(path: &Path, text: &str) -> Result<(), CliError> {
