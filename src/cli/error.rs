@@ -30,6 +30,11 @@ pub enum CliError {
     },
     #[error("cannot start the async runtime")]
     Runtime(#[source] io::Error),
+    #[error(transparent)]
+    Library(#[from] crate::library::LibraryError),
+    /// A signature, trust or freshness check said no.
+    #[error("refused")]
+    Refused(#[from] crate::library::ShareError),
     #[error("interrupted")]
     Interrupted,
 }
@@ -37,6 +42,22 @@ pub enum CliError {
 impl From<Rejected> for CliError {
     fn from(rejected: Rejected) -> Self {
         CliError::Invalid(rejected.0)
+    }
+}
+
+/// A refusal the library had every right to make is a definite no; anything else
+/// is a problem with what was asked of it.
+fn library_exit(err: &crate::library::LibraryError) -> Exit {
+    use crate::library::LibraryError as E;
+    match err {
+        E::Locked(_) | E::Replayed => Exit::No,
+        E::Open { .. }
+        | E::CreateDir { .. }
+        | E::TooNew { .. }
+        | E::NotFound(_)
+        | E::NoVersion { .. }
+        | E::BadRating(_)
+        | E::Sql(_) => Exit::BadInput,
     }
 }
 
@@ -49,6 +70,8 @@ impl CliError {
             | CliError::Output(_)
             | CliError::Write { .. }
             | CliError::Runtime(_) => Exit::BadInput,
+            CliError::Library(err) => library_exit(err),
+            CliError::Refused(_) => Exit::No,
             CliError::Interrupted => Exit::Interrupted,
         }
     }

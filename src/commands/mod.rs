@@ -6,8 +6,10 @@ mod eval;
 mod hook;
 mod hook_rpc;
 mod invoke;
+mod library;
 mod prompt;
 mod run;
+mod share;
 mod validate;
 pub(crate) mod vars;
 
@@ -23,6 +25,7 @@ pub fn dispatch(cli: &Cli) -> Result<Exit, CliError> {
         Command::Eval(args) => eval::run(cli, args),
         Command::Validate(args) => validate::run(cli, args),
         Command::Prompt(PromptCommand::Render(args)) => prompt::render(args),
+        Command::Prompt(command) => share::run(command).unwrap_or_else(|| library::run(command)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "promptexec", &mut out);

@@ -1,6 +1,20 @@
-//! PromptKind prompt templates: the JSON template format, and (later) the library
-//! that stores, versions and signs them.
+//! PromptKind prompt templates: the JSON template format with slot rules, the
+//! library that stores, versions and audits them, and signed sharing.
 
+mod share;
+mod sign;
+mod slots;
+mod store;
 mod template_file;
 
-pub use template_file::{PromptTemplate, load_template_file};
+pub use share::{
+    BUNDLE_FORMAT, BundleInfo, ManifestEntry, ShareError, VerifiedPacket, check_packet,
+    inspect_bundle, make_bundle, make_packet, open_bundle,
+};
+pub use sign::{
+    KeyPair, SignError, canonical_json, content_hash, read_key_file, sha256_hex, validate_did,
+    verify, write_key_files,
+};
+pub use slots::Slot;
+pub use store::{AuditBreak, AuditRecord, Library, LibraryError, StoredPrompt, VersionInfo};
+pub use template_file::{PromptTemplate, load_template_file, parse_template, plain_text};

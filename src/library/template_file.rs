@@ -12,6 +12,8 @@ use crate::doc::{
 };
 use crate::template::Template;
 
+use super::slots::{Slot, read_slots};
+
 #[derive(Debug, Clone)]
 pub struct PromptTemplate {
     pub path: PathBuf,
@@ -19,8 +21,8 @@ pub struct PromptTemplate {
     pub title: String,
     pub description: String,
     pub template: Template,
-    /// Every slot must be filled to render.
-    pub slots: Vec<String>,
+    /// Every slot must be filled to render, with a value its rules accept.
+    pub slots: Vec<Slot>,
     pub tags: Vec<String>,
     pub owner: String,
     pub auditable: bool,
@@ -38,24 +40,22 @@ impl PromptTemplate {
     /// Fills every slot with its value as plain text.
     pub fn render(&self, inputs: &IndexMap<String, Json>) -> Result<String, Diagnostics> {
         let mut problems = Diagnostics::default();
-        for name in inputs.keys() {
-            if !self.slots.contains(name) {
-                let hint = suggest(name, self.slots.iter().map(String::as_str));
+        for (name, value) in inputs {
+            let Some(slot) = self.slot(name) else {
+                let hint = suggest(name, self.slots.iter().map(|s| s.name.as_str()));
                 problems.push(Diagnostic::plain(format!(
                     "template `{}` has no slot `{name}`{hint}",
                     self.id
                 )));
+                continue;
+            };
+            if let Some(why) = slot.refuse(&plain_text(value)) {
+                problems.push(Diagnostic::plain(why));
             }
         }
         let values: HashMap<String, String> = inputs
             .iter()
-            .map(|(k, v)| {
-                let text = match v {
-                    Json::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                (k.clone(), text)
-            })
+            .map(|(k, v)| (k.clone(), plain_text(v)))
             .collect();
         match self.template.render(&values) {
             Ok(text) if !problems.has_errors() => return Ok(text),
@@ -74,13 +74,37 @@ impl PromptTemplate {
     }
 }
 
+impl PromptTemplate {
+    pub fn slot(&self, name: &str) -> Option<&Slot> {
+        self.slots.iter().find(|s| s.name == name)
+    }
+
+    /// The file's text, as it was read.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// A value as the text that goes into the template.
+pub fn plain_text(value: &Json) -> String {
+    match value {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// Reads and checks a template file: required fields, and every placeholder a slot.
 pub fn load_template_file(path: &Path) -> Result<Loaded<PromptTemplate>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
-    let root = parse_json(path, &text).map_err(|d| Rejected(d.into()))?;
-    let mut cx = Checker::new(path, &text);
+    parse_template(path, &text)
+}
+
+/// Checks a template's JSON `text`; `path` names it in messages.
+pub fn parse_template(path: &Path, text: &str) -> Result<Loaded<PromptTemplate>, Rejected> {
+    let root = parse_json(path, text).map_err(|d| Rejected(d.into()))?;
+    let mut cx = Checker::new(path, text);
     let template = resolve(&root, path, &mut cx);
     match template {
         Some(t) => finish(t, cx.diagnostics),
@@ -118,7 +142,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
     let version = f.get("version").and_then(|n| cx.string(n, "version"));
     let slots = f
         .get("slots")
-        .and_then(|n| cx.string_list(n, "slots"))
+        .map(|n| read_slots(cx, n))
         .unwrap_or_default();
     let tags = f
         .get("tags")
@@ -146,7 +170,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
             return None;
         }
     };
-    let slot_names: Vec<String> = slots.iter().map(|(s, _)| s.clone()).collect();
+    let slot_names: Vec<String> = slots.iter().map(|s| s.name.clone()).collect();
     for p in parsed.placeholders() {
         if !slot_names.contains(&p.name) {
             let pos = locate_in_json_string(&cx.text, node.offset, node.pos, p.offset);
@@ -160,11 +184,14 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
             );
         }
     }
-    for (slot, pos) in &slots {
-        if !parsed.placeholders().any(|p| &p.name == slot) {
+    for slot in &slots {
+        if !parsed.placeholders().any(|p| p.name == slot.name) {
             cx.warning(
-                *pos,
-                format!("slot `{slot}` is listed but the template never uses it"),
+                slot.pos,
+                format!(
+                    "slot `{}` is listed but the template never uses it",
+                    slot.name
+                ),
             );
         }
     }
@@ -174,7 +201,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
         title: title?.0,
         description,
         template: parsed,
-        slots: slot_names,
+        slots,
         tags: tags.into_iter().map(|(t, _)| t).collect(),
         owner,
         auditable,

@@ -1,0 +1,310 @@
+//! `prompt add|list|search|show|history|lock|unlock|rm|rate|audit`: the prompt library
+//! from the shell.
+
+use comfy_table::{Table, presets};
+use serde_json::{Value as Json, json};
+
+use crate::cli::args::{AuditCommand, LibraryArgs, LibraryFormat, PromptCommand};
+use crate::cli::{CliError, Exit, print_diagnostics, write_stdout};
+use crate::library::{Library, LibraryError, StoredPrompt, load_template_file};
+
+/// Runs one library command.
+pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
+    match command {
+        PromptCommand::Render(_)
+        | PromptCommand::Keygen { .. }
+        | PromptCommand::Export { .. }
+        | PromptCommand::Verify { .. }
+        | PromptCommand::Import { .. }
+        | PromptCommand::SyncSend { .. }
+        | PromptCommand::SyncReceive { .. } => Err(CliError::Usage("not a library command".into())),
+        PromptCommand::Add { file, library } => {
+            let loaded = load_template_file(file)?;
+            print_diagnostics(&loaded.warnings);
+            let content: Json = serde_json::from_str(loaded.value.text())
+                .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", file.display())))?;
+            let mut lib = open(library)?;
+            let stored = lib.add(&content, &who(library)).map_err(refused)?;
+            say(library, &summary(&stored), || {
+                format!("added `{}` version {}", stored.id, stored.version)
+            })
+        }
+        PromptCommand::List { tags, library } => {
+            let prompts = open(library)?.list(tags).map_err(refused)?;
+            let rows: Vec<Json> = prompts.iter().map(summary).collect();
+            say(library, &Json::Array(rows), || prompt_table(&prompts, None))
+        }
+        PromptCommand::Search {
+            query,
+            tags,
+            library,
+        } => {
+            let prompts = open(library)?.list(tags).map_err(refused)?;
+            let mut ranked: Vec<(u32, &StoredPrompt)> = prompts
+                .iter()
+                .filter_map(|p| relevance(p, query).map(|r| (r, p)))
+                .collect();
+            ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+            let rows: Vec<Json> = ranked
+                .iter()
+                .map(|(r, p)| {
+                    let mut row = summary(p);
+                    row["relevance"] = json!(r);
+                    row
+                })
+                .collect();
+            let found: Vec<StoredPrompt> = ranked.iter().map(|(_, p)| (*p).clone()).collect();
+            let scores: Vec<u32> = ranked.iter().map(|(r, _)| *r).collect();
+            say(library, &Json::Array(rows), || {
+                if found.is_empty() {
+                    format!("no prompt matches `{query}`")
+                } else {
+                    prompt_table(&found, Some(&scores))
+                }
+            })
+        }
+        PromptCommand::Show {
+            id,
+            version,
+            library,
+        } => {
+            let prompt = open(library)?.get(id, *version).map_err(refused)?;
+            let mut doc = summary(&prompt);
+            doc["content"] = prompt.content.clone();
+            say(library, &doc, || show_text(&prompt))
+        }
+        PromptCommand::History { id, library } => {
+            let versions = open(library)?.history(id).map_err(refused)?;
+            say(library, &json!(versions), || {
+                let mut table = table(&["version", "hash", "by", "at"]);
+                for v in &versions {
+                    table.add_row(vec![
+                        v.version.to_string(),
+                        v.content_hash.clone(),
+                        v.author.clone(),
+                        v.created_at.clone(),
+                    ]);
+                }
+                table.to_string()
+            })
+        }
+        PromptCommand::Lock { id, library } | PromptCommand::Unlock { id, library } => {
+            let lock = matches!(command, PromptCommand::Lock { .. });
+            open(library)?.set_locked(id, lock).map_err(refused)?;
+            say(library, &json!({"id": id, "locked": lock}), || {
+                format!("`{id}` is {}", if lock { "locked" } else { "unlocked" })
+            })
+        }
+        PromptCommand::Rm { id, library } => {
+            open(library)?.remove(id).map_err(refused)?;
+            say(library, &json!({"id": id, "removed": true}), || {
+                format!("removed `{id}`")
+            })
+        }
+        PromptCommand::Rate {
+            id,
+            score,
+            comment,
+            library,
+        } => {
+            let mut lib = open(library)?;
+            lib.rate(id, *score, comment.as_deref(), &who(library))
+                .map_err(refused)?;
+            let prompt = lib.get(id, None).map_err(refused)?;
+            say(library, &summary(&prompt), || {
+                format!(
+                    "rated `{id}` {score}; average {:.2} of {} rating(s)",
+                    prompt.rating.unwrap_or_default(),
+                    prompt.ratings
+                )
+            })
+        }
+        PromptCommand::Audit {
+            verify: Some(AuditCommand::Verify { library }),
+            ..
+        } => {
+            let checked = open(library)?.verify_audit().map_err(refused)?;
+            match checked {
+                Ok(count) => say(library, &json!({"ok": true, "records": count}), || {
+                    format!("the audit log holds: {count} record(s), none edited or removed")
+                }),
+                Err(broken) => {
+                    let doc = json!({"ok": false, "seq": broken.seq, "reason": broken.reason});
+                    say(library, &doc, || {
+                        format!(
+                            "the audit log is broken at record {}: {}",
+                            broken.seq, broken.reason
+                        )
+                    })?;
+                    Ok(Exit::No)
+                }
+            }
+        }
+        PromptCommand::Audit {
+            verify: None,
+            id,
+            since,
+            library,
+        } => {
+            if let Some(since) = since {
+                humantime::parse_rfc3339_weak(since).map_err(|e| {
+                    CliError::Usage(format!("--since `{since}` is not an RFC 3339 time: {e}"))
+                })?;
+            }
+            let records = open(library)?
+                .audit(id.as_deref(), since.as_deref())
+                .map_err(refused)?;
+            say(library, &json!(records), || {
+                let mut table = table(&["#", "at", "who", "prompt", "version", "variables"]);
+                for r in &records {
+                    table.add_row(vec![
+                        r.seq.to_string(),
+                        r.at.clone(),
+                        r.who.clone(),
+                        r.prompt_id.clone(),
+                        r.version.to_string(),
+                        r.variables.to_string(),
+                    ]);
+                }
+                table.to_string()
+            })
+        }
+    }
+}
+
+/// The library named by `--library` or `PROMPTEXEC_LIBRARY`, else the per-user one.
+pub(super) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
+    let path = args.library.clone().unwrap_or_else(Library::default_path);
+    Library::open(&path).map_err(refused)
+}
+
+/// Who acts: `--agent`, else the user.
+pub(super) fn who(args: &LibraryArgs) -> String {
+    args.agent.clone().unwrap_or_else(|| {
+        let user = std::env::var("USER")
+            .or_else(|_| std::env::var("LOGNAME"))
+            .unwrap_or_else(|_| "unknown".into());
+        format!("user:{user}")
+    })
+}
+
+/// A refusal or failure of the library, as the user sees it.
+pub(super) fn refused(err: LibraryError) -> CliError {
+    CliError::from(err)
+}
+
+/// JSON on stdout, or the human text on stdout.
+fn say(args: &LibraryArgs, doc: &Json, human: impl FnOnce() -> String) -> Result<Exit, CliError> {
+    let text = match args.format {
+        LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
+        LibraryFormat::Human => human(),
+    };
+    write_stdout(&format!("{}\n", text.trim_end()))?;
+    Ok(Exit::Success)
+}
+
+fn summary(p: &StoredPrompt) -> Json {
+    json!({
+        "id": p.id,
+        "version": p.version,
+        "latest_version": p.latest_version,
+        "title": p.field("title"),
+        "description": p.field("description"),
+        "tags": p.tags(),
+        "owner": p.field("owner"),
+        "locked": p.locked,
+        "rating": p.rating,
+        "ratings": p.ratings,
+        "content_hash": p.content_hash,
+        "updated_by": p.author,
+        "updated_at": p.created_at,
+    })
+}
+
+fn show_text(p: &StoredPrompt) -> String {
+    let rating = p.rating.map_or_else(
+        || "not rated".to_string(),
+        |r| format!("{r:.2} of 5 ({} rating(s))", p.ratings),
+    );
+    format!(
+        "{id} v{version}{of}{locked}\ntitle:       {title}\ndescription: {description}\ntags:        {tags}\nowner:       {owner}\nrating:      {rating}\nhash:        {hash}\n\n{template}",
+        id = p.id,
+        version = p.version,
+        of = if p.version == p.latest_version {
+            String::new()
+        } else {
+            format!(" (latest is v{})", p.latest_version)
+        },
+        locked = if p.locked { " [locked]" } else { "" },
+        title = p.field("title"),
+        description = p.field("description"),
+        tags = p.tags().join(", "),
+        owner = p.field("owner"),
+        hash = p.content_hash,
+        template = p.field("template"),
+    )
+}
+
+fn prompt_table(prompts: &[StoredPrompt], relevance: Option<&[u32]>) -> String {
+    if prompts.is_empty() {
+        return "the library holds no prompt".into();
+    }
+    let mut header = vec!["id", "version", "title", "tags", "rating", "locked"];
+    if relevance.is_some() {
+        header.push("relevance");
+    }
+    let mut table = table(&header);
+    for (i, p) in prompts.iter().enumerate() {
+        let mut row = vec![
+            p.id.clone(),
+            p.version.to_string(),
+            p.field("title").to_string(),
+            p.tags().join(", "),
+            p.rating
+                .map_or_else(|| "-".into(), |r| format!("{r:.2} ({})", p.ratings)),
+            if p.locked {
+                "yes".into()
+            } else {
+                String::new()
+            },
+        ];
+        if let Some(scores) = relevance {
+            row.push(scores[i].to_string());
+        }
+        table.add_row(row);
+    }
+    table.to_string()
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_header(header.to_vec());
+    table
+}
+
+/// How well a prompt matches the query's words, ignoring case; `None` unless every
+/// word is found somewhere. A word in the title counts most, then in a tag, then in
+/// the description, then in the template.
+fn relevance(p: &StoredPrompt, query: &str) -> Option<u32> {
+    let fields = [
+        (p.field("title").to_lowercase(), 8),
+        (p.tags().join(" ").to_lowercase(), 4),
+        (p.field("description").to_lowercase(), 2),
+        (p.field("template").to_lowercase(), 1),
+    ];
+    let mut total = 0;
+    for word in query.split_whitespace().map(str::to_lowercase) {
+        let score: u32 = fields
+            .iter()
+            .filter(|(text, _)| text.contains(&word))
+            .map(|(_, weight)| weight)
+            .sum();
+        if score == 0 {
+            return None;
+        }
+        total += score;
+    }
+    (total > 0).then_some(total)
+}

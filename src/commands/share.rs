@@ -1,0 +1,213 @@
+//! `prompt keygen|export|verify|import|sync-send|sync-receive`: prompts shared
+//! between people and agents, trusted by signature, not by channel.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Value as Json, json};
+
+use crate::cli::args::{LibraryFormat, PromptCommand};
+use crate::cli::{CliError, Exit, write_stdout};
+use crate::library::{
+    KeyPair, ShareError, check_packet, inspect_bundle, make_bundle, make_packet, open_bundle,
+    parse_template, read_key_file, write_key_files,
+};
+use crate::report::write_atomic;
+
+use super::library::{open, refused, who};
+use super::read_text;
+
+/// Runs one sharing command; `None` when `command` is not one.
+pub fn run(command: &PromptCommand) -> Option<Result<Exit, CliError>> {
+    Some(match command {
+        PromptCommand::Keygen { out } => keygen(out),
+        PromptCommand::Export {
+            ids,
+            sign_key,
+            output,
+            library,
+        } => (|| {
+            let key = key(sign_key)?;
+            let lib = open(library)?;
+            let prompts = ids
+                .iter()
+                .map(|id| {
+                    let p = lib.get(id, None).map_err(refused)?;
+                    Ok((p.id, p.version, p.content))
+                })
+                .collect::<Result<Vec<_>, CliError>>()?;
+            let bundle = make_bundle(&key, &prompts, SystemTime::now());
+            emit(output.as_deref(), &bundle)?;
+            Ok(Exit::Success)
+        })(),
+        PromptCommand::Verify {
+            bundle,
+            trust,
+            format,
+        } => verify(bundle, trust, *format),
+        PromptCommand::Import {
+            bundle,
+            trust,
+            library,
+        } => (|| {
+            let prompts = open_bundle(&read_json(bundle)?, trust).map_err(share)?;
+            let templates = checked(prompts.into_iter().map(|(_, _, t)| t))?;
+            let stored = open(library)?
+                .add_all(&templates, &who(library))
+                .map_err(refused)?;
+            let doc = json!(
+                stored
+                    .iter()
+                    .map(|(id, v)| json!({"id": id, "version": v}))
+                    .collect::<Vec<_>>()
+            );
+            say(library.format, &doc, || {
+                let names: Vec<String> =
+                    stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
+                format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
+            })
+        })(),
+        PromptCommand::SyncSend {
+            id,
+            sign_key,
+            target,
+            output,
+            library,
+        } => (|| {
+            let key = key(sign_key)?;
+            crate::library::validate_did(target)
+                .map_err(|e| CliError::Usage(format!("--target: {e}")))?;
+            let prompt = open(library)?.get(id, None).map_err(refused)?;
+            let packet = make_packet(
+                &key,
+                &prompt.content,
+                &prompt.version.to_string(),
+                target,
+                SystemTime::now(),
+            );
+            emit(output.as_deref(), &packet)?;
+            Ok(Exit::Success)
+        })(),
+        PromptCommand::SyncReceive {
+            packet,
+            trust,
+            window,
+            library,
+        } => (|| {
+            let verified = check_packet(
+                &read_json(packet)?,
+                trust,
+                SystemTime::now(),
+                Duration::from_secs(*window),
+            )
+            .map_err(share)?;
+            let template = checked(std::iter::once(verified.template.clone()))?.remove(0);
+            let version = open(library)?
+                .receive(&verified.digest, &template, &verified.source)
+                .map_err(refused)?;
+            let doc =
+                json!({"id": verified.prompt_id, "version": version, "source": verified.source});
+            say(library.format, &doc, || {
+                format!(
+                    "received `{}` from {} as version {version}",
+                    verified.prompt_id, verified.source
+                )
+            })
+        })(),
+        _ => return None,
+    })
+}
+
+fn keygen(out: &Path) -> Result<Exit, CliError> {
+    let key = KeyPair::generate().map_err(|e| CliError::Usage(e.to_string()))?;
+    let public = write_key_files(out, &key).map_err(|e| CliError::Usage(e.to_string()))?;
+    crate::cli::output::write_stderr(&format!(
+        "wrote the private key to {} (mode 0600) and the public key to {}",
+        out.display(),
+        public.display()
+    ));
+    write_stdout(&format!("{}\n", key.did()))?;
+    Ok(Exit::Success)
+}
+
+fn verify(bundle: &Path, trust: &[String], format: LibraryFormat) -> Result<Exit, CliError> {
+    let bundle = read_json(bundle)?;
+    let info = if trust.is_empty() {
+        inspect_bundle(&bundle).map_err(share)?
+    } else {
+        open_bundle(&bundle, trust).map_err(share)?;
+        inspect_bundle(&bundle).map_err(share)?
+    };
+    let doc = json!({
+        "signer": info.signer,
+        "created_at": info.created_at,
+        "trusted": !trust.is_empty(),
+        "prompts": info.entries.iter().map(|e| json!({"id": e.id, "version": e.version, "owner": e.owner, "content_hash": e.content_hash})).collect::<Vec<_>>(),
+    });
+    say(format, &doc, || {
+        let names: Vec<String> = info
+            .entries
+            .iter()
+            .map(|e| format!("{} v{}", e.id, e.version))
+            .collect();
+        format!(
+            "the bundle is intact: signed by {}{} at {}; {}",
+            info.signer,
+            if trust.is_empty() { "" } else { " (trusted)" },
+            info.created_at,
+            names.join(", ")
+        )
+    })
+}
+
+/// Every template must pass the same checks as `prompt add` before any is stored.
+fn checked(templates: impl Iterator<Item = Json>) -> Result<Vec<Json>, CliError> {
+    templates
+        .map(|t| {
+            let label = t["id"].as_str().unwrap_or("<no id>").to_string();
+            parse_template(Path::new(&label), &t.to_string())?;
+            Ok(t)
+        })
+        .collect()
+}
+
+fn key(path: &Path) -> Result<KeyPair, CliError> {
+    read_key_file(path).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+}
+
+fn read_json(path: &Path) -> Result<Json, CliError> {
+    let text = read_text(&path.display().to_string())?;
+    serde_json::from_str(&text)
+        .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", path.display())))
+}
+
+fn share(err: ShareError) -> CliError {
+    CliError::from(err)
+}
+
+fn emit(output: Option<&Path>, doc: &Json) -> Result<(), CliError> {
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(doc).unwrap_or_default()
+    );
+    match output {
+        Some(path) => write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
+            path: path.to_path_buf(),
+            source,
+        }),
+        None => write_stdout(&text),
+    }
+}
+
+fn say(
+    format: LibraryFormat,
+    doc: &Json,
+    human: impl FnOnce() -> String,
+) -> Result<Exit, CliError> {
+    let text = match format {
+        LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
+        LibraryFormat::Human => human(),
+    };
+    write_stdout(&format!("{}\n", text.trim_end()))?;
+    Ok(Exit::Success)
+}
