@@ -5,9 +5,21 @@ use serde_json::{Value as Json, json};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
     pub name: String,
+    #[serde(default)]
     pub args: Json,
+    /// The result as the model saw it: text (JSON given here is read as its text).
+    #[serde(default, deserialize_with = "as_text")]
     pub result: Option<String>,
+    #[serde(default, deserialize_with = "as_text")]
     pub error: Option<String>,
+}
+
+fn as_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Json::deserialize(d)? {
+        Json::Null => None,
+        Json::String(s) => Some(s),
+        other => Some(other.to_string()),
+    })
 }
 
 /// What an eval judges: the assistant's output and the conversation around it.

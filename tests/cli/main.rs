@@ -1,6 +1,8 @@
 //! Integration tests: the real `promptexec` binary, run the way a user runs it.
 
+mod builtin_checks;
 mod chain;
+mod evals;
 mod examples;
 mod help;
 mod hooks;

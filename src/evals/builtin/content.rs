@@ -93,7 +93,7 @@ pub fn excludes(check: &str, params: &Json) -> Result<Judge, String> {
         .map(|word| {
             let escaped = regex::escape(&word);
             let source = if whole_words {
-                format!(r"\b{escaped}\b")
+                standalone(&word, &escaped)
             } else {
                 escaped
             };
@@ -193,6 +193,24 @@ pub fn max_length(check: &str, params: &Json) -> Result<Judge, String> {
             data: json!({ "characters": chars, "tokens": tokens }),
         })
     }))
+}
+
+/// A pattern for `word` standing on its own: `\b` where the word starts or ends with
+/// a letter or digit, else a non-word character or the end of the text (`\b` never
+/// matches between a space and a symbol, so `c++` or `$free` would never be found).
+fn standalone(word: &str, escaped: &str) -> String {
+    let wordy = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let before = if wordy(word.chars().next()) {
+        r"\b"
+    } else {
+        r"(?:^|\W)"
+    };
+    let after = if wordy(word.chars().last()) {
+        r"\b"
+    } else {
+        r"(?:\W|$)"
+    };
+    format!("{before}{escaped}{after}")
 }
 
 fn join(items: &[&String]) -> String {

@@ -2,7 +2,7 @@
 
 use serde_json::{Value as Json, json};
 
-use super::{Judge, Params, verdict};
+use super::{Judge, Params, same, verdict};
 use crate::evals::exec_eval::Scored;
 
 const FIND: [&[&str]; 2] = [&["allow_wrapped"], &["extract_json"]];
@@ -49,7 +49,10 @@ impl Finder {
 fn fenced(text: &str) -> Option<&str> {
     let start = text.find("```")? + 3;
     let rest = &text[start..];
-    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    let rest = match rest.get(..4) {
+        Some(tag) if tag.eq_ignore_ascii_case("json") => &rest[4..],
+        _ => rest,
+    };
     let end = rest.find("```")?;
     Some(&rest[..end])
 }
@@ -191,18 +194,4 @@ pub fn path(check: &str, params: &Json) -> Result<Judge, String> {
             data,
         })
     }))
-}
-
-/// JSON equality where numbers compare by value (1 equals 1.0).
-fn same(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
 }

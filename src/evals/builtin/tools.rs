@@ -3,7 +3,7 @@
 use regex::Regex;
 use serde_json::{Value as Json, json};
 
-use super::{Judge, Params, verdict};
+use super::{Judge, Params, same, verdict};
 use crate::evals::exec_eval::Scored;
 use crate::evals::{EvalInput, ToolCallRecord};
 
@@ -117,7 +117,7 @@ fn loosely_equal(actual: &Json, expected: &Json) -> bool {
         Json::String(s) => s.clone(),
         other => other.to_string(),
     };
-    actual == expected || text(actual) == text(expected)
+    same(actual, expected) || text(actual) == text(expected)
 }
 
 /// `tool_call_count`: the calls (to `tool`, or to any tool) number between `min`
