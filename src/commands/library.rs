@@ -146,13 +146,16 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
             since,
             library,
         } => {
-            if let Some(since) = since {
-                humantime::parse_rfc3339_weak(since).map_err(|e| {
-                    CliError::Usage(format!("--since `{since}` is not an RFC 3339 time: {e}"))
-                })?;
-            }
+            let since = since
+                .as_deref()
+                .map(|text| {
+                    humantime::parse_rfc3339_weak(text).map_err(|e| {
+                        CliError::Usage(format!("--since `{text}` is not an RFC 3339 time: {e}"))
+                    })
+                })
+                .transpose()?;
             let records = open(library)?
-                .audit(id.as_deref(), since.as_deref())
+                .audit(id.as_deref(), since)
                 .map_err(refused)?;
             say(library, &json!(records), || {
                 let mut table = table(&["#", "at", "who", "prompt", "version", "variables"]);

@@ -205,8 +205,7 @@ impl Library {
         };
         let mut conn = Connection::open(path).map_err(open)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open)?;
+        wal(&conn).map_err(open)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(open)?;
         conn.pragma_update(None, "foreign_keys", "ON")
@@ -454,14 +453,20 @@ impl Library {
         Ok(record)
     }
 
-    /// Audit records, oldest first: of one prompt, and at or after `since` (an
-    /// RFC 3339 time).
-    pub fn audit(&self, prompt_id: Option<&str>, since: Option<&str>) -> Result<Vec<AuditRecord>> {
+    /// Audit records, oldest first: of one prompt, and at or after `since`.
+    pub fn audit(
+        &self,
+        prompt_id: Option<&str>,
+        since: Option<SystemTime>,
+    ) -> Result<Vec<AuditRecord>> {
+        let at_or_after = |r: &AuditRecord| {
+            since.is_none_or(|s| humantime::parse_rfc3339_weak(&r.at).is_ok_and(|at| at >= s))
+        };
         Ok(self
             .audit_records()?
             .into_iter()
             .filter(|r| prompt_id.is_none_or(|id| r.prompt_id == id))
-            .filter(|r| since.is_none_or(|s| r.at.as_str() >= s))
+            .filter(at_or_after)
             .collect())
     }
 
@@ -546,6 +551,30 @@ fn check_chain(
             reason: "the chain's head is missing".into(),
         }),
         _ => Ok(prev.0),
+    }
+}
+
+/// Switches the file to write-ahead logging. SQLite answers "busy" at once, without
+/// the busy handler, when another connection holds the file while this one asks, as
+/// happens when several processes open a new library together: ask again until the
+/// busy timeout.
+fn wal(conn: &Connection) -> rusqlite::Result<()> {
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        }) {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 

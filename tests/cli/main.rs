@@ -7,6 +7,7 @@ mod examples;
 mod help;
 mod hooks;
 mod invoke;
+mod library;
 mod render;
 mod robust;
 mod rpc_hooks;
