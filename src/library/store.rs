@@ -318,26 +318,43 @@ impl Library {
         })
     }
 
-    /// The latest version of every prompt carrying all of `tags`, by id.
+    /// The latest version of every prompt carrying all of `tags`, by id, read in
+    /// one query.
     pub fn list(&self, tags: &[String]) -> Result<Vec<StoredPrompt>> {
-        let mut statement = self
-            .conn
-            .prepare("SELECT id FROM prompts WHERE removed = 0 ORDER BY id")?;
-        let ids: Vec<String> = statement
-            .query_map([], |row| row.get(0))?
-            .collect::<std::result::Result<_, _>>()?;
-        let mut prompts = Vec::new();
-        for id in ids {
-            let prompt = self.get(&id, None)?;
-            let have = prompt.tags();
-            if tags
-                .iter()
-                .all(|t| have.iter().any(|h| h.eq_ignore_ascii_case(t)))
-            {
-                prompts.push(prompt);
-            }
-        }
-        Ok(prompts)
+        let mut statement = self.conn.prepare(
+            "SELECT p.id, p.locked, v.version, v.content, v.content_hash, v.author, v.created_at,
+                    (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
+                    (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)
+             FROM prompts p JOIN versions v ON v.prompt_id = p.id
+             WHERE p.removed = 0
+               AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
+             ORDER BY p.id",
+        )?;
+        let prompts = statement
+            .query_map([], |row| {
+                let content: String = row.get(3)?;
+                Ok(StoredPrompt {
+                    id: row.get(0)?,
+                    locked: row.get(1)?,
+                    version: row.get(2)?,
+                    latest_version: row.get(2)?,
+                    content: serde_json::from_str(&content).unwrap_or(Json::Null),
+                    content_hash: row.get(4)?,
+                    author: row.get(5)?,
+                    created_at: row.get(6)?,
+                    rating: row.get(7)?,
+                    ratings: row.get(8)?,
+                })
+            })?
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(prompts
+            .into_iter()
+            .filter(|p| {
+                let have = p.tags();
+                tags.iter()
+                    .all(|t| have.iter().any(|h| h.eq_ignore_ascii_case(t)))
+            })
+            .collect())
     }
 
     /// Every version of a prompt, oldest first.

@@ -88,12 +88,14 @@ fn a_run_killed_midway_leaves_every_finished_transcript_line_and_no_partial_one(
     let transcript = piddir.path().join("run.jsonl");
     let path = transcript.display().to_string();
     let mut run = start_run(piddir.path(), &["--transcript", &path]);
-    let started_slow = || {
-        std::fs::read_to_string(&transcript).is_ok_and(|t| {
-            t.contains(r#""event":"tool_started""#) && t.contains(r#""name":"slow""#)
-        })
+    // The transcript says the slow tool was called, and the tool itself runs.
+    let slow_running = || {
+        has_pid(&piddir.path().join("slow"))
+            && std::fs::read_to_string(&transcript).is_ok_and(|t| {
+                t.contains(r#""event":"tool_started""#) && t.contains(r#""name":"slow""#)
+            })
     };
-    wait_for("the transcript reaching the slow tool", started_slow);
+    wait_for("the slow tool running", slow_running);
     kill(Pid::from_raw(run.id() as i32), Signal::SIGKILL).expect("send SIGKILL");
     run.wait().expect("promptexec is gone");
     // SIGKILL gives promptexec no chance to clean up: end what it left behind.
