@@ -272,6 +272,15 @@ pub enum PromptCommand {
     /// Print a rendered template on stdout, and nothing else
     #[command(disable_version_flag = true)]
     Render(RenderArgs),
+    #[command(flatten)]
+    Library(LibraryCommand),
+    #[command(flatten)]
+    Share(ShareCommand),
+}
+
+/// The library's own commands.
+#[derive(Debug, Subcommand)]
+pub enum LibraryCommand {
     /// Add a PromptKind template file to the library (a new version if the id exists)
     Add {
         /// The template (JSON)
@@ -353,6 +362,11 @@ pub enum PromptCommand {
         #[command(flatten)]
         library: LibraryArgs,
     },
+}
+
+/// Signed sharing between libraries.
+#[derive(Debug, Subcommand)]
+pub enum ShareCommand {
     /// Make an ed25519 key pair for signing; prints the public key as a did:key
     Keygen {
         /// Where the private key goes (mode 0600); the public key goes to FILE.pub

@@ -4,21 +4,14 @@
 use comfy_table::{Table, presets};
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{AuditCommand, LibraryArgs, LibraryFormat, PromptCommand};
+use crate::cli::args::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat};
 use crate::cli::{CliError, Exit, print_diagnostics, write_stdout};
 use crate::library::{Library, LibraryError, StoredPrompt, load_template_file};
 
 /// Runs one library command.
-pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
+pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
     match command {
-        PromptCommand::Render(_)
-        | PromptCommand::Keygen { .. }
-        | PromptCommand::Export { .. }
-        | PromptCommand::Verify { .. }
-        | PromptCommand::Import { .. }
-        | PromptCommand::SyncSend { .. }
-        | PromptCommand::SyncReceive { .. } => Err(CliError::Usage("not a library command".into())),
-        PromptCommand::Add { file, library } => {
+        LibraryCommand::Add { file, library } => {
             let loaded = load_template_file(file)?;
             print_diagnostics(&loaded.warnings);
             let content: Json = serde_json::from_str(loaded.value.text())
@@ -29,12 +22,12 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
                 format!("added `{}` version {}", stored.id, stored.version)
             })
         }
-        PromptCommand::List { tags, library } => {
+        LibraryCommand::List { tags, library } => {
             let prompts = open(library)?.list(tags).map_err(refused)?;
             let rows: Vec<Json> = prompts.iter().map(summary).collect();
             say(library, &Json::Array(rows), || prompt_table(&prompts, None))
         }
-        PromptCommand::Search {
+        LibraryCommand::Search {
             query,
             tags,
             library,
@@ -63,7 +56,7 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
                 }
             })
         }
-        PromptCommand::Show {
+        LibraryCommand::Show {
             id,
             version,
             library,
@@ -73,7 +66,7 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
             doc["content"] = prompt.content.clone();
             say(library, &doc, || show_text(&prompt))
         }
-        PromptCommand::History { id, library } => {
+        LibraryCommand::History { id, library } => {
             let versions = open(library)?.history(id).map_err(refused)?;
             say(library, &json!(versions), || {
                 let mut table = table(&["version", "hash", "by", "at"]);
@@ -88,20 +81,20 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
                 table.to_string()
             })
         }
-        PromptCommand::Lock { id, library } | PromptCommand::Unlock { id, library } => {
-            let lock = matches!(command, PromptCommand::Lock { .. });
+        LibraryCommand::Lock { id, library } | LibraryCommand::Unlock { id, library } => {
+            let lock = matches!(command, LibraryCommand::Lock { .. });
             open(library)?.set_locked(id, lock).map_err(refused)?;
             say(library, &json!({"id": id, "locked": lock}), || {
                 format!("`{id}` is {}", if lock { "locked" } else { "unlocked" })
             })
         }
-        PromptCommand::Rm { id, library } => {
+        LibraryCommand::Rm { id, library } => {
             open(library)?.remove(id).map_err(refused)?;
             say(library, &json!({"id": id, "removed": true}), || {
                 format!("removed `{id}`")
             })
         }
-        PromptCommand::Rate {
+        LibraryCommand::Rate {
             id,
             score,
             comment,
@@ -119,7 +112,7 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
                 )
             })
         }
-        PromptCommand::Audit {
+        LibraryCommand::Audit {
             verify: Some(AuditCommand::Verify { library }),
             ..
         } => {
@@ -140,7 +133,7 @@ pub fn run(command: &PromptCommand) -> Result<Exit, CliError> {
                 }
             }
         }
-        PromptCommand::Audit {
+        LibraryCommand::Audit {
             verify: None,
             id,
             since,

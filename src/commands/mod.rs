@@ -25,7 +25,8 @@ pub fn dispatch(cli: &Cli) -> Result<Exit, CliError> {
         Command::Eval(args) => eval::run(cli, args),
         Command::Validate(args) => validate::run(cli, args),
         Command::Prompt(PromptCommand::Render(args)) => prompt::render(args),
-        Command::Prompt(command) => share::run(command).unwrap_or_else(|| library::run(command)),
+        Command::Prompt(PromptCommand::Library(command)) => library::run(command),
+        Command::Prompt(PromptCommand::Share(command)) => share::run(command),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "promptexec", &mut out);

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{LibraryFormat, PromptCommand};
+use crate::cli::args::{LibraryFormat, ShareCommand};
 use crate::cli::{CliError, Exit, write_stdout};
 use crate::library::{
     KeyPair, ShareError, check_packet, inspect_bundle, make_bundle, make_packet, open_bundle,
@@ -17,11 +17,11 @@ use crate::report::write_atomic;
 use super::library::{open, refused, who};
 use super::read_text;
 
-/// Runs one sharing command; `None` when `command` is not one.
-pub fn run(command: &PromptCommand) -> Option<Result<Exit, CliError>> {
-    Some(match command {
-        PromptCommand::Keygen { out } => keygen(out),
-        PromptCommand::Export {
+/// Runs one sharing command.
+pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
+    match command {
+        ShareCommand::Keygen { out } => keygen(out),
+        ShareCommand::Export {
             ids,
             sign_key,
             output,
@@ -40,12 +40,12 @@ pub fn run(command: &PromptCommand) -> Option<Result<Exit, CliError>> {
             emit(output.as_deref(), &bundle)?;
             Ok(Exit::Success)
         })(),
-        PromptCommand::Verify {
+        ShareCommand::Verify {
             bundle,
             trust,
             format,
         } => verify(bundle, trust, *format),
-        PromptCommand::Import {
+        ShareCommand::Import {
             bundle,
             trust,
             library,
@@ -67,7 +67,7 @@ pub fn run(command: &PromptCommand) -> Option<Result<Exit, CliError>> {
                 format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
             })
         })(),
-        PromptCommand::SyncSend {
+        ShareCommand::SyncSend {
             id,
             sign_key,
             target,
@@ -88,7 +88,7 @@ pub fn run(command: &PromptCommand) -> Option<Result<Exit, CliError>> {
             emit(output.as_deref(), &packet)?;
             Ok(Exit::Success)
         })(),
-        PromptCommand::SyncReceive {
+        ShareCommand::SyncReceive {
             packet,
             trust,
             window,
@@ -114,8 +114,7 @@ pub fn run(command: &PromptCommand) -> Option<Result<Exit, CliError>> {
                 )
             })
         })(),
-        _ => return None,
-    })
+    }
 }
 
 fn keygen(out: &Path) -> Result<Exit, CliError> {
