@@ -77,10 +77,6 @@ impl Evaluator {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.evals.is_empty()
-    }
-
     /// Runs, concurrently, every eval due at `point`; results in declaration order.
     pub async fn run_due(
         &self,
