@@ -1,12 +1,12 @@
 //! `prompt add|list|search|show|history|lock|unlock|rm|rate|audit`: the prompt library
 //! from the shell.
 
-use comfy_table::{Table, presets};
 use serde_json::{Value as Json, json};
 
 use crate::cli::args::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat};
 use crate::cli::{CliError, Exit, print_diagnostics, write_stdout};
 use crate::library::{Library, LibraryError, StoredPrompt, load_template_file};
+use crate::report::table;
 
 /// Runs one library command.
 pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
@@ -270,14 +270,6 @@ fn prompt_table(prompts: &[StoredPrompt], relevance: Option<&[u32]>) -> String {
         table.add_row(row);
     }
     table.to_string()
-}
-
-fn table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_header(header.to_vec());
-    table
 }
 
 /// How well a prompt matches the query's words, ignoring case; `None` unless every

@@ -14,5 +14,5 @@ pub use human::{HumanStream, describe};
 pub use json::json_report;
 pub use junit::junit_report;
 pub use record::{RunRecord, evals_of, turn_outcome};
-pub use summary::{evals_table, problems, summary};
+pub use summary::{evals_table, problems, summary, table};
 pub use transcript::Transcript;

@@ -152,7 +152,8 @@ pub fn problems(record: &RunRecord) -> Vec<String> {
     lines
 }
 
-fn table(header: &[&str]) -> Table {
+/// A table in the house style, with this header.
+pub fn table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
