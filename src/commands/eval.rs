@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{EvalArgs, RunFormat};
 use crate::cli::output::write_stderr;
-use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
+use crate::cli::{Cli, CliError, Exit, print_diagnostics};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
 use crate::evals::{EvalInput, EvalResult, EvalStatus, Evaluator, Point, eval_counts};
@@ -14,8 +14,8 @@ use crate::report::{RunRecord, describe, evals_table, junit_report};
 use crate::session::SessionEvent;
 
 use super::invoke::load_config_if_any;
-use super::run::{prompt_evaluator, write_report};
-use super::{interrupted, lookup, read_json_object, read_text, with_runtime, worse};
+use super::run::prompt_evaluator;
+use super::{interrupted, lookup, read_json_object, read_text, with_runtime, worse, write_output};
 
 /// `eval`: one eval on `--content`, or a pack's evals over a recorded run.
 pub fn run(cli: &Cli, args: &EvalArgs) -> Result<Exit, CliError> {
@@ -102,7 +102,7 @@ fn one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<Exit,
             return Ok(exit_of(&results));
         }
     };
-    emit(args.output.as_deref(), &report)?;
+    write_output(args.output.as_deref(), &report)?;
     Ok(exit_of(&results))
 }
 
@@ -192,7 +192,7 @@ fn over_transcript(
         ),
         RunFormat::Junit => junit(&prompt.id, &results)?,
     };
-    emit(args.output.as_deref(), &report)?;
+    write_output(args.output.as_deref(), &report)?;
     Ok(exit)
 }
 
@@ -297,13 +297,6 @@ fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
     };
     junit_report(&record, &format!("promptexec eval {name}"))
         .map_err(|e| CliError::Output(std::io::Error::other(e)))
-}
-
-fn emit(output: Option<&Path>, report: &str) -> Result<(), CliError> {
-    match output {
-        Some(path) => write_report(path, report),
-        None => write_stdout(report),
-    }
 }
 
 /// 1 when a gate failed, 3 when an eval could not score; the worse of the two.

@@ -18,14 +18,16 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
                 .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", file.display())))?;
             let mut lib = open(library)?;
             let stored = lib.add(&content, &who(library)).map_err(refused)?;
-            say(library, &summary(&stored), || {
+            say(library.format, &summary(&stored), || {
                 format!("added `{}` version {}", stored.id, stored.version)
             })
         }
         LibraryCommand::List { tags, library } => {
             let prompts = open(library)?.list(tags).map_err(refused)?;
             let rows: Vec<Json> = prompts.iter().map(summary).collect();
-            say(library, &Json::Array(rows), || prompt_table(&prompts, None))
+            say(library.format, &Json::Array(rows), || {
+                prompt_table(&prompts, None)
+            })
         }
         LibraryCommand::Search {
             query,
@@ -48,7 +50,7 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
                 .collect();
             let found: Vec<StoredPrompt> = ranked.iter().map(|(_, p)| (*p).clone()).collect();
             let scores: Vec<u32> = ranked.iter().map(|(r, _)| *r).collect();
-            say(library, &Json::Array(rows), || {
+            say(library.format, &Json::Array(rows), || {
                 if found.is_empty() {
                     format!("no prompt matches `{query}`")
                 } else {
@@ -64,11 +66,11 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             let prompt = open(library)?.get(id, *version).map_err(refused)?;
             let mut doc = summary(&prompt);
             doc["content"] = prompt.content.clone();
-            say(library, &doc, || show_text(&prompt))
+            say(library.format, &doc, || show_text(&prompt))
         }
         LibraryCommand::History { id, library } => {
             let versions = open(library)?.history(id).map_err(refused)?;
-            say(library, &json!(versions), || {
+            say(library.format, &json!(versions), || {
                 let mut table = table(&["version", "hash", "by", "at"]);
                 for v in &versions {
                     table.add_row(vec![
@@ -84,13 +86,13 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
         LibraryCommand::Lock { id, library } | LibraryCommand::Unlock { id, library } => {
             let lock = matches!(command, LibraryCommand::Lock { .. });
             open(library)?.set_locked(id, lock).map_err(refused)?;
-            say(library, &json!({"id": id, "locked": lock}), || {
+            say(library.format, &json!({"id": id, "locked": lock}), || {
                 format!("`{id}` is {}", if lock { "locked" } else { "unlocked" })
             })
         }
         LibraryCommand::Rm { id, library } => {
             open(library)?.remove(id).map_err(refused)?;
-            say(library, &json!({"id": id, "removed": true}), || {
+            say(library.format, &json!({"id": id, "removed": true}), || {
                 format!("removed `{id}`")
             })
         }
@@ -104,7 +106,7 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             lib.rate(id, *score, comment.as_deref(), &who(library))
                 .map_err(refused)?;
             let prompt = lib.get(id, None).map_err(refused)?;
-            say(library, &summary(&prompt), || {
+            say(library.format, &summary(&prompt), || {
                 format!(
                     "rated `{id}` {score}; average {:.2} of {} rating(s)",
                     prompt.rating.unwrap_or_default(),
@@ -118,12 +120,14 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
         } => {
             let checked = open(library)?.verify_audit().map_err(refused)?;
             match checked {
-                Ok(count) => say(library, &json!({"ok": true, "records": count}), || {
-                    format!("the audit log holds: {count} record(s), none edited or removed")
-                }),
+                Ok(count) => say(
+                    library.format,
+                    &json!({"ok": true, "records": count}),
+                    || format!("the audit log holds: {count} record(s), none edited or removed"),
+                ),
                 Err(broken) => {
                     let doc = json!({"ok": false, "seq": broken.seq, "reason": broken.reason});
-                    say(library, &doc, || {
+                    say(library.format, &doc, || {
                         format!(
                             "the audit log is broken at record {}: {}",
                             broken.seq, broken.reason
@@ -150,7 +154,7 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             let records = open(library)?
                 .audit(id.as_deref(), since)
                 .map_err(refused)?;
-            say(library, &json!(records), || {
+            say(library.format, &json!(records), || {
                 let mut table = table(&["#", "at", "who", "prompt", "version", "variables"]);
                 for r in &records {
                     table.add_row(vec![
@@ -190,8 +194,12 @@ pub(super) fn refused(err: LibraryError) -> CliError {
 }
 
 /// JSON on stdout, or the human text on stdout.
-fn say(args: &LibraryArgs, doc: &Json, human: impl FnOnce() -> String) -> Result<Exit, CliError> {
-    let text = match args.format {
+pub(super) fn say(
+    format: LibraryFormat,
+    doc: &Json,
+    human: impl FnOnce() -> String,
+) -> Result<Exit, CliError> {
+    let text = match format {
         LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
         LibraryFormat::Human => human(),
     };

@@ -133,6 +133,20 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
+/// A report to FILE (atomically: readers see the old file or the whole new one), or
+/// to stdout without one.
+fn write_output(output: Option<&std::path::Path>, text: &str) -> Result<(), CliError> {
+    match output {
+        Some(path) => {
+            crate::report::write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        None => crate::cli::write_stdout(text),
+    }
+}
+
 /// The more serious of two outcomes, for commands that make several calls.
 pub(crate) fn worse(a: Exit, b: Exit) -> Exit {
     let rank = |e: Exit| match e {

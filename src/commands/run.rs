@@ -1,6 +1,5 @@
 use std::cell::RefCell;
 use std::io::IsTerminal;
-use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Map, Value as Json};
@@ -8,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::output::write_stderr;
-use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
+use crate::cli::{Cli, CliError, Exit, print_diagnostics};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, prompt_evals};
@@ -16,14 +15,13 @@ use crate::pack::{self, Pack, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
     HumanStream, RunRecord, Transcript, evals_of, json_report, junit_report, problems, summary,
-    write_atomic,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
 use super::eval::exit_of;
 use super::invoke::load_config;
 use super::prompt::choose_prompt;
-use super::{ask, interrupted, vars, with_runtime};
+use super::{ask, interrupted, vars, with_runtime, write_output};
 
 /// `run`: plays every `--message` as a turn and reports what happened.
 pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
@@ -134,10 +132,8 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
             machine_report(args.format, &record)?
         }
     };
-    match (report, &args.output) {
-        (Some(text), Some(path)) => write_report(path, &text)?,
-        (Some(text), None) => write_stdout(&text)?,
-        (None, _) => {}
+    if let Some(text) = report {
+        write_output(args.output.as_deref(), &text)?;
     }
     Ok(exit)
 }
@@ -225,12 +221,5 @@ pub(super) fn prompt_evaluator(
             ));
         }
         CliError::Invalid(diagnostics)
-    })
-}
-
-pub(super) fn write_report(path: &Path, text: &str) -> Result<(), CliError> {
-    write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
-        path: path.to_path_buf(),
-        source,
     })
 }

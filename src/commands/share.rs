@@ -12,10 +12,9 @@ use crate::library::{
     KeyPair, ShareError, check_packet, inspect_bundle, make_bundle, make_packet, open_bundle,
     parse_template, read_key_file, write_key_files,
 };
-use crate::report::write_atomic;
 
-use super::library::{open, refused, who};
-use super::read_text;
+use super::library::{open, refused, say, who};
+use super::{read_text, write_output};
 
 /// Runs one sharing command.
 pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
@@ -51,7 +50,7 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
             library,
         } => (|| {
             let prompts = open_bundle(&read_json(bundle)?, trust).map_err(share)?;
-            let templates = checked(prompts.into_iter().map(|(_, _, t)| t))?;
+            let templates = checked(bundle, prompts.into_iter().map(|(_, _, t)| t))?;
             let stored = open(library)?
                 .add_all(&templates, &who(library))
                 .map_err(refused)?;
@@ -101,7 +100,7 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
                 Duration::from_secs(*window),
             )
             .map_err(share)?;
-            let template = checked(std::iter::once(verified.template.clone()))?.remove(0);
+            let template = checked(packet, std::iter::once(verified.template.clone()))?.remove(0);
             let version = open(library)?
                 .receive(&verified.digest, &template, &verified.source)
                 .map_err(refused)?;
@@ -159,11 +158,13 @@ fn verify(bundle: &Path, trust: &[String], format: LibraryFormat) -> Result<Exit
     })
 }
 
-/// Every template must pass the same checks as `prompt add` before any is stored.
-fn checked(templates: impl Iterator<Item = Json>) -> Result<Vec<Json>, CliError> {
+/// Every template must pass the same checks as `prompt add` before any is stored;
+/// problems are placed as `SOURCE#ID:LINE:COL` within the template's compact JSON.
+fn checked(source: &Path, templates: impl Iterator<Item = Json>) -> Result<Vec<Json>, CliError> {
     templates
         .map(|t| {
-            let label = t["id"].as_str().unwrap_or("<no id>").to_string();
+            let id = t["id"].as_str().unwrap_or("<no id>");
+            let label = format!("{}#{id}", source.display());
             parse_template(Path::new(&label), &t.to_string())?;
             Ok(t)
         })
@@ -184,29 +185,8 @@ fn share(err: ShareError) -> CliError {
     CliError::from(err)
 }
 
+/// A bundle or packet, pretty-printed, to FILE or stdout.
 fn emit(output: Option<&Path>, doc: &Json) -> Result<(), CliError> {
-    let text = format!(
-        "{}\n",
-        serde_json::to_string_pretty(doc).unwrap_or_default()
-    );
-    match output {
-        Some(path) => write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
-            path: path.to_path_buf(),
-            source,
-        }),
-        None => write_stdout(&text),
-    }
-}
-
-fn say(
-    format: LibraryFormat,
-    doc: &Json,
-    human: impl FnOnce() -> String,
-) -> Result<Exit, CliError> {
-    let text = match format {
-        LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
-        LibraryFormat::Human => human(),
-    };
-    write_stdout(&format!("{}\n", text.trim_end()))?;
-    Ok(Exit::Success)
+    let text = serde_json::to_string_pretty(doc).unwrap_or_default();
+    write_output(output, &format!("{text}\n"))
 }

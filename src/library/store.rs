@@ -8,9 +8,8 @@ use std::time::{Duration, SystemTime};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
-use sha2::{Digest, Sha256};
 
-use super::sign::{canonical_json, content_hash};
+use super::sign::{canonical_json, content_hash, sha256_hex};
 
 /// How long a writer waits for another to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -161,11 +160,7 @@ impl AuditRecord {
             "version": self.version,
             "variables": self.variables,
         });
-        let mut hasher = Sha256::new();
-        hasher.update(self.prev_hash.as_bytes());
-        hasher.update(b"\n");
-        hasher.update(canonical_json(&body).as_bytes());
-        hex(&hasher.finalize())
+        sha256_hex(format!("{}\n{}", self.prev_hash, canonical_json(&body)).as_bytes())
     }
 }
 
@@ -178,7 +173,6 @@ pub struct AuditBreak {
 
 pub struct Library {
     conn: Connection,
-    path: PathBuf,
 }
 
 impl Library {
@@ -211,14 +205,7 @@ impl Library {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open)?;
         migrate(&mut conn)?;
-        Ok(Self {
-            conn,
-            path: path.to_path_buf(),
-        })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
+        Ok(Self { conn })
     }
 
     fn write(&mut self) -> Result<Transaction<'_>> {
@@ -675,10 +662,6 @@ fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) ->
 
 fn now() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

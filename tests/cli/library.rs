@@ -1416,3 +1416,33 @@ fn a_deleted_audit_record_fails_verify_naming_the_record_after_the_gap() {
         out.stdout
     );
 }
+
+#[test]
+fn a_signed_bundle_carrying_an_invalid_template_imports_nothing_and_names_it() {
+    let lib = Lib::new();
+    let key = KeyPair::generate().expect("a key");
+    let good = json!({"id": "good", "title": "Good", "template": "Hi {{who}}", "slots": ["who"]});
+    let bad = json!({"id": "bad", "title": "Bad", "template": "Hi {{whom}}", "slots": ["who"]});
+    let bundle = make_bundle(
+        &key,
+        &[("good".into(), 1, good), ("bad".into(), 1, bad)],
+        SystemTime::now(),
+    );
+    let path = lib.file("bundle.json");
+    std::fs::write(&path, bundle.to_string()).expect("writes the bundle");
+    let out = lib.run(&["prompt", "import", &path, "--trust", &key.did()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!("{path}#bad:1:"))
+            && out
+                .stderr
+                .contains("placeholder `{{whom}}` is not listed in `slots`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        lib.listed(&[]),
+        Vec::<String>::new(),
+        "nothing was imported"
+    );
+}

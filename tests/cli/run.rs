@@ -257,3 +257,62 @@ fn output_writes_the_report_to_a_file_and_nothing_to_stdout() {
     let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
     assert_eq!(leftovers, 1, "no temporary file is left beside the report");
 }
+
+#[test]
+fn replaying_evals_points_out_a_result_that_differs_from_the_recording() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let transcript = dir.path().join("run.jsonl");
+    let path = transcript.display().to_string();
+    let out = run(&[
+        "--var",
+        "customer_name=Dana",
+        "--message",
+        "Where is A-1002?",
+        "--transcript",
+        &path,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Pretend the run had scored the turn's `mentions-order` differently.
+    let edited: Vec<String> = std::fs::read_to_string(&transcript)
+        .expect("transcript")
+        .lines()
+        .map(|line| {
+            let mut event: Json = serde_json::from_str(line).expect("JSON line");
+            if event["event"] == "eval" && event["eval_id"] == "mentions-order" {
+                event["score"] = serde_json::json!(0.0);
+            }
+            event.to_string()
+        })
+        .collect();
+    std::fs::write(&transcript, edited.join("\n") + "\n").expect("rewrite");
+    let replay = run_env(
+        &repo_root(),
+        &[
+            "-c",
+            "runtimeconfig.example.yaml",
+            "eval",
+            "--pack",
+            "examples/assistant.pack.json",
+            "--transcript",
+            &path,
+        ],
+        &[],
+    );
+    assert_eq!(
+        replay.code, 0,
+        "a measurement never fails: {}",
+        replay.stderr
+    );
+    assert!(
+        replay.stderr.contains(
+            "warning: eval `mentions-order` on turn 1: the run recorded measured 0.00, now measured 1.00"
+        ),
+        "{}",
+        replay.stderr
+    );
+    assert!(
+        !replay.stderr.contains("`polite-tone` on turn 1"),
+        "unchanged results are not pointed out: {}",
+        replay.stderr
+    );
+}

@@ -157,3 +157,49 @@ fn the_example_config_is_found_through_the_environment_from_anywhere() {
 fn the_mock_responses_a_config_names_are_checked_too() {
     insta::assert_snapshot!(validate_config("mock_problems"));
 }
+
+#[test]
+fn a_built_in_eval_with_a_misnamed_param_is_an_error_even_without_a_config() {
+    let out = run(&["validate", "--pack", "evals/unknown_param.pack.json"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("evals/unknown_param.pack.json:12:9: eval `misnamed`")
+            && out.stderr.contains("did you mean `patterns`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn eval_types_are_checked_against_the_config_only_when_there_is_one() {
+    let root = repo_root();
+    let alone = run_in(
+        &root,
+        &["validate", "--pack", "examples/assistant.pack.json"],
+    );
+    assert_eq!(
+        alone.code, 0,
+        "exec eval types cannot be judged without a config: {}",
+        alone.stderr
+    );
+    let config = fixtures().join("hooks/observers.yaml");
+    let config = config.display().to_string();
+    let out = run_in(
+        &root,
+        &[
+            "validate",
+            "-c",
+            &config,
+            "--pack",
+            "examples/assistant.pack.json",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("eval `polite-tone`: type `tone` is neither bound"),
+        "{}",
+        out.stderr
+    );
+}
