@@ -14,7 +14,7 @@ use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
-    HumanStream, RunRecord, Transcript, evals_of, json_report, junit_report, problems, summary,
+    HumanStream, RunRecord, Transcript, evals_of, failures_of, json_report, junit_report, problems, summary,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
@@ -181,15 +181,19 @@ fn approvals(args: &RunArgs) -> Approvals {
     }
 }
 
-/// The run's exit code: the most serious of its turns and evals.
+/// The run's exit code: the most serious of its turns, evals and extension failures
+/// (a failure counts even when the conversation went on).
 fn run_exit(turns: &[TurnEnd], events: &[SessionEvent]) -> Exit {
+    let failed = failures_of(events)
+        .next()
+        .map_or(Exit::Success, |_| Exit::ExtensionFailed);
     let from_turns = turns.iter().map(|end| match end {
         TurnEnd::Answered | TurnEnd::RoundLimit => Exit::Success,
         TurnEnd::Aborted { .. } | TurnEnd::HardAborted { .. } => Exit::No,
         TurnEnd::Pending { .. } => Exit::Pending,
         TurnEnd::Failed { .. } => Exit::ExtensionFailed,
     });
-    from_turns.fold(exit_of(evals_of(events)), super::worse)
+    from_turns.fold(super::worse(exit_of(evals_of(events)), failed), super::worse)
 }
 
 /// The variables evals see: the values given, else the declared defaults.

@@ -24,7 +24,7 @@ fn as_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::
 
 /// What an eval judges: the assistant's output and the conversation around it.
 /// Transcripts keep it whole, so evals can be run again over a recorded run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EvalInput {
     pub content: String,
@@ -36,15 +36,34 @@ pub struct EvalInput {
     pub metadata: Json,
 }
 
+/// An empty context is empty objects and lists, never `null`: evals index into it.
+impl Default for EvalInput {
+    fn default() -> Self {
+        Self {
+            content: String::new(),
+            messages: Vec::new(),
+            turn_index: 0,
+            tool_calls: Vec::new(),
+            variables: json!({}),
+            metadata: json!({}),
+        }
+    }
+}
+
 impl EvalInput {
-    /// The `context` object of the exec eval request.
+    /// The `context` object of the exec eval request; a `null` given for an object
+    /// goes out as `{}`.
     pub fn context(&self) -> Json {
+        let object = |value: &Json| match value {
+            Json::Null => json!({}),
+            other => other.clone(),
+        };
         json!({
             "messages": self.messages,
             "turn_index": self.turn_index,
             "tool_calls": self.tool_calls,
-            "variables": self.variables,
-            "metadata": self.metadata,
+            "variables": object(&self.variables),
+            "metadata": object(&self.metadata),
         })
     }
 }

@@ -525,3 +525,20 @@ fn meta(iteration: u32) -> Json {
 fn tool_params(call: &ToolCallInfo) -> Json {
     json!({"meta": meta(0), "tool": call.name, "arguments": call.args, "channel": "cli", "chat_id": "chat-1"})
 }
+
+/// A hook that failed (crash, non-zero exit, invalid output, timeout, spawn failure,
+/// JSON-RPC error reply or unreadable answer), wherever it ran.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HookFailure {
+    pub hook: String,
+    pub phase: String,
+    pub reason: String,
+    pub stderr_tail: String,
+}
+
+impl HookDispatcher {
+    /// The failures recorded since the last call.
+    pub fn take_failures(&mut self) -> Vec<HookFailure> {
+        Vec::new()
+    }
+}

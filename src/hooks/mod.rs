@@ -13,7 +13,7 @@ pub use action::{
     Action, Approval, intercept_name, method_name, on_failure, read_action, read_approval,
 };
 pub use decide::{Decision, Step, fold, step_for};
-pub use dispatch::{Gate, HookDispatcher, HookRun, Phase, ordered, run_hook};
+pub use dispatch::{Gate, HookDispatcher, HookFailure, HookRun, Phase, ordered, run_hook};
 pub use payload::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, message,
     provider_payload, session_payload, tool_payload,

@@ -6,6 +6,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::evals::{EvalResult, EvalStatus};
 use crate::session::SessionEvent;
 
+use super::failures_of;
+
 /// Streams the conversation to stderr as it happens, with a spinner while a tool
 /// runs when stderr is a terminal.
 pub struct HumanStream {
@@ -133,6 +135,12 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
         ),
         SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
         SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
+        SessionEvent::ExtensionFailed { .. } => {
+            let failure = failures_of(std::slice::from_ref(event)).next()?;
+            let mut text = format!("  FAILED {}", failure.headline());
+            text.push_str(&stderr_excerpt(failure.stderr_tail, "    "));
+            text
+        }
         SessionEvent::ModelCall { .. }
         | SessionEvent::HooksRan { .. }
         | SessionEvent::ToolStarted { .. }
@@ -155,4 +163,20 @@ fn eval_line(result: &EvalResult) -> String {
         .map(|s| format!(" (score {s:.2})"))
         .unwrap_or_default();
     format!("{} {status}{score}: {}", result.eval_id, result.explanation)
+}
+
+/// The last lines of an extension's stderr, indented under the line that reports
+/// its failure; empty when it wrote nothing.
+pub fn stderr_excerpt(tail: &str, indent: &str) -> String {
+    const LINES: usize = 12;
+    let lines: Vec<&str> = tail.trim_end().lines().collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return String::new();
+    }
+    let shown = &lines[lines.len().saturating_sub(LINES)..];
+    let mut text = format!("\n{indent}stderr (last {} line(s)):", shown.len());
+    for line in shown {
+        text.push_str(&format!("\n{indent}| {line}"));
+    }
+    text
 }

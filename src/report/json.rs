@@ -30,6 +30,7 @@ pub fn json_report(record: &RunRecord) -> Json {
         "hook_decisions": pick(&["hook"]),
         "hooks_ran": pick(&["hooks_ran"]),
         "decisions": pick(&["pending", "decision"]),
+        "extension_failures": pick(&["extension_failed"]),
         "evals": evals,
         "totals": {
             "turns": record.turns.len(),
@@ -37,6 +38,7 @@ pub fn json_report(record: &RunRecord) -> Json {
             "tool_calls": tool_calls.len(),
             "tool_errors": tool_errors,
             "hook_decisions": record.count(|e| matches!(e, SessionEvent::Hook { .. })),
+            "extension_failures": record.failures().count(),
             "evals": eval_counts(&evals).to_json(),
             "dropped_events": record.dropped_events,
             "duration_ms": record.duration_ms,

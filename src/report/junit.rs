@@ -6,6 +6,7 @@ use crate::evals::EvalStatus;
 use crate::session::TurnEnd;
 
 use super::RunRecord;
+use super::record::Failure;
 
 /// One testsuite for the run: a testcase per turn (a hook's denial fails it, an
 /// extension failure errors it) and one per eval result (a failing score is a
@@ -17,19 +18,35 @@ pub fn junit_report(
     let mut suite = TestSuite::new(suite_name);
     suite.set_time(Duration::from_millis(record.duration_ms));
     for (i, end) in record.turns.iter().enumerate() {
-        let status = match end {
-            TurnEnd::Answered | TurnEnd::RoundLimit => TestCaseStatus::success(),
-            TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } => {
-                non_success(NonSuccessKind::Failure, format!("hook `{hook}`: {reason}"))
-            }
-            TurnEnd::Pending { tool, message, .. } => non_success(
-                NonSuccessKind::Failure,
-                format!("tool `{tool}` waits on a decision: {message}"),
-            ),
-            TurnEnd::Failed { reason } => non_success(NonSuccessKind::Error, reason.clone()),
+        let turn = i as u32 + 1;
+        // Failures before the first turn belong to it.
+        let failures: Vec<Failure> = record
+            .failures()
+            .filter(|f| f.turn.max(1) == turn)
+            .collect();
+        let status = if failures.is_empty() {
+            turn_status(end)
+        } else {
+            failure_status(&failures)
         };
-        let mut case = TestCase::new(format!("turn {}", i + 1), status);
+        let mut case = TestCase::new(format!("turn {turn}"), status);
         case.set_classname(format!("{}.turns", record.prompt));
+        if let Some(stderr) = failure_stderr(&failures) {
+            case.set_system_err(stderr);
+        }
+        suite.add_test_case(case);
+    }
+    let last_turn = record.turns.len() as u32;
+    let stray: Vec<Failure> = record
+        .failures()
+        .filter(|f| f.turn.max(1) > last_turn)
+        .collect();
+    if !stray.is_empty() {
+        let mut case = TestCase::new("extensions", failure_status(&stray));
+        case.set_classname(format!("{}.turns", record.prompt));
+        if let Some(stderr) = failure_stderr(&stray) {
+            case.set_system_err(stderr);
+        }
         suite.add_test_case(case);
     }
     for eval in record.evals() {
@@ -68,6 +85,36 @@ pub fn junit_report(
     let mut report = Report::new("promptexec");
     report.add_test_suite(suite);
     report.to_string()
+}
+
+fn turn_status(end: &TurnEnd) -> TestCaseStatus {
+    match end {
+        TurnEnd::Answered | TurnEnd::RoundLimit => TestCaseStatus::success(),
+        TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } => {
+            non_success(NonSuccessKind::Failure, format!("hook `{hook}`: {reason}"))
+        }
+        TurnEnd::Pending { tool, message, .. } => non_success(
+            NonSuccessKind::Failure,
+            format!("tool `{tool}` waits on a decision: {message}"),
+        ),
+        TurnEnd::Failed { reason } => non_success(NonSuccessKind::Error, reason.clone()),
+    }
+}
+
+/// An `<error>` naming every extension that failed in the turn.
+fn failure_status(failures: &[Failure]) -> TestCaseStatus {
+    let message: Vec<String> = failures.iter().map(Failure::headline).collect();
+    non_success(NonSuccessKind::Error, message.join("; "))
+}
+
+/// The stderr tails of the failed extensions, each under its name.
+fn failure_stderr(failures: &[Failure]) -> Option<String> {
+    let parts: Vec<String> = failures
+        .iter()
+        .filter(|f| !f.stderr_tail.trim().is_empty())
+        .map(|f| format!("{} `{}`:\n{}", f.kind.as_str(), f.name, f.stderr_tail.trim_end()))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
 fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStatus {

@@ -10,9 +10,9 @@ mod summary;
 mod transcript;
 
 pub use atomic::write_atomic;
-pub use human::{HumanStream, describe};
+pub use human::{HumanStream, describe, stderr_excerpt};
 pub use json::json_report;
 pub use junit::junit_report;
-pub use record::{RunRecord, evals_of, turn_outcome};
+pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome};
 pub use summary::{evals_table, problems, summary, table};
 pub use transcript::Transcript;

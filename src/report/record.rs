@@ -1,7 +1,7 @@
 use serde_json::{Value as Json, json};
 
 use crate::evals::EvalResult;
-use crate::session::{SessionEvent, TurnEnd};
+use crate::session::{ExtensionKind, SessionEvent, TurnEnd};
 
 /// Everything a finished run produced, for the reports made at its end.
 #[derive(Debug, Clone)]
@@ -27,6 +27,56 @@ impl RunRecord {
     pub fn evals(&self) -> Vec<&EvalResult> {
         evals_of(&self.events)
     }
+
+    /// The extension failures, in the order they happened.
+    pub fn failures(&self) -> impl Iterator<Item = Failure<'_>> {
+        failures_of(&self.events)
+    }
+}
+
+/// One [`SessionEvent::ExtensionFailed`], borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct Failure<'a> {
+    pub turn: u32,
+    pub kind: ExtensionKind,
+    pub name: &'a str,
+    pub phase: &'a str,
+    pub reason: &'a str,
+    pub stderr_tail: &'a str,
+}
+
+impl Failure<'_> {
+    /// One line: which extension, where, and why.
+    pub fn headline(&self) -> String {
+        let kind = self.kind.as_str();
+        let place = if self.phase == kind {
+            String::new()
+        } else {
+            format!(" at {}", self.phase)
+        };
+        format!("{kind} `{}` failed{place}: {}", self.name, self.reason)
+    }
+}
+
+pub fn failures_of(events: &[SessionEvent]) -> impl Iterator<Item = Failure<'_>> {
+    events.iter().filter_map(|e| match e {
+        SessionEvent::ExtensionFailed {
+            turn,
+            kind,
+            name,
+            phase,
+            reason,
+            stderr_tail,
+        } => Some(Failure {
+            turn: *turn,
+            kind: *kind,
+            name,
+            phase,
+            reason,
+            stderr_tail,
+        }),
+        _ => None,
+    })
 }
 
 pub fn evals_of(events: &[SessionEvent]) -> Vec<&EvalResult> {

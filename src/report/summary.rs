@@ -133,6 +133,13 @@ pub fn problems(record: &RunRecord) -> Vec<String> {
             TurnEnd::Failed { reason } => format!("the run could not go on: {reason}"),
         });
     }
+    for failure in record.failures() {
+        let turn = match failure.turn {
+            0 => "before the first turn".to_string(),
+            turn => format!("in turn {turn}"),
+        };
+        lines.push(format!("{} {turn}", failure.headline()));
+    }
     for eval in record.evals() {
         match eval.status {
             EvalStatus::Failed => lines.push(format!(

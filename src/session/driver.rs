@@ -11,7 +11,7 @@ use crate::pack::{Pack, Prompt};
 use crate::provider::{AssistantMessage, Provider, ToolCall};
 use crate::tools::ToolCaller;
 
-use super::{Approvals, SessionEvent};
+use super::{Approvals, ExtensionKind, SessionEvent};
 
 mod evaluate;
 mod tool_call;
@@ -19,6 +19,12 @@ mod tool_call;
 /// The id sessions report to hooks and evals; the same on every run, so sampled
 /// evals pick the same turns.
 const SESSION_ID: &str = "sess_1";
+
+/// The finish reason of an answer a hook's policy decided.
+const SAFETY: &str = "safety";
+
+/// The turn's answer when a provider filter enforced its policy without a replacement.
+const BLOCKED_ANSWER: &str = "This request was blocked by a policy hook.";
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +70,9 @@ pub struct Session<'a> {
     tools: HashMap<String, ToolCaller>,
     evaluator: Option<Evaluator>,
     system_prompt: String,
+    /// What hook payloads name as the provider and model: the config's.
+    provider_id: String,
+    model: String,
     sink: Option<EventSink<'a>>,
     /// The template variables, for evals.
     pub variables: Json,
@@ -110,6 +119,8 @@ impl<'a> Session<'a> {
             tools,
             evaluator: None,
             system_prompt,
+            provider_id: provider_id_of(config),
+            model: model_of(config),
             sink: None,
             variables: json!({}),
             messages: Vec::new(),
@@ -208,8 +219,8 @@ impl<'a> Session<'a> {
             .unwrap_or(self.prompt.tool_policy.max_rounds) as u32;
         for round in 1..=max_rounds {
             let request = ProviderRequest {
-                provider_id: "mock".into(),
-                model: "mock-model".into(),
+                provider_id: self.provider_id.clone(),
+                model: self.model.clone(),
                 messages: self.messages.clone(),
                 system_prompt: self.system_prompt.clone(),
                 round,
@@ -222,17 +233,10 @@ impl<'a> Session<'a> {
                     hook,
                     reason,
                     replacement,
-                    value,
+                    ..
                 } => {
                     self.hook_event("before_call", &hook, "replaced", Some(reason));
-                    // The hook enforced its policy: its replacement stands in for the
-                    // latest user message, in what the model sees from now on.
-                    let (mut request, tools) = value;
-                    let last_user = request.messages.iter().rposition(|m| m["role"] == "user");
-                    if let (Some(text), Some(at)) = (replacement, last_user) {
-                        request.messages[at] = message("user", &text);
-                    }
-                    (request, tools)
+                    return self.answer_for_hook(turn, &hook, replacement);
                 }
                 gate => return self.stop("before_call", gate, turn),
             };
@@ -270,11 +274,17 @@ impl<'a> Session<'a> {
                     replacement,
                     mut value,
                 } => {
+                    // The hook enforced its policy on the answer: its text stands (or
+                    // the hook's replacement), and no tool call it carried runs.
                     self.hook_event("after_call", &hook, "replaced", Some(reason));
-                    value.message = message(
-                        "assistant",
-                        replacement.as_deref().unwrap_or("[withheld by a hook]"),
-                    );
+                    let text = replacement.unwrap_or_else(|| {
+                        value.message["content"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string()
+                    });
+                    value.message = message("assistant", &text);
+                    value.message["finish_reason"] = json!(SAFETY);
                     value
                 }
                 gate => return self.stop("after_call", gate, turn),
@@ -309,13 +319,50 @@ impl<'a> Session<'a> {
         TurnEnd::RoundLimit
     }
 
+    /// Records who a phase consulted, then any hook failure reported since.
     fn hooks_ran(&mut self, phase: &str, hooks: Vec<String>) {
+        self.hook_failures();
         if !hooks.is_empty() {
             self.emit(SessionEvent::HooksRan {
                 phase: phase.into(),
                 hooks,
             });
         }
+    }
+
+    /// Every hook that failed since the last look, as an extension failure.
+    fn hook_failures(&mut self) {
+        for failure in self.hooks.take_failures() {
+            self.emit(SessionEvent::ExtensionFailed {
+                turn: self.turn,
+                kind: ExtensionKind::Hook,
+                name: failure.hook,
+                phase: failure.phase,
+                reason: failure.reason,
+                stderr_tail: failure.stderr_tail,
+            });
+        }
+    }
+
+    /// A provider filter enforced its policy before the model was called: the model
+    /// is not called, the turn's answer is the hook's replacement (else a fixed
+    /// notice) with finish reason `safety`, and the message the hook objected to is
+    /// withheld from every later model call.
+    fn answer_for_hook(&mut self, turn: u32, hook: &str, replacement: Option<String>) -> TurnEnd {
+        if let Some(at) = self.messages.iter().rposition(|m| m["role"] == "user") {
+            self.messages[at] = message("user", &format!("[message withheld by hook `{hook}`]"));
+        }
+        let text = replacement.unwrap_or_else(|| BLOCKED_ANSWER.to_string());
+        let mut answer = message("assistant", &text);
+        answer["finish_reason"] = json!(SAFETY);
+        self.emit(SessionEvent::Assistant {
+            turn,
+            content: text,
+            tool_calls: Vec::new(),
+        });
+        self.messages.push(answer);
+        self.end_turn(turn, "answered (finish reason safety)");
+        TurnEnd::Answered
     }
 
     fn hook_event(&mut self, phase: &str, hook: &str, action: &str, reason: Option<String>) {
@@ -396,6 +443,7 @@ impl<'a> Session<'a> {
     /// events JSON-RPC hooks could not be sent.
     pub async fn finish(&mut self) -> u64 {
         let dropped = self.hooks.finish().await;
+        self.hook_failures();
         for caller in self.tools.values() {
             caller.shutdown().await;
         }
@@ -434,4 +482,28 @@ fn tool_calls_of(message: &Json, original: &AssistantMessage) -> Vec<ToolCall> {
         None if message.get("content").is_some() => Vec::new(),
         None => original.tool_calls.clone(),
     }
+}
+
+/// The provider that plays the conversation, as the config declares it: its mock
+/// provider, else its first.
+fn played_provider(config: &RuntimeConfig) -> Option<&crate::config::Provider> {
+    let providers = &config.providers;
+    providers
+        .iter()
+        .find(|p| p.kind == "mock")
+        .or(providers.first())
+}
+
+/// The provider id hooks are told about: the config's (its id, else its type), or
+/// `mock` when the config declares none.
+fn provider_id_of(config: &RuntimeConfig) -> String {
+    played_provider(config)
+        .map(|p| p.id.clone().unwrap_or_else(|| p.kind.clone()))
+        .unwrap_or_else(|| "mock".into())
+}
+
+fn model_of(config: &RuntimeConfig) -> String {
+    played_provider(config)
+        .and_then(|p| p.model.clone())
+        .unwrap_or_else(|| "mock-model".into())
 }

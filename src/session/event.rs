@@ -52,7 +52,8 @@ pub enum SessionEvent {
         name: String,
         call_id: String,
         args: Json,
-        /// `ok`, `error`, `blocked` or `rejected`.
+        /// `ok`, `error` (the tool's own answer or a refusal), `failed` (the process
+        /// failed: crash, timeout, invalid output), `blocked` or `rejected`.
         status: String,
         content: String,
         duration_ms: u64,
@@ -88,4 +89,36 @@ pub enum SessionEvent {
     SessionEnd {
         turns: u32,
     },
+    /// An extension failed: crashed, exited non-zero, answered invalid output, timed
+    /// out or could not be started. The conversation goes on where it can; the run
+    /// exits 3.
+    ExtensionFailed {
+        /// The turn in progress (0: before the first).
+        turn: u32,
+        kind: ExtensionKind,
+        name: String,
+        /// Where it ran: a hook phase, `tool`, or an eval trigger.
+        phase: String,
+        reason: String,
+        stderr_tail: String,
+    },
+}
+
+/// Which kind of extension an [`SessionEvent::ExtensionFailed`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtensionKind {
+    Tool,
+    Hook,
+    Eval,
+}
+
+impl ExtensionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExtensionKind::Tool => "tool",
+            ExtensionKind::Hook => "hook",
+            ExtensionKind::Eval => "eval",
+        }
+    }
 }

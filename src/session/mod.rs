@@ -8,4 +8,4 @@ mod event;
 
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use driver::{Session, TurnEnd};
-pub use event::SessionEvent;
+pub use event::{ExtensionKind, SessionEvent};

@@ -5,6 +5,7 @@ mod chain;
 mod evals;
 mod examples;
 mod help;
+mod honest_run;
 mod hooks;
 mod invoke;
 mod library;

@@ -271,7 +271,7 @@ fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
 }
 
 #[test]
-fn an_enforced_provider_filter_replaces_the_user_message_and_the_run_goes_on() {
+fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not_called() {
     let (out, report) = play_json(
         "enforce.yaml",
         "flow.pack.json",
@@ -285,14 +285,16 @@ fn an_enforced_provider_filter_replaces_the_user_message_and_the_run_goes_on() {
     assert_eq!(decisions[0]["hook"], "redactor");
     assert_eq!(decisions[0]["action"], "replaced");
     assert_eq!(report["turns"], json!([{"turn": 1, "outcome": "answered"}]));
+    assert_eq!(report["totals"]["model_calls"], 0, "the model was never called");
     assert_eq!(
         contents_of(&report, "user"),
-        ["[message redacted by policy]"],
-        "the replacement stands in for the user message"
+        ["[message withheld by hook `redactor`]"],
+        "the message the hook objected to is withheld from the history"
     );
     assert_eq!(
         contents_of(&report, "assistant"),
-        ["Hello from the chat scenario."]
+        ["[message redacted by policy]"],
+        "the hook's replacement is the turn's answer"
     );
 }
 

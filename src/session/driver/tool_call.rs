@@ -5,14 +5,16 @@ use serde_json::{Value as Json, json};
 
 use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, message};
 use crate::provider::ToolCall;
-use crate::session::{PendingCall, SessionEvent};
+use crate::session::{ExtensionKind, PendingCall, SessionEvent};
 use crate::tools::{ToolReport, ToolStatus, validate_args};
 
 use super::{Session, TurnEnd};
 
 impl Session<'_> {
-    /// Why the model may not call `name` now, if it may not.
-    fn refusal(&self, name: &str) -> Option<String> {
+    /// Why this call may not run, if it may not: the prompt's policy, what is on
+    /// offer, and the tool's JSON Schema.
+    fn refusal(&self, call: &ToolCallInfo) -> Option<String> {
+        let name = call.name.as_str();
         let policy = &self.prompt.tool_policy;
         if policy.blocklist.iter().any(|b| b == name) {
             return Some(format!(
@@ -22,11 +24,21 @@ impl Session<'_> {
         if !self.offered.iter().any(|o| o == name) {
             return Some(format!("tool `{name}` is not offered to the model"));
         }
-        (self.calls_this_turn > policy.max_tool_calls_per_turn).then(|| {
-            format!(
+        if self.calls_this_turn > policy.max_tool_calls_per_turn {
+            return Some(format!(
                 "max_tool_calls_per_turn ({}) reached; `{name}` was not called",
                 policy.max_tool_calls_per_turn
-            )
+            ));
+        }
+        let schema_errors = self
+            .pack
+            .tools
+            .get(name)
+            .map(|t| validate_args(&t.parameters, &call.args))
+            .unwrap_or_default();
+        (!schema_errors.is_empty()).then(|| {
+            let text: Vec<String> = schema_errors.iter().map(ToString::to_string).collect();
+            format!("invalid arguments: {}", text.join("; "))
         })
     }
 
@@ -39,30 +51,14 @@ impl Session<'_> {
             args: call.args.clone(),
             call_id: call.id.clone(),
         };
-        if let Some(refusal) = self.refusal(&info.name) {
+        if let Some(refusal) = self.refusal(&info) {
             self.tool_result(&info, "error", &refusal, 0);
-            return None;
-        }
-        let schema_errors = self
-            .pack
-            .tools
-            .get(&call.name)
-            .map(|t| validate_args(&t.parameters, &call.args))
-            .unwrap_or_default();
-        if !schema_errors.is_empty() {
-            let text: Vec<String> = schema_errors.iter().map(ToString::to_string).collect();
-            self.tool_result(
-                &info,
-                "error",
-                &format!("invalid arguments: {}", text.join("; ")),
-                0,
-            );
             return None;
         }
         let before = self.hooks.before_execution(info.clone()).await;
         self.hooks_ran("before_execution", before.ran);
-        let info = match before.gate {
-            Gate::Proceed(info) => info,
+        let modified = match before.gate {
+            Gate::Proceed(modified) => modified,
             Gate::Respond { hook, result } => {
                 self.hook_event("before_execution", &hook, "respond", None);
                 let content = result
@@ -84,6 +80,14 @@ impl Session<'_> {
             }
             gate => return Some(self.stop("before_execution", gate, self.turn)),
         };
+        // A hook's `modify` passes the same checks as the model's own call: it cannot
+        // reach a blocklisted tool or break the schema.
+        let info = modified;
+        if let Some(refusal) = self.refusal(&info) {
+            let text = format!("the call as modified by a hook was refused: {refusal}");
+            self.tool_result(&info, "error", &text, 0);
+            return None;
+        }
         if !self.tools.contains_key(&info.name) {
             let text = format!("tool `{}` is not available", info.name);
             self.tool_result(&info, "error", &text, 0);
@@ -106,7 +110,7 @@ impl Session<'_> {
                 Ok(settled) => settled,
                 Err(end) => return Some(end),
             },
-            _ => settle(&report),
+            _ => self.settle(&report),
         };
         self.hooks.event(
             "tool_exec_end",
@@ -192,9 +196,11 @@ impl Session<'_> {
             .resolve(&info.args, &resolution, &self.cancel)
             .await;
         if second.status == ToolStatus::Pending {
-            second.answered_error("answered `pending` again after it was approved".into());
+            // The protocol asks for `result` or `error` once a person decided.
+            second.status = ToolStatus::Failed;
+            second.error = Some("answered `pending` again after it was approved".into());
         }
-        let (status, content, duration_ms) = settle(&second);
+        let (status, content, duration_ms) = self.settle(&second);
         Ok((status, content, report.duration_ms + duration_ms))
     }
 
@@ -212,6 +218,23 @@ impl Session<'_> {
         msg["tool_result"] = json!({"id": call.call_id, "name": call.name, "content": content,
                                     "error": (status != "ok").then_some(content)});
         self.messages.push(msg);
+    }
+
+    /// A finished call as the model sees it; a tool process that failed is also
+    /// reported as an extension failure.
+    fn settle(&mut self, report: &ToolReport) -> (&'static str, String, u64) {
+        let settled = settled(report);
+        if matches!(report.status, ToolStatus::Failed | ToolStatus::Timeout) {
+            self.emit(SessionEvent::ExtensionFailed {
+                turn: self.turn,
+                kind: ExtensionKind::Tool,
+                name: report.tool.clone(),
+                phase: "tool".into(),
+                reason: settled.1.clone(),
+                stderr_tail: report.stderr_tail.clone(),
+            });
+        }
+        settled
     }
 
     /// When a turn ends in the middle of its tool calls, the calls that got no result
@@ -240,7 +263,7 @@ impl Session<'_> {
 }
 
 /// A finished call as the model sees it: status, content, duration.
-fn settle(report: &ToolReport) -> (&'static str, String, u64) {
+fn settled(report: &ToolReport) -> (&'static str, String, u64) {
     let (status, content) = match report.status {
         ToolStatus::Ok => (
             "ok",
@@ -250,8 +273,11 @@ fn settle(report: &ToolReport) -> (&'static str, String, u64) {
                 .map(Json::to_string)
                 .unwrap_or_default(),
         ),
-        ToolStatus::Pending | ToolStatus::Error | ToolStatus::Failed | ToolStatus::Timeout => {
+        ToolStatus::Pending | ToolStatus::Error => {
             ("error", report.error.clone().unwrap_or_default())
+        }
+        ToolStatus::Failed | ToolStatus::Timeout => {
+            ("failed", report.error.clone().unwrap_or_default())
         }
     };
     (status, content, report.duration_ms)
