@@ -14,7 +14,8 @@ use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
-    HumanStream, RunRecord, Transcript, evals_of, failures_of, json_report, junit_report, problems, summary,
+    HumanStream, RunRecord, Transcript, evals_of, failures_of, json_report, junit_report, problems,
+    summary,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
@@ -193,7 +194,10 @@ fn run_exit(turns: &[TurnEnd], events: &[SessionEvent]) -> Exit {
         TurnEnd::Pending { .. } => Exit::Pending,
         TurnEnd::Failed { .. } => Exit::ExtensionFailed,
     });
-    from_turns.fold(super::worse(exit_of(evals_of(events)), failed), super::worse)
+    from_turns.fold(
+        super::worse(exit_of(evals_of(events)), failed),
+        super::worse,
+    )
 }
 
 /// The variables evals see: the values given, else the declared defaults.

@@ -112,7 +112,14 @@ fn failure_stderr(failures: &[Failure]) -> Option<String> {
     let parts: Vec<String> = failures
         .iter()
         .filter(|f| !f.stderr_tail.trim().is_empty())
-        .map(|f| format!("{} `{}`:\n{}", f.kind.as_str(), f.name, f.stderr_tail.trim_end()))
+        .map(|f| {
+            format!(
+                "{} `{}`:\n{}",
+                f.kind.as_str(),
+                f.name,
+                f.stderr_tail.trim_end()
+            )
+        })
         .collect();
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }

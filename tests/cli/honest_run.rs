@@ -58,7 +58,14 @@ fn a_crashing_tool_fails_the_run_with_exit_3_and_its_traceback_even_though_the_c
     let played = play(
         "honest.yaml",
         "crash",
-        &["--message", "first", "--message", "second", "--format", "json"],
+        &[
+            "--message",
+            "first",
+            "--message",
+            "second",
+            "--format",
+            "json",
+        ],
     );
     let out = &played.out;
     assert_eq!(out.code, 3, "{}", out.report());
@@ -101,7 +108,14 @@ fn a_crashing_tool_is_an_error_on_its_turn_in_junit_with_its_stderr() {
     let played = play(
         "honest.yaml",
         "crash",
-        &["--message", "first", "--message", "second", "--format", "junit"],
+        &[
+            "--message",
+            "first",
+            "--message",
+            "second",
+            "--format",
+            "junit",
+        ],
     );
     let out = &played.out;
     assert_eq!(out.code, 3, "{}", out.report());
@@ -128,7 +142,11 @@ fn a_crashing_tool_is_an_error_on_its_turn_in_junit_with_its_stderr() {
         .find(|n| n.has_tag_name("system-err"))
         .and_then(|n| n.text())
         .unwrap_or_default();
-    assert!(stderr.contains("lost its database connection"), "{}", out.stdout);
+    assert!(
+        stderr.contains("lost its database connection"),
+        "{}",
+        out.stdout
+    );
     let turn2 = case("turn 2");
     assert!(
         !turn2
@@ -152,9 +170,14 @@ fn the_human_stream_shows_the_failure_where_it_happened_with_the_stderr_tail() {
         .stderr
         .find("assistant: The crasher failed; carrying on.")
         .unwrap_or_else(|| panic!("{}", out.stderr));
-    assert!(failed < answered, "reported as it happened:\n{}", out.stderr);
     assert!(
-        out.stderr.contains("| RuntimeError: the crasher lost its database connection"),
+        failed < answered,
+        "reported as it happened:\n{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("| RuntimeError: the crasher lost its database connection"),
         "{}",
         out.stderr
     );
@@ -163,7 +186,11 @@ fn the_human_stream_shows_the_failure_where_it_happened_with_the_stderr_tail() {
 
 #[test]
 fn a_tool_that_times_out_fails_the_run_with_exit_3() {
-    let played = play("honest.yaml", "slow", &["--message", "go", "--format", "json"]);
+    let played = play(
+        "honest.yaml",
+        "slow",
+        &["--message", "go", "--format", "json"],
+    );
     let out = &played.out;
     assert_eq!(out.code, 3, "{}", out.report());
     let report = report_of(out);
@@ -203,7 +230,14 @@ fn a_modify_that_points_at_a_blocklisted_tool_starts_no_process() {
     let played = play(
         "modify.yaml",
         "modify",
-        &["--scenario", "to_blocklisted", "--message", "go", "--format", "json"],
+        &[
+            "--scenario",
+            "to_blocklisted",
+            "--message",
+            "go",
+            "--format",
+            "json",
+        ],
     );
     let out = &played.out;
     assert_eq!(out.code, 0, "{}", out.report());
@@ -224,13 +258,22 @@ fn a_modify_that_breaks_the_schema_starts_no_process() {
     let played = play(
         "modify.yaml",
         "modify",
-        &["--scenario", "to_bad_args", "--message", "go", "--format", "json"],
+        &[
+            "--scenario",
+            "to_bad_args",
+            "--message",
+            "go",
+            "--format",
+            "json",
+        ],
     );
     let out = &played.out;
     assert_eq!(out.code, 0, "{}", out.report());
     assert_eq!(played.recorded, Vec::<Json>::new(), "no tool ran");
     let report = report_of(out);
-    let content = report["tool_calls"][0]["content"].as_str().unwrap_or_default();
+    let content = report["tool_calls"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
     assert!(
         content.contains("invalid arguments") && content.contains("/topic"),
         "{report:#}"
@@ -242,7 +285,14 @@ fn a_modify_that_passes_the_checks_runs_the_rewritten_call() {
     let played = play(
         "modify.yaml",
         "modify",
-        &["--scenario", "to_good_args", "--message", "go", "--format", "json"],
+        &[
+            "--scenario",
+            "to_good_args",
+            "--message",
+            "go",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(played.out.code, 0, "{}", played.out.report());
     assert_eq!(played.recorded.len(), 1, "{:?}", played.recorded);
@@ -307,7 +357,14 @@ fn a_standalone_eval_gets_empty_objects_not_null_in_its_context() {
     let record = temp.path().join("requests.jsonl");
     let out = run_env(
         &honest_dir(),
-        &["-c", "honest.yaml", "eval", "context_probe", "--content", "hi"],
+        &[
+            "-c",
+            "honest.yaml",
+            "eval",
+            "context_probe",
+            "--content",
+            "hi",
+        ],
         &[("RECORD", &record.display().to_string())],
     );
     assert_eq!(out.code, 0, "{}", out.report());

@@ -285,7 +285,10 @@ fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not
     assert_eq!(decisions[0]["hook"], "redactor");
     assert_eq!(decisions[0]["action"], "replaced");
     assert_eq!(report["turns"], json!([{"turn": 1, "outcome": "answered"}]));
-    assert_eq!(report["totals"]["model_calls"], 0, "the model was never called");
+    assert_eq!(
+        report["totals"]["model_calls"], 0,
+        "the model was never called"
+    );
     assert_eq!(
         contents_of(&report, "user"),
         ["[message withheld by hook `redactor`]"],
