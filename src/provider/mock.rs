@@ -115,7 +115,7 @@ fn script(cx: &mut Checker, root: &Node) -> MockScript {
             }
         }
     }
-    f.allow(&["selfplay"]);
+    cx.ignored_keys(&mut f, &["selfplay"], "the mock responses");
     cx.unknown_keys(&f, "the mock responses", UnknownKeys::Warn);
     script
 }
@@ -156,7 +156,7 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
             }
         }
     }
-    f.allow(&["steps"]);
+    cx.ignored_keys(&mut f, &["steps"], what);
     cx.unknown_keys(&f, what, UnknownKeys::Warn);
     Some(scenario)
 }
@@ -213,13 +213,17 @@ fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<MockTurn> {
             }
         }
     }
-    f.allow(&[
-        "type",
-        "parts",
-        "audio_file",
-        "audio_sample_rate",
-        "audio_mime_type",
-    ]);
+    f.allow(&["type"]);
+    cx.ignored_keys(
+        &mut f,
+        &[
+            "parts",
+            "audio_file",
+            "audio_sample_rate",
+            "audio_mime_type",
+        ],
+        at,
+    );
     cx.unknown_keys(&f, at, UnknownKeys::Warn);
     Some(MockTurn {
         content,
