@@ -12,6 +12,7 @@ mod run;
 mod share;
 mod validate;
 pub(crate) mod vars;
+mod warnings;
 
 use clap::CommandFactory;
 

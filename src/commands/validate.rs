@@ -7,6 +7,8 @@ use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
 use crate::pack::{self, EvalDef, Pack};
 
+use super::warnings::strict_verdict;
+
 /// `validate`: every problem in the config and the pack, then a one-line verdict.
 pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -72,9 +74,12 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
         diagnostics.extend(eval_diagnostics(pack, config.as_ref()));
     }
 
-    print_diagnostics(&diagnostics);
     let (errors, warnings) = (diagnostics.error_count(), diagnostics.warning_count());
-    if errors > 0 {
+    if args.strict && errors == 0 && warnings > 0 {
+        diagnostics.push(strict_verdict(warnings));
+    }
+    print_diagnostics(&diagnostics);
+    if errors > 0 || (args.strict && warnings > 0) {
         crate::cli::output::write_stderr(&format!(
             "validate: {} error{}, {} warning{}",
             errors,
