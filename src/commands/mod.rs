@@ -6,6 +6,7 @@ mod eval;
 mod hook;
 mod hook_rpc;
 mod invoke;
+mod launch_check;
 mod library;
 mod prompt;
 mod run;

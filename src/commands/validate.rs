@@ -7,6 +7,7 @@ use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
 use crate::pack::{self, EvalDef, Pack};
 
+use super::launch_check::launch_problems;
 use super::warnings::strict_verdict;
 
 /// `validate`: every problem in the config and the pack, then a one-line verdict.
@@ -52,6 +53,7 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
                 }
             }
         }
+        diagnostics.extend(launch_problems(config));
         for section in &config.unused_sections {
             tracing::info!("{section}: a PromptKit section promptexec does not use");
         }
