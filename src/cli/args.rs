@@ -134,6 +134,10 @@ pub struct RunArgs {
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Treat every warning from loading as an error: exit 2 before anything starts
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -265,6 +269,10 @@ pub struct ValidateArgs {
     /// The PromptPack (JSON) to check with the config
     #[arg(long, value_name = "PACK")]
     pub pack: Option<PathBuf>,
+
+    /// Treat every warning as an error (exit 2)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -294,6 +294,7 @@ fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
         dropped_events: 0,
         duration_ms: results.iter().map(|r| r.duration_ms).sum(),
         exit_code: exit_of(results).code(),
+        warnings: Default::default(),
     };
     junit_report(&record, &format!("promptexec eval {name}"))
         .map_err(|e| CliError::Output(std::io::Error::other(e)))

@@ -6,12 +6,14 @@ mod eval;
 mod hook;
 mod hook_rpc;
 mod invoke;
+mod launch_check;
 mod library;
 mod prompt;
 mod run;
 mod share;
 mod validate;
 pub(crate) mod vars;
+mod warnings;
 
 use clap::CommandFactory;
 

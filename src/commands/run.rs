@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::output::write_stderr;
-use crate::cli::{Cli, CliError, Exit, print_diagnostics};
+use crate::cli::{Cli, CliError, Exit};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, prompt_evals};
@@ -20,16 +20,15 @@ use crate::report::{
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
 use super::eval::exit_of;
-use super::invoke::load_config;
 use super::prompt::choose_prompt;
+use super::warnings::LoadWarnings;
 use super::{ask, interrupted, vars, with_runtime, write_output};
 
 /// `run`: plays every `--message` as a turn and reports what happened.
 pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
-    let config = load_config(cli)?;
-    let loaded = pack::load(&args.pack)?;
-    print_diagnostics(&loaded.warnings);
-    let pack = loaded.value;
+    let mut warnings = LoadWarnings::new(args.strict);
+    let config = warnings.config(cli)?;
+    let pack = warnings.keep(pack::load(&args.pack))?;
     let prompt = choose_prompt(&pack, args.prompt.as_deref())?;
     let inputs = vars::collect(&args.vars)?;
     let system_prompt = pack::render_prompt(&pack, prompt, &inputs).map_err(CliError::Invalid)?;
@@ -38,14 +37,16 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
         .clone()
         .or_else(|| config.providers.iter().find_map(|p| p.mock_config.clone()));
     let script = match &mock_path {
-        Some(path) => {
-            let loaded = load_mock(path)?;
-            print_diagnostics(&loaded.warnings);
-            loaded.value
-        }
+        Some(path) => warnings.keep(load_mock(path))?,
         None => Default::default(),
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
+    match script.check_scenario(&scenario, args.scenario.is_some()) {
+        Some(problem) if problem.is_error() => return Err(CliError::Invalid(problem.into())),
+        Some(warning) => warnings.add(warning),
+        None => {}
+    }
+    let warnings = warnings.settle()?;
     let cancel = CancellationToken::new();
     let evaluator = prompt_evaluator(&pack, prompt, &config, cancel.clone())?;
     let mut transcript = match &args.transcript {
@@ -120,6 +121,7 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
         dropped_events: dropped,
         duration_ms: started.elapsed().as_millis() as u64,
         exit_code: exit.code(),
+        warnings,
     };
     let report = match args.format {
         RunFormat::Human => {

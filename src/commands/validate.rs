@@ -7,6 +7,9 @@ use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
 use crate::pack::{self, EvalDef, Pack};
 
+use super::launch_check::launch_problems;
+use super::warnings::strict_verdict;
+
 /// `validate`: every problem in the config and the pack, then a one-line verdict.
 pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -50,6 +53,7 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
                 }
             }
         }
+        diagnostics.extend(launch_problems(config));
         for section in &config.unused_sections {
             tracing::info!("{section}: a PromptKit section promptexec does not use");
         }
@@ -72,9 +76,12 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
         diagnostics.extend(eval_diagnostics(pack, config.as_ref()));
     }
 
-    print_diagnostics(&diagnostics);
     let (errors, warnings) = (diagnostics.error_count(), diagnostics.warning_count());
-    if errors > 0 {
+    if args.strict && errors == 0 && warnings > 0 {
+        diagnostics.push(strict_verdict(warnings));
+    }
+    print_diagnostics(&diagnostics);
+    if errors > 0 || (args.strict && warnings > 0) {
         crate::cli::output::write_stderr(&format!(
             "validate: {} error{}, {} warning{}",
             errors,

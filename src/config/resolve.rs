@@ -43,10 +43,11 @@ const PROVIDER_KEYS_UNUSED: &[&str] = &[
     "http_transport",
 ];
 
+/// Tool keys that only describe the tool; the pack's definition is the one used.
+const TOOL_KEYS_DESCRIPTIVE: &[&str] = &["name", "description"];
+
 /// Tool keys PromptKit uses for tools it runs other than by exec.
 const TOOL_KEYS_UNUSED: &[&str] = &[
-    "name",
-    "description",
     "input_schema",
     "output_schema",
     "mode",
@@ -231,7 +232,7 @@ impl Resolver<'_> {
             let mock_config = f
                 .get("additional_config")
                 .and_then(|n| self.additional_config(n, &format!("{what}.additional_config")));
-            f.allow(PROVIDER_KEYS_UNUSED);
+            self.cx.ignored_keys(&mut f, PROVIDER_KEYS_UNUSED, &what);
             self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
             if let Some(kind) = kind {
                 config.providers.push(Provider {
@@ -269,7 +270,8 @@ impl Resolver<'_> {
         let what = format!("spec.tools.{}", key.name);
         let mut f = self.cx.map(node, &what)?;
         let exec = f.get("exec");
-        f.allow(TOOL_KEYS_UNUSED);
+        f.allow(TOOL_KEYS_DESCRIPTIVE);
+        self.cx.ignored_keys(&mut f, TOOL_KEYS_UNUSED, &what);
         self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
         let exec = match exec {
             Some(exec) => {
@@ -375,7 +377,7 @@ impl Resolver<'_> {
             None => self.base_dir.to_path_buf(),
         };
         // Runs the extension directly; a PromptKit sandbox does not apply here.
-        f.allow(&["sandbox"]);
+        self.cx.ignored_keys(f, &["sandbox"], what);
         let (command, command_pos) = command?;
         let command = if command.contains('/') {
             let path = join_clean(self.base_dir, &command);
@@ -704,7 +706,8 @@ impl Resolver<'_> {
         }) {
             logging.format = format;
         }
-        f.allow(&["commonFields", "modules"]);
+        self.cx
+            .ignored_keys(&mut f, &["commonFields", "modules"], "spec.logging");
         self.cx.unknown_keys(&f, "spec.logging", UnknownKeys::Error);
         logging
     }

@@ -168,6 +168,19 @@ impl Checker {
         None
     }
 
+    /// Keys the PromptKit format defines but promptexec does not act on: each one
+    /// present is accepted with a warning, so nobody believes it took effect.
+    pub fn ignored_keys(&mut self, fields: &mut Fields<'_>, names: &[&'static str], what: &str) {
+        for name in names {
+            if let Some((key, _)) = fields.entry(name) {
+                self.warning(
+                    key.pos,
+                    format!("`{name}` in {what} is a PromptKit key promptexec does not apply; it is ignored"),
+                );
+            }
+        }
+    }
+
     /// Reports the keys of `fields` that nobody read, with a suggestion when one is close.
     pub fn unknown_keys(&mut self, fields: &Fields<'_>, what: &str, policy: UnknownKeys) {
         let unknown: Vec<_> = fields.unknown().collect();

@@ -1,5 +1,6 @@
-//! Walks a parsed PromptPack document into [`Pack`]. Unknown keys are warnings (the
-//! format grows faster than any one reader); everything else wrong is an error.
+//! Walks a parsed PromptPack document into [`Pack`]. A key PromptKit defines but
+//! promptexec does not apply is a warning; a key nobody defines is an error, since a
+//! typo must not silently change what runs.
 
 use std::path::Path;
 
@@ -11,27 +12,22 @@ use crate::template::Template;
 
 use super::model::*;
 
-const TOP_KEYS_UNUSED: &[&str] = &[
-    "$schema",
-    "template_engine",
-    "metadata",
-    "compilation",
-    "workflow",
-    "agents",
-    "skills",
-    "compositions",
-    "requires",
-];
+/// Keys that only describe the pack; nothing would act on them.
+const TOP_KEYS_DESCRIPTIVE: &[&str] = &["$schema", "metadata", "compilation"];
 
+/// Keys PromptKit defines and promptexec does not apply: each is a warning.
+const TOP_KEYS_UNUSED: &[&str] = &["workflow", "agents", "skills", "compositions", "requires"];
+
+const PROMPT_KEYS_DESCRIPTIVE: &[&str] = &["tested_models", "extensions"];
+
+/// `validators` are the prompt's guardrails: a user must know they do not run.
 const PROMPT_KEYS_UNUSED: &[&str] = &[
     "pipeline",
     "parameters",
     "validators",
-    "tested_models",
     "model_overrides",
     "media",
     "provider",
-    "extensions",
 ];
 
 /// Appends one segment to a JSON pointer, escaped as RFC 6901 asks.
@@ -68,8 +64,12 @@ pub fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack> {
             IndexMap::new()
         }
     };
-    top.allow(TOP_KEYS_UNUSED);
-    cx.unknown_keys(&top, "the pack", UnknownKeys::Warn);
+    if let Some(node) = top.get("template_engine") {
+        template_engine(cx, node);
+    }
+    top.allow(TOP_KEYS_DESCRIPTIVE);
+    cx.ignored_keys(&mut top, TOP_KEYS_UNUSED, "the pack");
+    cx.unknown_keys(&top, "the pack", UnknownKeys::Error);
     Some(Pack {
         path: path.to_path_buf(),
         text: cx.text.clone(),
@@ -82,6 +82,39 @@ pub fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack> {
         evals,
         fragments,
     })
+}
+
+/// The engine promptexec has is `{{variable}}` with fragments; a pack asking for
+/// another syntax or for more features is told they are not applied.
+fn template_engine(cx: &mut Checker, node: &Node) {
+    let at = "/template_engine";
+    let Some(mut f) = cx.map(node, at) else {
+        return;
+    };
+    if let Some(n) = f.get("syntax")
+        && let Some(syntax) = cx.string(n, &ptr(at, "syntax"))
+        && syntax != "{{variable}}"
+    {
+        cx.warning(
+            n.pos,
+            format!("{at}/syntax: `{syntax}` is not applied; promptexec renders `{{{{variable}}}}` placeholders only"),
+        );
+    }
+    if let Some(features) = f
+        .get("features")
+        .and_then(|n| cx.string_list(n, &ptr(at, "features")))
+    {
+        for (feature, pos) in features {
+            if !matches!(feature.as_str(), "basic_substitution" | "fragments") {
+                cx.warning(
+                    pos,
+                    format!("{at}/features: `{feature}` is not applied; promptexec supports `basic_substitution` and `fragments`"),
+                );
+            }
+        }
+    }
+    f.allow(&["version"]);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
 }
 
 fn required_string(
@@ -181,8 +214,8 @@ fn tools(cx: &mut Checker, node: &Node) -> IndexMap<String, ToolDef> {
             }
             None => serde_json::json!({"type": "object"}),
         };
-        f.allow(&["action_scope"]);
-        cx.unknown_keys(&f, &at, UnknownKeys::Warn);
+        cx.ignored_keys(&mut f, &["action_scope"], &at);
+        cx.unknown_keys(&f, &at, UnknownKeys::Error);
         if let (Some(_), Some(description)) = (name, description) {
             out.insert(
                 key.name.clone(),
@@ -258,8 +291,9 @@ fn prompt(cx: &mut Checker, key: &str, node: &Node) -> Option<Prompt> {
         Some(e) => evals(cx, e, &ptr(&at, "evals")),
         None => Vec::new(),
     };
-    f.allow(PROMPT_KEYS_UNUSED);
-    cx.unknown_keys(&f, &at, UnknownKeys::Warn);
+    f.allow(PROMPT_KEYS_DESCRIPTIVE);
+    cx.ignored_keys(&mut f, PROMPT_KEYS_UNUSED, &at);
+    cx.unknown_keys(&f, &at, UnknownKeys::Error);
     Some(Prompt {
         id: id?,
         name: name?,
@@ -310,8 +344,9 @@ fn variables(cx: &mut Checker, node: &Node, at: &str) -> Vec<Variable> {
             Some(v) => validation(cx, v, &ptr(&at, "validation")),
             None => Some(Validation::default()),
         };
-        f.allow(&["example", "binding"]);
-        cx.unknown_keys(&f, &at, UnknownKeys::Warn);
+        f.allow(&["example"]);
+        cx.ignored_keys(&mut f, &["binding"], &at);
+        cx.unknown_keys(&f, &at, UnknownKeys::Error);
         let (Some(name), Some(var_type), Some(validation)) = (name, var_type, validation) else {
             continue;
         };
@@ -372,7 +407,7 @@ fn validation(cx: &mut Checker, node: &Node, at: &str) -> Option<Validation> {
     let maximum = f
         .get("maximum")
         .and_then(|n| cx.number(n, &ptr(at, "maximum")));
-    cx.unknown_keys(&f, at, UnknownKeys::Warn);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
     ok.then_some(Validation {
         pattern,
         allowed,
@@ -419,7 +454,7 @@ fn tool_policy(cx: &mut Checker, node: &Node, at: &str) -> ToolPolicy {
     {
         policy.blocklist = list.into_iter().map(|(s, _)| s).collect();
     }
-    cx.unknown_keys(&f, at, UnknownKeys::Warn);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
     policy
 }
 
@@ -501,7 +536,8 @@ fn eval(cx: &mut Checker, node: &Node, at: &str) -> Option<EvalDef> {
         .map(|w| when(cx, w, &ptr(at, "when")))
         .unwrap_or_default();
     f.allow(&["message", "groups", "extensions"]);
-    cx.unknown_keys(&f, at, UnknownKeys::Warn);
+    // A misspelt `threshold` would quietly turn a gate into a measurement.
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
     Some(EvalDef {
         id: id?,
         eval_type: eval_type?,
@@ -541,7 +577,7 @@ fn when(cx: &mut Checker, node: &Node, at: &str) -> When {
     let min_tool_calls = f
         .get("min_tool_calls")
         .and_then(|n| cx.non_negative_integer(n, &ptr(at, "min_tool_calls")));
-    cx.unknown_keys(&f, at, UnknownKeys::Warn);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
     When {
         tool_called,
         tool_called_pattern,
@@ -603,7 +639,7 @@ fn threshold(cx: &mut Checker, node: &Node, at: &str) -> Option<Threshold> {
         }
         (None, None) => {}
     }
-    cx.unknown_keys(&f, at, UnknownKeys::Warn);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
     if t.min.is_none() && t.max.is_none() {
         cx.error(
             node.pos,

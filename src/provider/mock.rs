@@ -18,13 +18,14 @@
 //! scenario's default, else the global default, else a fixed text.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Loaded, Node, Rejected, UnknownKeys, Value, finish, parse_yaml,
+    Checker, Diagnostic, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish, one_of,
+    parse_yaml, suggest,
 };
 
 /// The text when nothing in the script answers.
@@ -34,6 +35,10 @@ pub const FALLBACK_TEXT: &str = "Mock response";
 pub struct MockScript {
     pub default_response: Option<String>,
     pub scenarios: IndexMap<String, Scenario>,
+    /// The file it was read from; `None` when there is none.
+    pub path: Option<PathBuf>,
+    /// Where `scenarios` is written (else the document's start), for messages about it.
+    pub scenarios_pos: Pos,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -86,6 +91,47 @@ impl MockScript {
     }
 }
 
+impl MockScript {
+    /// Whether `scenario` is one the script defines. A scenario asked for by name that
+    /// is missing is an error; the prompt id, used when none is named, only warns,
+    /// since the default responses still answer. Without a file, only a named
+    /// scenario is a problem.
+    pub fn check_scenario(&self, scenario: &str, named: bool) -> Option<Diagnostic> {
+        if self.scenarios.contains_key(scenario) {
+            return None;
+        }
+        let Some(path) = &self.path else {
+            return named.then(|| {
+                Diagnostic::plain(format!(
+                    "--scenario `{scenario}`: there are no mock responses to take it from; give --mock FILE or a mock provider's `mock_config`"
+                ))
+            });
+        };
+        let names = self.scenarios.keys().map(String::as_str);
+        if named {
+            let hint = suggest(scenario, names.clone());
+            let known = if self.scenarios.is_empty() {
+                " (it defines none)".to_string()
+            } else {
+                format!(" (it defines {})", one_of(&names.collect::<Vec<_>>()))
+            };
+            return Some(Diagnostic::error(
+                path,
+                self.scenarios_pos,
+                format!("--scenario `{scenario}` is not a scenario of this file{known}{hint}"),
+            ));
+        }
+        Some(Diagnostic::warning(
+            path,
+            self.scenarios_pos,
+            format!(
+                "no scenario `{scenario}` (the prompt id) in this file; every model call gets the default responses{}",
+                suggest(scenario, names)
+            ),
+        ))
+    }
+}
+
 /// Reads a mock-responses file, with positions for every problem.
 pub fn load_mock(path: &Path) -> Result<Loaded<MockScript>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
@@ -93,15 +139,22 @@ pub fn load_mock(path: &Path) -> Result<Loaded<MockScript>, Rejected> {
     })?;
     let root = parse_yaml(path, &text).map_err(|d| Rejected(d.into()))?;
     let mut cx = Checker::new(path, &text);
-    let script = script(&mut cx, &root);
+    let mut script = script(&mut cx, &root);
+    script.path = Some(path.to_path_buf());
     finish(script, cx.diagnostics)
 }
 
 fn script(cx: &mut Checker, root: &Node) -> MockScript {
-    let mut script = MockScript::default();
+    let mut script = MockScript {
+        scenarios_pos: root.pos,
+        ..MockScript::default()
+    };
     let Some(mut f) = cx.map(root, "the mock responses") else {
         return script;
     };
+    if let Some((key, _)) = f.entry("scenarios") {
+        script.scenarios_pos = key.pos;
+    }
     script.default_response = f
         .get("defaultResponse")
         .and_then(|n| cx.string(n, "defaultResponse"));
@@ -115,7 +168,7 @@ fn script(cx: &mut Checker, root: &Node) -> MockScript {
             }
         }
     }
-    f.allow(&["selfplay"]);
+    cx.ignored_keys(&mut f, &["selfplay"], "the mock responses");
     cx.unknown_keys(&f, "the mock responses", UnknownKeys::Warn);
     script
 }
@@ -156,7 +209,7 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
             }
         }
     }
-    f.allow(&["steps"]);
+    cx.ignored_keys(&mut f, &["steps"], what);
     cx.unknown_keys(&f, what, UnknownKeys::Warn);
     Some(scenario)
 }
@@ -213,13 +266,17 @@ fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<MockTurn> {
             }
         }
     }
-    f.allow(&[
-        "type",
-        "parts",
-        "audio_file",
-        "audio_sample_rate",
-        "audio_mime_type",
-    ]);
+    f.allow(&["type"]);
+    cx.ignored_keys(
+        &mut f,
+        &[
+            "parts",
+            "audio_file",
+            "audio_sample_rate",
+            "audio_mime_type",
+        ],
+        at,
+    );
     cx.unknown_keys(&f, at, UnknownKeys::Warn);
     Some(MockTurn {
         content,

@@ -3,7 +3,7 @@ use serde_json::{Value as Json, json};
 use crate::evals::eval_counts;
 use crate::session::SessionEvent;
 
-use super::{RunRecord, turn_outcome};
+use super::{RunRecord, turn_outcome, warnings_json};
 
 /// The `--format json` document: the whole run, with the parts scripts look for
 /// pulled out of the event stream.
@@ -44,6 +44,7 @@ pub fn json_report(record: &RunRecord) -> Json {
             "duration_ms": record.duration_ms,
         },
         "events": record.events,
+        "warnings": warnings_json(&record.warnings),
         "exit_code": record.exit_code,
     })
 }

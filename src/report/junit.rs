@@ -10,7 +10,8 @@ use super::record::Failure;
 
 /// One testsuite for the run: a testcase per turn (a hook's denial fails it, an
 /// extension failure errors it) and one per eval result (a failing score is a
-/// `<failure>`, an eval that could not score an `<error>`).
+/// `<failure>`, an eval that could not score an `<error>`). Loading warnings are the
+/// suite's `<system-err>`.
 pub fn junit_report(
     record: &RunRecord,
     suite_name: &str,
@@ -81,6 +82,10 @@ pub fn junit_report(
             case.set_system_out(format!("score: {score}\n{}", eval.explanation));
         }
         suite.add_test_case(case);
+    }
+    if record.warnings.iter().next().is_some() {
+        // One `FILE:LINE:COL: warning: message` line each, as validate prints them.
+        suite.set_system_err(record.warnings.to_string());
     }
     let mut report = Report::new("promptexec");
     report.add_test_suite(suite);

@@ -13,6 +13,6 @@ pub use atomic::write_atomic;
 pub use human::{HumanStream, describe, stderr_excerpt};
 pub use json::json_report;
 pub use junit::junit_report;
-pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome};
+pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome, warnings_json};
 pub use summary::{evals_table, problems, summary, table};
 pub use transcript::Transcript;

@@ -1,5 +1,6 @@
 use serde_json::{Value as Json, json};
 
+use crate::doc::Diagnostics;
 use crate::evals::EvalResult;
 use crate::session::{ExtensionKind, SessionEvent, TurnEnd};
 
@@ -17,6 +18,8 @@ pub struct RunRecord {
     pub dropped_events: u64,
     pub duration_ms: u64,
     pub exit_code: u8,
+    /// What loading the config, pack and mock file warned about.
+    pub warnings: Diagnostics,
 }
 
 impl RunRecord {
@@ -85,6 +88,22 @@ pub fn evals_of(events: &[SessionEvent]) -> Vec<&EvalResult> {
         .filter_map(|e| match e {
             SessionEvent::Eval(result) => Some(result),
             _ => None,
+        })
+        .collect()
+}
+
+/// Warnings as JSON objects: `file`, `line`, `column` (null when the warning is
+/// about a whole file or the command line) and `message`.
+pub fn warnings_json(warnings: &Diagnostics) -> Json {
+    warnings
+        .iter()
+        .map(|d| {
+            json!({
+                "file": d.file.display().to_string(),
+                "line": d.pos.map(|p| p.line),
+                "column": d.pos.map(|p| p.col),
+                "message": d.message,
+            })
         })
         .collect()
 }

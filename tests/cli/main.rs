@@ -18,5 +18,7 @@ mod run_rpc;
 mod run_signals;
 mod server;
 mod session;
+mod strict;
 mod util;
 mod validate;
+mod validate_runtime;

@@ -384,29 +384,18 @@ fn a_missing_required_variable_is_exit_2_naming_it() {
     assert_eq!(out.code, 0, "with the variable given: {}", out.report());
 }
 
-/// The assistant's answers to `a`, `b`, `c` with mock `file` and scenario `scenario`.
+/// The assistant's answers to `a`, `b`, `c` with mock `file` and scenario `scenario`
+/// (else the prompt id, `chat`).
 #[track_caller]
-fn mock_answers(file: &str, scenario: &str) -> Vec<String> {
-    let (out, report) = play_json(
-        "flow.yaml",
-        "flow.pack.json",
-        "chat",
-        &[
-            "--mock",
-            file,
-            "--scenario",
-            scenario,
-            "--message",
-            "a",
-            "--message",
-            "b",
-            "--message",
-            "c",
-        ],
-        &[],
-    );
+fn mock_answers(file: &str, scenario: Option<&str>) -> Vec<String> {
+    let mut args = vec!["--mock", file];
+    if let Some(scenario) = scenario {
+        args.extend(["--scenario", scenario]);
+    }
+    args.extend(["--message", "a", "--message", "b", "--message", "c"]);
+    let (out, report) = play_json("flow.yaml", "flow.pack.json", "chat", &args, &[]);
     assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(report["scenario"], scenario);
+    assert_eq!(report["scenario"], scenario.unwrap_or("chat"));
     contents_of(&report, "assistant")
         .into_iter()
         .map(String::from)
@@ -416,7 +405,7 @@ fn mock_answers(file: &str, scenario: &str) -> Vec<String> {
 #[test]
 fn the_mock_answers_by_scenario_turn_then_scenario_default_then_global_default() {
     assert_eq!(
-        mock_answers("scripted.mock.yaml", "s"),
+        mock_answers("scripted.mock.yaml", Some("s")),
         [
             "scripted turn one",
             "scenario default",
@@ -424,11 +413,12 @@ fn the_mock_answers_by_scenario_turn_then_scenario_default_then_global_default()
         ]
     );
     assert_eq!(
-        mock_answers("scripted.mock.yaml", "other"),
+        // Not a scenario of the file: a warning, and the defaults answer.
+        mock_answers("scripted.mock.yaml", None),
         ["global default", "global default", "global default"]
     );
     assert_eq!(
-        mock_answers("bare.mock.yaml", "s"),
+        mock_answers("bare.mock.yaml", Some("s")),
         ["scripted turn one", "Mock response", "Mock response"]
     );
 }

@@ -1,0 +1,82 @@
+//! Warnings found while loading a run's inputs (config, pack, mock file, scenario
+//! choice): shown once, kept for the report, and fatal under `--strict`.
+
+use crate::cli::{Cli, CliError, print_diagnostics};
+use crate::config::{self, ConfigSource, RuntimeConfig};
+use crate::doc::{Diagnostic, Diagnostics, Loaded, Rejected};
+
+/// Without `--strict` each warning is printed as soon as it is found, as before;
+/// with it they are held, and any one stops the command before anything starts.
+#[derive(Debug)]
+pub(super) struct LoadWarnings {
+    strict: bool,
+    found: Diagnostics,
+}
+
+impl LoadWarnings {
+    pub fn new(strict: bool) -> Self {
+        Self {
+            strict,
+            found: Diagnostics::default(),
+        }
+    }
+
+    /// The loaded value, its warnings kept; a rejected file is bad input, shown with
+    /// the warnings held so far.
+    pub fn keep<T>(&mut self, loaded: Result<Loaded<T>, Rejected>) -> Result<T, CliError> {
+        match loaded {
+            Ok(loaded) => {
+                for warning in loaded.warnings.iter() {
+                    self.add(warning.clone());
+                }
+                Ok(loaded.value)
+            }
+            Err(rejected) => {
+                let mut all = if self.strict {
+                    std::mem::take(&mut self.found)
+                } else {
+                    Diagnostics::default()
+                };
+                all.extend(rejected.0);
+                Err(CliError::Invalid(all))
+            }
+        }
+    }
+
+    pub fn add(&mut self, warning: Diagnostic) {
+        if !self.strict {
+            print_diagnostics(&warning.clone().into());
+        }
+        self.found.push(warning);
+    }
+
+    /// The config given or found, like every command reads it, keeping its warnings.
+    pub fn config(&mut self, cli: &Cli) -> Result<RuntimeConfig, CliError> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        match config::discover(cli.config.as_deref(), &cwd) {
+            ConfigSource::Given(path) | ConfigSource::Found(path) => {
+                self.keep(config::load(&path, false))
+            }
+            ConfigSource::None => Err(CliError::Usage(
+                "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Every warning, for the report; under `--strict` any warning is bad input.
+    pub fn settle(self) -> Result<Diagnostics, CliError> {
+        if self.strict && self.found.warning_count() > 0 {
+            let mut fatal = self.found;
+            fatal.push(strict_verdict(fatal.warning_count()));
+            return Err(CliError::Invalid(fatal));
+        }
+        Ok(self.found)
+    }
+}
+
+/// The closing line when `--strict` turns warnings into a failure.
+pub(super) fn strict_verdict(warnings: usize) -> Diagnostic {
+    let s = if warnings == 1 { "" } else { "s" };
+    Diagnostic::plain(format!("--strict: {warnings} warning{s} count as errors"))
+}
