@@ -53,13 +53,7 @@ pub enum ColorWhen {
 impl ColorWhen {
     /// Whether to color output going to a stream that is (or is not) a terminal.
     pub fn enabled(self, is_terminal: bool) -> bool {
-        match self {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        }
+        super::style::wanted(self, is_terminal, std::env::var_os("NO_COLOR").as_deref())
     }
 }
 

@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use crate::doc::{Diagnostics, Rejected};
 
+use super::style::Tone;
 use super::{Exit, print_diagnostics};
 
 /// Every way a command can fail, each mapped to one exit code.
@@ -84,13 +85,13 @@ impl CliError {
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
             CliError::Interrupted => {}
             other => {
-                let mut message = format!("error: {other}");
+                let mut message = format!("{} {other}", super::style::paint("error:", Tone::Bad));
                 let mut source = std::error::Error::source(other);
                 while let Some(cause) = source {
                     message.push_str(&format!(": {cause}"));
                     source = cause.source();
                 }
-                super::output::write_stderr(&message);
+                super::output::write_error(&message);
             }
         }
     }
