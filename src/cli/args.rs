@@ -244,7 +244,7 @@ pub struct HookTestArgs {
     #[arg(long, value_name = "PHASE", conflicts_with = "all_phases")]
     pub phase: Option<String>,
 
-    /// The payload: inline JSON or @FILE; an object without `hook` is taken as the
+    /// The payload: inline JSON, @FILE or - (stdin); an object without `hook` is taken as the
     /// phase's `request` (or `event`) and wrapped
     #[arg(long, value_name = "JSON")]
     pub event: Option<String>,
