@@ -3,7 +3,6 @@ use std::path::PathBuf;
 
 use crate::doc::{Diagnostics, Rejected};
 
-use super::style::Tone;
 use super::{Exit, print_diagnostics};
 
 /// Every way a command can fail, each mapped to one exit code.
@@ -85,7 +84,7 @@ impl CliError {
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
             CliError::Interrupted => {}
             other => {
-                let mut message = format!("{} {other}", super::style::paint("error:", Tone::Bad));
+                let mut message = format!("error: {other}");
                 let mut source = std::error::Error::source(other);
                 while let Some(cause) = source {
                     message.push_str(&format!(": {cause}"));

@@ -38,7 +38,31 @@ pub fn write_stderr(line: &str) {
 
 /// One line on stderr that `-q` does not silence: what made the command fail.
 pub fn write_error(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let _ = writeln!(std::io::stderr().lock(), "{}", paint_labels(line));
+}
+
+/// Colours the `error:`, `warning:` or `ok:` that starts a line, so every command's
+/// messages look alike without each one asking for it.
+fn paint_labels(text: &str) -> String {
+    if !style::enabled() {
+        return text.to_string();
+    }
+    let painted: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            for (label, tone) in [
+                ("error:", Tone::Bad),
+                ("warning:", Tone::Warn),
+                ("ok:", Tone::Good),
+            ] {
+                if let Some(rest) = line.strip_prefix(label) {
+                    return format!("{}{rest}", style::paint(label, tone));
+                }
+            }
+            line.to_string()
+        })
+        .collect();
+    painted.join("\n")
 }
 
 /// Diagnostics on stderr, sorted by file and position; under `-q` only the errors.

@@ -279,6 +279,17 @@ fn color_always_paints_diagnostics_and_errors() {
         out.stderr
     );
 
+    let out = example(
+        &["--color", "always"],
+        &["validate", "--pack", "examples/assistant.pack.json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("\x1b[32mok:\x1b[0m "),
+        "{}",
+        out.stderr
+    );
+
     let out = example(&["--color", "always"], &["hook", "test", "nope"]);
     assert_eq!(out.code, 2);
     assert!(
