@@ -53,13 +53,7 @@ pub enum ColorWhen {
 impl ColorWhen {
     /// Whether to color output going to a stream that is (or is not) a terminal.
     pub fn enabled(self, is_terminal: bool) -> bool {
-        match self {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        }
+        super::style::wanted(self, is_terminal, std::env::var_os("NO_COLOR").as_deref())
     }
 }
 
@@ -254,7 +248,7 @@ pub struct HookTestArgs {
     #[arg(long, value_name = "PHASE", conflicts_with = "all_phases")]
     pub phase: Option<String>,
 
-    /// The payload: inline JSON or @FILE; an object without `hook` is taken as the
+    /// The payload: inline JSON, @FILE or - (stdin); an object without `hook` is taken as the
     /// phase's `request` (or `event`) and wrapped
     #[arg(long, value_name = "JSON")]
     pub event: Option<String>,

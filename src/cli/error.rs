@@ -90,7 +90,7 @@ impl CliError {
                     message.push_str(&format!(": {cause}"));
                     source = cause.source();
                 }
-                super::output::write_stderr(&message);
+                super::output::write_error(&message);
             }
         }
     }

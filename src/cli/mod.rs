@@ -6,12 +6,14 @@ mod error;
 mod exit;
 mod logging;
 pub(crate) mod output;
+pub(crate) mod style;
 
 pub use args::{Cli, ColorWhen, Command, HookCommand, PromptCommand};
 pub use error::CliError;
 pub use exit::Exit;
 pub use output::{print_diagnostics, write_stdout};
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -23,6 +25,8 @@ pub fn main() -> ExitCode {
         Err(err) => return usage(err),
     };
     logging::init(cli.verbose, cli.quiet, cli.color);
+    output::set_quiet(cli.quiet);
+    style::set_enabled(cli.color.enabled(std::io::stderr().is_terminal()));
     let exit = match crate::commands::dispatch(&cli) {
         Ok(exit) => exit,
         Err(err) => {

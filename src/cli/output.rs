@@ -1,8 +1,24 @@
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::doc::Diagnostics;
+use crate::doc::{Diagnostic, Diagnostics, Severity};
 
 use super::CliError;
+use super::style::{self, Tone};
+
+/// `-q`: human text on stderr is left out; errors still print.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Set once from the global options, before any command runs, so no command needs
+/// to know about `-q`.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether only errors go to stderr.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
 
 /// Writes to stdout without panicking when the reader has gone away.
 pub fn write_stdout(text: &str) -> Result<(), CliError> {
@@ -12,13 +28,83 @@ pub fn write_stdout(text: &str) -> Result<(), CliError> {
         .map_err(CliError::Output)
 }
 
-/// One line on stderr; a closed stderr is not worth failing over.
+/// One line of human text on stderr, left out under `-q`; a closed stderr is not
+/// worth failing over.
 pub fn write_stderr(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    if !quiet() {
+        write_error(line);
+    }
 }
 
-/// Diagnostics on stderr, sorted by file and position.
+/// One line on stderr that `-q` does not silence: what made the command fail.
+pub fn write_error(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", paint_labels(line));
+}
+
+/// Colours the `error:`, `warning:` or `ok:` that starts a line, so every command's
+/// messages look alike without each one asking for it.
+fn paint_labels(text: &str) -> String {
+    if !style::enabled() {
+        return text.to_string();
+    }
+    let painted: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            for (label, tone) in [
+                ("error:", Tone::Bad),
+                ("warning:", Tone::Warn),
+                ("ok:", Tone::Good),
+            ] {
+                if let Some(rest) = line.strip_prefix(label) {
+                    return format!("{}{rest}", style::paint(label, tone));
+                }
+            }
+            line.to_string()
+        })
+        .collect();
+    painted.join("\n")
+}
+
+/// Diagnostics on stderr, sorted by file and position; under `-q` only the errors.
 pub fn print_diagnostics(diagnostics: &Diagnostics) {
-    let text = diagnostics.clone().sorted().to_string();
+    let quiet = quiet();
+    let text: String = diagnostics
+        .clone()
+        .sorted()
+        .iter()
+        .filter(|d| !quiet || d.is_error())
+        .map(|d| format!("{}\n", paint_diagnostic(d)))
+        .collect();
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// A diagnostic as `Display` writes it, with its place and severity coloured when
+/// colour is on.
+fn paint_diagnostic(diagnostic: &Diagnostic) -> String {
+    let plain = diagnostic.to_string();
+    if !style::enabled() {
+        return plain;
+    }
+    let (tone, place_tone) = match diagnostic.severity {
+        Severity::Error => (Tone::Bad, Tone::Bad),
+        Severity::Warning => (Tone::Warn, Tone::Strong),
+    };
+    let label = match diagnostic.severity {
+        Severity::Error => "error:",
+        Severity::Warning => "warning:",
+    };
+    if diagnostic.file.as_os_str().is_empty() {
+        let rest = plain.strip_prefix(label).unwrap_or(&plain);
+        return format!("{}{rest}", style::paint(label, tone));
+    }
+    let mut place = format!("{}:", diagnostic.file.display());
+    if let Some(pos) = diagnostic.pos {
+        place.push_str(&format!("{pos}:"));
+    }
+    let rest = plain.strip_prefix(&place).unwrap_or(&plain);
+    let rest = match rest.strip_prefix(" warning:") {
+        Some(after) => format!(" {}{after}", style::paint(label, tone)),
+        None => rest.to_string(),
+    };
+    format!("{}{rest}", style::paint(&place, place_tone))
 }

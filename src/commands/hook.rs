@@ -4,6 +4,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
 use crate::cli::output::write_stderr;
+use crate::cli::style::status;
 use crate::cli::{Cli, CliError, Exit};
 use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
 use crate::doc::one_of;
@@ -16,17 +17,53 @@ use crate::hooks::{
 use super::invoke::load_config;
 use super::{interrupted, lookup, print_decisions, read_text, with_runtime};
 
-/// What `hook test` prints for one phase.
+/// How a hook's answer ends for the pipeline; decides `hook test`'s exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Decision {
+    Allow,
+    Deny,
+    /// An observer answered; observers cannot block.
+    Ack,
+    Failed,
+}
+
+impl Decision {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Deny => "deny",
+            Decision::Ack => "ack",
+            Decision::Failed => "failed",
+        }
+    }
+
+    pub(super) fn exit(self) -> Exit {
+        match self {
+            Decision::Allow | Decision::Ack => Exit::Success,
+            Decision::Deny => Exit::No,
+            Decision::Failed => Exit::ExtensionFailed,
+        }
+    }
+}
+
+/// What `hook test` prints for one phase or method, the same for exec and JSON-RPC
+/// hooks so one script can read both.
 #[derive(Debug, Serialize)]
-struct Report {
-    hook: String,
-    phase: String,
-    /// `allow`, `deny`, `ack` (an observer answered) or `failed`.
-    decision: &'static str,
-    reason: Option<String>,
-    metadata: Map<String, Json>,
-    duration_ms: u64,
-    stderr_tail: String,
+pub(super) struct HookReport {
+    pub hook: String,
+    pub phase: String,
+    pub decision: Decision,
+    /// What the hook answered: an exec hook's decision again; a JSON-RPC hook's action
+    /// (`continue`, `modify`, `respond`, `deny_tool`, `abort_turn`, `hard_abort`),
+    /// `approved` or `denied`, or `failed`.
+    pub action: &'static str,
+    pub reason: Option<String>,
+    pub metadata: Map<String, Json>,
+    /// What the pipeline would go on with after `modify` or `respond`.
+    pub output: Option<Json>,
+    pub duration_ms: u64,
+    pub stderr_tail: String,
 }
 
 /// `hook test NAME`: one event to one hook, its decision on stdout, the why on stderr.
@@ -71,15 +108,7 @@ pub fn test(cli: &Cli, args: &HookTestArgs) -> Result<Exit, CliError> {
         Ok(reports)
     })?;
 
-    print_decisions(
-        &reports,
-        |r| match r.decision {
-            "failed" => Exit::ExtensionFailed,
-            "deny" => Exit::No,
-            _ => Exit::Success,
-        },
-        |r| explain(hook, r),
-    )
+    print_decisions(&reports, |r| r.decision.exit(), |r| explain(hook, r))
 }
 
 fn call_kind(hook: &Hook) -> CallKind {
@@ -140,6 +169,7 @@ fn phases_of_type(kind: &HookKind) -> &'static [HookPhase] {
 pub(super) fn read_event(given: &str) -> Result<Json, CliError> {
     let text = match given.strip_prefix('@') {
         Some(file) => read_text(file)?,
+        None if given == "-" => read_text("-")?,
         None => given.to_string(),
     };
     let value: Json = serde_json::from_str(&text)
@@ -266,17 +296,19 @@ fn report(
     outcome: &Outcome,
     duration: std::time::Duration,
     stderr_tail: String,
-) -> Report {
+) -> HookReport {
     let mode = match &hook.kind {
         HookKind::Provider { mode, .. } | HookKind::Tool { mode, .. } => *mode,
         _ => HookMode::Observe,
     };
-    let mut report = Report {
+    let mut report = HookReport {
         hook: hook.name.clone(),
         phase: phase.map_or("eval", HookPhase::as_str).to_string(),
-        decision: "ack",
+        decision: Decision::Ack,
+        action: Decision::Ack.as_str(),
         reason: None,
         metadata: Map::new(),
+        output: None,
         duration_ms: duration.as_millis() as u64,
         stderr_tail,
     };
@@ -288,30 +320,31 @@ fn report(
     };
     match (mode, failure) {
         (HookMode::Filter, _) => match step_for(&hook.name, mode, outcome) {
-            Step::Allow | Step::Observed => report.decision = "allow",
+            Step::Allow | Step::Observed => report.decision = Decision::Allow,
             Step::Deny {
                 reason, metadata, ..
             } => {
-                report.decision = "deny";
+                report.decision = Decision::Deny;
                 report.reason = Some(reason);
                 report.metadata = metadata;
             }
             Step::Failed { reason, .. } => {
-                report.decision = "failed";
+                report.decision = Decision::Failed;
                 report.reason = Some(format!("hook `{}` failed: {reason}", hook.name));
             }
         },
         (HookMode::Observe, None) => {}
         (HookMode::Observe, Some(reason)) => {
-            report.decision = "failed";
+            report.decision = Decision::Failed;
             report.reason = Some(reason);
         }
     }
+    report.action = report.decision.as_str();
     report
 }
 
 /// What ran and why it decided so, on stderr.
-fn explain(hook: &Hook, r: &Report) {
+fn explain(hook: &Hook, r: &HookReport) {
     let mut command = vec![hook.exec.command.display().to_string()];
     command.extend(hook.exec.args.iter().cloned());
     let filter = matches!(
@@ -324,18 +357,19 @@ fn explain(hook: &Hook, r: &Report) {
             ..
         }
     );
+    let reason = r.reason.as_deref().unwrap_or_default();
     let verdict = match (r.decision, filter) {
-        ("allow", _) => "allowed".to_string(),
-        ("deny", _) => format!("denied: {}", r.reason.as_deref().unwrap_or_default()),
-        ("failed", true) => format!(
-            "failed: {}; a filter hook that fails denies, so in a run this would deny",
-            r.reason.as_deref().unwrap_or_default()
+        (Decision::Allow, _) => status("allowed"),
+        (Decision::Deny, _) => format!("{}: {reason}", status("denied")),
+        (Decision::Failed, true) => format!(
+            "{}: {reason}; a filter hook that fails denies, so in a run this would deny",
+            status("failed")
         ),
-        ("failed", false) => format!(
-            "failed: {}; an observer's failure is logged and ignored in a run",
-            r.reason.as_deref().unwrap_or_default()
+        (Decision::Failed, false) => format!(
+            "{}: {reason}; an observer's failure is logged and ignored in a run",
+            status("failed")
         ),
-        _ => "observed (observers cannot block)".to_string(),
+        (Decision::Ack, _) => format!("{} (observers cannot block)", status("observed")),
     };
     let mut lines = vec![format!("hook `{}` at {}: {verdict}", r.hook, r.phase)];
     lines.push(format!(
@@ -343,7 +377,7 @@ fn explain(hook: &Hook, r: &Report) {
         command.join(" "),
         hook.exec.working_dir.display()
     ));
-    if r.decision == "failed" && !r.stderr_tail.trim().is_empty() {
+    if r.decision == Decision::Failed && !r.stderr_tail.trim().is_empty() {
         lines.push("  stderr (last lines):".into());
         let tail: Vec<&str> = r.stderr_tail.trim_end().lines().collect();
         for line in &tail[tail.len().saturating_sub(10)..] {

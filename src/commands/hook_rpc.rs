@@ -3,32 +3,18 @@
 
 use std::time::Instant;
 
-use serde::Serialize;
-use serde_json::{Value as Json, json};
+use serde_json::{Map, Value as Json, json};
 
 use crate::cli::args::HookTestArgs;
 use crate::cli::output::write_stderr;
+use crate::cli::style::status;
 use crate::cli::{CliError, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::doc::one_of;
 use crate::hooks::{Action, Approval, Intercepted, RpcHook, intercept_name, on_failure};
 
-use super::hook::read_event;
+use super::hook::{Decision, HookReport, read_event};
 use super::{interrupted, print_decisions, with_runtime};
-
-#[derive(Debug, Serialize)]
-struct Report {
-    hook: String,
-    phase: &'static str,
-    /// The action (`continue`, `modify`, `respond`, `deny_tool`, `abort_turn`,
-    /// `hard_abort`), `approved` or `denied`, or `failed`.
-    decision: &'static str,
-    reason: Option<String>,
-    /// What the pipeline would go on with: the modified request, call, response or
-    /// result, or the result given by `respond`.
-    output: Option<Json>,
-    duration_ms: u64,
-}
 
 const ALL: [Intercept; 5] = [
     Intercept::BeforeLlm,
@@ -59,7 +45,7 @@ pub fn test(
         let work = async {
             let started = Instant::now();
             if let Err(why) = rpc.start().await {
-                return Ok(vec![failed_start(hook, why, started)]);
+                return Ok(vec![failed_start(hook, why, started, rpc.stderr_tail())]);
             }
             let mut reports = Vec::new();
             for intercept in &methods {
@@ -68,7 +54,9 @@ pub fn test(
                     .unwrap_or_else(|| sample_params(*intercept, config));
                 let started = Instant::now();
                 let answer = rpc.intercept(*intercept, params).await;
-                reports.push(report(hook, server, *intercept, answer, started));
+                let mut report = report(hook, server, *intercept, answer, started);
+                report.stderr_tail = rpc.stderr_tail();
+                reports.push(report);
             }
             Ok::<_, CliError>(reports)
         };
@@ -82,13 +70,9 @@ pub fn test(
 
     print_decisions(
         &reports,
-        |r| match r.decision {
-            "failed" => Exit::ExtensionFailed,
-            "deny_tool" | "abort_turn" | "hard_abort" | "denied" => Exit::No,
-            _ => Exit::Success,
-        },
+        |r| r.decision.exit(),
         |r| {
-            let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, r.decision);
+            let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, status(r.action));
             if let Some(reason) = &r.reason {
                 line.push_str(&format!(": {reason}"));
             }
@@ -128,14 +112,17 @@ fn methods_to_run(
     Ok(vec![intercept])
 }
 
-fn failed_start(hook: &Hook, why: String, started: Instant) -> Report {
-    Report {
+fn failed_start(hook: &Hook, why: String, started: Instant, stderr_tail: String) -> HookReport {
+    HookReport {
         hook: hook.name.clone(),
-        phase: "hook.hello",
-        decision: "failed",
+        phase: "hook.hello".into(),
+        decision: Decision::Failed,
+        action: Decision::Failed.as_str(),
         reason: Some(why),
+        metadata: Map::new(),
         output: None,
         duration_ms: started.elapsed().as_millis() as u64,
+        stderr_tail,
     }
 }
 
@@ -145,23 +132,31 @@ fn report(
     intercept: Intercept,
     answer: Intercepted,
     started: Instant,
-) -> Report {
-    let mut report = Report {
+) -> HookReport {
+    let mut report = HookReport {
         hook: hook.name.clone(),
-        phase: intercept_name(intercept),
-        decision: "failed",
+        phase: intercept_name(intercept).into(),
+        decision: Decision::Failed,
+        action: Decision::Failed.as_str(),
         reason: None,
+        metadata: Map::new(),
         output: None,
         duration_ms: started.elapsed().as_millis() as u64,
+        stderr_tail: String::new(),
     };
     match answer {
-        Intercepted::Approval(Approval::Approved) => report.decision = "approved",
+        Intercepted::Approval(Approval::Approved) => {
+            report.decision = Decision::Allow;
+            report.action = "approved";
+        }
         Intercepted::Approval(Approval::Denied { reason }) => {
-            report.decision = "denied";
+            report.decision = Decision::Deny;
+            report.action = "denied";
             report.reason = Some(reason);
         }
         Intercepted::Action(action) => {
-            report.decision = action.name();
+            report.action = action.name();
+            report.decision = Decision::Allow;
             match action {
                 Action::Continue => {}
                 Action::Modify(replacement) => report.output = Some(replacement),
@@ -169,6 +164,7 @@ fn report(
                 Action::DenyTool { reason }
                 | Action::AbortTurn { reason }
                 | Action::HardAbort { reason } => {
+                    report.decision = Decision::Deny;
                     report.reason = Some(reason);
                 }
             }

@@ -138,6 +138,14 @@ impl RpcHook {
     }
 
     /// Events that could not be delivered.
+    /// The last lines the running process wrote to stderr; empty when none runs.
+    pub fn stderr_tail(&self) -> String {
+        self.process
+            .running()
+            .map(|client| client.stderr_tail())
+            .unwrap_or_default()
+    }
+
     pub fn dropped_events(&self) -> u64 {
         self.dropped.load(std::sync::atomic::Ordering::Relaxed)
     }

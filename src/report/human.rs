@@ -3,6 +3,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::cli::style;
 use crate::evals::{EvalResult, EvalStatus};
 use crate::session::SessionEvent;
 
@@ -21,7 +22,7 @@ impl HumanStream {
     pub fn new() -> Self {
         Self {
             spinner: None,
-            interactive: std::io::stderr().is_terminal(),
+            interactive: std::io::stderr().is_terminal() && !crate::cli::output::quiet(),
             text: String::new(),
         }
     }
@@ -46,7 +47,7 @@ impl HumanStream {
 
     pub fn line(&mut self, line: &str) {
         crate::cli::output::write_stderr(line);
-        self.text.push_str(line);
+        self.text.push_str(&style::strip(line));
         self.text.push('\n');
     }
 
@@ -103,7 +104,8 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             action,
             reason,
         } => format!(
-            "  hook `{hook}` at {phase}: {action}{}",
+            "  hook `{hook}` at {phase}: {}{}",
+            style::status(action),
             reason
                 .as_ref()
                 .map(|r| format!(": {r}"))
@@ -116,13 +118,19 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             content,
             duration_ms,
             ..
-        } => format!("  tool {name} ({call_id}) {status} in {duration_ms} ms: {content}"),
+        } => format!(
+            "  tool {name} ({call_id}) {} in {duration_ms} ms: {content}",
+            style::status(status)
+        ),
         SessionEvent::Pending {
             tool,
             call_id,
             message,
             ..
-        } => format!("  tool {tool} ({call_id}) is waiting for a decision: {message}"),
+        } => format!(
+            "  tool {tool} ({call_id}) is {}: {message}",
+            style::paint("waiting for a decision", style::Tone::Warn)
+        ),
         SessionEvent::Decision {
             tool,
             approved,
@@ -131,7 +139,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             ..
         } => format!(
             "  {} {tool} ({by}): {note}",
-            if *approved { "approved" } else { "rejected" }
+            style::status(if *approved { "approved" } else { "rejected" })
         ),
         SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
         SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
@@ -162,7 +170,12 @@ fn eval_line(result: &EvalResult) -> String {
         .score
         .map(|s| format!(" (score {s:.2})"))
         .unwrap_or_default();
-    format!("{} {status}{score}: {}", result.eval_id, result.explanation)
+    format!(
+        "{} {}{score}: {}",
+        result.eval_id,
+        style::status(status),
+        result.explanation
+    )
 }
 
 /// The last lines of an extension's stderr, indented under the line that reports

@@ -127,7 +127,13 @@ fn every_action_of_every_method() {
         let out = hook_test(&["gate", "--phase", phase, "--event", &event]);
         assert_eq!(out.code, *code, "{phase} {reply}: {}", out.stderr);
         let report = decision(&out);
-        assert_eq!(report["decision"], *expected, "{phase} {reply}");
+        assert_eq!(report["action"], *expected, "{phase} {reply}");
+        let decision = match code {
+            0 => "allow",
+            1 => "deny",
+            _ => "failed",
+        };
+        assert_eq!(report["decision"], decision, "{phase} {reply}");
         let output_key = ["request", "response", "call", "result"]
             .into_iter()
             .find(|k| reply.get(*k).is_some());
@@ -162,7 +168,7 @@ fn a_reply_to_an_unknown_id_is_skipped() {
         r#"{"_stray": true}"#,
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(decision(&out)["decision"], "continue");
+    assert_eq!(decision(&out)["action"], "continue");
 }
 
 #[test]
@@ -317,7 +323,8 @@ fn the_faq_plugin_injects_its_tool_and_serves_it() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let report = decision(&out);
-    assert_eq!(report["decision"], "respond");
+    assert_eq!(report["action"], "respond");
+    assert_eq!(report["decision"], "allow");
     assert!(
         report["output"]["for_llm"]
             .as_str()

@@ -1,0 +1,132 @@
+//! Colour on stderr for what people scan for: status words, `error:` and `warning:`,
+//! and where a problem is. Plain ANSI, decided once from `--color` and `NO_COLOR`.
+
+use std::ffi::OsStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::ColorWhen;
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// What a word means to the reader, which decides its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// It worked or went through.
+    Good,
+    /// It failed, was refused or stopped.
+    Bad,
+    /// Something to look at: a change, a wait.
+    Warn,
+    /// Nothing happened.
+    Faint,
+    /// A place to look.
+    Strong,
+}
+
+/// `always` wins over `NO_COLOR` (it was asked for by name); `auto` colours only a
+/// terminal, and only when `NO_COLOR` is unset or empty.
+pub fn wanted(when: ColorWhen, is_terminal: bool, no_color: Option<&OsStr>) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => is_terminal && no_color.is_none_or(OsStr::is_empty),
+    }
+}
+
+pub fn set_enabled(enabled: bool) {
+    ENABLED.store(enabled, Ordering::Relaxed);
+}
+
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// `text` in the colour of `tone`, or as it is when colour is off.
+pub fn paint(text: &str, tone: Tone) -> String {
+    if !enabled() || text.is_empty() {
+        return text.to_string();
+    }
+    let code = match tone {
+        Tone::Good => "32",
+        Tone::Bad => "1;31",
+        Tone::Warn => "33",
+        Tone::Faint => "2",
+        Tone::Strong => "1",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}
+
+/// A status word (`ok`, `failed`, `deny`, `pending`, …) in its colour; words with no
+/// meaning of their own stay plain.
+pub fn status(word: &str) -> String {
+    match tone_of(word) {
+        Some(tone) => paint(word, tone),
+        None => word.to_string(),
+    }
+}
+
+fn tone_of(word: &str) -> Option<Tone> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "ok" | "passed" | "allow" | "allowed" | "approved" | "continue" | "ack" => Tone::Good,
+        "error" | "failed" | "timeout" | "deny" | "denied" | "rejected" | "deny_tool"
+        | "abort_turn" | "hard_abort" => Tone::Bad,
+        "pending" | "modify" | "respond" | "enforced" => Tone::Warn,
+        "skipped" | "observed" => Tone::Faint,
+        _ => return None,
+    })
+}
+
+/// `text` without the colour codes [`paint`] adds, for files and other readers
+/// that are not a terminal.
+pub fn strip(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("\x1b[") {
+        plain.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find('m') {
+            Some(end) => rest = &after[end + 1..],
+            None => {
+                rest = after;
+                plain.push_str("\x1b[");
+            }
+        }
+    }
+    plain.push_str(rest);
+    plain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn always_wins_over_no_color_and_never_over_a_terminal() {
+        let set = Some(OsStr::new("1"));
+        assert!(wanted(ColorWhen::Always, false, set));
+        assert!(!wanted(ColorWhen::Never, true, None));
+    }
+
+    #[test]
+    fn auto_colours_a_terminal_unless_no_color_is_set() {
+        assert!(wanted(ColorWhen::Auto, true, None));
+        assert!(wanted(ColorWhen::Auto, true, Some(OsStr::new(""))));
+        assert!(!wanted(ColorWhen::Auto, true, Some(OsStr::new("1"))));
+        assert!(!wanted(ColorWhen::Auto, false, None));
+    }
+
+    #[test]
+    fn words_are_toned_by_meaning() {
+        assert_eq!(tone_of("FAILED"), Some(Tone::Bad));
+        assert_eq!(tone_of("ok"), Some(Tone::Good));
+        assert_eq!(tone_of("pending"), Some(Tone::Warn));
+        assert_eq!(tone_of("measured"), None);
+    }
+
+    #[test]
+    fn strip_removes_what_paint_adds() {
+        let painted = "\x1b[1;31mfailed\x1b[0m: \x1b[32mok\x1b[0m";
+        assert_eq!(strip(painted), "failed: ok");
+        assert_eq!(strip("no colour"), "no colour");
+    }
+}
