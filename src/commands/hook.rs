@@ -3,7 +3,7 @@ use serde_json::{Map, Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
-use crate::cli::output::write_stderr;
+use crate::cli::output::{write_error, write_stderr};
 use crate::cli::style::status;
 use crate::cli::{Cli, CliError, Exit};
 use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
@@ -384,5 +384,10 @@ fn explain(hook: &Hook, r: &HookReport) {
             lines.push(format!("    {line}"));
         }
     }
-    write_stderr(&lines.join("\n"));
+    // A hook that failed is an error, which `-q` does not silence.
+    if r.decision == Decision::Failed {
+        write_error(&lines.join("\n"));
+    } else {
+        write_stderr(&lines.join("\n"));
+    }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::{Map, Value as Json, json};
 
 use crate::cli::args::HookTestArgs;
-use crate::cli::output::write_stderr;
+use crate::cli::output::{write_error, write_stderr};
 use crate::cli::style::status;
 use crate::cli::{CliError, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
@@ -76,7 +76,11 @@ pub fn test(
             if let Some(reason) = &r.reason {
                 line.push_str(&format!(": {reason}"));
             }
-            write_stderr(&line);
+            if r.decision == Decision::Failed {
+                write_error(&line);
+            } else {
+                write_stderr(&line);
+            }
         },
     )
 }

@@ -4,7 +4,7 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{InvokeArgs, InvokeFormat};
-use crate::cli::output::write_stderr;
+use crate::cli::output::{write_error, write_stderr};
 use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 
 use super::{interrupted, json_kind, lookup, read_json_object, read_text, with_runtime, worse};
@@ -276,5 +276,5 @@ fn explain_failure(report: &ToolReport, spec: &ExecSpec) {
             lines.push(format!("    {line}"));
         }
     }
-    write_stderr(&lines.join("\n"));
+    write_error(&lines.join("\n"));
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value as Json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
-use crate::cli::output::write_stderr;
+use crate::cli::output::{quiet, write_error};
 use crate::cli::{Cli, CliError, Exit};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Diagnostics};
@@ -126,12 +126,14 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
     let report = match args.format {
         RunFormat::Human => {
             let text = human.into_inner().close(&summary(&record));
+            if quiet() {
+                // The summary was left out; what made the run fail was not.
+                problems(&record).iter().for_each(|line| write_error(line));
+            }
             args.output.as_ref().map(|_| text)
         }
         RunFormat::Json | RunFormat::Junit => {
-            for line in problems(&record) {
-                write_stderr(&line);
-            }
+            problems(&record).iter().for_each(|line| write_error(line));
             machine_report(args.format, &record)?
         }
     };

@@ -376,3 +376,21 @@ fn a_standalone_eval_gets_empty_objects_not_null_in_its_context() {
     assert!(context["messages"].is_array(), "{context:#}");
     assert!(context["tool_calls"].is_array(), "{context:#}");
 }
+
+#[test]
+fn under_quiet_the_run_says_only_why_it_failed() {
+    let played = play("honest.yaml", "crash", &["-q", "--message", "first"]);
+    let out = &played.out;
+    assert_eq!(out.code, 3, "{}", out.report());
+    assert!(
+        out.stderr
+            .contains("tool `crasher` failed: exited with status 1"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("assistant:") && !out.stderr.contains("summary:"),
+        "nothing but the error:\n{}",
+        out.stderr
+    );
+}
