@@ -76,19 +76,7 @@ impl<'a> Call<'a> {
     }
 
     fn environment(&self) -> Vec<(String, String)> {
-        let mut context = vec![
-            (
-                "PROMPTEXEC_KIND".to_string(),
-                self.kind.as_str().to_string(),
-            ),
-            ("PROMPTEXEC_NAME".to_string(), self.name.to_string()),
-            (
-                "PROMPTEXEC_VERSION".to_string(),
-                env!("CARGO_PKG_VERSION").to_string(),
-            ),
-        ];
-        context.extend(self.context.iter().cloned());
-        child_env(|name| std::env::var(name).ok(), &self.spec.env, &context)
+        child_env_for(self.kind, self.name, self.spec, &self.context)
     }
 }
 
@@ -109,7 +97,12 @@ pub fn child_env_for(
         ),
     ];
     context.extend(extra.iter().cloned());
-    child_env(|var| std::env::var(var).ok(), &spec.env, &context)
+    child_env(
+        |var| std::env::var(var).ok(),
+        spec.env_mode,
+        &spec.env,
+        &context,
+    )
 }
 
 /// Runs one call to the end: answered, failed, timed out, over the cap, or cancelled.
