@@ -1,7 +1,10 @@
 //! Integration tests: the real `promptexec` binary, run the way a user runs it.
 
+mod answers;
 mod builtin_checks;
 mod chain;
+mod deadlines;
+mod env_rule;
 mod evals;
 mod examples;
 mod help;
@@ -17,5 +20,6 @@ mod run_rpc;
 mod run_signals;
 mod server;
 mod session;
+mod stderr;
 mod util;
 mod validate;
