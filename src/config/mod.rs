@@ -8,6 +8,7 @@ mod resolve;
 
 pub use discover::{ConfigSource, discover};
 pub use load::{LoadError, load};
+pub use model::EnvMode;
 pub use model::{
     EvalBinding, ExecSpec, Hook, HookKind, HookMode, HookPhase, Intercept, LogFormat, LogLevel,
     Logging, ObserveEvents, OnFailure, Provider, RuntimeConfig, RuntimeMode, ServerHook,

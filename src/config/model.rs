@@ -50,6 +50,18 @@ pub struct ExecSpec {
     pub max_in_flight: Option<u64>,
     /// Where `command` is written, for messages about it.
     pub command_pos: Pos,
+    /// Which host variables the child gets besides promptexec's own.
+    pub env_mode: EnvMode,
+}
+
+/// Which host variables reach a child (`env_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnvMode {
+    /// The base set (`PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR`) and the listed names.
+    #[default]
+    Base,
+    /// Exactly the listed names, as PromptKit passes them to a one-shot process.
+    Listed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -88,6 +88,7 @@ pub fn resolve(root: &Node, base_dir: &Path, check_files: bool, cx: &mut Checker
         cx,
         base_dir,
         check_files,
+        env_mode: EnvMode::default(),
     };
     let Some(mut top) = r.cx.map(root, "the RuntimeConfig") else {
         return config;
@@ -108,6 +109,8 @@ struct Resolver<'c> {
     cx: &'c mut Checker,
     base_dir: &'c Path,
     check_files: bool,
+    /// `spec.env_mode`: the default for every extension.
+    env_mode: EnvMode,
 }
 
 impl Resolver<'_> {
@@ -155,6 +158,9 @@ impl Resolver<'_> {
         let Some(mut spec) = self.cx.map(node, "spec") else {
             return;
         };
+        if let Some(n) = spec.get("env_mode") {
+            self.env_mode = self.env_mode(n, "spec.env_mode").unwrap_or_default();
+        }
         if let Some(n) = spec.get("providers") {
             self.providers(n, config);
         }
@@ -376,6 +382,10 @@ impl Resolver<'_> {
             }
             None => self.base_dir.to_path_buf(),
         };
+        let env_mode = match f.get("env_mode") {
+            Some(n) => self.env_mode(n, &format!("{what}.env_mode")),
+            None => Some(self.env_mode),
+        };
         // Runs the extension directly; a PromptKit sandbox does not apply here.
         self.cx.ignored_keys(f, &["sandbox"], what);
         let (command, command_pos) = command?;
@@ -404,7 +414,16 @@ impl Resolver<'_> {
             runtime,
             max_in_flight,
             command_pos,
+            env_mode: env_mode.unwrap_or_default(),
         })
+    }
+
+    fn env_mode(&mut self, node: &Node, what: &str) -> Option<EnvMode> {
+        self.cx.choice(
+            node,
+            what,
+            &[("base", EnvMode::Base), ("listed", EnvMode::Listed)],
+        )
     }
 
     fn hook(&mut self, key: &crate::doc::Key, node: &Node) -> Option<Hook> {

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
+use super::rpc::NOT_FLUSHING_HINT;
+
 /// How the process itself ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProcessEnd {
@@ -56,6 +58,12 @@ pub enum Outcome {
     ServerFailed {
         reason: String,
     },
+    /// A long-running server gave no reply by the deadline; `nothing_read` when it
+    /// had not written anything to stdout at all.
+    NoReply {
+        after: Duration,
+        nothing_read: bool,
+    },
 }
 
 impl Outcome {
@@ -75,6 +83,13 @@ impl Outcome {
             }
             Outcome::CouldNotStart { reason } => format!("could not start: {reason}"),
             Outcome::ServerFailed { reason } => reason.clone(),
+            Outcome::NoReply {
+                after,
+                nothing_read,
+            } => {
+                let hint = if *nothing_read { NOT_FLUSHING_HINT } else { "" };
+                format!("timed out after {} ms{hint}", after.as_millis())
+            }
         }
     }
 }

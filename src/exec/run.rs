@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Finished, ProcessEnd};
 use super::spawn::spawn;
-use super::tail::{Tail, read_tail};
+use super::tail::{LineLog, Tail, read_stderr};
 use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, child_env};
 use crate::config::ExecSpec;
 
@@ -76,19 +76,7 @@ impl<'a> Call<'a> {
     }
 
     fn environment(&self) -> Vec<(String, String)> {
-        let mut context = vec![
-            (
-                "PROMPTEXEC_KIND".to_string(),
-                self.kind.as_str().to_string(),
-            ),
-            ("PROMPTEXEC_NAME".to_string(), self.name.to_string()),
-            (
-                "PROMPTEXEC_VERSION".to_string(),
-                env!("CARGO_PKG_VERSION").to_string(),
-            ),
-        ];
-        context.extend(self.context.iter().cloned());
-        child_env(|name| std::env::var(name).ok(), &self.spec.env, &context)
+        child_env_for(self.kind, self.name, self.spec, &self.context)
     }
 }
 
@@ -109,7 +97,12 @@ pub fn child_env_for(
         ),
     ];
     context.extend(extra.iter().cloned());
-    child_env(|var| std::env::var(var).ok(), &spec.env, &context)
+    child_env(
+        |var| std::env::var(var).ok(),
+        spec.env_mode,
+        &spec.env,
+        &context,
+    )
 }
 
 /// Runs one call to the end: answered, failed, timed out, over the cap, or cancelled.
@@ -145,6 +138,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let mut tail = Tail::default();
+    let mut stderr_log = LineLog::new(call.kind.as_str(), call.name);
     let cap = call.max_output;
 
     let status: io::Result<ExitStatus> = {
@@ -155,7 +149,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
             }
         };
         let read_out = read_capped(stdout, &mut finished.stdout, cap);
-        let read_err = read_tail(stderr, &mut tail);
+        let read_err = read_stderr(stderr, &mut tail, &mut stderr_log);
         tokio::pin!(write, read_out, read_err);
         let (mut written, mut out_done, mut err_done) = (false, false, false);
         let ended = loop {
@@ -227,14 +221,6 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     };
     finished.stderr_tail = tail.into_string();
     finished.duration = started.elapsed();
-    if !finished.stderr_tail.is_empty() {
-        tracing::debug!(
-            "{} `{}` stderr:\n{}",
-            call.kind.as_str(),
-            call.name,
-            finished.stderr_tail
-        );
-    }
     finished
 }
 

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use tokio::process::Child;
 
 use super::group::GroupGuard;
-use crate::config::ExecSpec;
+use crate::config::{EnvMode, ExecSpec};
 
 /// Starts `spec` with exactly `env`, its stdio piped, in a process group of its own.
 /// The guard kills the group when dropped.
@@ -15,10 +15,16 @@ pub fn spawn(
     spec: &ExecSpec,
     env: Vec<(String, String)>,
 ) -> Result<(Child, Option<GroupGuard>), String> {
+    // With `env_mode: listed` the child may get no PATH; a bare command is then found
+    // through promptexec's own, as PromptKit finds it.
     let path_var = env
         .iter()
         .find(|(n, _)| n == "PATH")
-        .map(|(_, v)| v.clone());
+        .map(|(_, v)| v.clone())
+        .or_else(|| match spec.env_mode {
+            EnvMode::Listed => std::env::var("PATH").ok(),
+            EnvMode::Base => None,
+        });
     let program = resolve_program(spec, path_var.as_deref())?;
     let mut command = tokio::process::Command::new(&program);
     command

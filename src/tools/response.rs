@@ -15,16 +15,17 @@ pub struct Pending {
 }
 
 /// `error` wins over `pending`, which wins over `result`; an object with none of the
-/// three (or any other JSON value) is the result itself, as older tools answer.
+/// three (or any other JSON value) is the result itself, as older tools answer. An
+/// `error` that is null or empty is no error, as PromptKit reads it.
 pub fn interpret(value: Json) -> ToolAnswer {
     let Json::Object(mut object) = value else {
         return ToolAnswer::Result(value);
     };
-    if let Some(error) = object.remove("error") {
-        return ToolAnswer::Error(match error {
-            Json::String(text) => text,
-            other => other.to_string(),
-        });
+    match object.remove("error") {
+        None | Some(Json::Null) => {}
+        Some(Json::String(text)) if text.is_empty() => {}
+        Some(Json::String(text)) => return ToolAnswer::Error(text),
+        Some(other) => return ToolAnswer::Error(other.to_string()),
     }
     if let Some(pending) = object.remove("pending") {
         let field = |key: &str| match pending.get(key) {
@@ -72,6 +73,20 @@ mod tests {
         assert_eq!(
             interpret(json!({"result": 1, "error": "but no"})),
             ToolAnswer::Error("but no".into())
+        );
+    }
+
+    #[test]
+    fn a_null_or_empty_error_is_no_error() {
+        for answer in [
+            json!({"result": {"t": 1}, "error": null}),
+            json!({"result": {"t": 1}, "error": ""}),
+        ] {
+            assert_eq!(interpret(answer), ToolAnswer::Result(json!({"t": 1})));
+        }
+        assert_eq!(
+            interpret(json!({"temp": 22, "error": null})),
+            ToolAnswer::Result(json!({"temp": 22}))
         );
     }
 

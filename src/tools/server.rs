@@ -85,9 +85,12 @@ impl ToolServer {
                 });
                 report.stderr_tail = stderr_tail;
             }
-            Err(RpcError::TimedOut(after)) => {
+            Err(RpcError::TimedOut(timeout)) => {
                 self.process.timed_out(&client).await;
-                report.settle(Outcome::TimedOut { after });
+                report.settle(Outcome::NoReply {
+                    after: timeout.after,
+                    nothing_read: timeout.nothing_read,
+                });
                 report.stderr_tail = client.stderr_tail();
             }
         }

@@ -1,7 +1,10 @@
 //! Integration tests: the real `promptexec` binary, run the way a user runs it.
 
+mod answers;
 mod builtin_checks;
 mod chain;
+mod deadlines;
+mod env_rule;
 mod evals;
 mod examples;
 mod help;
@@ -21,6 +24,7 @@ mod run_signals;
 mod server;
 mod session;
 mod strict;
+mod stderr;
 mod util;
 mod validate;
 mod validate_runtime;

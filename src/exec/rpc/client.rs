@@ -1,19 +1,21 @@
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use serde_json::{Value as Json, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 
 use super::framing::{Line, LineReader};
 use crate::config::ExecSpec;
+use crate::exec::CallKind;
 use crate::exec::group::signal_group;
 use crate::exec::spawn::spawn;
-use crate::exec::tail::Tail;
+use crate::exec::tail::{LineLog, Tail, read_stderr_shared, stderr_note};
 
 /// Lines waiting to be written to the child; beyond this, calls wait and
 /// notifications are dropped.
@@ -31,11 +33,34 @@ pub enum Reply {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RpcError {
-    #[error("the server {status} while the call was in flight")]
+    #[error("the server {status} while the call was in flight{}", stderr_note(.stderr_tail))]
     Exited { status: String, stderr_tail: String },
-    #[error("no reply within {} ms", .0.as_millis())]
-    TimedOut(Duration),
+    #[error("{0}")]
+    TimedOut(Timeout),
 }
+
+/// A call that got no reply by its deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeout {
+    pub after: Duration,
+    /// The process had not written a single byte to stdout: often a sign that it
+    /// does not flush after each line.
+    pub nothing_read: bool,
+}
+
+impl std::fmt::Display for Timeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no reply within {} ms", self.after.as_millis())?;
+        if self.nothing_read {
+            f.write_str(NOT_FLUSHING_HINT)?;
+        }
+        Ok(())
+    }
+}
+
+/// Added to a timeout when the process never wrote to stdout.
+pub const NOT_FLUSHING_HINT: &str =
+    "; nothing was read from its stdout: is it flushing after each line?";
 
 type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Reply, RpcError>>>>>;
 
@@ -48,12 +73,16 @@ pub struct RpcClient {
     next_id: AtomicU64,
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Mutex<Tail>>,
+    /// Whether any byte came from its stdout, for the hint on a timeout.
+    stdout_seen: Arc<AtomicBool>,
 }
 
 impl RpcClient {
-    /// Starts the child. Replies longer than `max_line` bytes are dropped.
+    /// Starts the child. Replies longer than `max_line` bytes are dropped; its stderr
+    /// is logged under `kind` and `name`.
     pub fn start(
         name: &str,
+        kind: CallKind,
         spec: &ExecSpec,
         env: Vec<(String, String)>,
         max_line: usize,
@@ -81,13 +110,17 @@ impl RpcClient {
         });
 
         let stderr_tail = Arc::clone(&tail);
-        let stderr_task = tokio::spawn(read_tail_shared(stderr, stderr_tail));
+        let stderr_log = LineLog::new(kind.as_str(), name);
+        let stderr_task = tokio::spawn(read_stderr_shared(stderr, stderr_tail, stderr_log));
 
         let reader_name = name.to_string();
         let reader_waiters = Arc::clone(&waiters);
+        let stdout_seen = Arc::new(AtomicBool::new(false));
+        let reader_seen = Arc::clone(&stdout_seen);
         let reader = tokio::spawn(async move {
             let mut lines = LineReader::new(stdout, max_line);
             while let Ok(Some(line)) = lines.next_line().await {
+                reader_seen.store(true, Ordering::Relaxed);
                 route(&reader_name, line, &reader_waiters);
             }
         });
@@ -141,6 +174,7 @@ impl RpcClient {
             next_id: AtomicU64::new(1),
             exited: exit_rx,
             stderr: tail,
+            stdout_seen,
         })
     }
 
@@ -177,12 +211,20 @@ impl RpcClient {
                 stderr_tail: self.stderr_tail(),
             });
         }
+        let deadline = Instant::now() + timeout;
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        // Calls wait for room in the write queue; notifications never do.
+        // A call waits for room in the write queue, but only until its deadline: a
+        // child that stopped reading must not hold the caller past it. Notifications
+        // never wait.
         if let Some(tx) = self.sender() {
-            let _ = tx.send(request.to_string().into_bytes()).await;
+            let queued =
+                tokio::time::timeout_at(deadline, tx.send(request.to_string().into_bytes())).await;
+            if queued.is_err() {
+                self.forget(id);
+                return Err(self.timed_out(timeout));
+            }
         }
-        match tokio::time::timeout(timeout, rx).await {
+        match tokio::time::timeout_at(deadline, rx).await {
             Ok(Ok(reply)) => reply,
             // The sender was dropped without an answer: the process is gone.
             Ok(Err(_)) => Err(RpcError::Exited {
@@ -191,9 +233,16 @@ impl RpcClient {
             }),
             Err(_) => {
                 self.forget(id);
-                Err(RpcError::TimedOut(timeout))
+                Err(self.timed_out(timeout))
             }
         }
+    }
+
+    fn timed_out(&self, after: Duration) -> RpcError {
+        RpcError::TimedOut(Timeout {
+            after,
+            nothing_read: !self.stdout_seen.load(Ordering::Relaxed),
+        })
     }
 
     /// A notification: no id, no reply, and never a wait. Returns whether it was
@@ -239,19 +288,6 @@ impl RpcClient {
     }
 }
 
-/// Keeps the tail of a long-running child's stderr where calls can read it.
-async fn read_tail_shared(mut stderr: tokio::process::ChildStderr, shared: Arc<Mutex<Tail>>) {
-    let mut buf = vec![0u8; 16 * 1024];
-    while let Ok(n) = stderr.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        if let Ok(mut tail) = shared.lock() {
-            tail.push(&buf[..n]);
-        }
-    }
-}
-
 /// Hands a reply to the call waiting for its id; anything else is logged and skipped.
 fn route(name: &str, line: Line, waiters: &Waiters) {
     let text = match line {
@@ -284,7 +320,11 @@ fn route(name: &str, line: Line, waiters: &Waiters) {
         );
         return;
     };
-    let reply = match (message.get("result"), message.get("error")) {
+    // A null or empty `error` beside a result is no error, as PromptKit reads it.
+    let error = message
+        .get("error")
+        .filter(|e| !e.is_null() && e.as_str() != Some(""));
+    let reply = match (message.get("result"), error) {
         (_, Some(error)) => Reply::Error {
             code: error.get("code").and_then(Json::as_i64).unwrap_or(0),
             message: error

@@ -7,6 +7,6 @@ mod client;
 mod framing;
 mod supervisor;
 
-pub use client::{Reply, RpcClient, RpcError};
+pub use client::{NOT_FLUSHING_HINT, Reply, RpcClient, RpcError, Timeout};
 pub use framing::{Line, LineReader};
 pub use supervisor::{Handshake, RestartPolicy, Supervisor};

@@ -9,8 +9,9 @@ use serde_json::Value as Json;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use super::{Reply, RpcClient};
+use super::{Reply, RpcClient, RpcError};
 use crate::config::ExecSpec;
+use crate::exec::tail::stderr_note;
 use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, child_env_for};
 
 /// When a process that exits is started again, and when it is given up on:
@@ -124,19 +125,27 @@ impl Supervisor {
         }
         let env = child_env_for(self.kind, &self.name, &self.spec, &[]);
         let max_line = self.spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT) as usize;
-        let client = Arc::new(RpcClient::start(&self.name, &self.spec, env, max_line)?);
+        let client = Arc::new(RpcClient::start(
+            &self.name, self.kind, &self.spec, env, max_line,
+        )?);
         // Kept even if the handshake fails, so the next attempt counts as a restart.
         state.client = Some(Arc::clone(&client));
         if let Some(handshake) = &self.handshake {
-            let reply = client
+            let reply = match client
                 .call(
                     handshake.method,
                     handshake.params.clone(),
                     handshake.timeout,
                 )
                 .await
-                .map_err(|err| err.to_string())
-                .and_then(|reply| (handshake.check)(&reply));
+            {
+                Ok(reply) => (handshake.check)(&reply),
+                // Says how it exited and what it wrote on stderr.
+                Err(err @ RpcError::Exited { .. }) => Err(err.to_string()),
+                Err(err @ RpcError::TimedOut(_)) => {
+                    Err(format!("{err}{}", stderr_note(&client.stderr_tail())))
+                }
+            };
             if let Err(why) = reply {
                 client.kill();
                 return Err(format!(

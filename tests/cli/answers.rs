@@ -1,0 +1,57 @@
+//! A tool's answer with `"error": null` or `"error": ""` beside its result is a success,
+//! one-shot and in server mode, as PromptKit reads it.
+
+use std::path::PathBuf;
+
+use serde_json::{Value as Json, json};
+
+use crate::util::{fixtures, run_in};
+
+fn answers_dir() -> PathBuf {
+    fixtures().join("answers")
+}
+
+#[track_caller]
+fn invoke(tool: &str, args: &str) -> Json {
+    let out = run_in(
+        &answers_dir(),
+        &["-c", "answers.yaml", "invoke-tool", tool, "--args", args],
+    );
+    assert_eq!(out.code, 0, "{tool} {args}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("the result as JSON")
+}
+
+#[test]
+fn a_null_or_empty_error_beside_a_result_is_success_one_shot() {
+    assert_eq!(
+        invoke("one_shot", r#"{"error": null}"#),
+        json!({"ok": true})
+    );
+    assert_eq!(invoke("one_shot", r#"{"error": ""}"#), json!({"ok": true}));
+}
+
+#[test]
+fn a_null_or_empty_error_beside_a_result_is_success_in_server_mode() {
+    assert_eq!(invoke("server", r#"{"error": null}"#), json!({"ok": true}));
+    assert_eq!(invoke("server", r#"{"error": ""}"#), json!({"ok": true}));
+    // The same beside `result` in the JSON-RPC reply itself.
+    let envelope = r#"{"error": null, "envelope": true}"#;
+    assert_eq!(invoke("server", envelope), json!({"ok": true}));
+}
+
+#[test]
+fn a_real_error_is_still_an_error() {
+    let out = run_in(
+        &answers_dir(),
+        &[
+            "-c",
+            "answers.yaml",
+            "invoke-tool",
+            "one_shot",
+            "--args",
+            r#"{"error": "no such order"}"#,
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("no such order"), "{}", out.stderr);
+}

@@ -1,0 +1,139 @@
+//! An extension's stderr reaches the user: line by line under its name at `-v`, and
+//! its tail in the message when it fails, a JSON-RPC hook's failed handshake included.
+
+use std::path::PathBuf;
+
+use crate::util::{fixtures, run_in};
+
+fn stderr_dir() -> PathBuf {
+    fixtures().join("stderr")
+}
+
+#[test]
+fn hook_test_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
+    let out = run_in(
+        &stderr_dir(),
+        &["-c", "stderr.yaml", "hook", "test", "broken"],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`broken` failed its `hook.hello` handshake"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("its stderr ended with:"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("SyntaxError"),
+        "the JSON reason too: {}",
+        out.stdout
+    );
+}
+
+#[test]
+fn run_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
+    let out = run_in(
+        &stderr_dir(),
+        &[
+            "-c",
+            "stderr.yaml",
+            "run",
+            "../packs/greeter.json",
+            "--var",
+            "name=Dana",
+            "--message",
+            "hi",
+        ],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("the run could not go on"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("def answer(:"), "{}", out.stderr);
+    assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+}
+
+#[test]
+fn verbose_logs_a_server_tools_stderr_lines_under_its_name() {
+    let args = [
+        "-v",
+        "-c",
+        "stderr.yaml",
+        "invoke-tool",
+        "lookup_order",
+        "--args",
+        r#"{"order_id": "A-7"}"#,
+    ];
+    let out = run_in(&stderr_dir(), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("[tool lookup_order] lookup service ready"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("[tool lookup_order] looking up order A-7"),
+        "{}",
+        out.stderr
+    );
+    let quiet = run_in(&stderr_dir(), &args[1..]);
+    assert!(
+        !quiet.stderr.contains("looking up order"),
+        "only at -v: {}",
+        quiet.stderr
+    );
+}
+
+#[test]
+fn verbose_logs_a_one_shot_tools_stderr_lines_under_its_name() {
+    let out = run_in(
+        &stderr_dir(),
+        &[
+            "-v",
+            "-c",
+            "stderr.yaml",
+            "invoke-tool",
+            "chatty_once",
+            "--args",
+            "{}",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = out.stderr.find("[tool chatty_once] first stderr line");
+    let second = out.stderr.find("[tool chatty_once] second stderr line");
+    assert!(
+        first.is_some() && first < second,
+        "in order: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_server_that_never_flushes_times_out_with_a_hint() {
+    let out = run_in(
+        &stderr_dir(),
+        &[
+            "-c",
+            "stderr.yaml",
+            "invoke-tool",
+            "unflushed",
+            "--args",
+            "{}",
+        ],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("timed out after 500 ms; nothing was read from its stdout: is it flushing after each line?"),
+        "{}",
+        out.stderr
+    );
+}
