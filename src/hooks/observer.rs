@@ -94,6 +94,10 @@ impl Queue {
         let cancel = cancel.clone();
         let drain = tokio::spawn(async move {
             while let Some(job) = waiting.recv().await {
+                // An interrupted run only empties the queue; nothing new starts.
+                if cancel.is_cancelled() {
+                    continue;
+                }
                 let run = hook.run(job.kind, &job.payload, &cancel).await;
                 if observer_failed(&run.outcome) {
                     let reason = run.outcome.describe();

@@ -371,3 +371,30 @@ async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
         "each failure is taken once"
     );
 }
+
+#[test]
+fn hook_test_sends_a_server_mode_exec_hook_its_payload_over_execute() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let log = temp.path().join("server.jsonl");
+    let event = r#"{"name": "probe", "args": {"topic": "secrets"}, "call_id": "c1"}"#;
+    let out = run_env(
+        &flow_dir(),
+        &[
+            "-c",
+            "server_hooks.yaml",
+            "hook",
+            "test",
+            "guard",
+            "--event",
+            event,
+        ],
+        &[("SERVER_LOG", &log.display().to_string())],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let decision: Json = serde_json::from_str(&out.stdout).expect("a decision");
+    assert_eq!(decision["decision"], "deny");
+    assert_eq!(decision["reason"], "secrets stay hidden");
+    let lines = json_lines(&log);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["phase"], "before_execution");
+}
