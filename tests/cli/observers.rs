@@ -189,3 +189,64 @@ fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_l
         out.stderr
     );
 }
+
+#[test]
+fn at_the_end_a_hanging_observer_loses_the_rest_of_its_queue_at_its_first_missed_deadline() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let flow = flow_dir();
+    let config = temp.path().join("hanging.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  providers:
+    - id: mock
+      type: mock
+      additional_config:
+        mock_config: {flow}/flow.mock.yaml
+  hooks:
+    stuck:
+      command: sh
+      args: [-c, 'cat > /dev/null; exec sleep 30']
+      hook: session
+      phases: [session_start, session_update, session_end]
+      timeout_ms: 1000
+",
+            flow = flow.display()
+        ),
+    )
+    .expect("config written");
+    let config = config.display().to_string();
+    let pack = flow.join("flow.pack.json").display().to_string();
+    let mut args = vec![
+        "-c",
+        &config,
+        "run",
+        &pack,
+        "--scenario",
+        "chat",
+        "--format",
+        "json",
+    ];
+    for _ in 0..30 {
+        args.extend(["--message", "hi"]);
+    }
+    let out = run_env(temp.path(), &args, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
+    // 32 events, each call ending at its 1 s deadline, far more than the turns take: had
+    // the end of the run waited for every queued one, none would be dropped.
+    let dropped = report["totals"]["dropped_events"]
+        .as_u64()
+        .expect("dropped_events");
+    assert!(dropped > 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "observer `stuck` fell behind: {dropped} event(s) dropped"
+        )),
+        "{}",
+        out.stderr
+    );
+}
