@@ -1,8 +1,9 @@
 //! Runs hooks at each phase. Exec hooks and JSON-RPC hooks form one chain, ordered by
 //! `priority` then declaration: filter hooks and interceptors run one by one, each
 //! seeing what the one before left (a `modify` replaces the request, call, response
-//! or result); the first hook that stops the phase decides. Observers run beside the
-//! pipeline, bounded by their own deadlines.
+//! or result); the first hook that stops the phase decides. Observers hear their events
+//! through their own queues, beside the pipeline (see `observer`). Every hook failure is
+//! recorded, whatever its policy made of it, for the run to report.
 
 use std::sync::Arc;
 
@@ -594,4 +595,103 @@ fn meta(iteration: u32) -> Json {
 
 fn tool_params(call: &ToolCallInfo) -> Json {
     json!({"meta": meta(0), "tool": call.name, "arguments": call.args, "channel": "cli", "chat_id": "chat-1"})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::message;
+
+    fn call() -> ToolCallInfo {
+        ToolCallInfo {
+            name: "probe".into(),
+            args: json!({"topic": "stock"}),
+            call_id: "c1".into(),
+        }
+    }
+
+    fn result(is_error: bool) -> ToolResultInfo {
+        ToolResultInfo {
+            name: "probe".into(),
+            call_id: "c1".into(),
+            content: "out of stock".into(),
+            latency_ms: 4,
+            is_error,
+        }
+    }
+
+    #[test]
+    fn a_modified_call_takes_arguments_as_an_object_or_json_text_of_one() {
+        let text = modified_call(&call(), json!({"arguments": "{\"topic\": \"x\"}"})).expect("ok");
+        assert_eq!(text.args, json!({"topic": "x"}));
+        let renamed = modified_call(&call(), json!({"tool": "other"})).expect("ok");
+        assert_eq!(
+            (renamed.name.as_str(), renamed.args),
+            ("other", json!({"topic": "stock"}))
+        );
+        for bad in [
+            json!({"arguments": "[1]"}),
+            json!({"arguments": 3}),
+            json!({"tool": 7}),
+            json!({"tool": ""}),
+        ] {
+            assert!(modified_call(&call(), bad.clone()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_modified_result_needs_for_llm_text() {
+        let new = modified_result(&result(false), json!({"for_llm": "[redacted]"})).expect("ok");
+        assert_eq!(new.content, "[redacted]");
+        assert!(modified_result(&result(false), json!({"for_user": "x"})).is_err());
+        assert!(modified_result(&result(false), json!({"for_llm": {"rows": []}})).is_err());
+    }
+
+    #[test]
+    fn a_modified_request_is_read_whole_or_not_at_all() {
+        let request = ProviderRequest {
+            provider_id: "mock".into(),
+            model: "m".into(),
+            messages: vec![message("user", "hi")],
+            system_prompt: String::new(),
+            round: 1,
+        };
+        let value = (request, Vec::new());
+        let new = json!({"model": "m2", "messages": [{"role": "user", "content": "hello"}],
+                         "tools": [{"type": "function", "function": {"name": "faq"}}]});
+        let (request, tools) = modified_request(&value, new).expect("readable");
+        assert_eq!(request.model, "m2");
+        assert_eq!(request.messages[0]["parts"][0]["text"], "hello");
+        assert_eq!(tools.len(), 1);
+        for bad in [
+            json!({"messages": "hello"}),
+            json!({"messages": [{"role": "assistant", "tool_calls": [{"id": "c1"}]}]}),
+            json!({"tools": ["faq"]}),
+            json!({"model": 4}),
+        ] {
+            assert!(modified_request(&value, bad.clone()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn after_tool_sees_every_tool_result_field() {
+        let fields = tool_result(&result(true));
+        assert_eq!(fields["is_error"], true);
+        assert_eq!(fields["for_llm"], "out of stock");
+        let mut keys: Vec<&String> = fields.as_object().expect("object").keys().collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "artifact_tags",
+                "async",
+                "for_llm",
+                "for_user",
+                "is_error",
+                "media",
+                "response_handled",
+                "silent"
+            ]
+        );
+    }
 }
