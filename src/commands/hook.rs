@@ -267,6 +267,7 @@ fn sample_payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json {
                 call_id: call.call_id.clone(),
                 content: json!({"order_id": "A-1002", "status": "delayed"}).to_string(),
                 latency_ms: 120,
+                is_error: false,
             };
             tool_payload(p, &call, Some(&result))
         }

@@ -68,17 +68,6 @@ const SERVER_HOOK_KEYS: &[&str] = &[
     "event_method",
 ];
 
-const EVENT_KINDS: &[&str] = &[
-    "turn_start",
-    "turn_end",
-    "llm_request",
-    "llm_response",
-    "tool_exec_start",
-    "tool_exec_end",
-    "tool_exec_skipped",
-    "error",
-];
-
 pub fn resolve(root: &Node, base_dir: &Path, check_files: bool, cx: &mut Checker) -> RuntimeConfig {
     let mut config = RuntimeConfig {
         base_dir: base_dir.to_path_buf(),
@@ -434,11 +423,28 @@ impl Resolver<'_> {
             .get("priority")
             .and_then(|n| self.cx.integer(n, &format!("{what}.priority")))
             .unwrap_or(0);
+        // An exec hook (`hook`/`phases`/`mode`) may run as a server too; a hook
+        // without `hook` and with `runtime: server` is a PicoClaw-style hook.
         let kind = match exec.as_ref().map(|e| e.runtime) {
-            Some(RuntimeMode::Server) => self.server_hook(&mut f, node.pos, &what),
-            _ => self.exec_hook(&mut f, node.pos, &what),
+            Some(RuntimeMode::Server) if f.get("hook").is_none() => {
+                self.server_hook(&mut f, node.pos, &what)
+            }
+            runtime => self.exec_hook(
+                &mut f,
+                node.pos,
+                &what,
+                runtime == Some(RuntimeMode::Server),
+            ),
         };
+        // PicoClaw's `enabled: false` keeps a hook in the file without running it.
+        let enabled = f
+            .get("enabled")
+            .and_then(|n| self.cx.boolean(n, &format!("{what}.enabled")))
+            .unwrap_or(true);
         self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
+        if !enabled {
+            return None;
+        }
         Some(Hook {
             name: key.name.clone(),
             exec: exec?,
@@ -448,13 +454,23 @@ impl Resolver<'_> {
         })
     }
 
-    fn exec_hook(&mut self, f: &mut Fields<'_>, pos: Pos, what: &str) -> Option<HookKind> {
+    fn exec_hook(
+        &mut self,
+        f: &mut Fields<'_>,
+        pos: Pos,
+        what: &str,
+        server: bool,
+    ) -> Option<HookKind> {
         for name in SERVER_HOOK_KEYS {
             if let Some((k, _)) = f.entry(name) {
-                self.cx.error(
-                    k.pos,
-                    format!("{what}.{name}: only `runtime: server` hooks take `{name}`"),
-                );
+                let message = if server {
+                    format!(
+                        "{what}.{name}: a hook with `hook` gets its payloads over `execute`; `{name}` is for a JSON-RPC hook, which declares `intercept`/`observe` instead of `hook`"
+                    )
+                } else {
+                    format!("{what}.{name}: only `runtime: server` hooks take `{name}`")
+                };
+                self.cx.error(k.pos, message);
             }
         }
         let hook_type = match f.get("hook") {
@@ -590,7 +606,12 @@ impl Resolver<'_> {
     }
 
     fn server_hook(&mut self, f: &mut Fields<'_>, pos: Pos, what: &str) -> Option<HookKind> {
-        for name in ["hook", "phases", "mode"] {
+        // PicoClaw's process-hook keys: stdio is the only transport there is.
+        if let Some(n) = f.get("transport") {
+            self.cx
+                .choice(n, &format!("{what}.transport"), &[("stdio", ())]);
+        }
+        for name in ["phases", "mode"] {
             if let Some((k, _)) = f.entry(name) {
                 self.cx.error(
                     k.pos,
@@ -648,7 +669,7 @@ impl Resolver<'_> {
                     ],
                 )
             })
-            .unwrap_or("hook.event")
+            .unwrap_or_else(|| default_event_method(&observe))
             .to_string();
         Some(HookKind::Server(ServerHook {
             intercept,
@@ -685,8 +706,11 @@ impl Resolver<'_> {
             return Some(ObserveEvents::All);
         }
         for (kind, at) in &kinds {
-            if !EVENT_KINDS.contains(&kind.as_str()) {
-                let hint = suggest(kind, EVENT_KINDS.iter().copied());
+            if !crate::hooks::selects_any(kind) {
+                let names = crate::hooks::EVENT_NAMES
+                    .iter()
+                    .flat_map(|(ours, runtime)| [*ours, *runtime]);
+                let hint = suggest(kind, names);
                 self.cx.warning(
                     *at,
                     format!("{what}: `{kind}` is not an event promptexec emits{hint}"),
@@ -729,6 +753,17 @@ impl Resolver<'_> {
             .ignored_keys(&mut f, &["commonFields", "modules"], "spec.logging");
         self.cx.unknown_keys(&f, "spec.logging", UnknownKeys::Error);
         logging
+    }
+}
+
+/// PicoClaw's runtime event names (`agent.tool.exec_start`) go with its
+/// `hook.runtime_event` notifications; the classic names with `hook.event`.
+fn default_event_method(observe: &ObserveEvents) -> &'static str {
+    match observe {
+        ObserveEvents::Kinds(kinds) if kinds.iter().any(|k| crate::hooks::is_runtime_name(k)) => {
+            "hook.runtime_event"
+        }
+        ObserveEvents::Kinds(_) | ObserveEvents::All | ObserveEvents::None => "hook.event",
     }
 }
 
@@ -831,6 +866,51 @@ mod tests {
         assert_eq!(server.observe, ObserveEvents::All);
         assert_eq!(server.on_failure, OnFailure::Deny);
         assert_eq!(server.event_method, "hook.event");
+    }
+
+    #[test]
+    fn an_exec_hook_may_run_as_a_server_and_keeps_its_phases() {
+        let (config, cx) = resolve_text(
+            "spec:\n  hooks:\n    guard:\n      command: g\n      runtime: server\n      hook: tool\n      phases: [before_execution]\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        assert_eq!(config.hooks["guard"].exec.runtime, RuntimeMode::Server);
+        assert!(matches!(
+            config.hooks["guard"].kind,
+            HookKind::Tool {
+                mode: HookMode::Filter,
+                ..
+            }
+        ));
+        let (_, cx) = resolve_text(
+            "spec:\n  hooks:\n    guard:\n      command: g\n      runtime: server\n      hook: tool\n      phases: [before_execution]\n      intercept: [before_tool]\n",
+        );
+        let text = cx.diagnostics.to_string();
+        assert!(
+            text.contains("guard.intercept: a hook with `hook`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn picoclaw_runtime_event_names_select_events_and_their_notification() {
+        let (config, cx) = resolve_text(
+            "spec:\n  hooks:\n    py_review_gate:\n      enabled: true\n      priority: 100\n      transport: stdio\n      command: p\n      runtime: server\n      observe: [agent.tool.exec_start, agent.tool.*, agent.subturn.spawn]\n      intercept: [before_tool, approve_tool]\n    off:\n      enabled: false\n      command: o\n      runtime: server\n      observe: \"*\"\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        assert_eq!(
+            cx.diagnostics.warning_count(),
+            1,
+            "agent.subturn.spawn is never emitted"
+        );
+        let HookKind::Server(server) = &config.hooks["py_review_gate"].kind else {
+            panic!("a JSON-RPC hook")
+        };
+        assert_eq!(server.event_method, "hook.runtime_event");
+        assert!(
+            !config.hooks.contains_key("off"),
+            "a disabled hook is left out"
+        );
     }
 
     #[test]

@@ -1,67 +1,29 @@
 //! Runs hooks at each phase. Exec hooks and JSON-RPC hooks form one chain, ordered by
 //! `priority` then declaration: filter hooks and interceptors run one by one, each
 //! seeing what the one before left (a `modify` replaces the request, call, response
-//! or result); the first hook that stops the phase decides. Observers run beside the
-//! pipeline, bounded by their own deadlines.
+//! or result); the first hook that stops the phase decides. Observers hear their events
+//! through their own queues, beside the pipeline (see `observer`). Every hook failure is
+//! recorded, whatever its policy made of it, for the run to report.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value as Json, json};
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Hook, HookKind, HookMode, HookPhase, Intercept};
-use crate::exec::{self, Call, CallKind, Outcome};
+use crate::exec::CallKind;
 
-use super::action::{Action, Approval, on_failure};
+use super::action::{Action, Approval, intercept_name, on_failure};
+use super::failure::{Failures, HookFailure};
+use super::observer::Observers;
 use super::payload::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, provider_payload,
     session_payload, tool_payload,
 };
 use super::rpc_hook::{Intercepted, RpcHook};
+use super::runner::ExecHook;
+use super::shape::{openai_message, read_arguments, read_message};
 use super::{Decision, Step, fold, step_for};
-
-/// One hook process run to the end.
-#[derive(Debug, Clone)]
-pub struct HookRun {
-    pub outcome: Outcome,
-    pub duration: Duration,
-    pub stderr_tail: String,
-}
-
-/// Sends `payload` to a one-shot `hook` once.
-pub async fn run_hook(
-    hook: &Hook,
-    kind: CallKind,
-    payload: &Json,
-    cancel: &CancellationToken,
-) -> HookRun {
-    let mut call = Call::new(
-        &hook.name,
-        kind,
-        &hook.exec,
-        payload.to_string().into_bytes(),
-    );
-    call.context
-        .push(("PROMPTEXEC_HOOK_TYPE".into(), hook_type(&hook.kind).into()));
-    let finished = exec::run(&call, cancel).await;
-    HookRun {
-        outcome: exec::classify(&finished),
-        duration: finished.duration,
-        stderr_tail: finished.stderr_tail,
-    }
-}
-
-pub fn hook_type(kind: &HookKind) -> &'static str {
-    match kind {
-        HookKind::Provider { .. } => "provider",
-        HookKind::Tool { .. } => "tool",
-        HookKind::Session { .. } => "session",
-        HookKind::Eval => "eval",
-        HookKind::Server(_) => "server",
-    }
-}
 
 /// Hooks in the order they run: by `priority` (lower first), then declaration order.
 pub fn ordered(hooks: impl IntoIterator<Item = Hook>) -> Vec<Hook> {
@@ -103,14 +65,15 @@ pub struct Phase<T> {
 
 /// One entry of the chain.
 enum Entry {
-    Exec(Box<Hook>),
+    Exec(Arc<ExecHook>),
     Rpc(Arc<RpcHook>),
 }
 
 /// The hooks of one run, called by the conversation driver at every phase.
 pub struct HookDispatcher {
     chain: Vec<Entry>,
-    observers: JoinSet<()>,
+    observers: Observers,
+    failures: Failures,
     cancel: CancellationToken,
 }
 
@@ -131,18 +94,30 @@ enum DenyMeans {
     Withhold,
 }
 
+/// How one phase turns values into what hooks see, and reads back a `modify`.
+struct Shapes<'f, T> {
+    /// An exec hook's stdin for the current value.
+    payload: &'f dyn Fn(&T) -> Json,
+    /// An interceptor's params for the current value.
+    params: &'f dyn Fn(&T) -> Json,
+    /// The value after an interceptor's `modify`; an error when it cannot be read.
+    apply: &'f dyn Fn(&T, Json) -> Result<T, String>,
+}
+
 impl HookDispatcher {
     pub fn new(hooks: impl IntoIterator<Item = Hook>, cancel: CancellationToken) -> Self {
         let chain = ordered(hooks)
             .into_iter()
             .map(|hook| match RpcHook::new(&hook) {
                 Some(rpc) => Entry::Rpc(Arc::new(rpc)),
-                None => Entry::Exec(Box::new(hook)),
+                None => Entry::Exec(Arc::new(ExecHook::new(hook))),
             })
             .collect();
+        let failures = Failures::default();
         Self {
             chain,
-            observers: JoinSet::new(),
+            observers: Observers::new(failures.clone(), cancel.clone()),
+            failures,
             cancel,
         }
     }
@@ -157,16 +132,23 @@ impl HookDispatcher {
         Ok(())
     }
 
-    /// Runs the exec hooks subscribed to `phase`: filters in turn, observers beside.
-    /// Returns the first stopping step, if any, and records who ran.
+    /// The hook failures recorded since the last call: filter hooks (which denied),
+    /// observers whose call has ended, interceptors and approvers (even those skipped
+    /// by their failure policy). After [`finish`](Self::finish), every observer's.
+    pub fn take_failures(&mut self) -> Vec<HookFailure> {
+        self.failures.take()
+    }
+
+    /// Runs one exec hook subscribed to `phase`: a filter in turn, an observer queued.
+    /// Returns its stopping step, if any, and records who ran.
     async fn exec_step(
         &mut self,
-        hook: &Hook,
+        hook: &Arc<ExecHook>,
         phase: HookPhase,
         payload: &Json,
         ran: &mut Vec<String>,
     ) -> Option<Step> {
-        let mode = match &hook.kind {
+        let mode = match &hook.hook.kind {
             HookKind::Provider { phases, mode } | HookKind::Tool { phases, mode } => {
                 phases.contains(&phase).then_some(*mode)?
             }
@@ -174,34 +156,27 @@ impl HookDispatcher {
             HookKind::Eval | HookKind::Server(_) => return None,
         };
         if mode == HookMode::Observe {
-            self.observe(hook.clone(), CallKind::Hook, payload.clone());
+            self.observers
+                .send(hook, CallKind::Hook, phase.as_str(), payload.clone());
             return None;
         }
-        let run = run_hook(hook, CallKind::Hook, payload, &self.cancel).await;
-        ran.push(hook.name.clone());
-        let step = step_for(&hook.name, mode, &run.outcome);
+        let name = &hook.hook.name;
+        let run = hook.run(CallKind::Hook, payload, &self.cancel).await;
+        ran.push(name.clone());
+        let step = step_for(name, mode, &run.outcome);
         if let Step::Failed { reason, .. } = &step {
             tracing::warn!(
-                "filter hook `{}` failed at {}: {reason}",
-                hook.name,
+                "filter hook `{name}` failed at {}: {reason}",
                 phase.as_str()
             );
+            self.failures.record(HookFailure::new(
+                name,
+                phase.as_str(),
+                reason,
+                &run.stderr_tail,
+            ));
         }
         (!matches!(step, Step::Allow | Step::Observed)).then_some(step)
-    }
-
-    fn observe(&mut self, hook: Hook, kind: CallKind, payload: Json) {
-        let cancel = self.cancel.clone();
-        self.observers.spawn(async move {
-            let run = run_hook(&hook, kind, &payload, &cancel).await;
-            if !matches!(run.outcome, Outcome::Answered(_)) {
-                tracing::info!(
-                    "observer `{}` {} (ignored)",
-                    hook.name,
-                    run.outcome.describe()
-                );
-            }
-        });
     }
 
     /// The RPC hooks that intercept `intercept`, in chain order.
@@ -217,6 +192,7 @@ impl HookDispatcher {
 
     /// One interceptor's action, with its failure policy applied.
     async fn ask(
+        &self,
         rpc: &RpcHook,
         intercept: Intercept,
         params: Json,
@@ -227,21 +203,27 @@ impl HookDispatcher {
             Intercepted::Action(action) => action,
             Intercepted::Approval(Approval::Approved) => Action::Continue,
             Intercepted::Approval(Approval::Denied { reason }) => Action::DenyTool { reason },
-            Intercepted::Failed(why) => {
-                on_failure(intercept, rpc.server.on_failure, &rpc.hook.name, &why)
-            }
+            Intercepted::Failed(why) => self.failed(rpc, intercept, &why),
         }
     }
 
-    /// Runs one phase over the chain. `payload` builds an exec hook's stdin from the
-    /// current value, `params` an interceptor's params, and `apply` takes a `modify`.
+    /// An interceptor failed: recorded, then its failure policy decides.
+    fn failed(&self, rpc: &RpcHook, intercept: Intercept, why: &str) -> Action {
+        self.failures.record(HookFailure::new(
+            &rpc.hook.name,
+            intercept_name(intercept),
+            why,
+            &rpc.failed_stderr_tail(),
+        ));
+        on_failure(intercept, rpc.server.on_failure, &rpc.hook.name, why)
+    }
+
+    /// Runs one phase over the chain, each hook seeing what the one before left.
     async fn chain<T: Clone>(
         &mut self,
         stage: Stage,
         mut value: T,
-        payload: impl Fn(&T) -> Json,
-        params: impl Fn(&T) -> Json,
-        apply: impl Fn(&mut T, Json),
+        shapes: Shapes<'_, T>,
     ) -> Phase<T> {
         let Stage {
             phase,
@@ -252,11 +234,9 @@ impl HookDispatcher {
         for index in 0..self.chain.len() {
             let rpc = match &self.chain[index] {
                 Entry::Exec(hook) => {
-                    let hook = hook.as_ref().clone();
-                    if let Some(step) = self
-                        .exec_step(&hook, phase, &payload(&value), &mut ran)
-                        .await
-                    {
+                    let hook = Arc::clone(hook);
+                    let payload = (shapes.payload)(&value);
+                    if let Some(step) = self.exec_step(&hook, phase, &payload, &mut ran).await {
                         let gate = exec_gate(step, deny_means, value);
                         return Phase { gate, ran };
                     }
@@ -266,12 +246,23 @@ impl HookDispatcher {
                 Entry::Rpc(_) => continue,
             };
             let hook = rpc.hook.name.clone();
-            let gate = match Self::ask(&rpc, intercept, params(&value), &mut ran).await {
-                Action::Continue => continue,
-                Action::Modify(replacement) => {
-                    apply(&mut value, replacement);
-                    continue;
+            let mut action = self
+                .ask(&rpc, intercept, (shapes.params)(&value), &mut ran)
+                .await;
+            if let Action::Modify(replacement) = action {
+                match (shapes.apply)(&value, replacement) {
+                    Ok(modified) => {
+                        value = modified;
+                        continue;
+                    }
+                    Err(why) => {
+                        let why = format!("its `modify` could not be read: {why}");
+                        action = self.failed(&rpc, intercept, &why);
+                    }
                 }
+            }
+            let gate = match action {
+                Action::Continue | Action::Modify(_) => continue,
                 Action::Respond { result, .. } => Gate::Respond { hook, result },
                 Action::DenyTool { reason } => Gate::DenyTool { hook, reason },
                 Action::AbortTurn { reason } => Gate::AbortTurn { hook, reason },
@@ -292,6 +283,14 @@ impl HookDispatcher {
         request: ProviderRequest,
         tools: Vec<Json>,
     ) -> Phase<(ProviderRequest, Vec<Json>)> {
+        let payload = |(r, _): &(ProviderRequest, Vec<Json>)| {
+            provider_payload(HookPhase::BeforeCall, r, None)
+        };
+        let params = |(r, tools): &(ProviderRequest, Vec<Json>)| {
+            let messages: Vec<Json> = r.messages.iter().map(openai_message).collect();
+            json!({"meta": meta(r.round), "model": r.model, "messages": messages, "tools": tools,
+                   "options": {}, "channel": "cli", "chat_id": "chat-1"})
+        };
         self.chain(
             Stage {
                 phase: HookPhase::BeforeCall,
@@ -299,21 +298,10 @@ impl HookDispatcher {
                 deny_means: DenyMeans::AbortTurn,
             },
             (request, tools),
-            |(r, _)| provider_payload(HookPhase::BeforeCall, r, None),
-            |(r, tools)| {
-                json!({"meta": meta(r.round), "model": r.model, "messages": r.messages, "tools": tools,
-                       "options": {}, "channel": "cli", "chat_id": "chat-1"})
-            },
-            |(r, tools), new| {
-                if let Some(Json::Array(messages)) = new.get("messages") {
-                    r.messages = messages.clone();
-                }
-                if let Some(Json::Array(new_tools)) = new.get("tools") {
-                    *tools = new_tools.clone();
-                }
-                if let Some(Json::String(model)) = new.get("model") {
-                    r.model = model.clone();
-                }
+            Shapes {
+                payload: &payload,
+                params: &params,
+                apply: &modified_request,
             },
         )
         .await
@@ -326,6 +314,18 @@ impl HookDispatcher {
         response: ProviderResponse,
     ) -> Phase<ProviderResponse> {
         let round = request.round;
+        let payload =
+            |resp: &ProviderResponse| provider_payload(HookPhase::AfterCall, request, Some(resp));
+        let params = |resp: &ProviderResponse| {
+            json!({"meta": meta(round), "model": resp.model, "response": openai_message(&resp.message),
+                   "channel": "cli", "chat_id": "chat-1"})
+        };
+        let apply = |resp: &ProviderResponse, new: Json| {
+            Ok(ProviderResponse {
+                message: read_message(&new)?,
+                ..resp.clone()
+            })
+        };
         self.chain(
             Stage {
                 phase: HookPhase::AfterCall,
@@ -333,15 +333,18 @@ impl HookDispatcher {
                 deny_means: DenyMeans::AbortTurn,
             },
             response,
-            |resp| provider_payload(HookPhase::AfterCall, request, Some(resp)),
-            |resp| json!({"meta": meta(round), "model": resp.model, "response": resp.message, "channel": "cli", "chat_id": "chat-1"}),
-            |resp, new| resp.message = new,
+            Shapes {
+                payload: &payload,
+                params: &params,
+                apply: &apply,
+            },
         )
         .await
     }
 
     /// Before a tool runs: the call, then every approver on the call as it stands.
     pub async fn before_execution(&mut self, call: ToolCallInfo) -> Phase<ToolCallInfo> {
+        let payload = |c: &ToolCallInfo| tool_payload(HookPhase::BeforeExecution, c, None);
         let mut phase = self
             .chain(
                 Stage {
@@ -350,15 +353,10 @@ impl HookDispatcher {
                     deny_means: DenyMeans::DenyTool,
                 },
                 call,
-                |c| tool_payload(HookPhase::BeforeExecution, c, None),
-                tool_params,
-                |c, new| {
-                    if let Some(Json::String(name)) = new.get("tool") {
-                        c.name = name.clone();
-                    }
-                    if let Some(args) = new.get("arguments") {
-                        c.args = args.clone();
-                    }
+                Shapes {
+                    payload: &payload,
+                    params: &tool_params,
+                    apply: &modified_call,
                 },
             )
             .await;
@@ -367,13 +365,14 @@ impl HookDispatcher {
         };
         let call = call.clone();
         for rpc in self.interceptors(Intercept::ApproveTool) {
-            match Self::ask(
-                &rpc,
-                Intercept::ApproveTool,
-                tool_params(&call),
-                &mut phase.ran,
-            )
-            .await
+            match self
+                .ask(
+                    &rpc,
+                    Intercept::ApproveTool,
+                    tool_params(&call),
+                    &mut phase.ran,
+                )
+                .await
             {
                 Action::Continue | Action::Modify(_) | Action::Respond { .. } => {}
                 Action::DenyTool { reason }
@@ -396,6 +395,13 @@ impl HookDispatcher {
         call: &ToolCallInfo,
         result: ToolResultInfo,
     ) -> Phase<ToolResultInfo> {
+        let payload = |r: &ToolResultInfo| tool_payload(HookPhase::AfterExecution, call, Some(r));
+        let params = |r: &ToolResultInfo| {
+            let mut params = tool_params(call);
+            params["result"] = tool_result(r);
+            params["duration"] = json!(r.latency_ms * 1_000_000);
+            params
+        };
         self.chain(
             Stage {
                 phase: HookPhase::AfterExecution,
@@ -403,40 +409,35 @@ impl HookDispatcher {
                 deny_means: DenyMeans::Withhold,
             },
             result,
-            |r| tool_payload(HookPhase::AfterExecution, call, Some(r)),
-            |r| {
-                let mut params = tool_params(call);
-                params["result"] = json!({"for_llm": r.content, "for_user": "", "silent": false, "is_error": false});
-                params["duration"] = json!(r.latency_ms * 1_000_000);
-                params
-            },
-            |r, new| {
-                r.content = match new.get("for_llm") {
-                    Some(Json::String(text)) => text.clone(),
-                    Some(other) => other.to_string(),
-                    None => new.to_string(),
-                }
+            Shapes {
+                payload: &payload,
+                params: &params,
+                apply: &modified_result,
             },
         )
         .await
     }
 
+    /// The exec hooks (not JSON-RPC hooks), in chain order.
+    fn exec_hooks(&self) -> Vec<Arc<ExecHook>> {
+        self.chain
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Exec(h) => Some(Arc::clone(h)),
+                Entry::Rpc(_) => None,
+            })
+            .collect()
+    }
+
     /// Session hooks only observe; returns the names of those notified.
     pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) -> Vec<String> {
         let payload = session_payload(phase, event);
-        let hooks: Vec<Hook> = self
-            .chain
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Exec(h) => Some(h.as_ref().clone()),
-                Entry::Rpc(_) => None,
-            })
-            .collect();
         let mut notified = Vec::new();
-        for hook in hooks {
-            if matches!(&hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
-                notified.push(hook.name.clone());
-                self.observe(hook, CallKind::Hook, payload.clone());
+        for hook in self.exec_hooks() {
+            if matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
+                notified.push(hook.hook.name.clone());
+                self.observers
+                    .send(&hook, CallKind::Hook, phase.as_str(), payload.clone());
             }
         }
         notified
@@ -454,44 +455,114 @@ impl HookDispatcher {
 
     /// Eval hooks get each EvalResult, fire and forget; returns their names.
     pub fn eval_result(&mut self, result: &Json) -> Vec<String> {
-        let hooks: Vec<Hook> = self
-            .chain
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Exec(h) if matches!(h.kind, HookKind::Eval) => Some(h.as_ref().clone()),
-                _ => None,
-            })
-            .collect();
-        hooks
-            .into_iter()
-            .map(|hook| {
-                let name = hook.name.clone();
-                self.observe(hook, CallKind::EvalHook, result.clone());
-                name
-            })
-            .collect()
+        let mut notified = Vec::new();
+        for hook in self.exec_hooks() {
+            if matches!(hook.hook.kind, HookKind::Eval) {
+                notified.push(hook.hook.name.clone());
+                self.observers
+                    .send(&hook, CallKind::EvalHook, "eval", result.clone());
+            }
+        }
+        notified
     }
 
-    /// Waits for the observers still running (each ends by its own deadline), stops
-    /// the JSON-RPC hooks, and returns how many events could not be delivered.
+    /// Lets observers hear what is queued for them (each call ends by its own
+    /// deadline), stops the hook processes, and returns how many events could not be
+    /// delivered: observer events dropped from a full queue, and JSON-RPC events.
     pub async fn finish(&mut self) -> u64 {
-        while self.observers.join_next().await.is_some() {}
-        let mut dropped = 0;
+        let mut dropped = self.observers.finish().await;
         for entry in &self.chain {
-            if let Entry::Rpc(rpc) = entry {
-                rpc.shutdown().await;
-                if rpc.dropped_events() > 0 {
-                    tracing::warn!(
-                        "hook `{}` missed {} events",
-                        rpc.hook.name,
-                        rpc.dropped_events()
-                    );
+            match entry {
+                Entry::Exec(hook) => hook.shutdown().await,
+                Entry::Rpc(rpc) => {
+                    rpc.shutdown().await;
+                    if rpc.dropped_events() > 0 {
+                        tracing::warn!(
+                            "hook `{}` missed {} events",
+                            rpc.hook.name,
+                            rpc.dropped_events()
+                        );
+                    }
+                    dropped += rpc.dropped_events();
                 }
-                dropped += rpc.dropped_events();
             }
         }
         dropped
     }
+}
+
+/// The request and tools after a `before_llm` `modify`: what it gives replaces what
+/// was there, and every message and tool must be readable.
+fn modified_request(
+    (request, tools): &(ProviderRequest, Vec<Json>),
+    new: Json,
+) -> Result<(ProviderRequest, Vec<Json>), String> {
+    let mut request = request.clone();
+    let mut tools = tools.clone();
+    match new.get("messages") {
+        None => {}
+        Some(Json::Array(messages)) => {
+            request.messages = messages
+                .iter()
+                .map(read_message)
+                .collect::<Result<_, _>>()?;
+        }
+        Some(other) => return Err(format!("`messages` must be a list, found {other}")),
+    }
+    match new.get("tools") {
+        None => {}
+        Some(Json::Array(new_tools)) if new_tools.iter().all(Json::is_object) => {
+            tools = new_tools.clone();
+        }
+        Some(other) => return Err(format!("`tools` must be a list of objects, found {other}")),
+    }
+    match new.get("model") {
+        None => {}
+        Some(Json::String(model)) => request.model = model.clone(),
+        Some(other) => return Err(format!("`model` must be text, found {other}")),
+    }
+    Ok((request, tools))
+}
+
+/// The call after a `before_tool` `modify`: a tool name and arguments (an object, or
+/// JSON text of one), each optional.
+fn modified_call(call: &ToolCallInfo, new: Json) -> Result<ToolCallInfo, String> {
+    let mut call = call.clone();
+    match new.get("tool") {
+        None => {}
+        Some(Json::String(name)) if !name.is_empty() => call.name = name.clone(),
+        Some(other) => return Err(format!("`tool` must be a tool name, found {other}")),
+    }
+    if let Some(args) = new.get("arguments") {
+        call.args = read_arguments(args)?;
+    }
+    Ok(call)
+}
+
+/// The result after an `after_tool` `modify`: its `for_llm` text is what the model sees.
+fn modified_result(result: &ToolResultInfo, new: Json) -> Result<ToolResultInfo, String> {
+    match new.get("for_llm") {
+        Some(Json::String(text)) => Ok(ToolResultInfo {
+            content: text.clone(),
+            ..result.clone()
+        }),
+        Some(other) => Err(format!("`for_llm` must be text, found {other}")),
+        None => Err("the new `result` has no `for_llm` text".into()),
+    }
+}
+
+/// A tool's result with every field of PicoClaw's ToolResult.
+fn tool_result(result: &ToolResultInfo) -> Json {
+    json!({
+        "for_llm": result.content,
+        "for_user": "",
+        "silent": false,
+        "is_error": result.is_error,
+        "async": false,
+        "media": [],
+        "artifact_tags": [],
+        "response_handled": false,
+    })
 }
 
 /// The exec filter's stopping step, folded into a decision, as the phase's gate.
@@ -526,19 +597,101 @@ fn tool_params(call: &ToolCallInfo) -> Json {
     json!({"meta": meta(0), "tool": call.name, "arguments": call.args, "channel": "cli", "chat_id": "chat-1"})
 }
 
-/// A hook that failed (crash, non-zero exit, invalid output, timeout, spawn failure,
-/// JSON-RPC error reply or unreadable answer), wherever it ran.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct HookFailure {
-    pub hook: String,
-    pub phase: String,
-    pub reason: String,
-    pub stderr_tail: String,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::message;
 
-impl HookDispatcher {
-    /// The failures recorded since the last call.
-    pub fn take_failures(&mut self) -> Vec<HookFailure> {
-        Vec::new()
+    fn call() -> ToolCallInfo {
+        ToolCallInfo {
+            name: "probe".into(),
+            args: json!({"topic": "stock"}),
+            call_id: "c1".into(),
+        }
+    }
+
+    fn result(is_error: bool) -> ToolResultInfo {
+        ToolResultInfo {
+            name: "probe".into(),
+            call_id: "c1".into(),
+            content: "out of stock".into(),
+            latency_ms: 4,
+            is_error,
+        }
+    }
+
+    #[test]
+    fn a_modified_call_takes_arguments_as_an_object_or_json_text_of_one() {
+        let text = modified_call(&call(), json!({"arguments": "{\"topic\": \"x\"}"})).expect("ok");
+        assert_eq!(text.args, json!({"topic": "x"}));
+        let renamed = modified_call(&call(), json!({"tool": "other"})).expect("ok");
+        assert_eq!(
+            (renamed.name.as_str(), renamed.args),
+            ("other", json!({"topic": "stock"}))
+        );
+        for bad in [
+            json!({"arguments": "[1]"}),
+            json!({"arguments": 3}),
+            json!({"tool": 7}),
+            json!({"tool": ""}),
+        ] {
+            assert!(modified_call(&call(), bad.clone()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_modified_result_needs_for_llm_text() {
+        let new = modified_result(&result(false), json!({"for_llm": "[redacted]"})).expect("ok");
+        assert_eq!(new.content, "[redacted]");
+        assert!(modified_result(&result(false), json!({"for_user": "x"})).is_err());
+        assert!(modified_result(&result(false), json!({"for_llm": {"rows": []}})).is_err());
+    }
+
+    #[test]
+    fn a_modified_request_is_read_whole_or_not_at_all() {
+        let request = ProviderRequest {
+            provider_id: "mock".into(),
+            model: "m".into(),
+            messages: vec![message("user", "hi")],
+            system_prompt: String::new(),
+            round: 1,
+        };
+        let value = (request, Vec::new());
+        let new = json!({"model": "m2", "messages": [{"role": "user", "content": "hello"}],
+                         "tools": [{"type": "function", "function": {"name": "faq"}}]});
+        let (request, tools) = modified_request(&value, new).expect("readable");
+        assert_eq!(request.model, "m2");
+        assert_eq!(request.messages[0]["parts"][0]["text"], "hello");
+        assert_eq!(tools.len(), 1);
+        for bad in [
+            json!({"messages": "hello"}),
+            json!({"messages": [{"role": "assistant", "tool_calls": [{"id": "c1"}]}]}),
+            json!({"tools": ["faq"]}),
+            json!({"model": 4}),
+        ] {
+            assert!(modified_request(&value, bad.clone()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn after_tool_sees_every_tool_result_field() {
+        let fields = tool_result(&result(true));
+        assert_eq!(fields["is_error"], true);
+        assert_eq!(fields["for_llm"], "out of stock");
+        let mut keys: Vec<&String> = fields.as_object().expect("object").keys().collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "artifact_tags",
+                "async",
+                "for_llm",
+                "for_user",
+                "is_error",
+                "media",
+                "response_handled",
+                "silent"
+            ]
+        );
     }
 }

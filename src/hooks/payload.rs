@@ -46,6 +46,9 @@ pub struct ToolResultInfo {
     /// The result as the model will see it: JSON text.
     pub content: String,
     pub latency_ms: u64,
+    /// The tool did not answer ok; JSON-RPC hooks see it as `is_error`.
+    #[serde(skip)]
+    pub is_error: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -100,6 +103,7 @@ mod tests {
             call_id: "call_abc123".into(),
             content: "{\"rows\": []}".into(),
             latency_ms: 120,
+            is_error: false,
         };
         assert_eq!(
             tool_payload(HookPhase::AfterExecution, &call, Some(&result)),

@@ -10,6 +10,7 @@ use crate::exec::CallKind;
 use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor};
 
 use super::action::{Action, Approval, method_name, read_action, read_approval};
+use super::events::{runtime_name, selects};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -29,6 +30,8 @@ pub struct RpcHook {
     pub server: ServerHook,
     process: Supervisor,
     dropped: std::sync::atomic::AtomicU64,
+    /// The end of the process's stderr when its last call failed.
+    failed_tail: std::sync::Mutex<String>,
 }
 
 impl RpcHook {
@@ -58,6 +61,7 @@ impl RpcHook {
                 Some(handshake),
             ),
             dropped: Default::default(),
+            failed_tail: Default::default(),
         })
     }
 
@@ -69,7 +73,7 @@ impl RpcHook {
         match &self.server.observe {
             ObserveEvents::None => false,
             ObserveEvents::All => true,
-            ObserveEvents::Kinds(kinds) => kinds.iter().any(|k| k == kind),
+            ObserveEvents::Kinds(kinds) => kinds.iter().any(|k| selects(k, kind)),
         }
     }
 
@@ -81,9 +85,26 @@ impl RpcHook {
 
     /// Calls one interceptor method with `params`.
     pub async fn intercept(&self, intercept: Intercept, params: Json) -> Intercepted {
+        let (answer, tail) = self.call(intercept, params).await;
+        if let Ok(mut failed_tail) = self.failed_tail.lock() {
+            *failed_tail = tail;
+        }
+        answer
+    }
+
+    /// The end of the hook's stderr as it was when its last call failed.
+    pub fn failed_stderr_tail(&self) -> String {
+        self.failed_tail
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default()
+    }
+
+    /// One call, with the end of stderr when it failed.
+    async fn call(&self, intercept: Intercept, params: Json) -> (Intercepted, String) {
         let client = match self.process.client().await {
             Ok(client) => client,
-            Err(why) => return Intercepted::Failed(why),
+            Err(why) => return (Intercepted::Failed(why), String::new()),
         };
         let timeout = match intercept {
             Intercept::ApproveTool => self.server.approval_timeout.unwrap_or(APPROVAL_TIMEOUT),
@@ -93,26 +114,39 @@ impl RpcHook {
                 .timeout
                 .unwrap_or_else(|| CallKind::Hook.default_timeout()),
         };
+        let failed = |why: String| (Intercepted::Failed(why), client.stderr_tail());
         match client.call(method_name(intercept), params, timeout).await {
             Ok(Reply::Result(result)) => {
                 self.process.answered().await;
                 match intercept {
-                    Intercept::ApproveTool => Intercepted::Approval(read_approval(&result)),
+                    Intercept::ApproveTool => {
+                        (Intercepted::Approval(read_approval(&result)), String::new())
+                    }
                     _ => match read_action(intercept, &result) {
-                        Ok(action) => Intercepted::Action(action),
-                        Err(why) => Intercepted::Failed(why),
+                        Ok(action) => (Intercepted::Action(action), String::new()),
+                        Err(why) => failed(why),
                     },
                 }
             }
             Ok(Reply::Error { code, message }) => {
                 self.process.answered().await;
-                Intercepted::Failed(format!("answered with JSON-RPC error {code}: {message}"))
+                failed(format!("answered with JSON-RPC error {code}: {message}"))
             }
             Err(err @ RpcError::TimedOut(_)) => {
                 self.process.timed_out(&client).await;
-                Intercepted::Failed(err.to_string())
+                failed(err.to_string())
             }
-            Err(err @ RpcError::Exited { .. }) => Intercepted::Failed(err.to_string()),
+            Err(RpcError::Exited {
+                status,
+                stderr_tail,
+            }) => {
+                let why = RpcError::Exited {
+                    status,
+                    stderr_tail: String::new(),
+                }
+                .to_string();
+                (Intercepted::Failed(why), stderr_tail)
+            }
         }
     }
 
@@ -124,7 +158,14 @@ impl RpcHook {
             return;
         }
         let params = match self.server.event_method.as_str() {
-            "hook.runtime_event" => json!({"kind": kind, "meta": meta, "payload": payload}),
+            "hook.runtime_event" => json!({
+                "kind": runtime_name(kind),
+                "source": {"component": "agent", "name": "promptexec"},
+                "scope": {"agent_id": meta["AgentID"], "session_key": meta["SessionKey"],
+                          "turn_id": meta["TurnID"], "channel": "cli", "chat_id": "chat-1"},
+                "meta": meta,
+                "payload": payload,
+            }),
             _ => json!({"Kind": kind, "Meta": meta, "Payload": payload}),
         };
         let queued = self

@@ -56,7 +56,7 @@ pub fn summary(record: &RunRecord) -> String {
     }
     if record.dropped_events > 0 {
         text.push_str(&format!(
-            "\n{} event(s) could not be delivered to JSON-RPC hooks",
+            "\n{} event(s) could not be delivered to hooks",
             record.dropped_events
         ));
     }

@@ -129,6 +129,7 @@ async fn respond_answers_for_the_tool_and_after_tool_modify_rewrites_the_result(
         call_id: redact.call_id.clone(),
         content: "{\"ssn\": \"123-45-6789\"}".into(),
         latency_ms: 3,
+        is_error: false,
     };
     let phase = dispatcher.after_execution(&redact, result).await;
     let Gate::Proceed(result) = phase.gate else {

@@ -121,6 +121,7 @@ impl Session<'_> {
             call_id: info.call_id.clone(),
             content,
             latency_ms: duration_ms,
+            is_error: status != "ok",
         };
         let after = self.hooks.after_execution(&info, result).await;
         self.hooks_ran("after_execution", after.ran);

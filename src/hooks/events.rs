@@ -1,0 +1,100 @@
+//! Event names. promptexec emits PicoClaw's classic kinds (`tool_exec_start`, ...);
+//! newer PicoClaw configs observe the runtime names (`agent.tool.exec_start`) or globs
+//! of them (`agent.tool.*`). Either form, and a glob of either, selects the same events.
+
+/// Every event kind promptexec emits, with its PicoClaw runtime name.
+pub const EVENT_NAMES: &[(&str, &str)] = &[
+    ("turn_start", "agent.turn.start"),
+    ("turn_end", "agent.turn.end"),
+    ("llm_request", "agent.llm.request"),
+    ("llm_response", "agent.llm.response"),
+    ("tool_exec_start", "agent.tool.exec_start"),
+    ("tool_exec_end", "agent.tool.exec_end"),
+    ("tool_exec_skipped", "agent.tool.exec_skipped"),
+    ("error", "agent.error"),
+];
+
+/// The runtime name of `kind`, or `kind` itself when it has none.
+pub fn runtime_name(kind: &str) -> &str {
+    EVENT_NAMES
+        .iter()
+        .find(|(ours, _)| *ours == kind)
+        .map_or(kind, |(_, runtime)| runtime)
+}
+
+/// Whether an `observe` entry selects events of `kind`.
+pub fn selects(pattern: &str, kind: &str) -> bool {
+    glob(pattern, kind) || glob(pattern, runtime_name(kind))
+}
+
+/// Whether an `observe` entry selects any event promptexec emits.
+pub fn selects_any(pattern: &str) -> bool {
+    EVENT_NAMES.iter().any(|(kind, _)| selects(pattern, kind))
+}
+
+/// Whether an entry is written with PicoClaw's runtime names, which go with
+/// `hook.runtime_event` notifications.
+pub fn is_runtime_name(pattern: &str) -> bool {
+    pattern.starts_with("agent.")
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+fn glob(pattern: &str, text: &str) -> bool {
+    let Some((head, rest)) = pattern.split_once('*') else {
+        return pattern == text;
+    };
+    let Some(mut text) = text.strip_prefix(head) else {
+        return false;
+    };
+    if rest.is_empty() {
+        return true;
+    }
+    loop {
+        if glob(rest, text) {
+            return true;
+        }
+        let mut chars = text.chars();
+        if chars.next().is_none() {
+            return false;
+        }
+        text = chars.as_str();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_names_and_globs_of_either_select_an_event() {
+        for pattern in [
+            "tool_exec_start",
+            "agent.tool.exec_start",
+            "agent.tool.*",
+            "agent.*",
+            "tool_exec_*",
+            "*",
+            "*.exec_start",
+        ] {
+            assert!(selects(pattern, "tool_exec_start"), "{pattern}");
+        }
+        for pattern in [
+            "agent.llm.*",
+            "tool_exec_end",
+            "agent.turn.start",
+            "agent.tool",
+        ] {
+            assert!(!selects(pattern, "tool_exec_start"), "{pattern}");
+        }
+        assert!(selects("agent.error", "error"));
+    }
+
+    #[test]
+    fn unknown_names_select_nothing() {
+        assert!(selects_any("agent.tool.*"));
+        assert!(!selects_any("agent.subturn.spawn"));
+        assert!(!selects_any("tool_exec_strat"));
+        assert_eq!(runtime_name("turn_end"), "agent.turn.end");
+        assert_eq!(runtime_name("custom"), "custom");
+    }
+}

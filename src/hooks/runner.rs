@@ -1,0 +1,160 @@
+//! How an exec hook (`hook`/`phases`/`mode`) is called: one process per call, or, with
+//! `runtime: server`, JSON-RPC `execute` on one supervised process for the whole run.
+//! Either way the hook gets the same payload and its answer is read the same way.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Hook, HookKind, RuntimeMode};
+use crate::exec::rpc::{Reply, RestartPolicy, RpcError, Supervisor};
+use crate::exec::{self, Call, CallKind, Outcome};
+
+/// One hook process run to the end.
+#[derive(Debug, Clone)]
+pub struct HookRun {
+    pub outcome: Outcome,
+    pub duration: Duration,
+    pub stderr_tail: String,
+}
+
+/// An exec hook ready to be called, with its process when it is a server.
+pub(crate) struct ExecHook {
+    pub hook: Hook,
+    server: Option<Supervisor>,
+}
+
+impl ExecHook {
+    pub fn new(hook: Hook) -> Self {
+        let server = (hook.exec.runtime == RuntimeMode::Server).then(|| {
+            Supervisor::new(
+                &hook.name,
+                CallKind::Hook,
+                &hook.exec,
+                RestartPolicy::default(),
+                None,
+            )
+        });
+        Self { hook, server }
+    }
+
+    pub async fn run(&self, kind: CallKind, payload: &Json, cancel: &CancellationToken) -> HookRun {
+        match &self.server {
+            None => run_once(&self.hook, kind, payload, cancel).await,
+            Some(server) => {
+                tokio::select! {
+                    run = execute(server, &self.hook, kind, payload) => run,
+                    () = cancel.cancelled() => HookRun {
+                        outcome: Outcome::Interrupted,
+                        duration: Duration::ZERO,
+                        stderr_tail: String::new(),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Stops the hook's server process, if it has one.
+    pub async fn shutdown(&self) {
+        if let Some(server) = &self.server {
+            server.shutdown().await;
+        }
+    }
+}
+
+/// Sends `payload` to `hook` once. A server-mode hook gets a process for this one
+/// call, stopped afterwards.
+pub async fn run_hook(
+    hook: &Hook,
+    kind: CallKind,
+    payload: &Json,
+    cancel: &CancellationToken,
+) -> HookRun {
+    let hook = ExecHook::new(hook.clone());
+    let run = hook.run(kind, payload, cancel).await;
+    hook.shutdown().await;
+    run
+}
+
+/// One process for one call, the payload on stdin.
+async fn run_once(
+    hook: &Hook,
+    kind: CallKind,
+    payload: &Json,
+    cancel: &CancellationToken,
+) -> HookRun {
+    let mut call = Call::new(
+        &hook.name,
+        kind,
+        &hook.exec,
+        payload.to_string().into_bytes(),
+    );
+    call.context
+        .push(("PROMPTEXEC_HOOK_TYPE".into(), hook_type(&hook.kind).into()));
+    let finished = exec::run(&call, cancel).await;
+    HookRun {
+        outcome: exec::classify(&finished),
+        duration: finished.duration,
+        stderr_tail: finished.stderr_tail,
+    }
+}
+
+/// One `execute` call on the hook's server: params are the payload, the result is the
+/// answer a one-shot hook would print.
+async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: &Json) -> HookRun {
+    let started = Instant::now();
+    let timeout = hook.exec.timeout.unwrap_or_else(|| kind.default_timeout());
+    let finish = |outcome, stderr_tail| HookRun {
+        outcome,
+        duration: started.elapsed(),
+        stderr_tail,
+    };
+    let client = match server.client().await {
+        Ok(client) => client,
+        Err(reason) => {
+            return finish(
+                Outcome::ServerFailed {
+                    reason: format!("server {reason}"),
+                },
+                String::new(),
+            );
+        }
+    };
+    match client.call("execute", payload.clone(), timeout).await {
+        Ok(Reply::Result(value)) => {
+            server.answered().await;
+            finish(Outcome::Answered(value), String::new())
+        }
+        Ok(Reply::Error { code, message }) => {
+            server.answered().await;
+            let reason = format!("answered with JSON-RPC error {code}: {message}");
+            finish(Outcome::ServerFailed { reason }, client.stderr_tail())
+        }
+        Err(RpcError::Exited {
+            status,
+            stderr_tail,
+        }) => {
+            let reason = format!("server {status} while the call was in flight");
+            finish(Outcome::ServerFailed { reason }, stderr_tail)
+        }
+        Err(RpcError::TimedOut(timeout)) => {
+            server.timed_out(&client).await;
+            let outcome = Outcome::NoReply {
+                after: timeout.after,
+                nothing_read: timeout.nothing_read,
+            };
+            finish(outcome, client.stderr_tail())
+        }
+    }
+}
+
+pub fn hook_type(kind: &HookKind) -> &'static str {
+    match kind {
+        HookKind::Provider { .. } => "provider",
+        HookKind::Tool { .. } => "tool",
+        HookKind::Session { .. } => "session",
+        HookKind::Eval => "eval",
+        HookKind::Server(_) => "server",
+    }
+}

@@ -1,0 +1,252 @@
+//! Observers in a real run: each observer hook hears its events one after another in the
+//! order they happened, through one bounded queue, so a slow observer neither holds up
+//! the conversation nor piles up processes; what does not fit is dropped and reported.
+//!
+//! Fixtures: `tests/fixtures/hooks/flow` (pack, mock script, `session_log.yaml` with a
+//! session observer that logs each phase; `count.sh`, a tool that counts its calls;
+//! `slow_observer.sh`, an observer that falls behind on purpose).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value as Json;
+
+use crate::util::{Outcome, fixtures, run_env};
+
+fn flow_dir() -> PathBuf {
+    fixtures().join("hooks/flow")
+}
+
+#[test]
+fn a_session_observer_hears_start_every_update_and_end_in_order() {
+    let turns = 30;
+    for run in 0..2 {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let log = temp.path().join("phases.log");
+        let record = temp.path().join("record.jsonl");
+        let mut args = vec![
+            "-c",
+            "session_log.yaml",
+            "run",
+            "flow.pack.json",
+            "--scenario",
+            "chat",
+        ];
+        for _ in 0..turns {
+            args.extend(["--message", "hi"]);
+        }
+        let out = run_env(
+            &flow_dir(),
+            &args,
+            &[
+                ("PHASE_LOG", &log.display().to_string()),
+                ("RECORD", &record.display().to_string()),
+            ],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let heard = std::fs::read_to_string(&log).expect("the observer logged");
+        let mut expected = vec!["session_start 0".to_string()];
+        expected.extend((1..=turns).map(|turn| format!("session_update {turn}")));
+        expected.push(format!("session_end {turns}"));
+        let heard: Vec<&str> = heard.lines().collect();
+        assert_eq!(heard, expected, "run {run}");
+    }
+}
+
+/// A config, mock script and pack for `calls` tool calls in one turn, with a tool
+/// observer that falls behind until every call has been made.
+fn many_calls(dir: &Path, calls: usize) -> PathBuf {
+    let flow = flow_dir();
+    let mut mock = String::from(
+        "defaultResponse: \"Done.\"\nscenarios:\n  many:\n    turns:\n      1:\n        content: \"Counting.\"\n        tool_calls:\n",
+    );
+    for i in 0..calls {
+        mock.push_str(&format!(
+            "          - name: probe\n            arguments: {{ topic: \"t{i}\" }}\n"
+        ));
+    }
+    mock.push_str("      2: \"Counted.\"\n");
+    std::fs::write(dir.join("many.mock.yaml"), mock).expect("mock written");
+    let config = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  providers:
+    - id: mock
+      type: mock
+      additional_config:
+        mock_config: many.mock.yaml
+  tools:
+    probe:
+      exec:
+        command: {flow}/count.sh
+        env: [CALLS]
+        timeout_ms: 10000
+  hooks:
+    laggard:
+      command: {flow}/slow_observer.sh
+      hook: tool
+      phases: [before_execution, after_execution]
+      mode: observe
+      env: [CALLS, EXPECTED_CALLS]
+      timeout_ms: 120000
+",
+        flow = flow.display()
+    );
+    let path = dir.join("many.yaml");
+    std::fs::write(&path, config).expect("config written");
+    path
+}
+
+/// Runs promptexec under `ulimit -n 256`, the way a constrained host would.
+fn run_with_few_files(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Outcome {
+    let binary = assert_cmd::cargo::cargo_bin("promptexec");
+    let mut command = Command::new("sh");
+    command
+        .current_dir(dir)
+        .env_remove("PROMPTEXEC_CONFIG")
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1")
+        .arg("-c")
+        .arg("ulimit -n 256 && exec \"$0\" \"$@\"")
+        .arg(binary)
+        .args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let started = std::time::Instant::now();
+    let output = command.output().expect("sh runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        !stderr.contains("panicked"),
+        "promptexec panicked:\n{stderr}"
+    );
+    Outcome {
+        code: output.status.code().expect("exited"),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr,
+        elapsed: started.elapsed(),
+    }
+}
+
+#[test]
+fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_limit() {
+    let calls = 300;
+    let temp = tempfile::tempdir().expect("temp dir");
+    let config = many_calls(temp.path(), calls);
+    let pack = flow_dir().join("flow.pack.json");
+    let counter = temp.path().join("calls.log");
+    let out = run_with_few_files(
+        temp.path(),
+        &[
+            "-c",
+            &config.display().to_string(),
+            "run",
+            &pack.display().to_string(),
+            "--scenario",
+            "many",
+            "--message",
+            "count",
+            "--format",
+            "json",
+        ],
+        &[
+            ("CALLS", counter.display().to_string()),
+            ("EXPECTED_CALLS", calls.to_string()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("Too many open files"),
+        "{}",
+        out.stderr
+    );
+    let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
+    let tool_calls = report["tool_calls"].as_array().expect("tool_calls");
+    assert_eq!(tool_calls.len(), calls);
+    assert!(
+        tool_calls.iter().all(|c| c["status"] == "ok"),
+        "every call ok: {:?}",
+        tool_calls.iter().find(|c| c["status"] != "ok")
+    );
+    let counted = std::fs::read_to_string(&counter).expect("the tool counted");
+    assert_eq!(counted.lines().count(), calls);
+    assert!(
+        temp.path().join("calls.log.waited").exists(),
+        "the calls went on while the observer was busy with the first event"
+    );
+    // The observer sat on its first event until all 300 calls were made, so of the 600
+    // events at most the queue's 256 (and the one it was hearing) got through.
+    let dropped = report["totals"]["dropped_events"]
+        .as_u64()
+        .expect("dropped_events");
+    assert!(dropped >= 600 - 257, "dropped {dropped}");
+    assert!(
+        out.stderr.contains(&format!(
+            "observer `laggard` fell behind: {dropped} event(s) dropped"
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn at_the_end_a_hanging_observer_loses_the_rest_of_its_queue_at_its_first_missed_deadline() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let flow = flow_dir();
+    let config = temp.path().join("hanging.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  providers:
+    - id: mock
+      type: mock
+      additional_config:
+        mock_config: {flow}/flow.mock.yaml
+  hooks:
+    stuck:
+      command: sh
+      args: [-c, 'cat > /dev/null; exec sleep 30']
+      hook: session
+      phases: [session_start, session_update, session_end]
+      timeout_ms: 1000
+",
+            flow = flow.display()
+        ),
+    )
+    .expect("config written");
+    let config = config.display().to_string();
+    let pack = flow.join("flow.pack.json").display().to_string();
+    let mut args = vec![
+        "-c",
+        &config,
+        "run",
+        &pack,
+        "--scenario",
+        "chat",
+        "--format",
+        "json",
+    ];
+    for _ in 0..30 {
+        args.extend(["--message", "hi"]);
+    }
+    let out = run_env(temp.path(), &args, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
+    // 32 events, each call ending at its 1 s deadline, far more than the turns take: had
+    // the end of the run waited for every queued one, none would be dropped.
+    let dropped = report["totals"]["dropped_events"]
+        .as_u64()
+        .expect("dropped_events");
+    assert!(dropped > 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "observer `stuck` fell behind: {dropped} event(s) dropped"
+        )),
+        "{}",
+        out.stderr
+    );
+}
