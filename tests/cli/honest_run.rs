@@ -394,3 +394,69 @@ fn under_quiet_the_run_says_only_why_it_failed() {
         out.stderr
     );
 }
+
+/// Plays the `modify` prompt (the probe on offer) in `scenario` with `config`.
+#[track_caller]
+fn play_probe(config: &str, scenario: &str) -> (Played, Json) {
+    let played = play(
+        config,
+        "modify",
+        &[
+            "--scenario",
+            scenario,
+            "--message",
+            "go",
+            "--format",
+            "json",
+        ],
+    );
+    let report = report_of(&played.out);
+    (played, report)
+}
+
+#[test]
+fn a_crashing_session_observer_fails_the_run_without_holding_the_conversation() {
+    let (played, report) = play_probe("hook_failures.yaml", "probe_plain");
+    assert_eq!(played.out.code, 3, "{}", played.out.report());
+    assert_eq!(report["turns"][0]["outcome"], "answered", "{report:#}");
+    assert_eq!(played.recorded.len(), 1, "the tool ran");
+    let failure = &report["extension_failures"][0];
+    assert_eq!(failure["kind"], "hook", "{report:#}");
+    assert_eq!(failure["name"], "crashing_observer");
+    assert_eq!(failure["phase"], "session_end");
+    assert!(
+        failure["stderr_tail"]
+            .as_str()
+            .is_some_and(|t| t.contains("cannot open the audit log")),
+        "{failure:#}"
+    );
+}
+
+#[test]
+fn a_crashing_filter_denies_the_call_and_fails_the_run() {
+    let (played, report) = play_probe("filter_failure.yaml", "probe_plain");
+    assert_eq!(played.out.code, 3, "{}", played.out.report());
+    assert!(
+        played.recorded.is_empty(),
+        "fail-closed: the tool did not run"
+    );
+    assert_eq!(report["tool_calls"][0]["status"], "blocked", "{report:#}");
+    let failure = &report["extension_failures"][0];
+    assert_eq!(failure["name"], "crashing_filter", "{report:#}");
+    assert_eq!(failure["phase"], "before_execution");
+}
+
+#[test]
+fn an_interceptor_failure_skipped_by_its_policy_still_fails_the_run() {
+    let (played, report) = play_probe("skipped_failure.yaml", "probe_confusing");
+    assert_eq!(played.out.code, 3, "{}", played.out.report());
+    assert_eq!(played.recorded.len(), 1, "skipped: the tool ran");
+    let failure = &report["extension_failures"][0];
+    assert_eq!(failure["name"], "confused", "{report:#}");
+    assert!(
+        failure["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("explode")),
+        "{failure:#}"
+    );
+}

@@ -234,8 +234,13 @@ spec:
         args.extend(["--message", "hi"]);
     }
     let out = run_env(temp.path(), &args, &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 3, "its timeouts fail the run:\n{}", out.stderr);
     let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
+    assert_eq!(
+        report["extension_failures"][0]["name"], "stuck",
+        "{}",
+        out.stderr
+    );
     // 32 events, each call ending at its 1 s deadline, far more than the turns take: had
     // the end of the run waited for every queued one, none would be dropped.
     let dropped = report["totals"]["dropped_events"]
