@@ -54,9 +54,6 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
             }
         }
         diagnostics.extend(launch_problems(config));
-        for section in &config.unused_sections {
-            tracing::info!("{section}: a PromptKit section promptexec does not use");
-        }
     }
     let pack = args.pack.as_ref().and_then(|path| match pack::load(path) {
         Ok(loaded) => {

@@ -19,8 +19,6 @@ pub struct RuntimeConfig {
     /// In declaration order; runners sort by priority themselves.
     pub hooks: IndexMap<String, Hook>,
     pub logging: Logging,
-    /// PromptKit sections this tool accepts but does not use, such as `mcp_servers`.
-    pub unused_sections: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

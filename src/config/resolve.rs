@@ -177,11 +177,7 @@ impl Resolver<'_> {
         if let Some(n) = spec.get("logging") {
             config.logging = self.logging(n);
         }
-        for section in UNUSED_SECTIONS {
-            if spec.get(section).is_some() {
-                config.unused_sections.push(format!("spec.{section}"));
-            }
-        }
+        self.cx.ignored_keys(&mut spec, UNUSED_SECTIONS, "spec");
         self.cx.unknown_keys(&spec, "spec", UnknownKeys::Error);
     }
 
