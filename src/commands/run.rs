@@ -30,6 +30,9 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
     let config = warnings.config(cli)?;
     let pack = warnings.keep(pack::load(&args.pack))?;
     let prompt = choose_prompt(&pack, args.prompt.as_deref())?;
+    for warning in pack::unbound_tools(&pack, prompt, &config).iter() {
+        warnings.add(warning.clone());
+    }
     let inputs = vars::collect(&args.vars)?;
     let system_prompt = pack::render_prompt(&pack, prompt, &inputs).map_err(CliError::Invalid)?;
     let mock_path = args

@@ -77,6 +77,10 @@ impl LoadWarnings {
 
 /// The closing line when `--strict` turns warnings into a failure.
 pub(super) fn strict_verdict(warnings: usize) -> Diagnostic {
-    let s = if warnings == 1 { "" } else { "s" };
-    Diagnostic::plain(format!("--strict: {warnings} warning{s} count as errors"))
+    let verdict = if warnings == 1 {
+        "1 warning counts as an error".to_string()
+    } else {
+        format!("{warnings} warnings count as errors")
+    };
+    Diagnostic::plain(format!("--strict: {verdict}"))
 }

@@ -143,18 +143,28 @@ pub fn check_against_config(pack: &Pack, config: &RuntimeConfig) -> Diagnostics 
         }
     }
     for prompt in pack.prompts.values() {
-        for (tool, pos) in &prompt.tools {
-            let bound = config.tools.get(tool).is_some_and(|t| t.exec.is_some());
-            if pack.tools.contains_key(tool) && !bound {
-                out.push(Diagnostic::warning(
-                    &pack.path,
-                    *pos,
-                    format!(
-                        "tool `{tool}` has no `exec` binding in {}; calls to it cannot run",
-                        config_path.display()
-                    ),
-                ));
-            }
+        out.extend(unbound_tools(pack, prompt, config));
+    }
+    out
+}
+
+/// The tools `prompt` offers that the config does not bind: calls to them cannot run.
+pub fn unbound_tools(pack: &Pack, prompt: &Prompt, config: &RuntimeConfig) -> Diagnostics {
+    let mut out = Diagnostics::default();
+    let Some(config_path) = &config.path else {
+        return out;
+    };
+    for (tool, pos) in &prompt.tools {
+        let bound = config.tools.get(tool).is_some_and(|t| t.exec.is_some());
+        if pack.tools.contains_key(tool) && !bound {
+            out.push(Diagnostic::warning(
+                &pack.path,
+                *pos,
+                format!(
+                    "tool `{tool}` has no `exec` binding in {}; calls to it cannot run",
+                    config_path.display()
+                ),
+            ));
         }
     }
     out

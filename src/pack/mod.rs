@@ -7,7 +7,7 @@ mod model;
 mod render;
 mod resolve;
 
-pub use check::check_against_config;
+pub use check::{check_against_config, unbound_tools};
 pub use load::load;
 pub use model::{
     Bound, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolChoice, ToolDef, ToolPolicy,

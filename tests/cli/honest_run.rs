@@ -460,3 +460,34 @@ fn an_interceptor_failure_skipped_by_its_policy_still_fails_the_run() {
         "{failure:#}"
     );
 }
+
+#[test]
+fn a_played_tool_without_a_binding_is_a_warning_and_fatal_under_strict() {
+    let loose = play(
+        "modify.yaml",
+        "crash",
+        &["--message", "go", "--format", "json"],
+    );
+    let report = report_of(&loose.out);
+    let warned = report["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .any(|w| {
+            w["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("tool `crasher` has no `exec` binding"))
+        });
+    assert!(warned, "{report:#}");
+
+    let strict = play("modify.yaml", "crash", &["--strict", "--message", "go"]);
+    assert_eq!(strict.out.code, 2, "{}", strict.out.report());
+    assert!(
+        strict
+            .out
+            .stderr
+            .contains("honest.pack.json:11:17: warning: tool `crasher` has no `exec` binding"),
+        "{}",
+        strict.out.stderr
+    );
+}

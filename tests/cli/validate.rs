@@ -72,7 +72,11 @@ fn unused_promptkit_sections_are_warnings_naming_them() {
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("`state_store` in spec"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`state_store` in spec"),
+        "{}",
+        out.stderr
+    );
     let strict = run_in(dir.path(), &["validate", "--strict"]);
     assert_eq!(strict.code, 2, "{}", strict.stderr);
 }
