@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
-use crate::util::{alive, fixtures, pid_in};
+use crate::util::{fixtures, gone, pid_in};
 
 /// A config whose hook stops reading after `hook.hello`, observes every event and
 /// intercepts `before_llm`; and a mock whose first answer asks for 700 tool calls
@@ -81,7 +81,7 @@ fn row26_a_hook_that_stops_reading_while_events_flood_in_times_out_and_the_run_f
         .expect("promptexec runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     let hook = pid_in(&pidfile);
-    let hook_alive = alive(hook);
+    let hook_alive = !gone(hook);
     if hook_alive {
         let _ = nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(hook),

@@ -17,7 +17,7 @@ use promptexec::hooks::{
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, alive, fixtures, run_env};
+use crate::util::{Outcome, fixtures, gone, run_env};
 
 fn flow_dir() -> PathBuf {
     fixtures().join("hooks/flow")
@@ -223,7 +223,7 @@ fn exec_hooks_run_as_servers_deny_and_observe_with_one_process_each_for_the_run(
     );
     for pids in [&guard_pids, &audit_pids] {
         assert!(pids.iter().all(|p| *p == pids[0]), "one process: {pids:?}");
-        assert!(!alive(pids[0] as i32), "stopped at the end of the run");
+        assert!(gone(pids[0] as i32), "stopped at the end of the run");
     }
     assert_ne!(guard_pids[0], audit_pids[0], "one process per hook");
 }

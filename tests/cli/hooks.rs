@@ -9,7 +9,7 @@ use promptexec::hooks::{Gate, HookDispatcher, ProviderRequest, ToolCallInfo, mes
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, alive, fixtures, pid_in, repo_root, run_env};
+use crate::util::{Outcome, fixtures, gone, pid_in, repo_root, run_env};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -158,7 +158,7 @@ async fn a_sleeping_observer_neither_delays_the_turn_nor_outlives_its_deadline()
         total < Duration::from_millis(1000 + 2000 + 1500),
         "killed at its deadline: {total:?}"
     );
-    assert!(!alive(pid_in(&pidfile)), "the observer is gone");
+    assert!(gone(pid_in(&pidfile)), "the observer is gone");
 }
 
 #[test]

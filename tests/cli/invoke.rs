@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, alive, fixtures, pid_in, repo_root, run_env, run_in};
+use crate::util::{Outcome, fixtures, gone, pid_in, repo_root, run_env, run_in};
 
 fn tools_dir() -> PathBuf {
     fixtures().join("tools")
@@ -70,7 +70,7 @@ fn row1_a_child_ignoring_sigterm_is_killed_after_the_grace_period() {
         "the grace period was honoured: {:?}",
         out.elapsed
     );
-    assert!(!alive(pid_in(Path::new(&pidfile))), "the tool is dead");
+    assert!(gone(pid_in(Path::new(&pidfile))), "the tool is dead");
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn row2_a_grandchild_holding_stdout_does_not_hold_the_call() {
         out.elapsed
     );
     assert!(
-        !alive(pid_in(Path::new(&pidfile))),
+        gone(pid_in(Path::new(&pidfile))),
         "the grandchild was killed with the group"
     );
 }
@@ -409,5 +409,5 @@ fn an_interrupt_stops_the_child_and_exits_130() {
         "took {:?}",
         interrupted.elapsed()
     );
-    assert!(!alive(tool_pid), "the tool was terminated");
+    assert!(gone(tool_pid), "the tool was terminated");
 }

@@ -8,7 +8,7 @@ use promptexec::hooks::{Action, Intercepted, RpcHook};
 use promptexec::tools::RestartPolicy;
 use serde_json::{Value as Json, json};
 
-use crate::util::{Outcome, alive, fixtures, repo_root, run_env};
+use crate::util::{Outcome, fixtures, gone, repo_root, run_env};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -238,7 +238,7 @@ async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process(
     let second = rpc.start().await.expect("running") as i32;
     assert_ne!(first, second, "a restarted process, after a new handshake");
     rpc.shutdown().await;
-    assert!(!alive(first) && !alive(second), "no hook process is left");
+    assert!(gone(first) && gone(second), "no hook process is left");
 }
 
 #[test]

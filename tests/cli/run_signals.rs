@@ -9,7 +9,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value as Json;
 
-use crate::util::{alive, fixtures, pid_in};
+use crate::util::{alive, fixtures, gone, pid_in};
 
 fn interrupt_dir() -> PathBuf {
     fixtures().join("interrupt")
@@ -78,7 +78,7 @@ fn row18_ctrl_c_mid_run_exits_130_and_leaves_no_child_alive() {
         "took {:?}",
         interrupted.elapsed()
     );
-    let survivors: Vec<i32> = pids.into_iter().filter(|pid| alive(*pid)).collect();
+    let survivors: Vec<i32> = pids.into_iter().filter(|pid| !gone(*pid)).collect();
     assert!(survivors.is_empty(), "still running: {survivors:?}");
 }
 

@@ -8,7 +8,7 @@ use promptexec::config::{ExecSpec, RuntimeMode};
 use promptexec::tools::{RestartPolicy, ToolReport, ToolServer, ToolStatus};
 use serde_json::{Value as Json, json};
 
-use crate::util::{alive, fixtures, repo_root, run_env};
+use crate::util::{fixtures, gone, repo_root, run_env};
 
 fn servers_dir() -> PathBuf {
     fixtures().join("servers")
@@ -87,7 +87,7 @@ async fn row9_a_crash_fails_every_call_in_flight_and_the_next_call_restarts() {
     let next = server.call(&json!({ "n": 3 }), None).await;
     assert_eq!(echoed(&next)["n"], 3);
     server.shutdown().await;
-    assert!(!alive(pid_of(&next)));
+    assert!(gone(pid_of(&next)));
 }
 
 #[tokio::test]
@@ -100,7 +100,7 @@ async fn row10_banners_notifications_and_unknown_ids_are_skipped() {
         pid = pid_of(&report);
     }
     server.shutdown().await;
-    assert!(!alive(pid));
+    assert!(gone(pid));
 }
 
 #[tokio::test]
@@ -111,7 +111,7 @@ async fn row11_out_of_order_replies_reach_their_own_callers() {
         assert_eq!(echoed(report)["n"], n);
     }
     server.shutdown().await;
-    assert!(!alive(pid_of(&replies[0])));
+    assert!(gone(pid_of(&replies[0])));
 }
 
 #[tokio::test]
@@ -133,7 +133,7 @@ async fn row12_a_hung_request_times_out_and_later_calls_still_work() {
         "one timeout does not restart the server"
     );
     server.shutdown().await;
-    assert!(!alive(pid), "shutdown leaves no process");
+    assert!(gone(pid), "shutdown leaves no process");
 }
 
 #[tokio::test]
@@ -154,7 +154,7 @@ async fn a_server_that_stops_answering_is_restarted() {
         "three missed deadlines in a row restart it"
     );
     server.shutdown().await;
-    assert!(!alive(pid));
+    assert!(gone(pid));
 }
 
 #[tokio::test]
@@ -208,7 +208,7 @@ async fn a_thousand_concurrent_calls_each_get_their_own_reply() {
     }
     assert_eq!(pids.len(), 1, "one server process served them all");
     server.shutdown().await;
-    assert!(pids.iter().all(|&pid| !alive(pid)));
+    assert!(pids.iter().all(|&pid| gone(pid)));
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn batch_of_a_thousand_lines_uses_one_server_process_and_keeps_order() {
     }
     assert_eq!(pids.len(), 1, "a single server process");
     let pid = *pids.iter().next().expect("one pid") as i32;
-    assert!(!alive(pid), "the server is gone when promptexec exits");
+    assert!(gone(pid), "the server is gone when promptexec exits");
 }
 
 #[test]
@@ -302,7 +302,7 @@ fn invoke_tool_calls_a_server_tool_once_and_stops_it() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let result: Json = serde_json::from_str(&out.stdout).expect("result JSON");
     assert_eq!(result["echo"]["k"], "v");
-    assert!(!alive(result["pid"].as_i64().expect("pid") as i32));
+    assert!(gone(result["pid"].as_i64().expect("pid") as i32));
 
     let out = run_env(
         &servers_dir(),

@@ -73,6 +73,21 @@ pub fn alive(pid: i32) -> bool {
     }
 }
 
+/// Whether process `pid` is gone, or goes within a few seconds: a signal that
+/// promptexec sent to a process that is not its child is delivered asynchronously,
+/// and nothing lets a test wait on a process that is not its own child. A process
+/// that promptexec leaked outlives the wait and fails the test.
+pub fn gone(pid: i32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
 /// The pid a fixture wrote to `path`.
 #[track_caller]
 pub fn pid_in(path: &Path) -> i32 {
