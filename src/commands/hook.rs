@@ -367,7 +367,7 @@ fn explain(hook: &Hook, r: &HookReport) {
             status("failed")
         ),
         (Decision::Failed, false) => format!(
-            "{}: {reason}; an observer's failure is logged and ignored in a run",
+            "{}: {reason}; in a run an observer's failure does not change the pipeline but fails the run",
             status("failed")
         ),
         (Decision::Ack, _) => format!("{} (observers cannot block)", status("observed")),

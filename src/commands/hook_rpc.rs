@@ -175,8 +175,8 @@ fn report(
         }
         Intercepted::Failed(why) => {
             let in_a_run = match on_failure(intercept, server.on_failure, &hook.name, &why) {
-                Action::Continue => "skipped with a warning",
-                _ => "a denial",
+                Action::Continue => "skipped (and the run exits 3)",
+                _ => "a denial (and the run exits 3)",
             };
             report.reason = Some(format!("{why}; in a run this is {in_a_run}"));
         }

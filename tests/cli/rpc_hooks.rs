@@ -181,7 +181,7 @@ fn a_timed_out_interceptor_is_skipped_unless_the_hook_denies_on_failure() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        reason.contains("no reply within 500 ms; in a run this is skipped with a warning"),
+        reason.contains("no reply within 500 ms; in a run this is skipped (and the run exits 3)"),
         "{reason}"
     );
 
@@ -191,7 +191,10 @@ fn a_timed_out_interceptor_is_skipped_unless_the_hook_denies_on_failure() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(reason.ends_with("in a run this is a denial"), "{reason}");
+    assert!(
+        reason.ends_with("in a run this is a denial (and the run exits 3)"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -208,7 +211,10 @@ fn an_approval_that_times_out_denies() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(reason.ends_with("in a run this is a denial"), "{reason}");
+    assert!(
+        reason.ends_with("in a run this is a denial (and the run exits 3)"),
+        "{reason}"
+    );
 }
 
 #[tokio::test]
