@@ -8,6 +8,7 @@ mod help;
 mod hooks;
 mod invoke;
 mod library;
+mod output_files;
 mod render;
 mod robust;
 mod rpc_hooks;
