@@ -424,6 +424,10 @@ pub enum ShareCommand {
         /// A did:key whose packets are trusted (repeatable)
         #[arg(long, value_name = "DID", required = true)]
         trust: Vec<String>,
+        /// The receiver's private key (from `keygen`): packets addressed to another
+        /// did are refused
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
         /// How old (or early) a packet may be, in seconds
         #[arg(long, value_name = "SECONDS", default_value_t = 300)]
         window: u64,

@@ -18,5 +18,6 @@ mod run_rpc;
 mod run_signals;
 mod server;
 mod session;
+mod sync_key;
 mod util;
 mod validate;
