@@ -19,8 +19,9 @@ pub fn walk_placeholders(
     stack: &mut Vec<String>,
     visit: &mut dyn FnMut(&Placeholder, Pos, &mut Checker),
 ) {
+    let mut file = template.file_cursor(&pack.text);
     for p in template.template.placeholders() {
-        let pos = template.file_pos(&pack.text, p.offset);
+        let pos = file.locate(p.offset);
         let Some(fragment) = p.name.strip_prefix(FRAGMENT_PREFIX) else {
             visit(p, pos, cx);
             continue;
@@ -70,7 +71,7 @@ pub(super) fn check_pack(pack: &Pack, cx: &mut Checker) {
 
 fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
     let at = format!("/prompts/{}", prompt.id);
-    let mut used: Vec<String> = Vec::new();
+    let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
     walk_placeholders(
         pack,
         &prompt.system_template,
@@ -78,7 +79,7 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
         &mut Vec::new(),
         &mut |p, pos, cx| {
             if prompt.variable(&p.name).is_some() {
-                used.push(p.name.clone());
+                used.insert(p.name.clone());
                 return;
             }
             let hint = suggest(&p.name, prompt.variables.iter().map(|v| v.name.as_str()));

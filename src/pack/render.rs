@@ -73,6 +73,7 @@ fn fill(pack: &Pack, template: &TemplateText, values: &HashMap<String, String>) 
     let mut all = values.clone();
     for p in template.template.placeholders() {
         if let Some(name) = p.name.strip_prefix(FRAGMENT_PREFIX)
+            && !all.contains_key(&p.name)
             && let Some(fragment) = pack.fragments.get(name)
         {
             all.insert(p.name.clone(), fill(pack, fragment, values));
