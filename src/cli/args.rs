@@ -507,6 +507,10 @@ pub struct VarArgs {
     /// Values for variables, from a JSON or YAML mapping
     #[arg(long, value_name = "FILE")]
     pub vars_file: Option<PathBuf>,
+
+    /// The time for time variables (`current_date`, …), RFC 3339 [default: now]
+    #[arg(long, value_name = "TIME", value_parser = crate::template::parse_rfc3339)]
+    pub now: Option<std::time::SystemTime>,
 }
 
 fn parse_var(text: &str) -> Result<(String, String), String> {

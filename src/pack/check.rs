@@ -2,7 +2,7 @@
 
 use crate::config::RuntimeConfig;
 use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, suggest};
-use crate::template::Placeholder;
+use crate::template::{Placeholder, is_time_variable};
 
 use super::render::check_value;
 use super::{Pack, Prompt, TemplateText};
@@ -82,12 +82,17 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
                 used.insert(p.name.clone());
                 return;
             }
+            if is_time_variable(&p.name) {
+                return;
+            }
+            // PromptKit fills such names from the caller's context, so this is only a
+            // warning; rendering without a value for it is the error.
             let hint = suggest(&p.name, prompt.variables.iter().map(|v| v.name.as_str()));
-            cx.error(
+            cx.warning(
                 pos,
                 format!(
-                    "placeholder `{{{{{}}}}}` is not a declared variable of prompt `{}`{hint}",
-                    p.name, prompt.id
+                    "placeholder `{{{{{}}}}}` is not a declared variable of prompt `{}`, so it needs a value when rendered (--var {}=…){hint}",
+                    p.name, prompt.id, p.name
                 ),
             );
         },

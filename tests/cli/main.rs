@@ -19,5 +19,6 @@ mod run_signals;
 mod server;
 mod session;
 mod sync_key;
+mod time_vars;
 mod util;
 mod validate;
