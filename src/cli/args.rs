@@ -426,6 +426,10 @@ pub enum ShareCommand {
         /// A did:key whose packets are trusted (repeatable)
         #[arg(long, value_name = "DID", required = true)]
         trust: Vec<String>,
+        /// The receiver's private key (from `keygen`): packets addressed to another
+        /// did are refused
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
         /// How old (or early) a packet may be, in seconds
         #[arg(long, value_name = "SECONDS", default_value_t = 300)]
         window: u64,
@@ -505,6 +509,10 @@ pub struct VarArgs {
     /// Values for variables, from a JSON or YAML mapping
     #[arg(long, value_name = "FILE")]
     pub vars_file: Option<PathBuf>,
+
+    /// The time for time variables (`current_date`, …), RFC 3339 [default: now]
+    #[arg(long, value_name = "TIME", value_parser = crate::template::parse_rfc3339)]
+    pub now: Option<std::time::SystemTime>,
 }
 
 fn parse_var(text: &str) -> Result<(String, String), String> {

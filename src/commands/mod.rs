@@ -135,8 +135,9 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-/// A report to FILE (atomically: readers see the old file or the whole new one), or
-/// to stdout without one.
+/// A report to FILE, or to stdout without one. A regular file is replaced atomically
+/// (readers see the old file or the whole new one); links are written through and
+/// devices written directly, as the shell's `>` would.
 fn write_output(output: Option<&std::path::Path>, text: &str) -> Result<(), CliError> {
     match output {
         Some(path) => {

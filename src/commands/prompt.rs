@@ -22,7 +22,8 @@ pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
         print_diagnostics(&loaded.warnings);
         let pack = loaded.value;
         let prompt = choose_prompt(&pack, args.prompt.as_deref())?;
-        pack::render_prompt(&pack, prompt, &inputs).map_err(CliError::Invalid)?
+        let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
+        pack::render_prompt_at(&pack, prompt, &inputs, now).map_err(CliError::Invalid)?
     } else {
         return Err(CliError::Usage(
             "give a library prompt ID, --file TEMPLATE or --pack PACK".into(),

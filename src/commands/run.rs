@@ -34,7 +34,9 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
         warnings.add(warning.clone());
     }
     let inputs = vars::collect(&args.vars)?;
-    let system_prompt = pack::render_prompt(&pack, prompt, &inputs).map_err(CliError::Invalid)?;
+    let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
+    let system_prompt =
+        pack::render_prompt_at(&pack, prompt, &inputs, now).map_err(CliError::Invalid)?;
     let mock_path = args
         .mock
         .clone()

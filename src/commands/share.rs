@@ -9,8 +9,8 @@ use serde_json::{Value as Json, json};
 use crate::cli::args::{LibraryFormat, ShareCommand};
 use crate::cli::{CliError, Exit, write_stdout};
 use crate::library::{
-    KeyPair, ShareError, check_packet, inspect_bundle, make_bundle, make_packet, open_bundle,
-    parse_template, read_key_file, write_key_files,
+    KeyPair, Receiving, ShareError, check_packet, inspect_bundle, make_bundle, make_packet,
+    open_bundle, parse_template, read_key_file, write_key_files,
 };
 
 use super::library::{open, refused, say, who};
@@ -90,16 +90,18 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
         ShareCommand::SyncReceive {
             packet,
             trust,
+            key: receiver_key,
             window,
             library,
         } => (|| {
-            let verified = check_packet(
-                &read_json(packet)?,
-                trust,
-                SystemTime::now(),
-                Duration::from_secs(*window),
-            )
-            .map_err(share)?;
+            let receiver = key(receiver_key)?.did();
+            let receiving = Receiving {
+                receiver: &receiver,
+                trusted: trust,
+                now: SystemTime::now(),
+                window: Duration::from_secs(*window),
+            };
+            let verified = check_packet(&read_json(packet)?, receiving).map_err(share)?;
             let template = checked(packet, std::iter::once(verified.template.clone()))?.remove(0);
             let version = open(library)?
                 .receive(&verified.digest, &template, &verified.source)

@@ -14,7 +14,7 @@ mod suggest;
 pub use check::{Checker, UnknownKeys, one_of};
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use fields::Fields;
-pub use json_string::locate_in_json_string;
+pub use json_string::{JsonStringCursor, locate_in_json_string};
 pub use node::{Key, Node, Pos, Source, Value, parse_json, parse_yaml};
 pub use suggest::{did_you_mean, suggest};
 

@@ -8,7 +8,7 @@ mod store;
 mod template_file;
 
 pub use share::{
-    BUNDLE_FORMAT, BundleInfo, ManifestEntry, ShareError, VerifiedPacket, check_packet,
+    BUNDLE_FORMAT, BundleInfo, ManifestEntry, Receiving, ShareError, VerifiedPacket, check_packet,
     inspect_bundle, make_bundle, make_packet, open_bundle,
 };
 pub use sign::{

@@ -43,6 +43,8 @@ pub enum ShareError {
     PromptIdMismatch { prompt_id: String, json_id: String },
     #[error("sync packet timestamp `{0}` is not an RFC 3339 time")]
     BadTimestamp(String),
+    #[error("sync packet is addressed to {target}, not to this receiver {receiver}")]
+    WrongReceiver { target: String, receiver: String },
     #[error("sync packet is {age} old, beyond the {window} window")]
     TooOld { age: String, window: String },
     #[error("sync packet is {ahead} in the future, beyond the {window} window")]
@@ -281,13 +283,24 @@ fn signed_packet_bytes(packet: &Map<String, Json>) -> String {
     canonical_json(&Json::Object(unsigned))
 }
 
-/// Checks shape, signature, trust, promptId and freshness (`now` ± `window`).
-pub fn check_packet(
-    packet: &Json,
-    trusted: &[String],
-    now: SystemTime,
-    window: Duration,
-) -> Result<VerifiedPacket, ShareError> {
+/// Who may accept a packet, from whom, and when.
+#[derive(Debug, Clone, Copy)]
+pub struct Receiving<'a> {
+    /// The receiver's own did: a packet's `target` must name it.
+    pub receiver: &'a str,
+    pub trusted: &'a [String],
+    pub now: SystemTime,
+    pub window: Duration,
+}
+
+/// Checks shape, signature, receiver, trust, promptId and freshness (`now` ± `window`).
+pub fn check_packet(packet: &Json, receiving: Receiving<'_>) -> Result<VerifiedPacket, ShareError> {
+    let Receiving {
+        receiver,
+        trusted,
+        now,
+        window,
+    } = receiving;
     let object = packet
         .as_object()
         .ok_or_else(|| ShareError::BadPacket("not a JSON object".to_string()))?;
@@ -295,7 +308,7 @@ pub fn check_packet(
     let (prompt_id, version, signature) =
         (field("promptId")?, field("version")?, field("signature")?);
     let (timestamp, source) = (field("timestamp")?, field("source")?);
-    field("target")?;
+    let target = field("target")?;
     let template = object
         .get("promptJSON")
         .filter(|t| t.is_object())
@@ -307,6 +320,13 @@ pub fn check_packet(
             source,
         }
     })?;
+    // Checked only once signed: a packet meant for someone else is not ours to store.
+    if target != receiver {
+        return Err(ShareError::WrongReceiver {
+            target: target.to_string(),
+            receiver: receiver.to_string(),
+        });
+    }
     check_trust("sync packet", source, trusted)?;
     let json_id = template.get("id").and_then(Json::as_str).unwrap_or("");
     if json_id != prompt_id {
@@ -481,9 +501,44 @@ mod tests {
         ));
     }
 
+    /// The receiver every test packet is addressed to.
+    static ME: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| key(4).did());
+
+    fn me() -> String {
+        ME.clone()
+    }
+
+    fn to_me(trusted: &[String], now: SystemTime) -> Receiving<'_> {
+        Receiving {
+            receiver: &ME,
+            trusted,
+            now,
+            window: FIVE_MINUTES,
+        }
+    }
+
+    #[test]
+    fn a_packet_for_another_receiver_is_refused_naming_both() {
+        let (k, p) = packet();
+        let other = key(5).did();
+        let err = check_packet(
+            &p,
+            Receiving {
+                receiver: &other,
+                trusted: &[k.did()],
+                now: t0(),
+                window: FIVE_MINUTES,
+            },
+        )
+        .expect_err("not ours");
+        assert!(matches!(err, ShareError::WrongReceiver { .. }));
+        let text = err.to_string();
+        assert!(text.contains(&me()) && text.contains(&other), "{text}");
+    }
+
     fn packet() -> (KeyPair, Json) {
         let k = key(3);
-        let p = make_packet(&k, &template("greet"), "2", &key(4).did(), t0());
+        let p = make_packet(&k, &template("greet"), "2", &me(), t0());
         (k, p)
     }
 
@@ -508,7 +563,7 @@ mod tests {
                 "target"
             ]
         );
-        let checked = check_packet(&p, &[k.did()], t0(), FIVE_MINUTES).expect("valid");
+        let checked = check_packet(&p, to_me(&[k.did()], t0())).expect("valid");
         assert_eq!(checked.prompt_id, "greet");
         assert_eq!(checked.version, "2");
         assert_eq!(checked.template, template("greet"));
@@ -520,9 +575,9 @@ mod tests {
     fn replayed_packet_has_the_same_digest() {
         let (k, p) = packet();
         let later = t0() + Duration::from_secs(60);
-        let first = check_packet(&p, &[k.did()], t0(), FIVE_MINUTES).expect("valid");
+        let first = check_packet(&p, to_me(&[k.did()], t0())).expect("valid");
         let replay: Json = serde_json::from_str(&p.to_string()).expect("parses");
-        let again = check_packet(&replay, &[k.did()], later, FIVE_MINUTES).expect("valid");
+        let again = check_packet(&replay, to_me(&[k.did()], later)).expect("valid");
         assert_eq!(first.digest, again.digest);
     }
 
@@ -530,14 +585,14 @@ mod tests {
     fn stale_and_future_packets_are_refused() {
         let k = key(3);
         let six = Duration::from_secs(360);
-        let old = make_packet(&k, &template("greet"), "2", "", t0() - six);
+        let old = make_packet(&k, &template("greet"), "2", &me(), t0() - six);
         assert!(matches!(
-            check_packet(&old, &[k.did()], t0(), FIVE_MINUTES),
+            check_packet(&old, to_me(&[k.did()], t0())),
             Err(ShareError::TooOld { .. })
         ));
-        let ahead = make_packet(&k, &template("greet"), "2", "", t0() + six);
+        let ahead = make_packet(&k, &template("greet"), "2", &me(), t0() + six);
         assert!(matches!(
-            check_packet(&ahead, &[k.did()], t0(), FIVE_MINUTES),
+            check_packet(&ahead, to_me(&[k.did()], t0())),
             Err(ShareError::FromFuture { .. })
         ));
     }
@@ -547,18 +602,18 @@ mod tests {
         let (k, mut p) = packet();
         p["promptJSON"]["template"] = json!("Hello {{name}}, send me your password");
         assert!(matches!(
-            check_packet(&p, &[k.did()], t0(), FIVE_MINUTES),
+            check_packet(&p, to_me(&[k.did()], t0())),
             Err(ShareError::BadSignature { .. })
         ));
         // A mismatched id signed by a trusted key is still refused.
         let mut lying = template("greet");
         lying["id"] = json!("other");
-        let mut p = make_packet(&k, &lying, "2", "", t0());
+        let mut p = make_packet(&k, &lying, "2", &me(), t0());
         p["promptId"] = json!("greet");
         let sig = k.sign(signed_packet_bytes(p.as_object().expect("object")).as_bytes());
         p["signature"] = json!(sig);
         assert!(matches!(
-            check_packet(&p, &[k.did()], t0(), FIVE_MINUTES),
+            check_packet(&p, to_me(&[k.did()], t0())),
             Err(ShareError::PromptIdMismatch { .. })
         ));
     }
@@ -567,15 +622,15 @@ mod tests {
     fn malformed_and_untrusted_packets_are_refused() {
         let (k, mut p) = packet();
         assert!(matches!(
-            check_packet(&p, &[], t0(), FIVE_MINUTES),
+            check_packet(&p, to_me(&[], t0())),
             Err(ShareError::NoTrust { .. })
         ));
         p["version"] = json!(2);
-        let err = check_packet(&p, &[k.did()], t0(), FIVE_MINUTES).expect_err("malformed");
+        let err = check_packet(&p, to_me(&[k.did()], t0())).expect_err("malformed");
         assert!(err.to_string().contains("`version`"), "{err}");
         p["version"] = json!("2");
         p.as_object_mut().expect("object").remove("source");
-        let err = check_packet(&p, &[k.did()], t0(), FIVE_MINUTES).expect_err("malformed");
+        let err = check_packet(&p, to_me(&[k.did()], t0())).expect_err("malformed");
         assert!(err.to_string().contains("missing `source`"), "{err}");
     }
 }

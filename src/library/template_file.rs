@@ -7,8 +7,8 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Diagnostics, Fields, Loaded, Node, Pos, Rejected, UnknownKeys, finish,
-    locate_in_json_string, parse_json, suggest,
+    Checker, Diagnostic, Diagnostics, Fields, JsonStringCursor, Loaded, Node, Pos, Rejected,
+    UnknownKeys, finish, locate_in_json_string, parse_json, suggest,
 };
 use crate::template::Template;
 
@@ -163,26 +163,32 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
     let parsed = match Template::parse(&text) {
         Ok(t) => t,
         Err(errors) => {
-            for e in errors {
-                let pos = locate_in_json_string(&cx.text, node.offset, node.pos, e.offset);
+            let mut file = JsonStringCursor::new(&cx.text, node.offset, node.pos);
+            let placed: Vec<_> = errors.iter().map(|e| file.locate(e.offset)).collect();
+            for (e, pos) in errors.iter().zip(placed) {
                 cx.error(pos, format!("template: {e}"));
             }
             return None;
         }
     };
     let slot_names: Vec<String> = slots.iter().map(|s| s.name.clone()).collect();
-    for p in parsed.placeholders() {
-        if !slot_names.contains(&p.name) {
-            let pos = locate_in_json_string(&cx.text, node.offset, node.pos, p.offset);
-            let hint = suggest(&p.name, slot_names.iter().map(String::as_str));
-            cx.error(
-                pos,
-                format!(
-                    "placeholder `{{{{{}}}}}` is not listed in `slots`{hint}",
-                    p.name
-                ),
-            );
-        }
+    let unlisted: Vec<_> = {
+        let mut file = JsonStringCursor::new(&cx.text, node.offset, node.pos);
+        parsed
+            .placeholders()
+            .filter(|p| !slot_names.contains(&p.name))
+            .map(|p| (p, file.locate(p.offset)))
+            .collect()
+    };
+    for (p, pos) in unlisted {
+        let hint = suggest(&p.name, slot_names.iter().map(String::as_str));
+        cx.error(
+            pos,
+            format!(
+                "placeholder `{{{{{}}}}}` is not listed in `slots`{hint}",
+                p.name
+            ),
+        );
     }
     for slot in &slots {
         if !parsed.placeholders().any(|p| p.name == slot.name) {

@@ -2,7 +2,7 @@
 
 use crate::config::RuntimeConfig;
 use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, suggest};
-use crate::template::Placeholder;
+use crate::template::{Placeholder, is_time_variable};
 
 use super::render::check_value;
 use super::{Pack, Prompt, TemplateText};
@@ -19,8 +19,9 @@ pub fn walk_placeholders(
     stack: &mut Vec<String>,
     visit: &mut dyn FnMut(&Placeholder, Pos, &mut Checker),
 ) {
+    let mut file = template.file_cursor(&pack.text);
     for p in template.template.placeholders() {
-        let pos = template.file_pos(&pack.text, p.offset);
+        let pos = file.locate(p.offset);
         let Some(fragment) = p.name.strip_prefix(FRAGMENT_PREFIX) else {
             visit(p, pos, cx);
             continue;
@@ -70,7 +71,7 @@ pub(super) fn check_pack(pack: &Pack, cx: &mut Checker) {
 
 fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
     let at = format!("/prompts/{}", prompt.id);
-    let mut used: Vec<String> = Vec::new();
+    let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
     walk_placeholders(
         pack,
         &prompt.system_template,
@@ -78,15 +79,20 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
         &mut Vec::new(),
         &mut |p, pos, cx| {
             if prompt.variable(&p.name).is_some() {
-                used.push(p.name.clone());
+                used.insert(p.name.clone());
                 return;
             }
+            if is_time_variable(&p.name) {
+                return;
+            }
+            // PromptKit fills such names from the caller's context, so this is only a
+            // warning; rendering without a value for it is the error.
             let hint = suggest(&p.name, prompt.variables.iter().map(|v| v.name.as_str()));
-            cx.error(
+            cx.warning(
                 pos,
                 format!(
-                    "placeholder `{{{{{}}}}}` is not a declared variable of prompt `{}`{hint}",
-                    p.name, prompt.id
+                    "placeholder `{{{{{}}}}}` is not a declared variable of prompt `{}`, so it needs a value when rendered (--var {}=…){hint}",
+                    p.name, prompt.id, p.name
                 ),
             );
         },

@@ -13,4 +13,4 @@ pub use model::{
     Bound, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolChoice, ToolDef, ToolPolicy,
     Trigger, Validation, VarType, Variable, When,
 };
-pub use render::{VarInputs, render_prompt};
+pub use render::{VarInputs, render_prompt, render_prompt_at};

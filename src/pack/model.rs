@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use crate::doc::{Pos, locate_in_json_string};
+use crate::doc::{JsonStringCursor, Pos, locate_in_json_string};
 use crate::template::Template;
 
 #[derive(Debug, Clone)]
@@ -33,6 +33,11 @@ impl TemplateText {
     /// The file position of the template's byte `at`.
     pub fn file_pos(&self, pack_text: &str, at: usize) -> Pos {
         locate_in_json_string(pack_text, self.offset, self.pos, at)
+    }
+
+    /// File positions for many template bytes, asked for in increasing order.
+    pub fn file_cursor<'t>(&self, pack_text: &'t str) -> JsonStringCursor<'t> {
+        JsonStringCursor::new(pack_text, self.offset, self.pos)
     }
 }
 

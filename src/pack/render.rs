@@ -1,11 +1,13 @@
 //! Rendering a prompt's system template with checked variable values.
 
 use std::collections::HashMap;
+use std::time::SystemTime;
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{Checker, Diagnostic, Diagnostics, Pos, suggest};
+use crate::template::time_value;
 
 use super::check::{FRAGMENT_PREFIX, walk_placeholders};
 use super::{Pack, Prompt, TemplateText, VarType, Variable};
@@ -13,17 +15,29 @@ use super::{Pack, Prompt, TemplateText, VarType, Variable};
 /// Values given for variables, later sources already merged over earlier ones.
 pub type VarInputs = IndexMap<String, Json>;
 
-/// Renders `prompt` with `inputs`, then declared defaults. Every problem is reported:
-/// unknown inputs, missing required values, and values that fail a variable's type or
-/// validation, each pointing at the variable's first use in the template.
+/// [`render_prompt_at`] with the time variables read from the clock.
 pub fn render_prompt(
     pack: &Pack,
     prompt: &Prompt,
     inputs: &VarInputs,
 ) -> Result<String, Diagnostics> {
+    render_prompt_at(pack, prompt, inputs, SystemTime::now())
+}
+
+/// Renders `prompt` with `inputs`, then declared defaults, then time variables at
+/// `now`. Every problem is reported: unknown inputs, missing required values, values
+/// that fail a variable's type or validation, and undeclared placeholders left without
+/// a value, each pointing at the first use in the template.
+pub fn render_prompt_at(
+    pack: &Pack,
+    prompt: &Prompt,
+    inputs: &VarInputs,
+    now: SystemTime,
+) -> Result<String, Diagnostics> {
     let mut problems = Diagnostics::default();
+    let first_use = first_uses(pack, prompt);
     for name in inputs.keys() {
-        if prompt.variable(name).is_none() {
+        if prompt.variable(name).is_none() && !first_use.contains_key(name) {
             let hint = suggest(name, prompt.variables.iter().map(|v| v.name.as_str()));
             problems.push(Diagnostic::plain(format!(
                 "variable `{name}` is not declared by prompt `{}`{hint}",
@@ -31,13 +45,17 @@ pub fn render_prompt(
             )));
         }
     }
-    let first_use = first_uses(pack, prompt);
     let mut values: HashMap<String, String> = HashMap::new();
     for var in &prompt.variables {
         let site = first_use.get(&var.name).copied().unwrap_or(var.pos);
+        let from_clock =
+            || time_value(&var.name, now).filter(|_| first_use.contains_key(&var.name));
         let value = match (inputs.get(&var.name), &var.default) {
             (Some(given), _) => coerce(var.var_type, given),
             (None, Some(default)) => default.clone(),
+            (None, None) if let Some(time) = from_clock() => {
+                coerce(var.var_type, &Json::String(time))
+            }
             (None, None) if var.required => {
                 problems.push(Diagnostic::error(
                     &pack.path,
@@ -62,10 +80,55 @@ pub fn render_prompt(
             )),
         }
     }
+    fill_undeclared(
+        pack,
+        prompt,
+        inputs,
+        now,
+        &first_use,
+        &mut values,
+        &mut problems,
+    );
     if problems.has_errors() {
         return Err(problems);
     }
     Ok(fill(pack, &prompt.system_template, &values))
+}
+
+/// Placeholders no variable declares take a given value as plain text, or the clock's
+/// for a time variable; any other is an error at its first use.
+fn fill_undeclared(
+    pack: &Pack,
+    prompt: &Prompt,
+    inputs: &VarInputs,
+    now: SystemTime,
+    first_use: &IndexMap<String, Pos>,
+    values: &mut HashMap<String, String>,
+    problems: &mut Diagnostics,
+) {
+    for (name, pos) in first_use {
+        if prompt.variable(name).is_some() {
+            continue;
+        }
+        let value = match inputs.get(name) {
+            Some(Json::String(text)) => Some(text.clone()),
+            Some(other) => Some(other.to_string()),
+            None => time_value(name, now),
+        };
+        match value {
+            Some(text) => {
+                values.insert(name.clone(), text);
+            }
+            None => problems.push(Diagnostic::error(
+                &pack.path,
+                *pos,
+                format!(
+                    "placeholder `{{{{{name}}}}}` has no value: prompt `{}` does not declare it; give one with --var {name}=VALUE",
+                    prompt.id
+                ),
+            )),
+        }
+    }
 }
 
 /// Inserts fragments (as template text) and values (as plain text).
@@ -73,19 +136,20 @@ fn fill(pack: &Pack, template: &TemplateText, values: &HashMap<String, String>) 
     let mut all = values.clone();
     for p in template.template.placeholders() {
         if let Some(name) = p.name.strip_prefix(FRAGMENT_PREFIX)
+            && !all.contains_key(&p.name)
             && let Some(fragment) = pack.fragments.get(name)
         {
             all.insert(p.name.clone(), fill(pack, fragment, values));
         }
     }
-    // A loaded pack has no undeclared placeholders or fragment cycles, so every name
-    // has a value by now.
+    // A loaded pack has no fragment cycles, and every placeholder was given a value or
+    // reported before filling, so every name has a value by now.
     template.template.render(&all).unwrap_or_default()
 }
 
-/// Where each variable is first used, in the pack file.
-fn first_uses(pack: &Pack, prompt: &Prompt) -> HashMap<String, Pos> {
-    let mut uses = HashMap::new();
+/// Where each placeholder name is first used, in the pack file, in template order.
+fn first_uses(pack: &Pack, prompt: &Prompt) -> IndexMap<String, Pos> {
+    let mut uses = IndexMap::new();
     let mut scratch = Checker::new(&pack.path, &pack.text);
     walk_placeholders(
         pack,

@@ -7,7 +7,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use crate::doc::{Checker, Fields, Node, UnknownKeys, Value, locate_in_json_string};
+use crate::doc::{Checker, Fields, JsonStringCursor, Node, UnknownKeys, Value};
 use crate::template::Template;
 
 use super::model::*;
@@ -154,8 +154,9 @@ fn template_text(cx: &mut Checker, node: &Node, at: &str, text: String) -> Optio
     let template = match Template::parse(&text) {
         Ok(t) => t,
         Err(errors) => {
-            for e in errors {
-                let pos = locate_in_json_string(&cx.text, node.offset, node.pos, e.offset);
+            let mut file = JsonStringCursor::new(&cx.text, node.offset, node.pos);
+            let placed: Vec<_> = errors.iter().map(|e| file.locate(e.offset)).collect();
+            for (e, pos) in errors.iter().zip(placed) {
                 cx.error(pos, format!("{at}: {e}"));
             }
             return None;

@@ -63,6 +63,7 @@ impl Template {
         let mut errors = Vec::new();
         let mut literal = String::new();
         let mut rest = 0;
+        let mut lines = LineCounter::new(text);
         while let Some(found) = text[rest..].find(OPEN) {
             let open = rest + found;
             literal.push_str(&text[rest..open]);
@@ -75,7 +76,7 @@ impl Template {
             let Some(close) = text[inner_start..].find(CLOSE).map(|i| inner_start + i) else {
                 errors.push(SyntaxError {
                     offset: open,
-                    pos: position(text, open),
+                    pos: lines.at(open),
                     kind: SyntaxErrorKind::Unclosed,
                 });
                 rest = text.len();
@@ -89,12 +90,12 @@ impl Template {
                 segments.push(Segment::Placeholder(Placeholder {
                     name: name.to_string(),
                     offset: open,
-                    pos: position(text, open),
+                    pos: lines.at(open),
                 }));
             } else {
                 errors.push(SyntaxError {
                     offset: open,
-                    pos: position(text, open),
+                    pos: lines.at(open),
                     kind: SyntaxErrorKind::BadName(text[inner_start..close].to_string()),
                 });
             }
@@ -129,15 +130,45 @@ fn is_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn position(text: &str, offset: usize) -> Pos {
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before[line_start..].chars().count() + 1;
-    Pos {
-        line: line as u32,
-        col: col as u32,
+/// 1-based line and column (in characters) of byte offsets, asked for in increasing
+/// order: each call counts only the text since the previous one, so positions for a
+/// whole template cost one pass over it (counting from the start each time would make
+/// parsing quadratic in the number of placeholders).
+struct LineCounter<'t> {
+    text: &'t str,
+    offset: usize,
+    line: u32,
+    col: u32,
+}
+
+impl<'t> LineCounter<'t> {
+    fn new(text: &'t str) -> Self {
+        LineCounter {
+            text,
+            offset: 0,
+            line: 1,
+            col: 1,
+        }
+    }
+
+    /// The position of byte `offset`, which is not before the previous one asked for.
+    fn at(&mut self, offset: usize) -> Pos {
+        if offset < self.offset {
+            *self = LineCounter::new(self.text);
+        }
+        for c in self.text[self.offset..offset].chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.col = 1;
+            } else {
+                self.col += 1;
+            }
+        }
+        self.offset = offset;
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
     }
 }
 

@@ -1048,7 +1048,8 @@ fn a_sync_packet_is_accepted_once_and_its_replay_is_refused() {
     sender.add("greeting.json", "alice");
     let key = sender.file("sender.key");
     let did = keygen(&key);
-    let receiver_did = keygen(&sender.file("receiver.key"));
+    let receiver_key = sender.file("receiver.key");
+    let receiver_did = keygen(&receiver_key);
     let packet = sender.file("packet.json");
     sender.ok(&[
         "prompt",
@@ -1068,12 +1069,28 @@ fn a_sync_packet_is_accepted_once_and_its_replay_is_refused() {
     assert_eq!(doc["target"], receiver_did.as_str());
 
     let receiver = Lib::new();
-    let first = receiver.ok(&["prompt", "sync-receive", &packet, "--trust", &did]);
+    let first = receiver.ok(&[
+        "prompt",
+        "sync-receive",
+        &packet,
+        "--trust",
+        &did,
+        "--key",
+        &receiver_key,
+    ]);
     assert_eq!(
         first.stdout,
         format!("received `greeting` from {did} as version 1\n")
     );
-    let replay = receiver.run(&["prompt", "sync-receive", &packet, "--trust", &did]);
+    let replay = receiver.run(&[
+        "prompt",
+        "sync-receive",
+        &packet,
+        "--trust",
+        &did,
+        "--key",
+        &receiver_key,
+    ]);
     assert_eq!(replay.code, 1, "{}", replay.stderr);
     assert!(
         replay
@@ -1096,7 +1113,11 @@ fn a_sync_packet_is_accepted_once_and_its_replay_is_refused() {
 fn a_sync_packet_from_ten_minutes_ago_is_refused_as_outside_the_window() {
     let lib = Lib::new();
     let key = KeyPair::generate().expect("a key");
-    let target = KeyPair::generate().expect("a key").did();
+    let receiver = KeyPair::generate().expect("a key");
+    let target = receiver.did();
+    let receiver_key = lib.file("receiver.key");
+    promptexec::library::write_key_files(std::path::Path::new(&receiver_key), &receiver)
+        .expect("key file");
     let template: Json = serde_json::from_str(
         &std::fs::read_to_string(fixtures().join("library/summarize.json")).expect("fixture"),
     )
@@ -1106,7 +1127,15 @@ fn a_sync_packet_from_ten_minutes_ago_is_refused_as_outside_the_window() {
     let path = lib.file("old-packet.json");
     std::fs::write(&path, serde_json::to_string_pretty(&packet).expect("JSON")).expect("writes");
 
-    let out = lib.run(&["prompt", "sync-receive", &path, "--trust", &key.did()]);
+    let out = lib.run(&[
+        "prompt",
+        "sync-receive",
+        &path,
+        "--trust",
+        &key.did(),
+        "--key",
+        &receiver_key,
+    ]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("old, beyond the 5m window"),
@@ -1124,6 +1153,8 @@ fn a_sync_packet_from_ten_minutes_ago_is_refused_as_outside_the_window() {
         &key.did(),
         "--window",
         "900",
+        "--key",
+        &receiver_key,
     ]);
     assert!(
         wide.stdout.starts_with("received `summarize` from "),

@@ -1,0 +1,140 @@
+//! `prompt sync-receive --key`: a sync packet is taken only by the receiver it names.
+
+use crate::util::{Outcome, fixtures, run_in};
+
+/// A directory holding a sender's and two receivers' keys, and a library per receiver.
+struct Parties {
+    dir: tempfile::TempDir,
+}
+
+impl Parties {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// Makes a key file `NAME.key` and returns its did.
+    #[track_caller]
+    fn keygen(&self, name: &str) -> String {
+        let out = run_in(
+            &fixtures(),
+            &[
+                "prompt",
+                "keygen",
+                "--out",
+                &self.path(&format!("{name}.key")),
+            ],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout.trim().to_string()
+    }
+
+    /// Runs a `prompt` command against `NAME.db`.
+    #[track_caller]
+    fn prompt(&self, library: &str, args: &[&str]) -> Outcome {
+        let db = self.path(&format!("{library}.db"));
+        let mut all = vec!["prompt"];
+        all.extend_from_slice(args);
+        all.extend(["--library", &db]);
+        run_in(&fixtures(), &all)
+    }
+}
+
+#[test]
+fn a_packet_sent_to_b_is_refused_with_a_key_and_accepted_with_b_key() {
+    let parties = Parties::new();
+    let sender = parties.keygen("sender");
+    let a = parties.keygen("a");
+    let b = parties.keygen("b");
+    let added = parties.prompt(
+        "sender",
+        &["add", "library/greeting.json", "--agent", "alice"],
+    );
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let packet = parties.path("packet.json");
+    let sent = parties.prompt(
+        "sender",
+        &[
+            "sync-send",
+            "greeting",
+            "--sign-key",
+            &parties.path("sender.key"),
+            "--target",
+            &b,
+            "-o",
+            &packet,
+        ],
+    );
+    assert_eq!(sent.code, 0, "{}", sent.stderr);
+
+    let receive = |library: &str, key: &str| {
+        parties.prompt(
+            library,
+            &[
+                "sync-receive",
+                &packet,
+                "--trust",
+                &sender,
+                "--key",
+                &parties.path(key),
+            ],
+        )
+    };
+    let refused = receive("a", "a.key");
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(&format!(
+            "sync packet is addressed to {b}, not to this receiver {a}"
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(refused.stdout, "");
+    let listed = parties.prompt("a", &["list", "--format", "json"]);
+    assert_eq!(
+        listed.stdout.trim(),
+        "[]",
+        "nothing stored: {}",
+        listed.stderr
+    );
+
+    let accepted = receive("b", "b.key");
+    assert_eq!(accepted.code, 0, "{}", accepted.stderr);
+    assert_eq!(
+        accepted.stdout,
+        format!("received `greeting` from {sender} as version 1\n")
+    );
+}
+
+#[test]
+fn sync_receive_needs_the_receiver_key() {
+    let parties = Parties::new();
+    let out = parties.prompt(
+        "a",
+        &["sync-receive", "packet.json", "--trust", "did:key:x"],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--key <FILE>"), "{}", out.stderr);
+    let missing = parties.prompt(
+        "a",
+        &[
+            "sync-receive",
+            "packet.json",
+            "--trust",
+            "did:key:x",
+            "--key",
+            &parties.path("nope.key"),
+        ],
+    );
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("nope.key"),
+        "names the key file: {}",
+        missing.stderr
+    );
+}

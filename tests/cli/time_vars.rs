@@ -1,0 +1,177 @@
+//! PromptKit's time variables, `--now`, and placeholders no variable declares.
+
+use crate::util::run;
+
+const PACK: &str = "packs/time_vars.json";
+const WORKFLOW_WARNING: &str = "packs/time_vars.json:19:80: warning: placeholder `{{workflow_context}}` is not a declared variable of prompt `handoff`, so it needs a value when rendered (--var workflow_context=…)";
+
+#[test]
+fn time_variables_are_filled_from_now_in_utc() {
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        PACK,
+        "--prompt",
+        "plan",
+        "--var",
+        "customer=Dana",
+        "--now",
+        "2025-06-01T11:05:07+02:00",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z."
+    );
+}
+
+#[test]
+fn a_given_value_wins_over_the_clock() {
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        PACK,
+        "--prompt",
+        "handoff",
+        "--var",
+        "current_date=someday",
+        "--var",
+        "workflow_context=step 3",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "Continue the workflow on someday.\nContext: step 3"
+    );
+}
+
+#[test]
+fn without_now_the_date_is_today() {
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        PACK,
+        "--prompt",
+        "handoff",
+        "--var",
+        "workflow_context=x",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let date = out
+        .stdout
+        .strip_prefix("Continue the workflow on ")
+        .and_then(|rest| rest.split_once('.'))
+        .map(|(date, _)| date)
+        .unwrap_or_default();
+    let bytes = date.as_bytes();
+    assert!(
+        bytes.len() == 10
+            && bytes[4] == b'-'
+            && bytes[7] == b'-'
+            && date.replace('-', "").chars().all(|c| c.is_ascii_digit()),
+        "a YYYY-MM-DD date: {}",
+        out.stdout
+    );
+}
+
+#[test]
+fn an_undeclared_placeholder_is_a_warning_at_load_pointing_into_the_template() {
+    let out = run(&["validate", "--pack", PACK]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains(WORKFLOW_WARNING), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("current_"),
+        "time variables need no declaration: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_undeclared_placeholder_without_a_value_fails_the_render() {
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        PACK,
+        "--prompt",
+        "handoff",
+        "--now",
+        "2025-06-01T09:05:07Z",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.contains("packs/time_vars.json:19:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE"),
+        "{}",
+        out.stderr
+    );
+
+    let filled = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        PACK,
+        "--prompt",
+        "handoff",
+        "--now",
+        "2025-06-01T09:05:07Z",
+        "--var",
+        "workflow_context=x",
+    ]);
+    assert_eq!(filled.code, 0, "{}", filled.stderr);
+    assert_eq!(
+        filled.stdout,
+        "Continue the workflow on 2025-06-01.\nContext: x"
+    );
+    assert!(
+        filled.stderr.contains(WORKFLOW_WARNING),
+        "{}",
+        filled.stderr
+    );
+}
+
+#[test]
+fn a_bad_now_is_a_usage_error() {
+    let out = run(&[
+        "prompt", "render", "--pack", PACK, "--prompt", "handoff", "--now", "tomorrow",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`tomorrow` is not an RFC 3339 time"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn run_renders_the_system_prompt_at_now() {
+    let out = run(&[
+        "-c",
+        "run/flow.yaml",
+        "run",
+        PACK,
+        "--prompt",
+        "plan",
+        "--var",
+        "customer=Dana",
+        "--now",
+        "2025-06-01T09:05:07Z",
+        "--message",
+        "hi",
+        "--mock",
+        "run/bare.mock.yaml",
+        "--scenario",
+        "s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON report");
+    assert_eq!(
+        report["system_prompt"],
+        "Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z."
+    );
+}
