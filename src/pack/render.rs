@@ -24,8 +24,8 @@ pub fn render_prompt(
     render_prompt_at(pack, prompt, inputs, SystemTime::now())
 }
 
-/// Renders `prompt` with `inputs`, then declared defaults, then time variables at
-/// `now`. Every problem is reported: unknown inputs, missing required values, values
+/// Renders `prompt` with `inputs`, then time variables at `now`, then declared
+/// defaults. Every problem is reported: unknown inputs, missing required values, values
 /// that fail a variable's type or validation, and undeclared placeholders left without
 /// a value, each pointing at the first use in the template.
 pub fn render_prompt_at(
@@ -50,12 +50,12 @@ pub fn render_prompt_at(
         let site = first_use.get(&var.name).copied().unwrap_or(var.pos);
         let from_clock =
             || time_value(&var.name, now).filter(|_| first_use.contains_key(&var.name));
+        // As PromptKit's time provider does, the clock overrides a declared default;
+        // a value given on the command line overrides both.
         let value = match (inputs.get(&var.name), &var.default) {
             (Some(given), _) => coerce(var.var_type, given),
+            (None, _) if let Some(time) = from_clock() => coerce(var.var_type, &Json::String(time)),
             (None, Some(default)) => default.clone(),
-            (None, None) if let Some(time) = from_clock() => {
-                coerce(var.var_type, &Json::String(time))
-            }
             (None, None) if var.required => {
                 problems.push(Diagnostic::error(
                     &pack.path,

@@ -3,7 +3,7 @@
 use crate::util::run;
 
 const PACK: &str = "packs/time_vars.json";
-const WORKFLOW_WARNING: &str = "packs/time_vars.json:19:80: warning: placeholder `{{workflow_context}}` is not a declared variable of prompt `handoff`, so it needs a value when rendered (--var workflow_context=…)";
+const WORKFLOW_WARNING: &str = "packs/time_vars.json:28:80: warning: placeholder `{{workflow_context}}` is not a declared variable of prompt `handoff`, so it needs a value when rendered (--var workflow_context=…)";
 
 #[test]
 fn time_variables_are_filled_from_now_in_utc() {
@@ -24,6 +24,22 @@ fn time_variables_are_filled_from_now_in_utc() {
         out.stdout,
         "Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z."
     );
+}
+
+#[test]
+fn the_clock_wins_over_a_declared_default_as_in_promptkit() {
+    let out = run(&[
+        "prompt",
+        "render",
+        "--pack",
+        PACK,
+        "--prompt",
+        "defaulted",
+        "--now",
+        "2025-06-01T11:05:07Z",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "Today is 2025-06-01.");
 }
 
 #[test]
@@ -104,7 +120,7 @@ fn an_undeclared_placeholder_without_a_value_fails_the_render() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert_eq!(out.stdout, "");
     assert!(
-        out.stderr.contains("packs/time_vars.json:19:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE"),
+        out.stderr.contains("packs/time_vars.json:28:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE"),
         "{}",
         out.stderr
     );
