@@ -181,10 +181,7 @@ impl RpcHook {
     /// Events that could not be delivered.
     /// The last lines the running process wrote to stderr; empty when none runs.
     pub fn stderr_tail(&self) -> String {
-        self.process
-            .running()
-            .map(|client| client.stderr_tail())
-            .unwrap_or_default()
+        self.process.stderr_tail()
     }
 
     pub fn dropped_events(&self) -> u64 {

@@ -28,10 +28,18 @@ fn hook_test_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
         out.stderr
     );
     assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON report");
     assert!(
-        out.stdout.contains("SyntaxError"),
-        "the JSON reason too: {}",
-        out.stdout
+        report["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("SyntaxError")),
+        "the JSON reason too: {report:#}"
+    );
+    assert!(
+        report["stderr_tail"]
+            .as_str()
+            .is_some_and(|t| t.contains("SyntaxError")),
+        "and its stderr tail: {report:#}"
     );
 }
 

@@ -163,6 +163,16 @@ impl Supervisor {
         state.client.clone().filter(|c| c.exit_status().is_none())
     }
 
+    /// The stderr tail of the latest process, running or not: after a failed start
+    /// it says why.
+    pub fn stderr_tail(&self) -> String {
+        self.state
+            .try_lock()
+            .ok()
+            .and_then(|state| state.client.as_ref().map(|c| c.stderr_tail()))
+            .unwrap_or_default()
+    }
+
     /// A call was answered: the process is healthy.
     pub async fn answered(&self) {
         let mut state = self.state.lock().await;
