@@ -105,6 +105,11 @@ struct Shapes<'f, T> {
 }
 
 impl HookDispatcher {
+    /// The turn in progress, for the events observers hear from now on.
+    pub fn set_turn(&mut self, turn: u32) {
+        self.observers.turn = turn;
+    }
+
     pub fn new(hooks: impl IntoIterator<Item = Hook>, cancel: CancellationToken) -> Self {
         let chain = ordered(hooks)
             .into_iter()

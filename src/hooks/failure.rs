@@ -18,6 +18,9 @@ pub struct HookFailure {
     pub phase: String,
     pub reason: String,
     pub stderr_tail: String,
+    /// The turn it belongs to, when that is not the one in progress as it is taken
+    /// (an observer that failed later).
+    pub turn: Option<u32>,
 }
 
 impl HookFailure {
@@ -27,6 +30,7 @@ impl HookFailure {
             phase: phase.to_string(),
             reason: reason.to_string(),
             stderr_tail: short_tail(stderr),
+            turn: None,
         }
     }
 }

@@ -29,6 +29,9 @@ struct Job {
     kind: CallKind,
     phase: String,
     payload: Json,
+    /// The turn in progress when the event happened, so a late failure is reported
+    /// on the turn it belongs to.
+    turn: u32,
 }
 
 struct Queue {
@@ -45,6 +48,8 @@ pub(crate) struct Observers {
     queues: IndexMap<String, Queue>,
     failures: Failures,
     cancel: CancellationToken,
+    /// The turn in progress, stamped on every event queued.
+    pub turn: u32,
 }
 
 impl Observers {
@@ -53,6 +58,7 @@ impl Observers {
             queues: IndexMap::new(),
             failures,
             cancel,
+            turn: 0,
         }
     }
 
@@ -66,6 +72,7 @@ impl Observers {
             kind,
             phase: phase.to_string(),
             payload,
+            turn: self.turn,
         };
         if queue.jobs.try_send(job).is_err() {
             queue.dropped.fetch_add(1, Ordering::Relaxed);
@@ -122,7 +129,9 @@ impl Queue {
                     continue;
                 }
                 let outcome = deliver(&hook, job, &cancel, &failures).await;
-                gave_up = run_ended.is_cancelled() && matches!(outcome, Outcome::TimedOut { .. });
+                let timed_out =
+                    matches!(outcome, Outcome::TimedOut { .. } | Outcome::NoReply { .. });
+                gave_up = run_ended.is_cancelled() && timed_out;
             }
         });
         Self {
@@ -146,12 +155,9 @@ async fn deliver(
         let reason = run.outcome.describe();
         let name = &hook.hook.name;
         tracing::info!("observer `{name}` {reason} at {} (ignored)", job.phase);
-        failures.record(HookFailure::new(
-            name,
-            &job.phase,
-            &reason,
-            &run.stderr_tail,
-        ));
+        let mut failure = HookFailure::new(name, &job.phase, &reason, &run.stderr_tail);
+        failure.turn = Some(job.turn);
+        failures.record(failure);
     }
     run.outcome
 }

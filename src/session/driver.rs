@@ -204,6 +204,7 @@ impl<'a> Session<'a> {
 
     async fn play_turn(&mut self, user_text: &str) -> TurnEnd {
         self.turn += 1;
+        self.hooks.set_turn(self.turn);
         self.calls_this_turn = 0;
         self.turn_started = Instant::now();
         let turn = self.turn;
@@ -334,7 +335,7 @@ impl<'a> Session<'a> {
     fn hook_failures(&mut self) {
         for failure in self.hooks.take_failures() {
             self.emit(SessionEvent::ExtensionFailed {
-                turn: self.turn,
+                turn: failure.turn.unwrap_or(self.turn),
                 kind: ExtensionKind::Hook,
                 name: failure.hook,
                 phase: failure.phase,

@@ -491,3 +491,18 @@ fn a_played_tool_without_a_binding_is_a_warning_and_fatal_under_strict() {
         strict.out.stderr
     );
 }
+
+#[test]
+fn an_observer_that_fails_late_is_reported_on_the_turn_it_heard() {
+    let played = play(
+        "late_observer.yaml",
+        "chat",
+        &["--message", "one", "--message", "two", "--format", "json"],
+    );
+    assert_eq!(played.out.code, 3, "{}", played.out.report());
+    let report = report_of(&played.out);
+    let failures = report["extension_failures"].as_array().expect("failures");
+    assert_eq!(failures.len(), 1, "{report:#}");
+    assert_eq!(failures[0]["name"], "late");
+    assert_eq!(failures[0]["turn"], 1, "{report:#}");
+}

@@ -362,6 +362,7 @@ async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
             phase: "session_start".into(),
             reason: "exited with status 2".into(),
             stderr_tail: "watcher broke".into(),
+            turn: Some(0),
         }],
         "the observer's failure is recorded once its call ends"
     );
