@@ -1,6 +1,7 @@
 //! PromptKit's time variables: placeholders filled from the clock (in UTC) when a
 //! template uses them and no value is given.
 
+use std::fmt::Write;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The names, in the order the README lists them.
@@ -48,7 +49,9 @@ pub fn is_time_variable(name: &str) -> bool {
 /// The value of time variable `name` at `now`, or `None` for any other name.
 pub fn time_value(name: &str, now: SystemTime) -> Option<String> {
     // `2025-06-01T12:00:00Z`: every part is at a fixed place.
-    let stamp = humantime::format_rfc3339_seconds(now).to_string();
+    let mut stamp = String::new();
+    // Fails only for a time outside the years 1970 to 9999, which `--now` refuses.
+    write!(stamp, "{}", humantime::format_rfc3339_seconds(now)).ok()?;
     let part = |range: std::ops::Range<usize>| stamp.get(range).unwrap_or_default().to_string();
     let value = match name {
         "current_time" => stamp.clone(),
@@ -85,7 +88,11 @@ pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
     } else {
         utc.checked_add(Duration::from_secs(offset.unsigned_abs()))
     };
-    shifted.ok_or_else(bad)
+    // What the time variables can show: years 1970 to 9999.
+    let latest = UNIX_EPOCH + Duration::from_secs(253_402_300_799);
+    shifted
+        .filter(|t| *t >= UNIX_EPOCH && *t <= latest)
+        .ok_or_else(|| format!("`{text}` is outside the years 1970 to 9999"))
 }
 
 /// The date-time part and the offset from UTC in seconds.
@@ -154,6 +161,14 @@ mod tests {
                 Some(month)
             );
         }
+    }
+
+    #[test]
+    fn times_the_variables_cannot_show_are_refused() {
+        for text in ["1970-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"] {
+            assert!(parse_rfc3339(text).is_err(), "{text}");
+        }
+        assert!(parse_rfc3339("9999-12-31T23:59:59Z").is_ok());
     }
 
     #[test]
