@@ -124,16 +124,19 @@ pub fn read_action(intercept: Intercept, result: &Json) -> Result<Action, String
     }
 }
 
-/// Reads an approver's `result`: only `"approved": true` approves.
-pub fn read_approval(result: &Json) -> Approval {
+/// Reads an approver's `result`: only `"approved": true` approves and `false` denies;
+/// an answer without a boolean `approved` is a failure of the hook (which, for an
+/// approver, also denies).
+pub fn read_approval(result: &Json) -> Result<Approval, String> {
     match result.get("approved") {
-        Some(Json::Bool(true)) => Approval::Approved,
-        _ => Approval::Denied {
+        Some(Json::Bool(true)) => Ok(Approval::Approved),
+        Some(Json::Bool(false)) => Ok(Approval::Denied {
             reason: result
                 .get("reason")
                 .and_then(Json::as_str)
-                .map_or_else(|| format!("not approved ({result})"), str::to_string),
-        },
+                .map_or_else(|| "not approved".to_string(), str::to_string),
+        }),
+        _ => Err(format!("the answer has no boolean `approved`: {result}")),
     }
 }
 
@@ -243,19 +246,16 @@ mod tests {
     fn only_a_true_approved_approves() {
         assert_eq!(
             read_approval(&json!({"approved": true})),
-            Approval::Approved
+            Ok(Approval::Approved)
         );
         assert_eq!(
             read_approval(&json!({"approved": false, "reason": "writes need a person"})),
-            Approval::Denied {
+            Ok(Approval::Denied {
                 reason: "writes need a person".into()
-            }
+            })
         );
-        assert!(matches!(
-            read_approval(&json!({"approved": "yes"})),
-            Approval::Denied { .. }
-        ));
-        assert!(matches!(read_approval(&json!({})), Approval::Denied { .. }));
+        assert!(read_approval(&json!({"approved": "yes"})).is_err());
+        assert!(read_approval(&json!({})).is_err());
     }
 
     #[test]

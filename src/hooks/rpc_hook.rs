@@ -119,9 +119,10 @@ impl RpcHook {
             Ok(Reply::Result(result)) => {
                 self.process.answered().await;
                 match intercept {
-                    Intercept::ApproveTool => {
-                        (Intercepted::Approval(read_approval(&result)), String::new())
-                    }
+                    Intercept::ApproveTool => match read_approval(&result) {
+                        Ok(approval) => (Intercepted::Approval(approval), String::new()),
+                        Err(why) => failed(why),
+                    },
                     _ => match read_action(intercept, &result) {
                         Ok(action) => (Intercepted::Action(action), String::new()),
                         Err(why) => failed(why),

@@ -506,3 +506,22 @@ fn an_observer_that_fails_late_is_reported_on_the_turn_it_heard() {
     assert_eq!(failures[0]["name"], "late");
     assert_eq!(failures[0]["turn"], 1, "{report:#}");
 }
+
+#[test]
+fn an_approval_without_a_boolean_denies_and_fails_the_run() {
+    let (played, report) = play_probe("approval_failure.yaml", "probe_vague_approval");
+    assert_eq!(played.out.code, 3, "{}", played.out.report());
+    assert!(
+        played.recorded.is_empty(),
+        "fail-closed: the tool did not run"
+    );
+    let failure = &report["extension_failures"][0];
+    assert_eq!(failure["name"], "approver", "{report:#}");
+    assert_eq!(failure["phase"], "approve_tool");
+    assert!(
+        failure["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("no boolean `approved`")),
+        "{failure:#}"
+    );
+}
