@@ -84,7 +84,11 @@ pub fn strip(text: &str) -> String {
     while let Some(start) = rest.find("\x1b[") {
         plain.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        match after.find('m') {
+        // Only a colour code (digits and `;` up to `m`) goes; any other text stays.
+        let code = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .filter(|&end| after[end..].starts_with('m'));
+        match code {
             Some(end) => rest = &after[end + 1..],
             None => {
                 rest = after;
@@ -128,5 +132,10 @@ mod tests {
         let painted = "\x1b[1;31mfailed\x1b[0m: \x1b[32mok\x1b[0m";
         assert_eq!(strip(painted), "failed: ok");
         assert_eq!(strip("no colour"), "no colour");
+        assert_eq!(
+            strip("a stray \x1b[ in a message, then more"),
+            "a stray \x1b[ in a message, then more",
+            "only colour codes go"
+        );
     }
 }

@@ -41,17 +41,19 @@ impl HookFailure {
 pub(crate) struct Failures(Arc<Mutex<Vec<HookFailure>>>);
 
 impl Failures {
+    /// A task that panicked while holding the list cannot make a failure go missing.
+    fn list(&self) -> std::sync::MutexGuard<'_, Vec<HookFailure>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     pub fn record(&self, failure: HookFailure) {
-        if let Ok(mut list) = self.0.lock() {
-            list.push(failure);
-        }
+        self.list().push(failure);
     }
 
     pub fn take(&self) -> Vec<HookFailure> {
-        self.0
-            .lock()
-            .map(|mut list| std::mem::take(&mut *list))
-            .unwrap_or_default()
+        std::mem::take(&mut *self.list())
     }
 }
 

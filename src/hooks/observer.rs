@@ -120,11 +120,9 @@ impl Queue {
         let drain = tokio::spawn(async move {
             let mut gave_up = false;
             while let Some(job) = waiting.recv().await {
-                // An interrupted run only empties the queue; nothing new starts.
-                if cancel.is_cancelled() {
-                    continue;
-                }
-                if gave_up {
+                // An interrupted run, or an observer that missed a deadline at the
+                // end, only empties the queue, counting what it never heard.
+                if cancel.is_cancelled() || gave_up {
                     skipped.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
@@ -154,7 +152,7 @@ async fn deliver(
     if observer_failed(&run.outcome) {
         let reason = run.outcome.describe();
         let name = &hook.hook.name;
-        tracing::info!("observer `{name}` {reason} at {} (ignored)", job.phase);
+        tracing::info!("observer `{name}` {reason} at {} (recorded)", job.phase);
         let mut failure = HookFailure::new(name, &job.phase, &reason, &run.stderr_tail);
         failure.turn = Some(job.turn);
         failures.record(failure);

@@ -1,6 +1,6 @@
 //! One PromptKind template in its JSON format: `id`, `title`, `template`, `slots`, …
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -171,17 +171,17 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
             return None;
         }
     };
-    let slot_names: Vec<String> = slots.iter().map(|s| s.name.clone()).collect();
+    let slot_names: HashSet<&str> = slots.iter().map(|s| s.name.as_str()).collect();
     let unlisted: Vec<_> = {
         let mut file = JsonStringCursor::new(&cx.text, node.offset, node.pos);
         parsed
             .placeholders()
-            .filter(|p| !slot_names.contains(&p.name))
+            .filter(|p| !slot_names.contains(p.name.as_str()))
             .map(|p| (p, file.locate(p.offset)))
             .collect()
     };
     for (p, pos) in unlisted {
-        let hint = suggest(&p.name, slot_names.iter().map(String::as_str));
+        let hint = suggest(&p.name, slots.iter().map(|s| s.name.as_str()));
         cx.error(
             pos,
             format!(
@@ -190,8 +190,9 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate>
             ),
         );
     }
+    let used: HashSet<&str> = parsed.placeholders().map(|p| p.name.as_str()).collect();
     for slot in &slots {
-        if !parsed.placeholders().any(|p| p.name == slot.name) {
+        if !used.contains(slot.name.as_str()) {
             cx.warning(
                 slot.pos,
                 format!(
