@@ -151,6 +151,15 @@ impl<'a> Session<'a> {
     }
 
     fn emit(&mut self, event: SessionEvent) {
+        if let SessionEvent::ExtensionFailed {
+            kind, name, reason, ..
+        } = &event
+        {
+            self.hooks.event(
+                "error",
+                &json!({"Kind": kind.as_str(), "Name": name, "Error": reason}),
+            );
+        }
         if let Some(sink) = &mut self.sink {
             sink(&event);
         }

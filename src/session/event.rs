@@ -97,7 +97,8 @@ pub enum SessionEvent {
         turn: u32,
         kind: ExtensionKind,
         name: String,
-        /// Where it ran: a hook phase, `tool`, or an eval trigger.
+        /// Where it ran: a hook phase, or `tool`. (An eval that fails is an eval result
+        /// with status `error`.)
         phase: String,
         reason: String,
         stderr_tail: String,
@@ -110,7 +111,6 @@ pub enum SessionEvent {
 pub enum ExtensionKind {
     Tool,
     Hook,
-    Eval,
 }
 
 impl ExtensionKind {
@@ -118,7 +118,6 @@ impl ExtensionKind {
         match self {
             ExtensionKind::Tool => "tool",
             ExtensionKind::Hook => "hook",
-            ExtensionKind::Eval => "eval",
         }
     }
 }

@@ -525,3 +525,38 @@ fn an_approval_without_a_boolean_denies_and_fails_the_run() {
         "{failure:#}"
     );
 }
+
+#[test]
+fn observing_hooks_hear_skipped_tools_and_errors() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let log = temp.path().join("hook.log");
+    let record = temp.path().join("requests.jsonl");
+    let out = run_env(
+        &honest_dir(),
+        &[
+            "-c",
+            "skipped_events.yaml",
+            "run",
+            "honest.pack.json",
+            "--prompt",
+            "modify",
+            "--scenario",
+            "probe_plain",
+            "--message",
+            "go",
+        ],
+        &[
+            ("HOOK_LOG", &log.display().to_string()),
+            ("RECORD", &record.display().to_string()),
+        ],
+    );
+    assert_eq!(out.code, 3, "{}", out.report());
+    let text = std::fs::read_to_string(&log).expect("the listener logged");
+    let kinds: Vec<String> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Json>(line).ok())
+        .filter(|m| m["method"] == "hook.event")
+        .map(|m| m["params"]["Kind"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(kinds, ["error", "tool_exec_skipped"], "{text}");
+}

@@ -52,7 +52,7 @@ impl Session<'_> {
             call_id: call.id.clone(),
         };
         if let Some(refusal) = self.refusal(&info) {
-            self.tool_result(&info, "error", &refusal, 0);
+            self.skip_tool(&info, "error", &refusal);
             return None;
         }
         let before = self.hooks.before_execution(info.clone()).await;
@@ -65,17 +65,13 @@ impl Session<'_> {
                     .get("for_llm")
                     .and_then(Json::as_str)
                     .map_or_else(|| result.to_string(), str::to_string);
-                self.tool_result(&info, "ok", &content, 0);
+                self.skip_tool(&info, "ok", &content);
                 return None;
             }
             Gate::DenyTool { hook, reason } => {
                 self.hook_event("before_execution", &hook, "deny_tool", Some(reason.clone()));
-                self.tool_result(
-                    &info,
-                    "blocked",
-                    &format!("blocked by hook `{hook}`: {reason}"),
-                    0,
-                );
+                let text = format!("blocked by hook `{hook}`: {reason}");
+                self.skip_tool(&info, "blocked", &text);
                 return None;
             }
             gate => return Some(self.stop("before_execution", gate, self.turn)),
@@ -85,12 +81,12 @@ impl Session<'_> {
         let info = modified;
         if let Some(refusal) = self.refusal(&info) {
             let text = format!("the call as modified by a hook was refused: {refusal}");
-            self.tool_result(&info, "error", &text, 0);
+            self.skip_tool(&info, "error", &text);
             return None;
         }
         if !self.tools.contains_key(&info.name) {
             let text = format!("tool `{}` is not available", info.name);
-            self.tool_result(&info, "error", &text, 0);
+            self.skip_tool(&info, "error", &text);
             return None;
         }
         self.emit(SessionEvent::ToolStarted {
@@ -203,6 +199,16 @@ impl Session<'_> {
         }
         let (status, content, duration_ms) = self.settle(&second);
         Ok((status, content, report.duration_ms + duration_ms))
+    }
+
+    /// A call answered without running the tool: refused, denied, or answered by a
+    /// hook. Observing hooks hear `tool_exec_skipped`.
+    fn skip_tool(&mut self, call: &ToolCallInfo, status: &str, content: &str) {
+        self.hooks.event(
+            "tool_exec_skipped",
+            &json!({"Tool": call.name, "Status": status, "Reason": content}),
+        );
+        self.tool_result(call, status, content, 0);
     }
 
     fn tool_result(&mut self, call: &ToolCallInfo, status: &str, content: &str, duration_ms: u64) {
