@@ -35,6 +35,10 @@ impl ExecHook {
                 RestartPolicy::default(),
                 None,
             )
+            .with_context(vec![(
+                "PROMPTEXEC_HOOK_TYPE".into(),
+                hook_type(&hook.kind).into(),
+            )])
         });
         Self { hook, server }
     }

@@ -54,6 +54,8 @@ pub struct Supervisor {
     spec: ExecSpec,
     policy: RestartPolicy,
     handshake: Option<Handshake>,
+    /// `PROMPTEXEC_*` variables of this extension beyond its kind and name.
+    context: Vec<(String, String)>,
     state: Mutex<State>,
 }
 
@@ -80,11 +82,18 @@ impl Supervisor {
             spec: spec.clone(),
             policy,
             handshake,
+            context: Vec::new(),
             state: Mutex::new(State {
                 backoff: policy.first_backoff,
                 ..State::default()
             }),
         }
+    }
+
+    /// Gives every process it starts these context variables as well.
+    pub fn with_context(mut self, context: Vec<(String, String)>) -> Self {
+        self.context = context;
+        self
     }
 
     /// The running process, started (or restarted, by the policy) when needed.
@@ -123,7 +132,7 @@ impl Supervisor {
             state.backoff = (state.backoff * 2).min(self.policy.max_backoff);
             state.restarts.push(Instant::now());
         }
-        let env = child_env_for(self.kind, &self.name, &self.spec, &[]);
+        let env = child_env_for(self.kind, &self.name, &self.spec, &self.context);
         let max_line = self.spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT) as usize;
         let client = Arc::new(RpcClient::start(
             &self.name, self.kind, &self.spec, env, max_line,
