@@ -173,7 +173,7 @@ fn report(
                 }
             }
         }
-        Intercepted::Failed(why) => {
+        Intercepted::Failed { why, .. } => {
             let in_a_run = match on_failure(intercept, server.on_failure, &hook.name, &why) {
                 Action::Continue => "skipped (and the run exits 3)",
                 _ => "a denial (and the run exits 3)",

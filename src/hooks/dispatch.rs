@@ -208,17 +208,19 @@ impl HookDispatcher {
             Intercepted::Action(action) => action,
             Intercepted::Approval(Approval::Approved) => Action::Continue,
             Intercepted::Approval(Approval::Denied { reason }) => Action::DenyTool { reason },
-            Intercepted::Failed(why) => self.failed(rpc, intercept, &why),
+            Intercepted::Failed { why, stderr_tail } => {
+                self.failed(rpc, intercept, &why, &stderr_tail)
+            }
         }
     }
 
     /// An interceptor failed: recorded, then its failure policy decides.
-    fn failed(&self, rpc: &RpcHook, intercept: Intercept, why: &str) -> Action {
+    fn failed(&self, rpc: &RpcHook, intercept: Intercept, why: &str, stderr: &str) -> Action {
         self.failures.record(HookFailure::new(
             &rpc.hook.name,
             intercept_name(intercept),
             why,
-            &rpc.failed_stderr_tail(),
+            stderr,
         ));
         on_failure(intercept, rpc.server.on_failure, &rpc.hook.name, why)
     }
@@ -262,7 +264,7 @@ impl HookDispatcher {
                     }
                     Err(why) => {
                         let why = format!("its `modify` could not be read: {why}");
-                        action = self.failed(&rpc, intercept, &why);
+                        action = self.failed(&rpc, intercept, &why, "");
                     }
                 }
             }

@@ -22,7 +22,16 @@ pub enum Intercepted {
     Action(Action),
     Approval(Approval),
     /// The hook could not answer; its failure policy decides what this means.
-    Failed(String),
+    Failed {
+        why: String,
+        stderr_tail: String,
+    },
+}
+
+impl Intercepted {
+    fn failed(why: String, stderr_tail: String) -> Self {
+        Intercepted::Failed { why, stderr_tail }
+    }
 }
 
 pub struct RpcHook {
@@ -30,8 +39,6 @@ pub struct RpcHook {
     pub server: ServerHook,
     process: Supervisor,
     dropped: std::sync::atomic::AtomicU64,
-    /// The end of the process's stderr when its last call failed.
-    failed_tail: std::sync::Mutex<String>,
 }
 
 impl RpcHook {
@@ -61,7 +68,6 @@ impl RpcHook {
                 Some(handshake),
             ),
             dropped: Default::default(),
-            failed_tail: Default::default(),
         })
     }
 
@@ -83,28 +89,12 @@ impl RpcHook {
         Ok(client.pid())
     }
 
-    /// Calls one interceptor method with `params`.
+    /// Calls one interceptor method with `params`; a failure carries the end of the
+    /// hook's stderr.
     pub async fn intercept(&self, intercept: Intercept, params: Json) -> Intercepted {
-        let (answer, tail) = self.call(intercept, params).await;
-        if let Ok(mut failed_tail) = self.failed_tail.lock() {
-            *failed_tail = tail;
-        }
-        answer
-    }
-
-    /// The end of the hook's stderr as it was when its last call failed.
-    pub fn failed_stderr_tail(&self) -> String {
-        self.failed_tail
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_default()
-    }
-
-    /// One call, with the end of stderr when it failed.
-    async fn call(&self, intercept: Intercept, params: Json) -> (Intercepted, String) {
         let client = match self.process.client().await {
             Ok(client) => client,
-            Err(why) => return (Intercepted::Failed(why), String::new()),
+            Err(why) => return Intercepted::failed(why, self.process.stderr_tail()),
         };
         let timeout = match intercept {
             Intercept::ApproveTool => self.server.approval_timeout.unwrap_or(APPROVAL_TIMEOUT),
@@ -114,17 +104,17 @@ impl RpcHook {
                 .timeout
                 .unwrap_or_else(|| CallKind::Hook.default_timeout()),
         };
-        let failed = |why: String| (Intercepted::Failed(why), client.stderr_tail());
+        let failed = |why: String| Intercepted::failed(why, client.stderr_tail());
         match client.call(method_name(intercept), params, timeout).await {
             Ok(Reply::Result(result)) => {
                 self.process.answered().await;
                 match intercept {
                     Intercept::ApproveTool => match read_approval(&result) {
-                        Ok(approval) => (Intercepted::Approval(approval), String::new()),
+                        Ok(approval) => Intercepted::Approval(approval),
                         Err(why) => failed(why),
                     },
                     _ => match read_action(intercept, &result) {
-                        Ok(action) => (Intercepted::Action(action), String::new()),
+                        Ok(action) => Intercepted::Action(action),
                         Err(why) => failed(why),
                     },
                 }
@@ -146,7 +136,7 @@ impl RpcHook {
                     stderr_tail: String::new(),
                 }
                 .to_string();
-                (Intercepted::Failed(why), stderr_tail)
+                Intercepted::failed(why, stderr_tail)
             }
         }
     }
@@ -179,12 +169,12 @@ impl RpcHook {
         }
     }
 
-    /// Events that could not be delivered.
-    /// The last lines the running process wrote to stderr; empty when none runs.
+    /// The last lines the latest process wrote to stderr, running or not.
     pub fn stderr_tail(&self) -> String {
         self.process.stderr_tail()
     }
 
+    /// Events that could not be delivered.
     pub fn dropped_events(&self) -> u64 {
         self.dropped.load(std::sync::atomic::Ordering::Relaxed)
     }

@@ -233,7 +233,7 @@ async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process(
             json!({"_crash": true}),
         )
         .await;
-    let Intercepted::Failed(why) = crashed else {
+    let Intercepted::Failed { why, .. } = crashed else {
         panic!("the call fails")
     };
     assert!(why.contains("exited with status 3"), "{why}");
