@@ -11,7 +11,9 @@ use crate::cli::style::status;
 use crate::cli::{CliError, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::doc::one_of;
-use crate::hooks::{Action, Approval, Intercepted, RpcHook, intercept_name, on_failure};
+use crate::hooks::{
+    Action, Approval, Intercepted, RpcHook, ToolResultInfo, intercept_name, on_failure, tool_result,
+};
 
 use super::hook::{Decision, HookReport, read_event};
 use super::{interrupted, print_decisions, with_runtime};
@@ -217,9 +219,15 @@ fn sample_params(intercept: Intercept, config: &RuntimeConfig) -> Json {
             json!({"meta": meta, "tool": tool, "arguments": arguments, "channel": "cli", "chat_id": "chat-1"})
         }
         Intercept::AfterTool => {
-            json!({"meta": meta, "tool": tool, "arguments": arguments, "result": {
-            "for_llm": "{\"status\": \"delayed\"}", "for_user": "", "silent": false, "is_error": false
-        }, "duration": 120_000_000, "channel": "cli", "chat_id": "chat-1"})
+            let result = tool_result(&ToolResultInfo {
+                name: tool.to_string(),
+                call_id: "call_1".into(),
+                content: "{\"status\": \"delayed\"}".into(),
+                latency_ms: 120,
+                is_error: false,
+            });
+            json!({"meta": meta, "tool": tool, "arguments": arguments, "result": result,
+                   "duration": 120_000_000, "channel": "cli", "chat_id": "chat-1"})
         }
     }
 }

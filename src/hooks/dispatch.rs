@@ -558,8 +558,8 @@ fn modified_result(result: &ToolResultInfo, new: Json) -> Result<ToolResultInfo,
     }
 }
 
-/// A tool's result with every field of PicoClaw's ToolResult.
-fn tool_result(result: &ToolResultInfo) -> Json {
+/// A tool's result with every field of PicoClaw's ToolResult, as `after_tool` sees it.
+pub fn tool_result(result: &ToolResultInfo) -> Json {
     json!({
         "for_llm": result.content,
         "for_user": "",

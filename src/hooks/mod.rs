@@ -18,7 +18,7 @@ pub use action::{
     Action, Approval, intercept_name, method_name, on_failure, read_action, read_approval,
 };
 pub use decide::{Decision, Step, fold, step_for};
-pub use dispatch::{Gate, HookDispatcher, Phase, ordered};
+pub use dispatch::{Gate, HookDispatcher, Phase, ordered, tool_result};
 pub use events::{EVENT_NAMES, is_runtime_name, runtime_name, selects, selects_any};
 pub use failure::HookFailure;
 pub use observer::OBSERVER_QUEUE;
