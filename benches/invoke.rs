@@ -61,6 +61,7 @@ fn main() {
         runtime: RuntimeMode::Exec,
         max_in_flight: None,
         command_pos: Default::default(),
+        arg_positions: Vec::new(),
         env_mode: Default::default(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -6,11 +6,11 @@
 //! looks like a file (it contains `/` or has an extension). An option that takes code
 //! or a module instead (`-c`, `-m`, `-e`, ...) means there is no script to check.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::config::{ExecSpec, RuntimeConfig};
-use crate::doc::{Diagnostic, Diagnostics, Node, Pos, Value, parse_yaml};
+use crate::doc::{Diagnostic, Diagnostics};
+use crate::exec::{find_in_path, is_executable};
 
 const INTERPRETERS: &[&str] = &[
     "python", "pypy", "node", "nodejs", "bun", "bash", "sh", "dash", "zsh", "ksh", "fish", "ruby",
@@ -26,28 +26,19 @@ pub(super) fn launch_problems(config: &RuntimeConfig) -> Diagnostics {
     let Some(path) = &config.path else {
         return out;
     };
-    let root = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| parse_yaml(path, &text).ok());
-    let mut extensions: Vec<(String, &ExecSpec, Vec<&str>)> = Vec::new();
-    for (name, tool) in &config.tools {
-        if let Some(exec) = &tool.exec {
-            extensions.push((
-                format!("spec.tools.{name}.exec"),
-                exec,
-                vec!["spec", "tools", name, "exec", "args"],
-            ));
-        }
-    }
-    for (name, eval) in &config.evals {
-        let at = vec!["spec", "evals", name.as_str(), "args"];
-        extensions.push((format!("spec.evals.{name}"), &eval.exec, at));
-    }
-    for (name, hook) in &config.hooks {
-        let at = vec!["spec", "hooks", name.as_str(), "args"];
-        extensions.push((format!("spec.hooks.{name}"), &hook.exec, at));
-    }
-    for (what, exec, args_at) in extensions {
+    let tools = config
+        .tools
+        .iter()
+        .filter_map(|(name, tool)| Some((format!("spec.tools.{name}.exec"), tool.exec.as_ref()?)));
+    let evals = config
+        .evals
+        .iter()
+        .map(|(name, eval)| (format!("spec.evals.{name}"), &eval.exec));
+    let hooks = config
+        .hooks
+        .iter()
+        .map(|(name, hook)| (format!("spec.hooks.{name}"), &hook.exec));
+    for (what, exec) in tools.chain(evals).chain(hooks) {
         if let Some(message) = command_problem(exec, &what) {
             out.push(Diagnostic::error(path, exec.command_pos, message));
         }
@@ -56,9 +47,10 @@ pub(super) fn launch_problems(config: &RuntimeConfig) -> Diagnostics {
         };
         let script = exec.working_dir.join(&exec.args[i]);
         if !script.is_file() {
-            let pos = root
-                .as_ref()
-                .and_then(|root| arg_pos(root, &args_at, i))
+            let pos = exec
+                .arg_positions
+                .get(i)
+                .copied()
                 .unwrap_or(exec.command_pos);
             out.push(Diagnostic::error(
                 path,
@@ -113,33 +105,10 @@ pub(super) fn script_arg(command: &Path, args: &[String]) -> Option<usize> {
     None
 }
 
-/// Whether a bare `name` is an executable file in one of `PATH`'s directories, the
-/// same lookup the child's start goes through.
+/// Whether a bare `name` is an executable file in the host's `PATH`, which the child
+/// gets (or, with `env_mode: listed`, is found through).
 fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths)
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .any(|dir| is_executable(&dir.join(name)))
-    })
-}
-
-fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// The position of item `index` of the list at `keys` in the document.
-fn arg_pos(root: &Node, keys: &[&str], index: usize) -> Option<Pos> {
-    let mut node = root;
-    for key in keys {
-        let Value::Map(entries) = &node.value else {
-            return None;
-        };
-        node = &entries.iter().find(|(k, _)| k.name == *key)?.1;
-    }
-    match &node.value {
-        Value::Seq(items) => items.get(index).map(|item| item.pos),
-        _ => None,
-    }
+    std::env::var("PATH").is_ok_and(|path| find_in_path(Path::new(name), &path).is_some())
 }
 
 /// `path` without `.` steps, for messages.

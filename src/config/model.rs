@@ -48,6 +48,8 @@ pub struct ExecSpec {
     pub max_in_flight: Option<u64>,
     /// Where `command` is written, for messages about it.
     pub command_pos: Pos,
+    /// Where each of `args` is written, for messages about it.
+    pub arg_positions: Vec<Pos>,
     /// Which host variables the child gets besides promptexec's own.
     pub env_mode: EnvMode,
 }

@@ -389,9 +389,11 @@ impl Resolver<'_> {
         } else {
             PathBuf::from(command)
         };
+        let (args, arg_positions) = args.into_iter().unzip();
         Some(ExecSpec {
             command,
-            args: args.into_iter().map(|(a, _)| a).collect(),
+            args,
+            arg_positions,
             env: env.into_iter().map(|(e, _)| e).collect(),
             timeout,
             working_dir,

@@ -22,6 +22,7 @@ mod tail;
 pub use env::{BASE_ENV, child_env};
 pub use outcome::{Finished, Outcome, ProcessEnd, classify};
 pub use run::{Call, CallKind, child_env_for, run};
+pub use spawn::{find_in_path, is_executable};
 
 use std::time::Duration;
 

@@ -58,24 +58,28 @@ fn resolve_program(spec: &ExecSpec, path_var: Option<&str>) -> Result<PathBuf, S
     if command.components().count() > 1 || command.is_absolute() {
         return Ok(command.clone());
     }
-    let dirs: Vec<&str> = path_var
-        .unwrap_or_default()
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .collect();
-    if dirs.is_empty() {
+    let path_var = path_var.unwrap_or_default();
+    if path_var.split(':').all(str::is_empty) {
         return Err(format!(
             "command `{}` not found: PATH is empty",
             command.display()
         ));
     }
-    dirs.iter()
-        .map(|dir| Path::new(dir).join(command))
-        .find(|candidate| is_executable(candidate))
+    find_in_path(command, path_var)
         .ok_or_else(|| format!("command `{}` not found in PATH", command.display()))
 }
 
-fn is_executable(path: &Path) -> bool {
+/// The first executable file named `name` in the directories of `path_var`.
+pub fn find_in_path(name: &Path, path_var: &str) -> Option<PathBuf> {
+    path_var
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|dir| Path::new(dir).join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+/// A regular file with an execute bit.
+pub fn is_executable(path: &Path) -> bool {
     path.metadata()
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -25,6 +25,7 @@ fn spec(flags: &[&str]) -> ExecSpec {
         runtime: RuntimeMode::Server,
         max_in_flight: None,
         command_pos: Default::default(),
+        arg_positions: Vec::new(),
         env_mode: Default::default(),
     }
 }
