@@ -154,24 +154,33 @@ fn exit_for(report: &ToolReport) -> Exit {
 }
 
 pub(super) fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
-    load_config_if_any(cli)?.ok_or_else(|| {
-        CliError::Usage(
-            "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is"
-                .into(),
-        )
-    })
+    load_config_if_any(cli)?.ok_or_else(no_config)
 }
 
 /// The config given or found, or `None` when there is none.
 pub(super) fn load_config_if_any(cli: &Cli) -> Result<Option<RuntimeConfig>, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let path = match config::discover(cli.config.as_deref(), &cwd) {
-        ConfigSource::Given(path) | ConfigSource::Found(path) => path,
-        ConfigSource::None => return Ok(None),
+    let Some(path) = config_path(cli) else {
+        return Ok(None);
     };
     let loaded = config::load(&path, false)?;
     print_diagnostics(&loaded.warnings);
     Ok(Some(loaded.value))
+}
+
+/// Where the config is: `-c`, `$PROMPTEXEC_CONFIG`, or `./runtimeconfig.yaml`.
+pub(super) fn config_path(cli: &Cli) -> Option<std::path::PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match config::discover(cli.config.as_deref(), &cwd) {
+        ConfigSource::Given(path) | ConfigSource::Found(path) => Some(path),
+        ConfigSource::None => None,
+    }
+}
+
+/// What a command that needs a config says when there is none.
+pub(super) fn no_config() -> CliError {
+    CliError::Usage(
+        "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is".into(),
+    )
 }
 
 /// `--args`: inline JSON, `@FILE`, or `-` for stdin. Must be a JSON object.

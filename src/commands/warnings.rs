@@ -2,8 +2,10 @@
 //! choice): shown once, kept for the report, and fatal under `--strict`.
 
 use crate::cli::{Cli, CliError, print_diagnostics};
-use crate::config::{self, ConfigSource, RuntimeConfig};
+use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Loaded, Rejected};
+
+use super::invoke::{config_path, no_config};
 
 /// Without `--strict` each warning is printed as soon as it is found, as before;
 /// with it they are held, and any one stops the command before anything starts.
@@ -52,16 +54,8 @@ impl LoadWarnings {
 
     /// The config given or found, like every command reads it, keeping its warnings.
     pub fn config(&mut self, cli: &Cli) -> Result<RuntimeConfig, CliError> {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        match config::discover(cli.config.as_deref(), &cwd) {
-            ConfigSource::Given(path) | ConfigSource::Found(path) => {
-                self.keep(config::load(&path, false))
-            }
-            ConfigSource::None => Err(CliError::Usage(
-                "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is"
-                    .into(),
-            )),
-        }
+        let path = config_path(cli).ok_or_else(no_config)?;
+        self.keep(config::load(&path, false))
     }
 
     /// Every warning, for the report; under `--strict` any warning is bad input.
