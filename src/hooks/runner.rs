@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Hook, HookKind, RuntimeMode};
-use crate::exec::rpc::{Reply, RestartPolicy, RpcError, Supervisor};
+use crate::exec::rpc::{NoReply, Reply, RestartPolicy, Supervisor};
 use crate::exec::{self, Call, CallKind, Outcome};
 
 /// One hook process run to the end.
@@ -114,42 +114,16 @@ async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: &Jso
         duration: started.elapsed(),
         stderr_tail,
     };
-    let client = match server.client().await {
-        Ok(client) => client,
-        Err(reason) => {
-            return finish(
-                Outcome::ServerFailed {
-                    reason: format!("server {reason}"),
-                },
-                String::new(),
-            );
-        }
-    };
-    match client.call("execute", payload.clone(), timeout).await {
-        Ok(Reply::Result(value)) => {
-            server.answered().await;
-            finish(Outcome::Answered(value), String::new())
-        }
+    match server.call("execute", payload.clone(), timeout).await {
+        Ok(Reply::Result(value)) => finish(Outcome::Answered(value), String::new()),
         Ok(Reply::Error { code, message }) => {
-            server.answered().await;
             let reason = format!("answered with JSON-RPC error {code}: {message}");
-            finish(Outcome::ServerFailed { reason }, client.stderr_tail())
+            finish(Outcome::ServerFailed { reason }, server.stderr_tail())
         }
-        Err(RpcError::Exited {
-            status,
+        Err(NoReply {
+            outcome,
             stderr_tail,
-        }) => {
-            let reason = format!("server {status} while the call was in flight");
-            finish(Outcome::ServerFailed { reason }, stderr_tail)
-        }
-        Err(RpcError::TimedOut(timeout)) => {
-            server.timed_out(&client).await;
-            let outcome = Outcome::NoReply {
-                after: timeout.after,
-                nothing_read: timeout.nothing_read,
-            };
-            finish(outcome, client.stderr_tail())
-        }
+        }) => finish(outcome, stderr_tail),
     }
 }
 

@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::config::ExecSpec;
-use crate::exec::rpc::{Reply, RestartPolicy, RpcError, Supervisor};
+use crate::exec::rpc::{NoReply, Reply, RestartPolicy, Supervisor};
 use crate::exec::{CallKind, Outcome};
 
 use super::{ToolReport, tool_request};
@@ -54,44 +54,20 @@ impl ToolServer {
         let timeout = timeout
             .or(self.spec.timeout)
             .unwrap_or_else(|| CallKind::Tool.default_timeout());
-        let client = match self.process.client().await {
-            Ok(client) => client,
-            Err(reason) => {
-                report.settle(Outcome::ServerFailed {
-                    reason: format!("server {reason}"),
-                });
-                report.duration_ms = started.elapsed().as_millis() as u64;
-                return report;
-            }
-        };
-        let reply = client.call("execute", request, timeout).await;
+        let reply = self.process.call("execute", request, timeout).await;
         report.duration_ms = started.elapsed().as_millis() as u64;
         match reply {
-            Ok(Reply::Result(value)) => {
-                self.process.answered().await;
-                report.settle(Outcome::Answered(value));
-            }
+            Ok(Reply::Result(value)) => report.settle(Outcome::Answered(value)),
             Ok(Reply::Error { code, message }) => {
-                self.process.answered().await;
                 report.outcome = Outcome::Answered(Json::Null);
                 report.answered_error(format!("{message} (JSON-RPC error {code})"));
             }
-            Err(RpcError::Exited {
-                status,
+            Err(NoReply {
+                outcome,
                 stderr_tail,
             }) => {
-                report.settle(Outcome::ServerFailed {
-                    reason: format!("server {status} while the call was in flight"),
-                });
+                report.settle(outcome);
                 report.stderr_tail = stderr_tail;
-            }
-            Err(RpcError::TimedOut(timeout)) => {
-                self.process.timed_out(&client).await;
-                report.settle(Outcome::NoReply {
-                    after: timeout.after,
-                    nothing_read: timeout.nothing_read,
-                });
-                report.stderr_tail = client.stderr_tail();
             }
         }
         report

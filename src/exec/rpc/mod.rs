@@ -9,4 +9,4 @@ mod supervisor;
 
 pub use client::{NOT_FLUSHING_HINT, Reply, RpcClient, RpcError, Timeout};
 pub use framing::{Line, LineReader};
-pub use supervisor::{Handshake, RestartPolicy, Supervisor};
+pub use supervisor::{Handshake, NoReply, RestartPolicy, Supervisor};

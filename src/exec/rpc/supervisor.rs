@@ -12,7 +12,14 @@ use tokio::time::Instant;
 use super::{Reply, RpcClient, RpcError};
 use crate::config::ExecSpec;
 use crate::exec::tail::stderr_note;
-use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, child_env_for};
+use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, child_env_for};
+
+/// Why a [`Supervisor::call`] got no reply, and what the process last wrote on stderr.
+#[derive(Debug, Clone)]
+pub struct NoReply {
+    pub outcome: Outcome,
+    pub stderr_tail: String,
+}
 
 /// When a process that exits is started again, and when it is given up on:
 /// restarts wait a backoff (doubling, reset by an answered call); more than
@@ -180,6 +187,48 @@ impl Supervisor {
             .ok()
             .and_then(|state| state.client.as_ref().map(|c| c.stderr_tail()))
             .unwrap_or_default()
+    }
+
+    /// One call on the process, started when needed, with the supervision kept: an
+    /// answer marks it healthy, a missed deadline counts toward replacing it. A call
+    /// that got no reply says how, with the end of the process's stderr.
+    pub async fn call(
+        &self,
+        method: &str,
+        params: Json,
+        timeout: Duration,
+    ) -> Result<Reply, NoReply> {
+        let client = self.client().await.map_err(|reason| NoReply {
+            outcome: Outcome::ServerFailed {
+                reason: format!("server {reason}"),
+            },
+            stderr_tail: String::new(),
+        })?;
+        match client.call(method, params, timeout).await {
+            Ok(reply) => {
+                self.answered().await;
+                Ok(reply)
+            }
+            Err(RpcError::Exited {
+                status,
+                stderr_tail,
+            }) => Err(NoReply {
+                outcome: Outcome::ServerFailed {
+                    reason: format!("server {status} while the call was in flight"),
+                },
+                stderr_tail,
+            }),
+            Err(RpcError::TimedOut(timeout)) => {
+                self.timed_out(&client).await;
+                Err(NoReply {
+                    outcome: Outcome::NoReply {
+                        after: timeout.after,
+                        nothing_read: timeout.nothing_read,
+                    },
+                    stderr_tail: client.stderr_tail(),
+                })
+            }
+        }
     }
 
     /// A call was answered: the process is healthy.
