@@ -8,7 +8,7 @@ use crate::cli::style::status;
 use crate::cli::{Cli, CliError, Exit};
 use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
 use crate::doc::one_of;
-use crate::exec::{CallKind, Outcome};
+use crate::exec::{CallKind, Outcome, last_lines};
 use crate::hooks::{
     ProviderRequest, ProviderResponse, SessionInfo, Step, ToolCallInfo, ToolResultInfo, message,
     provider_payload, run_hook, session_payload, step_for, tool_payload,
@@ -378,12 +378,10 @@ fn explain(hook: &Hook, r: &HookReport) {
         command.join(" "),
         hook.exec.working_dir.display()
     ));
-    if r.decision == Decision::Failed && !r.stderr_tail.trim().is_empty() {
+    let tail = last_lines(&r.stderr_tail, 10);
+    if r.decision == Decision::Failed && !tail.is_empty() {
         lines.push("  stderr (last lines):".into());
-        let tail: Vec<&str> = r.stderr_tail.trim_end().lines().collect();
-        for line in &tail[tail.len().saturating_sub(10)..] {
-            lines.push(format!("    {line}"));
-        }
+        lines.extend(tail.iter().map(|line| format!("    {line}")));
     }
     // A hook that failed is an error, which `-q` does not silence.
     if r.decision == Decision::Failed {

@@ -10,7 +10,7 @@ use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
 use super::{interrupted, json_kind, lookup, read_json_object, read_text, with_runtime, worse};
 use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
-use crate::exec::Outcome;
+use crate::exec::{Outcome, last_lines};
 use crate::pack;
 use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
 
@@ -278,12 +278,10 @@ fn explain_failure(report: &ToolReport, spec: &ExecSpec) {
     {
         lines.push(format!("  stdout began: {:?}", report.stdout_head));
     }
-    if !report.stderr_tail.trim().is_empty() {
+    let tail = last_lines(&report.stderr_tail, 20);
+    if !tail.is_empty() {
         lines.push("  stderr (last lines):".to_string());
-        let tail: Vec<&str> = report.stderr_tail.trim_end().lines().collect();
-        for line in &tail[tail.len().saturating_sub(20)..] {
-            lines.push(format!("    {line}"));
-        }
+        lines.extend(tail.iter().map(|line| format!("    {line}")));
     }
     write_error(&lines.join("\n"));
 }

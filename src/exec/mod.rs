@@ -23,6 +23,7 @@ pub use env::{BASE_ENV, child_env};
 pub use outcome::{Finished, Outcome, ProcessEnd, classify};
 pub use run::{Call, CallKind, child_env_for, run};
 pub use spawn::{find_in_path, is_executable};
+pub use tail::last_lines;
 
 use std::time::Duration;
 

@@ -28,8 +28,7 @@ impl Tail {
     }
 
     pub fn into_string(self) -> String {
-        let start = self.0.len().saturating_sub(STDERR_TAIL_BYTES);
-        String::from_utf8_lossy(&self.0[start..]).into_owned()
+        self.to_text()
     }
 
     /// The kept bytes as text, without consuming them.
@@ -42,15 +41,25 @@ impl Tail {
 /// How many of the last stderr lines a failure message quotes.
 const QUOTED_LINES: usize = 20;
 
+/// The last `count` lines of a stderr tail, for a message; none when the child wrote
+/// only blank lines or nothing.
+pub fn last_lines(tail: &str, count: usize) -> Vec<&str> {
+    let lines: Vec<&str> = tail.trim_end().lines().collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return Vec::new();
+    }
+    lines[lines.len().saturating_sub(count)..].to_vec()
+}
+
 /// The end of a stderr tail, for a failure message: `"; its stderr ended with:"`
 /// and its last lines, indented; empty when the child wrote nothing.
 pub fn stderr_note(tail: &str) -> String {
-    let lines: Vec<&str> = tail.trim_end().lines().collect();
-    if lines.iter().all(|l| l.trim().is_empty()) {
+    let lines = last_lines(tail, QUOTED_LINES);
+    if lines.is_empty() {
         return String::new();
     }
     let mut note = String::from("; its stderr ended with:");
-    for line in &lines[lines.len().saturating_sub(QUOTED_LINES)..] {
+    for line in lines {
         note.push_str("\n  ");
         note.push_str(line);
     }

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::exec::Outcome;
+use crate::exec::{Outcome, last_lines};
 
 /// How much of a failed hook's stderr a failure keeps: its last lines, enough to see
 /// the error without flooding the report.
@@ -74,8 +74,7 @@ pub fn observer_failed(outcome: &Outcome) -> bool {
 
 /// The last lines of `stderr`, at most [`TAIL_CHARS`] characters.
 pub fn short_tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.trim_end().lines().collect();
-    let text = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let text = last_lines(stderr, TAIL_LINES).join("\n");
     let chars = text.chars().count();
     if chars <= TAIL_CHARS {
         return text;

@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::style;
 use crate::evals::{EvalResult, EvalStatus};
+use crate::exec::last_lines;
 use crate::session::SessionEvent;
 
 use super::failures_of;
@@ -181,12 +182,10 @@ fn eval_line(result: &EvalResult) -> String {
 /// The last lines of an extension's stderr, indented under the line that reports
 /// its failure; empty when it wrote nothing.
 pub fn stderr_excerpt(tail: &str, indent: &str) -> String {
-    const LINES: usize = 12;
-    let lines: Vec<&str> = tail.trim_end().lines().collect();
-    if lines.iter().all(|l| l.trim().is_empty()) {
+    let shown = last_lines(tail, 12);
+    if shown.is_empty() {
         return String::new();
     }
-    let shown = &lines[lines.len().saturating_sub(LINES)..];
     let mut text = format!("\n{indent}stderr (last {} line(s)):", shown.len());
     for line in shown {
         text.push_str(&format!("\n{indent}| {line}"));
