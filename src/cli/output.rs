@@ -81,30 +81,24 @@ pub fn print_diagnostics(diagnostics: &Diagnostics) {
 /// A diagnostic as `Display` writes it, with its place and severity coloured when
 /// colour is on.
 fn paint_diagnostic(diagnostic: &Diagnostic) -> String {
-    let plain = diagnostic.to_string();
     if !style::enabled() {
-        return plain;
+        return diagnostic.to_string();
     }
-    let (tone, place_tone) = match diagnostic.severity {
-        Severity::Error => (Tone::Bad, Tone::Bad),
-        Severity::Warning => (Tone::Warn, Tone::Strong),
-    };
-    let label = match diagnostic.severity {
-        Severity::Error => "error:",
-        Severity::Warning => "warning:",
+    let message = &diagnostic.message;
+    let (label, tone, place_tone) = match diagnostic.severity {
+        Severity::Error => ("error:", Tone::Bad, Tone::Bad),
+        Severity::Warning => ("warning:", Tone::Warn, Tone::Strong),
     };
     if diagnostic.file.as_os_str().is_empty() {
-        let rest = plain.strip_prefix(label).unwrap_or(&plain);
-        return format!("{}{rest}", style::paint(label, tone));
+        return format!("{} {message}", style::paint(label, tone));
     }
     let mut place = format!("{}:", diagnostic.file.display());
     if let Some(pos) = diagnostic.pos {
         place.push_str(&format!("{pos}:"));
     }
-    let rest = plain.strip_prefix(&place).unwrap_or(&plain);
-    let rest = match rest.strip_prefix(" warning:") {
-        Some(after) => format!(" {}{after}", style::paint(label, tone)),
-        None => rest.to_string(),
+    let severity = match diagnostic.severity {
+        Severity::Error => String::new(),
+        Severity::Warning => format!(" {}", style::paint(label, tone)),
     };
-    format!("{}{rest}", style::paint(&place, place_tone))
+    format!("{}{severity} {message}", style::paint(&place, place_tone))
 }
