@@ -32,7 +32,7 @@ pub struct ProviderResponse {
     pub latency_ms: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCallInfo {
     pub name: String,
     pub args: Json,

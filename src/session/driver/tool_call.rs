@@ -78,12 +78,14 @@ impl Session<'_> {
         };
         // A hook's `modify` passes the same checks as the model's own call: it cannot
         // reach a blocklisted tool or break the schema.
-        let info = modified;
-        if let Some(refusal) = self.refusal(&info) {
+        if modified != info
+            && let Some(refusal) = self.refusal(&modified)
+        {
             let text = format!("the call as modified by a hook was refused: {refusal}");
-            self.skip_tool(&info, "error", &text);
+            self.skip_tool(&modified, "error", &text);
             return None;
         }
+        let info = modified;
         if !self.tools.contains_key(&info.name) {
             let text = format!("tool `{}` is not available", info.name);
             self.skip_tool(&info, "error", &text);
