@@ -560,3 +560,53 @@ fn observing_hooks_hear_skipped_tools_and_errors() {
         .collect();
     assert_eq!(kinds, ["error", "tool_exec_skipped"], "{text}");
 }
+
+#[test]
+fn an_enforced_after_call_keeps_the_text_and_drops_the_tool_calls() {
+    let (played, report) = play_probe("enforce_answer.yaml", "leaky");
+    assert_eq!(played.out.code, 0, "{}", played.out.report());
+    assert!(played.recorded.is_empty(), "the dropped call did not run");
+    assert_eq!(report["totals"]["model_calls"], 1, "{report:#}");
+    let answer = report["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .expect("an answer");
+    assert_eq!(answer["finish_reason"], "safety", "{answer:#}");
+    assert!(answer.get("tool_calls").is_none(), "{answer:#}");
+    assert_eq!(
+        answer["content"],
+        "Your SSN 123-45-6789 is on file; checking stock too."
+    );
+    assert_eq!(report["hook_decisions"][0]["action"], "replaced");
+}
+
+#[test]
+fn a_server_mode_exec_hook_is_told_its_hook_type_like_a_one_shot_one() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let log = temp.path().join("hook.log");
+    let record = temp.path().join("requests.jsonl");
+    let out = run_env(
+        &honest_dir(),
+        &[
+            "-c",
+            "server_filter.yaml",
+            "run",
+            "honest.pack.json",
+            "--prompt",
+            "modify",
+            "--scenario",
+            "probe_plain",
+            "--message",
+            "go",
+        ],
+        &[
+            ("HOOK_LOG", &log.display().to_string()),
+            ("RECORD", &record.display().to_string()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.report());
+    let types = std::fs::read_to_string(&log).expect("the hook logged");
+    assert_eq!(types, "tool\n");
+}
