@@ -15,3 +15,4 @@ pub mod report;
 pub mod session;
 pub mod template;
 pub mod tools;
+pub mod wire;

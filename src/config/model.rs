@@ -117,28 +117,16 @@ pub enum HookKind {
     Server(ServerHook),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookPhase {
-    BeforeCall,
-    AfterCall,
-    BeforeExecution,
-    AfterExecution,
-    SessionStart,
-    SessionUpdate,
-    SessionEnd,
-}
-
-impl HookPhase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HookPhase::BeforeCall => "before_call",
-            HookPhase::AfterCall => "after_call",
-            HookPhase::BeforeExecution => "before_execution",
-            HookPhase::AfterExecution => "after_execution",
-            HookPhase::SessionStart => "session_start",
-            HookPhase::SessionUpdate => "session_update",
-            HookPhase::SessionEnd => "session_end",
-        }
+crate::wire_enum! {
+    /// When a one-shot hook runs.
+    pub enum HookPhase {
+        BeforeCall = "before_call",
+        AfterCall = "after_call",
+        BeforeExecution = "before_execution",
+        AfterExecution = "after_execution",
+        SessionStart = "session_start",
+        SessionUpdate = "session_update",
+        SessionEnd = "session_end",
     }
 }
 
