@@ -22,25 +22,32 @@ pub struct Scored {
     pub data: Json,
 }
 
+/// Why an eval's answer is not a valid score.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScoreError {
+    #[error("answered {0} instead of an object with `score`")]
+    NotAnObject(Json),
+    #[error("answered without a `score`")]
+    NoScore,
+    #[error("answered a score of {0}, which is not a number")]
+    NotANumber(Json),
+    #[error("answered a score of {0}, outside [0, 1]")]
+    OutOfRange(f64),
+}
+
 /// Reads an eval's answer. A score that is missing, not a number, or outside [0, 1]
 /// is an error, never a silent 0.
-pub fn read_score(answer: &Json) -> Result<Scored, String> {
+pub fn read_score(answer: &Json) -> Result<Scored, ScoreError> {
     let Some(object) = answer.as_object() else {
-        return Err(format!(
-            "answered {answer} instead of an object with `score`"
-        ));
+        return Err(ScoreError::NotAnObject(answer.clone()));
     };
     let score = match object.get("score") {
-        None | Some(Json::Null) => return Err("answered without a `score`".into()),
+        None | Some(Json::Null) => return Err(ScoreError::NoScore),
         Some(Json::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
-        Some(other) => {
-            return Err(format!(
-                "answered a score of {other}, which is not a number"
-            ));
-        }
+        Some(other) => return Err(ScoreError::NotANumber(other.clone())),
     };
     if !(0.0..=1.0).contains(&score) {
-        return Err(format!("answered a score of {score}, outside [0, 1]"));
+        return Err(ScoreError::OutOfRange(score));
     }
     let detail = match object.get("detail") {
         Some(Json::String(text)) => text.clone(),
@@ -78,7 +85,7 @@ mod tests {
             (json!({"score": null}), "without a `score`"),
             (json!([0.5]), "instead of an object"),
         ] {
-            let err = read_score(&answer).expect_err("an error");
+            let err = read_score(&answer).expect_err("an error").to_string();
             assert!(err.contains(says), "{answer}: {err}");
         }
     }

@@ -13,5 +13,5 @@ pub use builtin::{builtin_names, is_builtin};
 pub use exec_eval::{eval_request, read_score};
 pub use input::{EvalInput, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
-pub use runner::{EvalProblem, Evaluator, prompt_evals};
+pub use runner::{EvalError, EvalProblem, Evaluator, prompt_evals};
 pub use schedule::{Point, due};

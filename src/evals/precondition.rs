@@ -4,12 +4,21 @@
 use crate::pack::{Bound, EvalDef, Threshold, When};
 
 use super::ToolCallRecord;
-use super::builtin::Params;
+use super::builtin::{ParamError, Params};
+
+/// Why an `assertion` cannot be unwrapped.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AssertionError {
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    #[error("an `assertion` cannot wrap another `assertion`")]
+    Nested,
+}
 
 /// An `assertion` eval (`params: {eval_type, eval_params, min_score, max_score}`)
 /// becomes the eval it wraps, a gate on those scores (at least 1.0 when neither is
 /// given). Any other eval is returned as it is.
-pub fn unwrap_assertion(mut eval: EvalDef) -> Result<EvalDef, String> {
+pub fn unwrap_assertion(mut eval: EvalDef) -> Result<EvalDef, AssertionError> {
     if eval.eval_type != "assertion" {
         return Ok(eval);
     }
@@ -25,7 +34,7 @@ pub fn unwrap_assertion(mut eval: EvalDef) -> Result<EvalDef, String> {
     )?;
     let inner = p.required_string(&["eval_type"])?;
     if inner == "assertion" {
-        return Err("an `assertion` cannot wrap another `assertion`".into());
+        return Err(AssertionError::Nested);
     }
     let inclusive = |value| Bound {
         value,

@@ -10,8 +10,8 @@ use crate::exec::{self, Call, CallKind, Outcome};
 use crate::pack::{EvalDef, Prompt, Trigger};
 use crate::tools::{ToolServer, ToolStatus};
 
-use super::builtin::{Judge, builtin_names, prepare};
-use super::exec_eval::{Scored, eval_request, read_score};
+use super::builtin::{Judge, JudgeError, builtin_names, prepare};
+use super::exec_eval::{ScoreError, Scored, eval_request, read_score};
 use super::precondition::{skip_reason, unwrap_assertion};
 use super::{EvalInput, EvalResult, EvalStatus, Point, due, judge};
 
@@ -23,6 +23,35 @@ pub struct EvalProblem {
     pub eval_id: String,
     pub message: String,
     pub pos: crate::doc::Pos,
+}
+
+impl EvalProblem {
+    fn new(eval: &EvalDef, message: String) -> Self {
+        Self {
+            eval_id: eval.id.clone(),
+            message,
+            pos: eval.pos,
+        }
+    }
+}
+
+/// Why an eval has no score: what goes in its result's `error`.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EvalError {
+    /// A built-in check could not judge the input.
+    #[error(transparent)]
+    Check(#[from] JudgeError),
+    /// The eval answered, but not with a valid score.
+    #[error(transparent)]
+    Answer(#[from] ScoreError),
+    /// The eval's process or server failed (`failure` says how), with the last line
+    /// of its stderr when there is one.
+    #[error("eval `{eval_type}` {failure}{}", stderr_line.as_ref().map(|l| format!("; stderr: {l}")).unwrap_or_default())]
+    Failed {
+        eval_type: String,
+        failure: String,
+        stderr_line: Option<String>,
+    },
 }
 
 /// The pack's evals, then the prompt's (a prompt eval replaces a pack eval of the
@@ -119,7 +148,7 @@ impl Evaluator {
         let scored = match runner {
             Runner::Exec(binding) => self.run_exec(eval, binding, input).await,
             Runner::Server(server) => run_server(eval, server, input).await,
-            Runner::Builtin(judge) => judge(input),
+            Runner::Builtin(judge) => judge(input).map_err(EvalError::from),
         };
         let mut result = EvalResult {
             eval_id: eval.id.clone(),
@@ -150,8 +179,8 @@ impl Evaluator {
                 result.details = data;
             }
             Err(reason) => {
-                result.explanation = reason.clone();
-                result.error = Some(reason);
+                result.explanation = reason.to_string();
+                result.error = Some(reason.to_string());
             }
         }
         result
@@ -162,7 +191,7 @@ impl Evaluator {
         eval: &EvalDef,
         binding: &EvalBinding,
         input: &EvalInput,
-    ) -> Result<Scored, String> {
+    ) -> Result<Scored, EvalError> {
         let request = eval_request(&eval.eval_type, &eval.params, input);
         let mut call = Call::new(
             &eval.id,
@@ -174,18 +203,13 @@ impl Evaluator {
             .push(("PROMPTEXEC_EVAL_TYPE".into(), eval.eval_type.clone()));
         let finished = exec::run(&call, &self.cancel).await;
         match exec::classify(&finished) {
-            Outcome::Answered(answer) => read_score(&answer),
+            Outcome::Answered(answer) => Ok(read_score(&answer)?),
             failure => {
                 let tail = finished.stderr_tail.trim();
-                Err(if tail.is_empty() {
-                    format!("eval `{}` {}", eval.eval_type, failure.describe())
-                } else {
-                    format!(
-                        "eval `{}` {}; stderr: {}",
-                        eval.eval_type,
-                        failure.describe(),
-                        last_line(tail)
-                    )
+                Err(EvalError::Failed {
+                    eval_type: eval.eval_type.clone(),
+                    failure: failure.describe(),
+                    stderr_line: (!tail.is_empty()).then(|| last_line(tail).to_string()),
                 })
             }
         }
@@ -206,35 +230,30 @@ fn runner(
     eval: EvalDef,
     bindings: &IndexMap<String, EvalBinding>,
 ) -> Result<(EvalDef, Runner), EvalProblem> {
-    let problem = |message: String| EvalProblem {
-        eval_id: eval.id.clone(),
-        message,
-        pos: eval.pos,
-    };
-    let eval = unwrap_assertion(eval.clone()).map_err(problem)?;
-    let problem = |message: String| EvalProblem {
-        eval_id: eval.id.clone(),
-        message,
-        pos: eval.pos,
-    };
+    let eval =
+        unwrap_assertion(eval.clone()).map_err(|e| EvalProblem::new(&eval, e.to_string()))?;
     let runner = match bindings.get(&eval.eval_type) {
         Some(binding) if binding.exec.runtime == RuntimeMode::Server => {
             Runner::Server(Box::new(ToolServer::new(&eval.eval_type, &binding.exec)))
         }
         Some(binding) => Runner::Exec(binding.clone()),
-        None if super::is_builtin(&eval.eval_type) => {
-            Runner::Builtin(prepare(&eval.eval_type, &eval.params).map_err(problem)?)
-        }
+        None if super::is_builtin(&eval.eval_type) => Runner::Builtin(
+            prepare(&eval.eval_type, &eval.params)
+                .map_err(|e| EvalProblem::new(&eval, e.to_string()))?,
+        ),
         None => {
             let mut known: Vec<&str> = bindings.keys().map(String::as_str).collect();
             for name in builtin_names().chain(["assertion"]) {
                 known.push(name);
             }
-            return Err(problem(format!(
-                "type `{}` is neither bound in the config's spec.evals nor built in{}",
-                eval.eval_type,
-                crate::doc::suggest(&eval.eval_type, known)
-            )));
+            return Err(EvalProblem::new(
+                &eval,
+                format!(
+                    "type `{}` is neither bound in the config's spec.evals nor built in{}",
+                    eval.eval_type,
+                    crate::doc::suggest(&eval.eval_type, known)
+                ),
+            ));
         }
     };
     Ok((eval, runner))
@@ -244,16 +263,16 @@ async fn run_server(
     eval: &EvalDef,
     server: &ToolServer,
     input: &EvalInput,
-) -> Result<Scored, String> {
+) -> Result<Scored, EvalError> {
     let request = eval_request(&eval.eval_type, &eval.params, input);
     let report = server.execute(request, None).await;
     match (report.status, report.result) {
-        (ToolStatus::Ok, Some(answer)) => read_score(&answer),
-        _ => Err(format!(
-            "eval `{}` {}",
-            eval.eval_type,
-            report.error.unwrap_or_else(|| "answered no score".into())
-        )),
+        (ToolStatus::Ok, Some(answer)) => Ok(read_score(&answer)?),
+        _ => Err(EvalError::Failed {
+            eval_type: eval.eval_type.clone(),
+            failure: report.error.unwrap_or_else(|| "answered no score".into()),
+            stderr_line: None,
+        }),
     }
 }
 

@@ -176,8 +176,27 @@ fn coerce(var_type: VarType, given: &Json) -> Json {
     }
 }
 
+/// Why a value does not suit a variable; each message starts from the value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("expected {}, got {value}", expected.as_str())]
+    WrongType { expected: VarType, value: Json },
+    #[error("{value} is not one of {}", allowed.iter().map(Json::to_string).collect::<Vec<_>>().join(", "))]
+    NotAllowed { value: Json, allowed: Vec<Json> },
+    #[error("{value} does not match the pattern `{pattern}`")]
+    NoMatch { value: Json, pattern: String },
+    #[error("{value} is {len} characters long, shorter than the minimum of {min}")]
+    TooShort { value: Json, len: u64, min: u64 },
+    #[error("{value} is {len} characters long, longer than the maximum of {max}")]
+    TooLong { value: Json, len: u64, max: u64 },
+    #[error("{value} is less than the minimum of {min}")]
+    BelowMinimum { value: Json, min: f64 },
+    #[error("{value} is greater than the maximum of {max}")]
+    AboveMaximum { value: Json, max: f64 },
+}
+
 /// Checks a value against the variable's type and validation; returns its text.
-pub fn check_value(var: &Variable, value: &Json) -> Result<String, String> {
+pub fn check_value(var: &Variable, value: &Json) -> Result<String, ValueError> {
     let type_ok = match var.var_type {
         VarType::String => value.is_string(),
         VarType::Number => value.is_number(),
@@ -186,8 +205,12 @@ pub fn check_value(var: &Variable, value: &Json) -> Result<String, String> {
         VarType::Object => value.is_object(),
         VarType::Array => value.is_array(),
     };
+    let given = || value.clone();
     if !type_ok {
-        return Err(format!("expected {}, got {value}", var.var_type.as_str()));
+        return Err(ValueError::WrongType {
+            expected: var.var_type,
+            value: given(),
+        });
     }
     let text = match value {
         Json::String(s) => s.clone(),
@@ -197,42 +220,54 @@ pub fn check_value(var: &Variable, value: &Json) -> Result<String, String> {
     if let Some(allowed) = &rules.allowed
         && !allowed.contains(value)
     {
-        let list: Vec<String> = allowed.iter().map(Json::to_string).collect();
-        return Err(format!("{value} is not one of {}", list.join(", ")));
+        return Err(ValueError::NotAllowed {
+            value: given(),
+            allowed: allowed.clone(),
+        });
     }
     if let Some(re) = &rules.pattern
         && !re.is_match(&text)
     {
-        return Err(format!(
-            "{value} does not match the pattern `{}`",
-            re.as_str()
-        ));
+        return Err(ValueError::NoMatch {
+            value: given(),
+            pattern: re.as_str().to_string(),
+        });
     }
     let len = text.chars().count() as u64;
     if let Some(min) = rules.min_length
         && len < min
     {
-        return Err(format!(
-            "{value} is {len} characters long, shorter than the minimum of {min}"
-        ));
+        return Err(ValueError::TooShort {
+            value: given(),
+            len,
+            min,
+        });
     }
     if let Some(max) = rules.max_length
         && len > max
     {
-        return Err(format!(
-            "{value} is {len} characters long, longer than the maximum of {max}"
-        ));
+        return Err(ValueError::TooLong {
+            value: given(),
+            len,
+            max,
+        });
     }
     if let Some(n) = value.as_f64() {
         if let Some(min) = rules.minimum
             && n < min
         {
-            return Err(format!("{value} is less than the minimum of {min}"));
+            return Err(ValueError::BelowMinimum {
+                value: given(),
+                min,
+            });
         }
         if let Some(max) = rules.maximum
             && n > max
         {
-            return Err(format!("{value} is greater than the maximum of {max}"));
+            return Err(ValueError::AboveMaximum {
+                value: given(),
+                max,
+            });
         }
     }
     Ok(text)

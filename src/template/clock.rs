@@ -75,10 +75,19 @@ fn since_epoch(now: SystemTime) -> Duration {
     now.duration_since(UNIX_EPOCH).unwrap_or_default()
 }
 
+/// Why a text is not a time the time variables can show.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    #[error("`{0}` is not an RFC 3339 time (like 2025-06-01T12:00:00Z)")]
+    NotRfc3339(String),
+    #[error("`{0}` is outside the years 1970 to 9999")]
+    OutOfRange(String),
+}
+
 /// Reads an RFC 3339 time: `2025-06-01T12:00:00Z`, with optional fractional seconds,
 /// or with a `+HH:MM` / `-HH:MM` offset instead of `Z`.
-pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
-    let bad = || format!("`{text}` is not an RFC 3339 time (like 2025-06-01T12:00:00Z)");
+pub fn parse_rfc3339(text: &str) -> Result<SystemTime, TimeError> {
+    let bad = || TimeError::NotRfc3339(text.to_string());
     let text = text.trim();
     let (base, offset) = split_offset(text).ok_or_else(bad)?;
     let utc = humantime::parse_rfc3339(&format!("{base}Z")).map_err(|_| bad())?;
@@ -92,7 +101,7 @@ pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
     let latest = UNIX_EPOCH + Duration::from_secs(253_402_300_799);
     shifted
         .filter(|t| *t >= UNIX_EPOCH && *t <= latest)
-        .ok_or_else(|| format!("`{text}` is outside the years 1970 to 9999"))
+        .ok_or_else(|| TimeError::OutOfRange(text.to_string()))
 }
 
 /// The date-time part and the offset from UTC in seconds.

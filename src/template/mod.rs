@@ -14,7 +14,7 @@ mod clock;
 mod parse;
 mod render;
 
-pub use clock::{TIME_VARIABLES, is_time_variable, parse_rfc3339, time_value};
+pub use clock::{TIME_VARIABLES, TimeError, is_time_variable, parse_rfc3339, time_value};
 
 pub use parse::{Placeholder, Segment, SyntaxError, Template};
 pub use render::Unfilled;

@@ -3,7 +3,7 @@
 use regex::{Regex, RegexBuilder};
 use serde_json::{Value as Json, json};
 
-use super::{Judge, Params, verdict};
+use super::{Judge, ParamError, Params, verdict};
 use crate::evals::EvalInput;
 use crate::evals::exec_eval::Scored;
 
@@ -23,7 +23,7 @@ fn assistant_texts(input: &EvalInput) -> Vec<String> {
 
 /// `contains`: every pattern appears in the content (case-insensitive); the score
 /// is the share that does.
-pub fn contains(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn contains(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns"]])?;
     let patterns = p.required_strings(&["patterns"])?;
     Ok(Box::new(move |input| {
@@ -50,7 +50,7 @@ pub fn contains(check: &str, params: &Json) -> Result<Judge, String> {
 }
 
 /// `contains_any`: at least one pattern appears in some assistant message.
-pub fn contains_any(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn contains_any(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns"]])?;
     let patterns = p.required_strings(&["patterns"])?;
     Ok(Box::new(move |input| {
@@ -76,16 +76,17 @@ pub fn contains_any(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `content_excludes` / `banned_words`: no pattern appears in any assistant
 /// message, as a whole word (case-insensitive) unless `match_mode: substring`.
-pub fn excludes(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn excludes(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns", "words"], &["match_mode"]])?;
     let patterns = p.required_strings(&["patterns", "words"])?;
     let whole_words = match p.string(&["match_mode"])?.as_deref() {
         None | Some("word_boundary") => true,
         Some("substring") => false,
         Some(other) => {
-            return Err(format!(
-                "`{check}`: `match_mode` is `word_boundary` or `substring`, found `{other}`"
-            ));
+            return Err(ParamError::MatchMode {
+                check: check.into(),
+                found: other.into(),
+            });
         }
     };
     let matchers: Vec<(String, Regex)> = patterns
@@ -100,10 +101,14 @@ pub fn excludes(check: &str, params: &Json) -> Result<Judge, String> {
             let re = RegexBuilder::new(&source)
                 .case_insensitive(true)
                 .build()
-                .map_err(|e| format!("`{check}`: cannot match `{word}`: {e}"))?;
+                .map_err(|error| ParamError::Word {
+                    check: check.into(),
+                    word: word.clone(),
+                    error,
+                })?;
             Ok((word, re))
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, ParamError>>()?;
     Ok(Box::new(move |input| {
         let texts = assistant_texts(input);
         let found: Vec<&String> = matchers
@@ -122,11 +127,14 @@ pub fn excludes(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `regex`: the pattern matches somewhere in the content (or, with
 /// `expect_match: false`, nowhere). Case-sensitive unless the pattern says `(?i)`.
-pub fn regex(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn regex(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["pattern"], &["expect_match"]])?;
     let source = p.required_string(&["pattern"])?;
     let expect = p.boolean(&["expect_match"])?.unwrap_or(true);
-    let re = Regex::new(&source).map_err(|e| format!("`{check}`: invalid `pattern`: {e}"))?;
+    let re = Regex::new(&source).map_err(|error| ParamError::Pattern {
+        check: check.into(),
+        error,
+    })?;
     Ok(Box::new(move |input| {
         let matched = re.is_match(&input.content);
         let says = |m: bool| if m { "matches" } else { "does not match" };
@@ -140,12 +148,12 @@ pub fn regex(check: &str, params: &Json) -> Result<Judge, String> {
 }
 
 /// `min_length`: at least `min` characters; the score is the share reached.
-pub fn min_length(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn min_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["min", "min_characters", "min_chars"]])?;
     let min = p
         .count(&["min", "min_characters", "min_chars"])?
         .filter(|m| *m > 0)
-        .ok_or_else(|| format!("`{check}` needs `min`, a number of characters above 0"))?;
+        .ok_or_else(|| p.missing(&["min"], "a number of characters above 0"))?;
     Ok(Box::new(move |input| {
         let chars = input.content.chars().count() as u64;
         Ok(Scored {
@@ -158,15 +166,15 @@ pub fn min_length(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `max_length`: at most `max` characters (and `max_tokens` estimated tokens, four
 /// characters each); past it the score falls as `max / length`.
-pub fn max_length(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn max_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let names = ["max", "max_characters", "max_chars"];
     let p = Params::new(check, params, &[&names, &["max_tokens"]])?;
     let max = p.count(&names)?;
     let max_tokens = p.count(&["max_tokens"])?;
     if max.is_none() && max_tokens.is_none() {
-        return Err(format!(
-            "`{check}` needs `max` (characters) or `max_tokens`"
-        ));
+        return Err(ParamError::NoLengthLimit {
+            check: check.into(),
+        });
     }
     Ok(Box::new(move |input| {
         let chars = input.content.chars().count() as u64;

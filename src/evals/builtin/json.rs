@@ -2,7 +2,7 @@
 
 use serde_json::{Value as Json, json};
 
-use super::{Judge, Params, same, verdict};
+use super::{Judge, JudgeError, ParamError, Params, same, verdict};
 use crate::evals::exec_eval::Scored;
 
 const FIND: [&[&str]; 2] = [&["allow_wrapped"], &["extract_json"]];
@@ -15,18 +15,18 @@ struct Finder {
 }
 
 impl Finder {
-    fn new(p: &Params) -> Result<Self, String> {
+    fn new(p: &Params) -> Result<Self, ParamError> {
         Ok(Self {
             allow_wrapped: p.boolean(&["allow_wrapped"])?.unwrap_or(false),
             extract: p.boolean(&["extract_json"])?.unwrap_or(false),
         })
     }
 
-    fn find(&self, text: &str) -> Result<Json, String> {
-        let whole = serde_json::from_str::<Json>(text.trim());
-        if let Ok(value) = whole {
-            return Ok(value);
-        }
+    fn find(&self, text: &str) -> Result<Json, NotJson> {
+        let whole = match serde_json::from_str::<Json>(text.trim()) {
+            Ok(value) => return Ok(value),
+            Err(err) => err,
+        };
         if self.allow_wrapped
             && let Some(inner) = fenced(text)
             && let Ok(value) = serde_json::from_str::<Json>(inner.trim())
@@ -38,12 +38,14 @@ impl Finder {
         {
             return Ok(value);
         }
-        Err(match whole {
-            Err(err) => format!("not JSON: {err}"),
-            Ok(_) => "not JSON".into(),
-        })
+        Err(NotJson(whole))
     }
 }
+
+/// No JSON where it was looked for; the parse error is the whole text's.
+#[derive(Debug, thiserror::Error)]
+#[error("not JSON: {0}")]
+struct NotJson(serde_json::Error);
 
 /// The inside of the first ``` fence (with or without a `json` tag).
 fn fenced(text: &str) -> Option<&str> {
@@ -70,7 +72,7 @@ fn first_value(text: &str) -> Option<Json> {
 }
 
 /// `json_valid`: the content is JSON.
-pub fn valid(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn valid(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &FIND)?;
     let finder = Finder::new(&p)?;
     Ok(Box::new(move |input| {
@@ -78,25 +80,32 @@ pub fn valid(check: &str, params: &Json) -> Result<Judge, String> {
         Ok(verdict(
             found.is_ok(),
             "valid JSON".into(),
-            found.as_ref().err().cloned().unwrap_or_default(),
+            found
+                .as_ref()
+                .err()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
             Json::Null,
         ))
     }))
 }
 
 /// `json_schema`: the content is JSON that the `schema` accepts.
-pub fn schema(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn schema(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["schema"], FIND[0], FIND[1]])?;
     let schema = p
         .object(&["schema"])?
-        .ok_or_else(|| format!("`{check}` needs `schema`, a JSON Schema object"))?;
-    let validator = jsonschema::validator_for(&Json::Object(schema))
-        .map_err(|e| format!("`{check}`: `schema` is not a valid JSON Schema: {e}"))?;
+        .ok_or_else(|| p.missing(&["schema"], "a JSON Schema object"))?;
+    let validator =
+        jsonschema::validator_for(&Json::Object(schema)).map_err(|e| ParamError::Schema {
+            check: check.into(),
+            reason: e.to_string(),
+        })?;
     let finder = Finder::new(&p)?;
     Ok(Box::new(move |input| {
         let value = match finder.find(&input.content) {
             Ok(value) => value,
-            Err(why) => return Ok(verdict(false, String::new(), why, Json::Null)),
+            Err(why) => return Ok(verdict(false, String::new(), why.to_string(), Json::Null)),
         };
         let errors: Vec<String> = validator
             .iter_errors(&value)
@@ -117,7 +126,7 @@ pub fn schema(check: &str, params: &Json) -> Result<Judge, String> {
 /// `json_path`: a JMESPath `expression` over the content's JSON, then, in order,
 /// `expected` (equal), `contains` (each item in the result list), `min`/`max` (a
 /// number in range) and `min_results`/`max_results` (the list's length).
-pub fn path(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let expression_names = ["expression", "jmespath_expression"];
     let p = Params::new(
         check,
@@ -135,16 +144,19 @@ pub fn path(check: &str, params: &Json) -> Result<Judge, String> {
         ],
     )?;
     let source = p.required_string(&expression_names)?;
-    let expression = jmespath::compile(&source)
-        .map_err(|e| format!("`{check}`: invalid JMESPath `expression`: {e}"))?;
+    let expression = jmespath::compile(&source).map_err(|error| ParamError::Expression {
+        check: check.into(),
+        error: Box::new(error),
+    })?;
     let expected = p.value(&["expected"]);
     let contains = match p.value(&["contains"]) {
         None => None,
         Some(Json::Array(items)) => Some(items),
         Some(other) => {
-            return Err(format!(
-                "`{check}`: `contains` must be a list, found {other}"
-            ));
+            return Err(ParamError::ContainsNotAList {
+                check: check.into(),
+                found: other,
+            });
         }
     };
     let (min, max) = (p.number(&["min"])?, p.number(&["max"])?);
@@ -153,10 +165,12 @@ pub fn path(check: &str, params: &Json) -> Result<Judge, String> {
     Ok(Box::new(move |input| {
         let value = match finder.find(&input.content) {
             Ok(value) => value,
-            Err(why) => return Ok(verdict(false, String::new(), why, Json::Null)),
+            Err(why) => return Ok(verdict(false, String::new(), why.to_string(), Json::Null)),
         };
-        let found = expression.search(&value).map_err(|e| e.to_string())?;
-        let found = serde_json::to_value(&*found).map_err(|e| e.to_string())?;
+        let found = expression
+            .search(&value)
+            .map_err(|e| JudgeError::Search(Box::new(e)))?;
+        let found = serde_json::to_value(&*found).map_err(|e| JudgeError::Result(e.to_string()))?;
         let data = json!({ "result": found });
         let fail = |why: String| Ok(verdict(false, String::new(), why, data.clone()));
         if let Some(expected) = &expected

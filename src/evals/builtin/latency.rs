@@ -2,21 +2,21 @@
 
 use serde_json::{Value as Json, json};
 
-use super::{Judge, Params};
+use super::{Judge, JudgeError, ParamError, Params};
 use crate::evals::exec_eval::Scored;
 
 /// Within `max_ms` scores 1; past it the score falls as `max_ms / latency`. The
 /// latency is the context's `metadata.latency_ms`, which `run` fills in.
-pub fn budget(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn budget(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["max_ms"]])?;
     let max_ms = p
         .number(&["max_ms"])?
         .filter(|m| *m > 0.0)
-        .ok_or_else(|| format!("`{check}` needs `max_ms`, a number of milliseconds above 0"))?;
+        .ok_or_else(|| p.missing(&["max_ms"], "a number of milliseconds above 0"))?;
     Ok(Box::new(move |input| {
         let latency = input.metadata["latency_ms"]
             .as_f64()
-            .ok_or("the context has no `metadata.latency_ms` to judge")?;
+            .ok_or(JudgeError::NoLatency)?;
         Ok(Scored {
             score: if latency <= max_ms {
                 1.0

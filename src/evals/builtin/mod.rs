@@ -2,6 +2,7 @@
 //! params (which are checked then, before anything runs) into a judge of inputs.
 
 mod content;
+mod error;
 mod json;
 mod latency;
 mod params;
@@ -12,13 +13,14 @@ use serde_json::Value as Json;
 use super::EvalInput;
 use super::exec_eval::Scored;
 
+pub use error::{JudgeError, ParamError};
 pub use params::Params;
 
 /// A prepared check: scores one input.
-pub type Judge = Box<dyn Fn(&EvalInput) -> Result<Scored, String>>;
+pub type Judge = Box<dyn Fn(&EvalInput) -> Result<Scored, JudgeError>>;
 
 /// Prepares a check from its params; `Err` says what is wrong with them.
-type Prepare = fn(&str, &Json) -> Result<Judge, String>;
+type Prepare = fn(&str, &Json) -> Result<Judge, ParamError>;
 
 /// Every built-in check: its name, the aliases PromptKit packs use, and how to
 /// prepare it.
@@ -70,9 +72,8 @@ pub fn is_builtin(eval_type: &str) -> bool {
 }
 
 /// The built-in check `eval_type` prepared with `params`.
-pub fn prepare(eval_type: &str, params: &Json) -> Result<Judge, String> {
-    let prepare =
-        find(eval_type).ok_or_else(|| format!("`{eval_type}` is not a built-in check"))?;
+pub fn prepare(eval_type: &str, params: &Json) -> Result<Judge, ParamError> {
+    let prepare = find(eval_type).ok_or_else(|| ParamError::NotBuiltin(eval_type.into()))?;
     prepare(eval_type, params)
 }
 

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value as Json};
 
+use super::ParamError;
+
 /// The params of one check. Each accepted param is a list of names: the canonical
 /// one first, then aliases users of PromptKit packs write.
 pub struct Params<'a> {
@@ -13,11 +15,11 @@ pub struct Params<'a> {
 impl<'a> Params<'a> {
     /// Rejects params the check does not take (with a suggestion) and a param given
     /// twice under two of its names.
-    pub fn new(check: &'a str, params: &Json, accepted: &[&[&str]]) -> Result<Self, String> {
+    pub fn new(check: &'a str, params: &Json, accepted: &[&[&str]]) -> Result<Self, ParamError> {
         let map = match params {
             Json::Object(map) => map.clone(),
             Json::Null => Map::new(),
-            other => return Err(format!("params must be an object, found {other}")),
+            other => return Err(ParamError::NotAnObject(other.clone())),
         };
         let known: Vec<&str> = accepted
             .iter()
@@ -30,23 +32,25 @@ impl<'a> Params<'a> {
                 } else {
                     known.join(", ")
                 };
-                return Err(format!(
-                    "`{check}` takes no param `{key}`{} (it takes {takes})",
-                    crate::doc::suggest(key, known.iter().copied())
-                ));
+                return Err(ParamError::Unknown {
+                    check: check.into(),
+                    key: key.clone(),
+                    suggestion: crate::doc::suggest(key, known.iter().copied()),
+                    takes,
+                });
             }
         }
         for names in accepted {
-            let given: Vec<&str> = names
+            let given: Vec<String> = names
                 .iter()
-                .copied()
-                .filter(|n| map.contains_key(*n))
+                .filter(|n| map.contains_key(**n))
+                .map(|n| n.to_string())
                 .collect();
             if given.len() > 1 {
-                return Err(format!(
-                    "`{check}`: give one of {}, not both",
-                    given.join(" and ")
-                ));
+                return Err(ParamError::GivenTwice {
+                    check: check.into(),
+                    given,
+                });
             }
         }
         Ok(Self { check, map })
@@ -59,15 +63,26 @@ impl<'a> Params<'a> {
             .filter(|(_, v)| !v.is_null())
     }
 
-    fn wrong(&self, name: &str, expected: &str, found: &Json) -> String {
-        format!(
-            "`{}`: `{name}` must be {expected}, found {found}",
-            self.check
-        )
+    fn wrong(&self, name: &str, expected: &'static str, found: &Json) -> ParamError {
+        ParamError::WrongType {
+            check: self.check.into(),
+            name: name.into(),
+            expected,
+            found: Box::new(found.clone()),
+        }
+    }
+
+    /// The error for a required param that is missing: `names[0]` must be `what`.
+    pub fn missing(&self, names: &[&str], what: &'static str) -> ParamError {
+        ParamError::Missing {
+            check: self.check.into(),
+            name: names[0].into(),
+            what,
+        }
     }
 
     /// A list of strings (a single string counts as a list of one).
-    pub fn strings(&self, names: &[&str]) -> Result<Option<Vec<String>>, String> {
+    pub fn strings(&self, names: &[&str]) -> Result<Option<Vec<String>>, ParamError> {
         let Some((name, value)) = self.get(names) else {
             return Ok(None);
         };
@@ -84,17 +99,14 @@ impl<'a> Params<'a> {
     }
 
     /// A required, non-empty list of strings.
-    pub fn required_strings(&self, names: &[&str]) -> Result<Vec<String>, String> {
+    pub fn required_strings(&self, names: &[&str]) -> Result<Vec<String>, ParamError> {
         match self.strings(names)? {
             Some(list) if !list.is_empty() => Ok(list),
-            _ => Err(format!(
-                "`{}` needs `{}`, a non-empty list of strings",
-                self.check, names[0]
-            )),
+            _ => Err(self.missing(names, "a non-empty list of strings")),
         }
     }
 
-    pub fn string(&self, names: &[&str]) -> Result<Option<String>, String> {
+    pub fn string(&self, names: &[&str]) -> Result<Option<String>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::String(s))) => Ok(Some(s.clone())),
@@ -102,13 +114,13 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn required_string(&self, names: &[&str]) -> Result<String, String> {
+    pub fn required_string(&self, names: &[&str]) -> Result<String, ParamError> {
         self.string(names)?
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| format!("`{}` needs `{}`, a string", self.check, names[0]))
+            .ok_or_else(|| self.missing(names, "a string"))
     }
 
-    pub fn boolean(&self, names: &[&str]) -> Result<Option<bool>, String> {
+    pub fn boolean(&self, names: &[&str]) -> Result<Option<bool>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Bool(b))) => Ok(Some(*b)),
@@ -116,7 +128,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn number(&self, names: &[&str]) -> Result<Option<f64>, String> {
+    pub fn number(&self, names: &[&str]) -> Result<Option<f64>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Number(n))) => Ok(n.as_f64()),
@@ -125,7 +137,7 @@ impl<'a> Params<'a> {
     }
 
     /// A whole number, zero or more.
-    pub fn count(&self, names: &[&str]) -> Result<Option<u64>, String> {
+    pub fn count(&self, names: &[&str]) -> Result<Option<u64>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Number(n))) if n.as_u64().is_some() => Ok(n.as_u64()),
@@ -133,7 +145,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn object(&self, names: &[&str]) -> Result<Option<Map<String, Json>>, String> {
+    pub fn object(&self, names: &[&str]) -> Result<Option<Map<String, Json>>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Object(map))) => Ok(Some(map.clone())),
@@ -160,7 +172,8 @@ mod tests {
             &[&["pattern"], &["expect_match"]],
         )
         .err()
-        .expect("refused");
+        .expect("refused")
+        .to_string();
         assert!(err.contains("did you mean `pattern`?"), "{err}");
     }
 

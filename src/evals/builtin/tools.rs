@@ -3,7 +3,7 @@
 use regex::Regex;
 use serde_json::{Value as Json, json};
 
-use super::{Judge, Params, same, verdict};
+use super::{Judge, ParamError, Params, same, verdict};
 use crate::evals::exec_eval::Scored;
 use crate::evals::{EvalInput, ToolCallRecord};
 
@@ -20,7 +20,7 @@ fn calls_to<'i>(input: &'i EvalInput, tool: Option<&str>) -> Vec<&'i ToolCallRec
 /// `tools_called`: each listed tool was called successfully at least `min_calls`
 /// times (default 1) and, with `max_calls`, at most that often. The score is the
 /// share of tools called enough; going over `max_calls` scores 0.
-pub fn called(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[TOOL_NAMES, &["min_calls"], &["max_calls"]])?;
     let tools = p.required_strings(TOOL_NAMES)?;
     let min = p.count(&["min_calls"])?.unwrap_or(1);
@@ -65,7 +65,7 @@ pub fn called(check: &str, params: &Json) -> Result<Judge, String> {
 }
 
 /// `tools_not_called`: none of the listed tools was called.
-pub fn not_called(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn not_called(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[TOOL_NAMES])?;
     let tools = p.required_strings(TOOL_NAMES)?;
     Ok(Box::new(move |input| {
@@ -85,12 +85,12 @@ pub fn not_called(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `tool_args`: some call to `tool_name` had every one of `expected_args` (values
 /// compared as JSON, or as text when one side is a string).
-pub fn args(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn args(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tool_name", "tool"], &["expected_args"]])?;
     let tool = p.required_string(&["tool_name", "tool"])?;
     let expected = p
         .object(&["expected_args"])?
-        .ok_or_else(|| format!("`{check}` needs `expected_args`, an object"))?;
+        .ok_or_else(|| p.missing(&["expected_args"], "an object"))?;
     Ok(Box::new(move |input| {
         let calls = calls_to(input, Some(&tool));
         let matches = |args: &Json| {
@@ -122,12 +122,14 @@ fn loosely_equal(actual: &Json, expected: &Json) -> bool {
 
 /// `tool_call_count`: the calls (to `tool`, or to any tool) number between `min`
 /// and `max`.
-pub fn count(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn count(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tool", "tool_name"], &["min"], &["max"]])?;
     let tool = p.string(&["tool", "tool_name"])?;
     let (min, max) = (p.count(&["min"])?, p.count(&["max"])?);
     if min.is_none() && max.is_none() {
-        return Err(format!("`{check}` needs `min`, `max` or both"));
+        return Err(ParamError::NoCountRange {
+            check: check.into(),
+        });
     }
     Ok(Box::new(move |input| {
         let n = calls_to(input, tool.as_deref()).len() as u64;
@@ -153,7 +155,7 @@ pub fn count(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `tool_call_sequence`: the listed tools were called in this order (other calls
 /// may come between); the score is the share of the sequence reached.
-pub fn sequence(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn sequence(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["sequence"]])?;
     let sequence = p.required_strings(&["sequence"])?;
     Ok(Box::new(move |input| {
@@ -178,7 +180,7 @@ pub fn sequence(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `no_tool_errors`: the calls (to `tools`, when listed) did not fail; the score is
 /// the share that did not.
-pub fn no_errors(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn no_errors(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tools", "tool_names"]])?;
     let scope = p.strings(&["tools", "tool_names"])?;
     Ok(Box::new(move |input| {
@@ -215,7 +217,7 @@ pub fn no_errors(check: &str, params: &Json) -> Result<Judge, String> {
 
 /// `tool_result_includes`: at least `occurrence` results (of `tool`, or of any
 /// tool) contain every pattern, case-insensitively.
-pub fn result_includes(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn result_includes(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(
         check,
         params,
@@ -242,7 +244,7 @@ pub fn result_includes(check: &str, params: &Json) -> Result<Judge, String> {
 }
 
 /// `tool_result_matches`: at least `occurrence` results match `pattern`.
-pub fn result_matches(check: &str, params: &Json) -> Result<Judge, String> {
+pub fn result_matches(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(
         check,
         params,
@@ -250,7 +252,10 @@ pub fn result_matches(check: &str, params: &Json) -> Result<Judge, String> {
     )?;
     let tool = p.string(&["tool", "tool_name"])?;
     let source = p.required_string(&["pattern"])?;
-    let re = Regex::new(&source).map_err(|e| format!("`{check}`: invalid `pattern`: {e}"))?;
+    let re = Regex::new(&source).map_err(|error| ParamError::Pattern {
+        check: check.into(),
+        error,
+    })?;
     let occurrence = p.count(&["occurrence"])?.unwrap_or(1);
     Ok(Box::new(move |input| {
         let hits = calls_to(input, tool.as_deref())
