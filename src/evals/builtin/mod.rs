@@ -6,6 +6,8 @@ mod error;
 mod json;
 mod latency;
 mod params;
+#[cfg(test)]
+mod tests;
 mod tools;
 
 use serde_json::Value as Json;

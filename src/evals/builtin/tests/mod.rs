@@ -1,0 +1,149 @@
+//! Every built-in check judged in-process: passing and failing, under its aliases,
+//! and refusing params it cannot take. `tests/cli/builtin_checks.rs` proves the
+//! binary wires each family; the cases live here, where they start no process.
+
+mod aliases;
+mod content;
+mod json;
+mod latency;
+mod refused;
+mod tools;
+
+use serde_json::{Value as Json, json};
+
+use super::{JudgeError, prepare};
+use crate::evals::exec_eval::Scored;
+use crate::evals::{EvalInput, EvalStatus, judge};
+use crate::pack::{Bound, Threshold};
+
+/// One input to one check.
+struct Case {
+    check: &'static str,
+    content: &'static str,
+    params: Json,
+    context: Option<Json>,
+}
+
+fn case(check: &'static str, content: &'static str, params: Json) -> Case {
+    Case {
+        check,
+        content,
+        params,
+        context: None,
+    }
+}
+
+impl Case {
+    fn with(mut self, context: Json) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// The input as `promptexec eval` builds it: the context read as an
+    /// [`EvalInput`], then the content.
+    fn input(&self) -> EvalInput {
+        let mut input: EvalInput = self
+            .context
+            .clone()
+            .map(|c| serde_json::from_value(c).expect("a valid context"))
+            .unwrap_or_default();
+        input.content = self.content.to_string();
+        input
+    }
+
+    /// Prepares the check (its params must be valid) and judges the input.
+    #[track_caller]
+    fn judged(&self) -> Result<Scored, JudgeError> {
+        let check = prepare(self.check, &self.params)
+            .unwrap_or_else(|e| panic!("`{}` {}: {e}", self.check, self.params));
+        check(&self.input())
+    }
+}
+
+/// Whether a score passes the gate `promptexec eval` puts on a check by default:
+/// at least 1.
+fn passes(score: f64) -> bool {
+    let gate = Threshold {
+        min: Some(Bound {
+            value: 1.0,
+            inclusive: true,
+        }),
+        max: None,
+    };
+    judge(score, Some(&gate)) == EvalStatus::Passed
+}
+
+/// What a case must come to: whether it passes, the score and a piece of the
+/// explanation.
+struct Want {
+    passes: bool,
+    score: f64,
+    why: &'static str,
+}
+
+fn pass(why: &'static str) -> Want {
+    Want {
+        passes: true,
+        score: 1.0,
+        why,
+    }
+}
+
+fn fail(score: f64, why: &'static str) -> Want {
+    Want {
+        passes: false,
+        score,
+        why,
+    }
+}
+
+#[track_caller]
+fn expect(name: &str, case: &Case, want: &Want) {
+    let scored = case
+        .judged()
+        .unwrap_or_else(|e| panic!("{name}: no score: {e}"));
+    let shown = format!("{name}: {scored:?}");
+    assert_eq!(passes(scored.score), want.passes, "{shown}");
+    assert!((scored.score - want.score).abs() < 1e-9, "{shown}");
+    assert!(
+        scored.detail.contains(want.why),
+        "`{}` not in the explanation: {shown}",
+        want.why
+    );
+}
+
+#[track_caller]
+fn judge_all(cases: Vec<(&str, Case, Want)>) {
+    for (name, case, want) in &cases {
+        expect(name, case, want);
+    }
+}
+
+/// A context with these messages: (role, content).
+fn said(messages: &[(&str, &str)]) -> Json {
+    let messages: Vec<Json> = messages
+        .iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
+    json!({ "messages": messages })
+}
+
+/// A context whose turn made these calls.
+fn calls(list: Vec<Json>) -> Json {
+    json!({ "tool_calls": list })
+}
+
+/// A call to `name` with `args` that returned `result`.
+fn ok(name: &str, args: Json, result: &str) -> Json {
+    json!({"name": name, "args": args, "result": result, "error": null})
+}
+
+/// A call to `name` that failed.
+fn broke(name: &str) -> Json {
+    json!({"name": name, "args": {}, "result": null, "error": "boom"})
+}
+
+/// A call to `name` with empty args and result.
+fn call(name: &str) -> Json {
+    ok(name, json!({}), "")
+}

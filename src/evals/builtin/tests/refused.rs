@@ -1,0 +1,328 @@
+//! Params a check cannot be prepared from, each refused with a message naming the
+//! problem.
+
+use serde_json::{Value as Json, json};
+
+use indexmap::IndexMap;
+use tokio_util::sync::CancellationToken;
+
+use crate::doc::Pos;
+use crate::evals::Evaluator;
+use crate::evals::builtin::prepare;
+use crate::pack::{EvalDef, Trigger, When};
+
+#[test]
+fn bad_params_are_refused_naming_the_problem() {
+    let cases: Vec<(&str, &str, Json, &str)> = vec![
+        (
+            "an unknown param close to a param",
+            "regex",
+            json!({"patern": "x"}),
+            "`regex` takes no param `patern`; did you mean `pattern`? (it takes pattern, expect_match)",
+        ),
+        (
+            "an unknown param close to a param alias",
+            "content_excludes",
+            json!({"word": ["x"]}),
+            "`content_excludes` takes no param `word`; did you mean `words`?",
+        ),
+        (
+            "an unknown param of json_path",
+            "json_path",
+            json!({"expresion": "a"}),
+            "did you mean `expression`?",
+        ),
+        (
+            "an unknown param of tools_called",
+            "tools_called",
+            json!({"tool_names": ["a"], "min_call": 1}),
+            "did you mean `min_calls`?",
+        ),
+        (
+            "patterns a number",
+            "contains",
+            json!({"patterns": 3}),
+            "`contains`: `patterns` must be a list of strings, found 3",
+        ),
+        (
+            "patterns holding a number",
+            "contains_any",
+            json!({"patterns": ["a", 1]}),
+            "`patterns` must be a list of strings",
+        ),
+        (
+            "words a number, under an alias",
+            "banned_words",
+            json!({"words": 3}),
+            "`banned_words`: `words` must be a list of strings, found 3",
+        ),
+        (
+            "expect_match not a boolean",
+            "regex",
+            json!({"pattern": "x", "expect_match": "yes"}),
+            "`expect_match` must be true or false",
+        ),
+        (
+            "min negative",
+            "min_length",
+            json!({"min": -1}),
+            "`min` must be a whole number",
+        ),
+        (
+            "min_chars a string",
+            "min_length",
+            json!({"min_chars": "10"}),
+            "`min_chars` must be a whole number",
+        ),
+        (
+            "max_tokens a fraction",
+            "max_length",
+            json!({"max_tokens": 1.5}),
+            "`max_tokens` must be a whole number",
+        ),
+        (
+            "allow_wrapped not a boolean",
+            "json_valid",
+            json!({"allow_wrapped": "yes"}),
+            "`allow_wrapped` must be true or false",
+        ),
+        (
+            "schema a string",
+            "json_schema",
+            json!({"schema": "object"}),
+            "`schema` must be an object",
+        ),
+        (
+            "json_path contains not a list",
+            "json_path",
+            json!({"expression": "a", "contains": "x"}),
+            "`contains` must be a list",
+        ),
+        (
+            "tool_names a number",
+            "tools_called",
+            json!({"tool_names": 3}),
+            "`tool_names` must be a list of strings",
+        ),
+        (
+            "min_calls a string",
+            "tools_called",
+            json!({"tool_names": ["a"], "min_calls": "2"}),
+            "`min_calls` must be a whole number",
+        ),
+        (
+            "expected_args a list",
+            "tool_args",
+            json!({"tool_name": "a", "expected_args": ["x"]}),
+            "`expected_args` must be an object",
+        ),
+        (
+            "occurrence negative",
+            "tool_result_includes",
+            json!({"patterns": ["a"], "occurrence": -1}),
+            "`occurrence` must be a whole number",
+        ),
+        (
+            "max_ms a string",
+            "latency_budget",
+            json!({"max_ms": "100"}),
+            "`max_ms` must be a number",
+        ),
+        (
+            "an unknown match_mode",
+            "content_excludes",
+            json!({"patterns": ["a"], "match_mode": "fuzzy"}),
+            "`match_mode` is `word_boundary` or `substring`, found `fuzzy`",
+        ),
+        (
+            "an invalid regex",
+            "regex",
+            json!({"pattern": "(unclosed"}),
+            "`regex`: invalid `pattern`",
+        ),
+        (
+            "an invalid regex, under the alias",
+            "content_matches",
+            json!({"pattern": "[a-"}),
+            "`content_matches`: invalid `pattern`",
+        ),
+        (
+            "an invalid regex of tool_result_matches",
+            "tool_result_matches",
+            json!({"pattern": "(?P<x"}),
+            "`tool_result_matches`: invalid `pattern`",
+        ),
+        (
+            "an invalid JMESPath expression",
+            "json_path",
+            json!({"expression": "a[["}),
+            "`json_path`: invalid JMESPath `expression`",
+        ),
+        (
+            "an invalid JMESPath expression, under the alias",
+            "json_path",
+            json!({"jmespath_expression": "a.|"}),
+            "invalid JMESPath `expression`",
+        ),
+        (
+            "an invalid JSON Schema",
+            "json_schema",
+            json!({"schema": {"type": "nope"}}),
+            "`json_schema`: `schema` is not a valid JSON Schema",
+        ),
+        (
+            "an invalid JSON Schema, deeper",
+            "json_schema",
+            json!({"schema": {"properties": {"a": {"minLength": "three"}}}}),
+            "`schema` is not a valid JSON Schema",
+        ),
+        (
+            "patterns missing",
+            "contains",
+            json!({}),
+            "`contains` needs `patterns`, a non-empty list of strings",
+        ),
+        (
+            "patterns empty",
+            "content_excludes",
+            json!({"patterns": []}),
+            "needs `patterns`",
+        ),
+        (
+            "pattern missing",
+            "regex",
+            json!({}),
+            "`regex` needs `pattern`",
+        ),
+        (
+            "min zero",
+            "min_length",
+            json!({"min": 0}),
+            "`min_length` needs `min`",
+        ),
+        (
+            "max missing",
+            "max_length",
+            json!({}),
+            "`max_length` needs `max` (characters) or `max_tokens`",
+        ),
+        (
+            "schema missing",
+            "json_schema",
+            json!({}),
+            "`json_schema` needs `schema`",
+        ),
+        (
+            "expression missing",
+            "json_path",
+            json!({"expected": 1}),
+            "`json_path` needs `expression`",
+        ),
+        (
+            "tool_names missing",
+            "tools_not_called",
+            json!({}),
+            "`tools_not_called` needs `tool_names`",
+        ),
+        (
+            "expected_args missing",
+            "tool_args",
+            json!({"tool_name": "a"}),
+            "`tool_args` needs `expected_args`",
+        ),
+        (
+            "neither min nor max",
+            "tool_call_count",
+            json!({"tool": "a"}),
+            "`tool_call_count` needs `min`, `max` or both",
+        ),
+        (
+            "sequence missing",
+            "tool_call_sequence",
+            json!({}),
+            "`tool_call_sequence` needs `sequence`",
+        ),
+        (
+            "max_ms zero",
+            "latency_budget",
+            json!({"max_ms": 0}),
+            "`latency_budget` needs `max_ms`",
+        ),
+        (
+            "a param under its name and its alias",
+            "banned_words",
+            json!({"patterns": ["a"], "words": ["b"]}),
+            "`banned_words`: give one of patterns and words, not both",
+        ),
+        (
+            "min_chars and min_characters",
+            "min_length",
+            json!({"min_chars": 1, "min_characters": 2}),
+            "give one of min_characters and min_chars, not both",
+        ),
+    ];
+    for (name, eval_type, params, says) in &cases {
+        let refused = prepare(eval_type, params)
+            .err()
+            .unwrap_or_else(|| panic!("{name}: `{eval_type}` {params} was accepted"))
+            .to_string();
+        assert!(refused.contains(says), "{name}: `{says}` not in: {refused}");
+    }
+}
+
+/// A type neither bound nor built in is refused when the evals are made ready,
+/// with a suggestion when it is close to a check or an alias.
+#[test]
+fn unknown_types_are_refused_with_a_suggestion_when_close() {
+    let cases: Vec<(&str, &str, Json, &str)> = vec![
+        (
+            "an unknown type close to a check",
+            "containz",
+            json!({}),
+            "type `containz` is neither bound in the config's spec.evals nor built in; did you mean `contains`?",
+        ),
+        (
+            "an unknown type close to an alias",
+            "banned_word",
+            json!({}),
+            "did you mean `banned_words`?",
+        ),
+        (
+            "an unknown type close to a tool check",
+            "tool_call_counts",
+            json!({}),
+            "did you mean `tool_call_count`?",
+        ),
+    ];
+    for (name, eval_type, _, says) in &cases {
+        let refused = refusal(eval_type);
+        assert!(refused.contains(says), "{name}: `{says}` not in: {refused}");
+    }
+    // Far from every name, an unknown type gets no suggestion.
+    let refused = refusal("frobnicate");
+    assert!(
+        refused.contains("type `frobnicate` is neither bound") && !refused.contains("did you mean"),
+        "{refused}"
+    );
+}
+
+/// Why an eval of `eval_type` (with no params and no config) cannot be made ready.
+fn refusal(eval_type: &str) -> String {
+    let eval = EvalDef {
+        id: eval_type.into(),
+        eval_type: eval_type.into(),
+        trigger: Trigger::EveryTurn,
+        params: json!({}),
+        metric: None,
+        threshold: None,
+        sample_percentage: 100.0,
+        enabled: true,
+        when: When::default(),
+        description: None,
+        pos: Pos::START,
+    };
+    match Evaluator::new(vec![eval], &IndexMap::new(), CancellationToken::new()) {
+        Ok(_) => panic!("`{eval_type}` was made ready"),
+        Err(problems) => problems[0].message.clone(),
+    }
+}
