@@ -227,6 +227,14 @@ fn aliases_behave_like_their_canonical_names() {
             &results,
         ),
     ];
+    for (_, aliases, _) in super::super::CHECKS {
+        for alias in *aliases {
+            assert!(
+                cases.iter().any(|c| c.2 == *alias),
+                "alias `{alias}` has no case here"
+            );
+        }
+    }
     for (canonical, canonical_params, alias, alias_params, inputs) in &cases {
         let name = format!("{alias} {alias_params} as {canonical} {canonical_params}");
         let mut verdicts = Vec::new();
