@@ -290,3 +290,30 @@ pub fn trigger_name(trigger: Trigger) -> &'static str {
         Trigger::OnWorkflowStep => "on_workflow_step",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_eval_says_how_with_its_last_stderr_line() {
+        let failed = |stderr_line: Option<&str>| EvalError::Failed {
+            eval_type: "tone".into(),
+            failure: "exited with status 2".into(),
+            stderr_line: stderr_line.map(str::to_string),
+        };
+        assert_eq!(failed(None).to_string(), "eval `tone` exited with status 2");
+        assert_eq!(
+            failed(Some("no model")).to_string(),
+            "eval `tone` exited with status 2; stderr: no model"
+        );
+        assert_eq!(
+            EvalError::from(ScoreError::NoScore).to_string(),
+            "answered without a `score`"
+        );
+        assert_eq!(
+            EvalError::from(JudgeError::NoLatency).to_string(),
+            "the context has no `metadata.latency_ms` to judge"
+        );
+    }
+}

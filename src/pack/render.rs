@@ -272,3 +272,89 @@ pub fn check_value(var: &Variable, value: &Json) -> Result<String, ValueError> {
     }
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::Validation;
+    use serde_json::json;
+
+    fn var(var_type: VarType, validation: Validation) -> Variable {
+        Variable {
+            name: "v".into(),
+            var_type,
+            required: false,
+            default: None,
+            description: None,
+            validation,
+            pos: Pos::START,
+        }
+    }
+
+    fn refusal(var: &Variable, value: Json) -> String {
+        check_value(var, &value).expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn a_suitable_value_gives_its_text() {
+        let any = Validation::default();
+        assert_eq!(
+            check_value(&var(VarType::String, any.clone()), &json!("hi")),
+            Ok("hi".to_string())
+        );
+        assert_eq!(
+            check_value(&var(VarType::Integer, any), &json!(7)),
+            Ok("7".to_string())
+        );
+    }
+
+    #[test]
+    fn each_refusal_starts_from_the_value() {
+        let any = Validation::default();
+        assert_eq!(
+            refusal(&var(VarType::Integer, any), json!(1.5)),
+            "expected integer, got 1.5"
+        );
+        let rules = Validation {
+            allowed: Some(vec![json!("a"), json!("b")]),
+            ..Validation::default()
+        };
+        assert_eq!(
+            refusal(&var(VarType::String, rules), json!("c")),
+            r#""c" is not one of "a", "b""#
+        );
+        let rules = Validation {
+            pattern: regex::Regex::new("^[a-z]+$").ok(),
+            min_length: Some(3),
+            max_length: Some(4),
+            ..Validation::default()
+        };
+        let word = var(VarType::String, rules);
+        assert_eq!(
+            refusal(&word, json!("A1")),
+            r#""A1" does not match the pattern `^[a-z]+$`"#
+        );
+        assert_eq!(
+            refusal(&word, json!("ab")),
+            r#""ab" is 2 characters long, shorter than the minimum of 3"#
+        );
+        assert_eq!(
+            refusal(&word, json!("abcde")),
+            r#""abcde" is 5 characters long, longer than the maximum of 4"#
+        );
+        let rules = Validation {
+            minimum: Some(1.0),
+            maximum: Some(9.5),
+            ..Validation::default()
+        };
+        let number = var(VarType::Number, rules);
+        assert_eq!(
+            refusal(&number, json!(0)),
+            "0 is less than the minimum of 1"
+        );
+        assert_eq!(
+            refusal(&number, json!(10)),
+            "10 is greater than the maximum of 9.5"
+        );
+    }
+}

@@ -181,6 +181,24 @@ mod tests {
     }
 
     #[test]
+    fn refusals_quote_the_text() {
+        assert_eq!(
+            parse_rfc3339(" yesterday")
+                .expect_err("refused")
+                .to_string(),
+            "` yesterday` is not an RFC 3339 time (like 2025-06-01T12:00:00Z)"
+        );
+        assert_eq!(
+            parse_rfc3339(" 1970-01-01T00:00:00+01:00").expect_err("refused"),
+            TimeError::OutOfRange("1970-01-01T00:00:00+01:00".into())
+        );
+        assert_eq!(
+            TimeError::OutOfRange("x".into()).to_string(),
+            "`x` is outside the years 1970 to 9999"
+        );
+    }
+
+    #[test]
     fn offsets_are_turned_into_utc() {
         assert_eq!(at("2025-06-01T02:30:00+02:30"), at("2025-06-01T00:00:00Z"));
         assert_eq!(at("2025-05-31T20:00:00-04:00"), at("2025-06-01T00:00:00Z"));
