@@ -3,8 +3,8 @@
 
 use serde_json::Value as Json;
 
-/// Why a built-in check cannot be prepared from its params. Each message names the
-/// check (as the user wrote it, alias or not) and the param at fault.
+/// Why a built-in check cannot be prepared from its params. The messages name the
+/// check as the user wrote it (alias or not) and the param at fault.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ParamError {
     #[error("`{0}` is not a built-in check")]
@@ -66,8 +66,10 @@ pub enum ParamError {
 pub enum JudgeError {
     #[error("the context has no `metadata.latency_ms` to judge")]
     NoLatency,
+    /// A JMESPath expression failed on this input's JSON.
     #[error("{0}")]
     Search(Box<jmespath::JmespathError>),
+    /// What the expression found could not be turned back into JSON.
     #[error("{0}")]
-    Result(String),
+    Unrepresentable(String),
 }

@@ -170,7 +170,8 @@ pub fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
         let found = expression
             .search(&value)
             .map_err(|e| JudgeError::Search(Box::new(e)))?;
-        let found = serde_json::to_value(&*found).map_err(|e| JudgeError::Result(e.to_string()))?;
+        let found = serde_json::to_value(&*found)
+            .map_err(|e| JudgeError::Unrepresentable(e.to_string()))?;
         let data = json!({ "result": found });
         let fail = |why: String| Ok(verdict(false, String::new(), why, data.clone()));
         if let Some(expected) = &expected
