@@ -106,7 +106,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             reason,
         } => format!(
             "  hook `{hook}` at {phase}: {}{}",
-            style::status(action),
+            style::status(action.as_str()),
             reason
                 .as_ref()
                 .map(|r| format!(": {r}"))
@@ -121,7 +121,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             ..
         } => format!(
             "  tool {name} ({call_id}) {} in {duration_ms} ms: {content}",
-            style::status(status)
+            style::status(status.as_str())
         ),
         SessionEvent::Pending {
             tool,
