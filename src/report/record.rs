@@ -54,7 +54,7 @@ impl Failure<'_> {
         let kind = self.kind.as_str();
         // A tool only ever fails as a tool: saying where adds nothing.
         let place = match (self.kind, self.phase) {
-            (ExtensionKind::Tool, Phase::Tool) => String::new(),
+            (ExtensionKind::Tool, Phase::TOOL) => String::new(),
             (_, phase) => format!(" at {phase}"),
         };
         format!("{kind} `{}` failed{place}: {}", self.name, self.reason)

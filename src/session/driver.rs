@@ -1,3 +1,23 @@
+//! The turn driver: one conversation, played a user message at a time.
+//!
+//! A turn runs in this order. The user message is recorded. Then, up to
+//! `max_rounds` times: the `before_call` hooks see the request (and may answer in
+//! the model's place or end the turn), the provider answers, the `after_call` hooks
+//! see the answer; each tool call in it passes the prompt's policy and the schema,
+//! then the `before_execution` hooks, the tool itself (with a decision when it
+//! answers `pending`) and the `after_execution` hooks (`tool_call.rs`), and its
+//! result goes back to the model for the next round. An answer without tool calls
+//! ends the turn; its evals run (`evaluate.rs`) and session hooks hear of it.
+//! Before the first turn JSON-RPC hooks shake hands and `session_start` runs;
+//! [`Session::end`] runs the session's evals and `session_end`.
+//!
+//! Everything that happens is a [`SessionEvent`], kept in `events` and handed to the
+//! sink as it happens. The driver never prints: the human stream, the JSON and
+//! JUnit reports and the transcript are all made from the same events, and
+//! `eval --transcript` can replay them. How verdicts fold and how a child ended are
+//! decided by pure functions in `hooks` and `exec`; the driver only puts them in
+//! order.
+
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -197,7 +217,7 @@ impl<'a> Session<'a> {
                 .hooks
                 .session(HookPhase::SessionStart, &self.session_info())
                 .await;
-            self.hooks_ran(HookPhase::SessionStart.into(), notified);
+            self.hooks_ran(HookPhase::SessionStart, notified);
         }
         let end = self.play_turn(user_text).await;
         if matches!(end, TurnEnd::Answered | TurnEnd::RoundLimit) {
@@ -207,7 +227,7 @@ impl<'a> Session<'a> {
             .hooks
             .session(HookPhase::SessionUpdate, &self.session_info())
             .await;
-        self.hooks_ran(HookPhase::SessionUpdate.into(), notified);
+        self.hooks_ran(HookPhase::SessionUpdate, notified);
         end
     }
 
@@ -236,7 +256,7 @@ impl<'a> Session<'a> {
                 round,
             };
             let before = self.hooks.before_call(request, self.prompt_tools()).await;
-            self.hooks_ran(Phase::BeforeCall, before.ran);
+            self.hooks_ran(HookPhase::BeforeCall, before.ran);
             let (request, tools) = match before.gate {
                 Gate::Proceed(value) => value,
                 Gate::Replaced {
@@ -245,10 +265,15 @@ impl<'a> Session<'a> {
                     replacement,
                     ..
                 } => {
-                    self.hook_event(Phase::BeforeCall, &hook, HookAction::Replaced, Some(reason));
+                    self.hook_event(
+                        HookPhase::BeforeCall,
+                        &hook,
+                        HookAction::Replaced,
+                        Some(reason),
+                    );
                     return self.answer_for_hook(turn, &hook, replacement);
                 }
-                gate => return self.stop(Phase::BeforeCall, gate, turn),
+                gate => return self.stop(HookPhase::BeforeCall, gate, turn),
             };
             self.messages = request.messages.clone();
             self.offered = tools
@@ -275,7 +300,7 @@ impl<'a> Session<'a> {
                 latency_ms: started.elapsed().as_millis() as u64,
             };
             let after = self.hooks.after_call(&request, response).await;
-            self.hooks_ran(Phase::AfterCall, after.ran);
+            self.hooks_ran(HookPhase::AfterCall, after.ran);
             let response = match after.gate {
                 Gate::Proceed(response) => response,
                 Gate::Replaced {
@@ -286,7 +311,12 @@ impl<'a> Session<'a> {
                 } => {
                     // The hook enforced its policy on the answer: its text stands (or
                     // the hook's replacement), and no tool call it carried runs.
-                    self.hook_event(Phase::AfterCall, &hook, HookAction::Replaced, Some(reason));
+                    self.hook_event(
+                        HookPhase::AfterCall,
+                        &hook,
+                        HookAction::Replaced,
+                        Some(reason),
+                    );
                     let text = replacement.unwrap_or_else(|| {
                         value.message["content"]
                             .as_str()
@@ -297,7 +327,7 @@ impl<'a> Session<'a> {
                     value.message["finish_reason"] = json!(SAFETY);
                     value
                 }
-                gate => return self.stop(Phase::AfterCall, gate, turn),
+                gate => return self.stop(HookPhase::AfterCall, gate, turn),
             };
             let calls = tool_calls_of(&response.message, &answer);
             self.emit(SessionEvent::Assistant {
@@ -330,7 +360,8 @@ impl<'a> Session<'a> {
     }
 
     /// Records who a phase consulted, then any hook failure reported since.
-    fn hooks_ran(&mut self, phase: Phase, hooks: Vec<String>) {
+    fn hooks_ran(&mut self, phase: impl Into<Phase>, hooks: Vec<String>) {
+        let phase = phase.into();
         self.hook_failures(phase);
         if !hooks.is_empty() {
             self.emit(SessionEvent::HooksRan { phase, hooks });
@@ -382,9 +413,15 @@ impl<'a> Session<'a> {
         TurnEnd::Answered
     }
 
-    fn hook_event(&mut self, phase: Phase, hook: &str, action: HookAction, reason: Option<String>) {
+    fn hook_event(
+        &mut self,
+        phase: HookPhase,
+        hook: &str,
+        action: HookAction,
+        reason: Option<String>,
+    ) {
         self.emit(SessionEvent::Hook {
-            phase,
+            phase: phase.into(),
             hook: hook.into(),
             action,
             reason,
@@ -409,7 +446,7 @@ impl<'a> Session<'a> {
     }
 
     /// A gate that ends the turn or the run.
-    fn stop<T>(&mut self, phase: Phase, gate: Gate<T>, turn: u32) -> TurnEnd {
+    fn stop<T>(&mut self, phase: HookPhase, gate: Gate<T>, turn: u32) -> TurnEnd {
         let (end, action) = match gate {
             Gate::HardAbort { hook, reason } => {
                 (TurnEnd::HardAborted { hook, reason }, HookAction::HardAbort)
@@ -453,7 +490,7 @@ impl<'a> Session<'a> {
             .hooks
             .session(HookPhase::SessionEnd, &self.session_info())
             .await;
-        self.hooks_ran(HookPhase::SessionEnd.into(), notified);
+        self.hooks_ran(HookPhase::SessionEnd, notified);
         self.emit(SessionEvent::SessionEnd { turns: self.turn });
     }
 
@@ -461,7 +498,7 @@ impl<'a> Session<'a> {
     /// events JSON-RPC hooks could not be sent.
     pub async fn finish(&mut self) -> u64 {
         let dropped = self.hooks.finish().await;
-        self.hook_failures(Phase::SessionEnd);
+        self.hook_failures(HookPhase::SessionEnd.into());
         for caller in self.tools.values() {
             caller.shutdown().await;
         }

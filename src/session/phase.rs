@@ -1,19 +1,26 @@
 //! Where in a session something happened, as events and reports name it.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 use crate::config::{HookPhase, Intercept};
 
+/// Where a hook ran or decided, or where an extension failed. Its wire name is the
+/// hook phase's or the place's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// A hook phase of the config, where exec hooks run.
+    Hook(HookPhase),
+    /// Anywhere else.
+    Other(Place),
+}
+
 crate::wire_enum! {
-    /// Where a hook ran or decided, or where an extension failed: a hook phase of
-    /// the config, a JSON-RPC hook's interception, the eval hooks, or a tool call.
-    /// The hook phases and interceptions keep the names the config gives them.
-    pub enum Phase {
-        BeforeCall = "before_call",
-        AfterCall = "after_call",
-        BeforeExecution = "before_execution",
-        AfterExecution = "after_execution",
-        SessionStart = "session_start",
-        SessionUpdate = "session_update",
-        SessionEnd = "session_end",
+    /// The places besides the config's hook phases: a JSON-RPC hook's interception
+    /// (named as the config names it), the eval hooks, a tool call.
+    pub enum Place {
         BeforeLlm = "before_llm",
         AfterLlm = "after_llm",
         BeforeTool = "before_tool",
@@ -26,29 +33,70 @@ crate::wire_enum! {
     }
 }
 
+impl Phase {
+    pub const EVAL: Phase = Phase::Other(Place::Eval);
+    pub const TOOL: Phase = Phase::Other(Place::Tool);
+
+    /// The name this phase has in events and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Hook(phase) => phase.as_str(),
+            Phase::Other(place) => place.as_str(),
+        }
+    }
+
+    /// The phase a wire name stands for.
+    pub fn from_wire(name: &str) -> Option<Self> {
+        HookPhase::from_wire(name)
+            .map(Phase::Hook)
+            .or_else(|| Place::from_wire(name).map(Phase::Other))
+    }
+}
+
 impl From<HookPhase> for Phase {
     fn from(phase: HookPhase) -> Self {
-        match phase {
-            HookPhase::BeforeCall => Phase::BeforeCall,
-            HookPhase::AfterCall => Phase::AfterCall,
-            HookPhase::BeforeExecution => Phase::BeforeExecution,
-            HookPhase::AfterExecution => Phase::AfterExecution,
-            HookPhase::SessionStart => Phase::SessionStart,
-            HookPhase::SessionUpdate => Phase::SessionUpdate,
-            HookPhase::SessionEnd => Phase::SessionEnd,
-        }
+        Phase::Hook(phase)
     }
 }
 
 impl From<Intercept> for Phase {
     fn from(intercept: Intercept) -> Self {
-        match intercept {
-            Intercept::BeforeLlm => Phase::BeforeLlm,
-            Intercept::AfterLlm => Phase::AfterLlm,
-            Intercept::BeforeTool => Phase::BeforeTool,
-            Intercept::AfterTool => Phase::AfterTool,
-            Intercept::ApproveTool => Phase::ApproveTool,
-        }
+        Phase::Other(match intercept {
+            Intercept::BeforeLlm => Place::BeforeLlm,
+            Intercept::AfterLlm => Place::AfterLlm,
+            Intercept::BeforeTool => Place::BeforeTool,
+            Intercept::AfterTool => Place::AfterTool,
+            Intercept::ApproveTool => Place::ApproveTool,
+        })
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Phase {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Phase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = Cow::<'de, str>::deserialize(deserializer)?;
+        Phase::from_wire(&name).ok_or_else(|| {
+            let known: Vec<&str> = HookPhase::NAMES
+                .iter()
+                .chain(Place::NAMES)
+                .copied()
+                .collect();
+            serde::de::Error::custom(format!(
+                "unknown phase `{name}`, expected one of {}",
+                known.join(", ")
+            ))
+        })
     }
 }
 
@@ -57,10 +105,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_hook_phase_keeps_its_config_name() {
-        for (name, phase) in HookPhase::WIRE {
-            assert_eq!(Phase::from(*phase).as_str(), *name);
+    fn every_phase_reads_back_from_its_name() {
+        let hook_phases = HookPhase::WIRE.iter().map(|(_, p)| Phase::Hook(*p));
+        let places = Place::WIRE.iter().map(|(_, p)| Phase::Other(*p));
+        for phase in hook_phases.chain(places) {
+            assert_eq!(Phase::from_wire(phase.as_str()), Some(phase));
+            let json = serde_json::to_string(&phase).expect("serializes");
+            assert_eq!(serde_json::from_str::<Phase>(&json).expect("reads"), phase);
         }
+        let err = serde_json::from_str::<Phase>("\"hook\"").expect_err("no such phase");
+        assert!(err.to_string().contains("session_end, before_llm"), "{err}");
     }
 
     #[test]

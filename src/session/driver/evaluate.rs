@@ -25,7 +25,7 @@ impl Session<'_> {
             let notified = self
                 .hooks
                 .eval_result(&serde_json::to_value(&result).unwrap_or_default());
-            self.hooks_ran(Phase::Eval, notified);
+            self.hooks_ran(Phase::EVAL, notified);
             self.emit(SessionEvent::Eval(result));
         }
         self.evaluator = Some(evaluator);

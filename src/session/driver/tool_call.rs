@@ -3,6 +3,7 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::config::HookPhase;
 use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, message};
 use crate::provider::ToolCall;
 use crate::session::{CallStatus, ExtensionKind, HookAction, PendingCall, Phase, SessionEvent};
@@ -56,11 +57,11 @@ impl Session<'_> {
             return None;
         }
         let before = self.hooks.before_execution(info.clone()).await;
-        self.hooks_ran(Phase::BeforeExecution, before.ran);
+        self.hooks_ran(HookPhase::BeforeExecution, before.ran);
         let modified = match before.gate {
             Gate::Proceed(modified) => modified,
             Gate::Respond { hook, result } => {
-                self.hook_event(Phase::BeforeExecution, &hook, HookAction::Respond, None);
+                self.hook_event(HookPhase::BeforeExecution, &hook, HookAction::Respond, None);
                 let content = result
                     .get("for_llm")
                     .and_then(Json::as_str)
@@ -70,7 +71,7 @@ impl Session<'_> {
             }
             Gate::DenyTool { hook, reason } => {
                 self.hook_event(
-                    Phase::BeforeExecution,
+                    HookPhase::BeforeExecution,
                     &hook,
                     HookAction::DenyTool,
                     Some(reason.clone()),
@@ -79,7 +80,7 @@ impl Session<'_> {
                 self.skip_tool(&info, CallStatus::Blocked, &text);
                 return None;
             }
-            gate => return Some(self.stop(Phase::BeforeExecution, gate, self.turn)),
+            gate => return Some(self.stop(HookPhase::BeforeExecution, gate, self.turn)),
         };
         // A hook's `modify` passes the same checks as the model's own call: it cannot
         // reach a blocklisted tool or break the schema.
@@ -127,7 +128,7 @@ impl Session<'_> {
             is_error: !status.is_ok(),
         };
         let after = self.hooks.after_execution(&info, result).await;
-        self.hooks_ran(Phase::AfterExecution, after.ran);
+        self.hooks_ran(HookPhase::AfterExecution, after.ran);
         let (status, result) = match after.gate {
             Gate::Proceed(result) => (status, result),
             Gate::Replaced {
@@ -137,7 +138,7 @@ impl Session<'_> {
                 ..
             } => {
                 self.hook_event(
-                    Phase::AfterExecution,
+                    HookPhase::AfterExecution,
                     &hook,
                     HookAction::Withheld,
                     Some(reason.clone()),
@@ -145,7 +146,7 @@ impl Session<'_> {
                 value.content = format!("result withheld by hook `{hook}`: {reason}");
                 (CallStatus::Blocked, value)
             }
-            gate => return Some(self.stop(Phase::AfterExecution, gate, self.turn)),
+            gate => return Some(self.stop(HookPhase::AfterExecution, gate, self.turn)),
         };
         self.tool_result(&info, status, &result.content, result.latency_ms);
         None
@@ -254,7 +255,7 @@ impl Session<'_> {
                 turn: self.turn,
                 kind: ExtensionKind::Tool,
                 name: report.tool.clone(),
-                phase: Phase::Tool,
+                phase: Phase::TOOL,
                 reason: settled.1.clone(),
                 stderr_tail: report.stderr_tail.clone(),
             });
