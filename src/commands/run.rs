@@ -14,8 +14,8 @@ use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, VarInputs};
 use crate::provider::{ScriptedProvider, load_mock};
 use crate::report::{
-    HumanStream, RunRecord, Transcript, evals_of, failures_of, json_report, junit_report, problems,
-    summary,
+    HumanStream, RunRecord, Terminal, Transcript, evals_of, failures_of, json_report, junit_report,
+    problems, summary,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
@@ -64,7 +64,11 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
     let variables = variables_json(prompt, &inputs);
 
     let started = Instant::now();
-    let human = RefCell::new(HumanStream::new());
+    let human = RefCell::new(if quiet() {
+        HumanStream::new(Box::new(std::io::sink()), None)
+    } else {
+        HumanStream::new(Box::new(std::io::stderr()), Terminal::stderr())
+    });
     let played = with_runtime(|| async {
         let sink = |event: &SessionEvent| {
             if let Some(transcript) = &mut transcript {

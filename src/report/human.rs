@@ -1,4 +1,8 @@
-use std::io::IsTerminal;
+//! The conversation as a person watching reads it, written as it happens to the
+//! writer the caller gives, with a spinner while a tool runs when that writer is a
+//! terminal.
+
+use std::io::Write;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -9,21 +13,30 @@ use crate::exec::last_lines;
 use crate::session::SessionEvent;
 
 use super::failures_of;
+use super::terminal::{Screen, SharedOut, Terminal};
 
-/// Streams the conversation to stderr as it happens, with a spinner while a tool
-/// runs when stderr is a terminal.
+/// How often the spinner redraws at most, as indicatif does on its own terminals.
+const SPINNER_HZ: u8 = 20;
+
+/// Streams the conversation line by line, with a spinner while a tool runs.
 pub struct HumanStream {
+    out: SharedOut,
+    /// The terminal `out` is, when it is one.
+    terminal: Option<Terminal>,
     spinner: Option<ProgressBar>,
-    interactive: bool,
-    /// Everything printed, for `--output`.
+    /// Everything written, without colour, for `--output`.
     pub text: String,
 }
 
 impl HumanStream {
-    pub fn new() -> Self {
+    /// A stream to `out`; `terminal` says whether `out` is a terminal (and how wide),
+    /// which alone lets a spinner be drawn on it. A write that fails is not worth
+    /// failing the run over: the text is still kept for `--output`.
+    pub fn new(out: Box<dyn Write + Send>, terminal: Option<Terminal>) -> Self {
         Self {
+            out: SharedOut::new(out),
+            terminal,
             spinner: None,
-            interactive: std::io::stderr().is_terminal() && !crate::cli::output::quiet(),
             text: String::new(),
         }
     }
@@ -39,7 +52,7 @@ impl HumanStream {
         }
     }
 
-    /// Ends the stream with `text`; returns everything printed.
+    /// Ends the stream with `text`; returns everything written.
     pub fn close(mut self, text: &str) -> String {
         self.stop_spinner();
         self.line(text);
@@ -47,16 +60,21 @@ impl HumanStream {
     }
 
     pub fn line(&mut self, line: &str) {
-        crate::cli::output::write_stderr(line);
+        let _ = self.out.write(&format!("{line}\n"));
         self.text.push_str(&style::strip(line));
         self.text.push('\n');
     }
 
     fn spin(&mut self, message: String) {
-        if !self.interactive {
+        let Some(terminal) = self.terminal else {
             return;
-        }
-        let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        };
+        let screen = Screen {
+            out: self.out.clone(),
+            terminal,
+        };
+        let target = ProgressDrawTarget::term_like_with_hz(Box::new(screen), SPINNER_HZ);
+        let spinner = ProgressBar::with_draw_target(None, target);
         spinner.set_style(
             ProgressStyle::with_template("  {spinner} {msg} {elapsed}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
@@ -70,12 +88,6 @@ impl HumanStream {
         if let Some(spinner) = self.spinner.take() {
             spinner.finish_and_clear();
         }
-    }
-}
-
-impl Default for HumanStream {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -106,7 +118,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             reason,
         } => format!(
             "  hook `{hook}` at {phase}: {}{}",
-            style::status(action),
+            style::status(action.as_str()),
             reason
                 .as_ref()
                 .map(|r| format!(": {r}"))
@@ -121,7 +133,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             ..
         } => format!(
             "  tool {name} ({call_id}) {} in {duration_ms} ms: {content}",
-            style::status(status)
+            style::status(status.as_str())
         ),
         SessionEvent::Pending {
             tool,
@@ -191,4 +203,99 @@ pub fn stderr_excerpt(tail: &str, indent: &str) -> String {
         text.push_str(&format!("\n{indent}| {line}"));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::session::{CallStatus, TurnEndReason};
+
+    /// A writer whose bytes the test can read afterwards.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("not poisoned").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().expect("not poisoned")).into_owned()
+        }
+    }
+
+    fn tool_events() -> [SessionEvent; 3] {
+        [
+            SessionEvent::ToolStarted {
+                turn: 1,
+                name: "lookup".into(),
+                call_id: "c1".into(),
+            },
+            SessionEvent::ToolCall {
+                turn: 1,
+                name: "lookup".into(),
+                call_id: "c1".into(),
+                args: serde_json::json!({}),
+                status: CallStatus::Ok,
+                content: "42".into(),
+                duration_ms: 3,
+            },
+            SessionEvent::TurnEnd {
+                turn: 1,
+                reason: TurnEndReason::Answered,
+            },
+        ]
+    }
+
+    #[test]
+    fn lines_go_to_the_given_writer_and_no_spinner_without_a_terminal() {
+        let out = Captured::default();
+        let mut stream = HumanStream::new(Box::new(out.clone()), None);
+        for event in tool_events() {
+            stream.event(&event);
+        }
+        let text = stream.close("summary: done");
+        let expected =
+            "  tool lookup (c1) ok in 3 ms: 42\n── turn 1 ended: answered\nsummary: done\n";
+        assert_eq!(out.text(), expected);
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn on_a_terminal_the_spinner_is_drawn_through_the_writer_and_cleared_first() {
+        let out = Captured::default();
+        let terminal = Some(Terminal { width: 60 });
+        let mut stream = HumanStream::new(Box::new(out.clone()), terminal);
+        let [started, call, end] = tool_events();
+        stream.event(&started);
+        assert!(
+            out.text().contains("waiting on tool lookup (c1)"),
+            "{:?}",
+            out.text()
+        );
+        stream.event(&call);
+        stream.event(&end);
+        let written = out.text();
+        let (_, after_clear) = written
+            .rsplit_once("\r\x1b[2K")
+            .expect("the spinner's line was cleared");
+        assert_eq!(
+            after_clear,
+            "  tool lookup (c1) ok in 3 ms: 42\n── turn 1 ended: answered\n"
+        );
+        assert_eq!(
+            stream.close("done"),
+            "  tool lookup (c1) ok in 3 ms: 42\n── turn 1 ended: answered\ndone\n"
+        );
+    }
 }

@@ -18,7 +18,8 @@ pub fn json_report(record: &RunRecord) -> Json {
     };
     let evals = record.evals();
     let tool_calls = pick(&["tool_call"]);
-    let tool_errors = tool_calls.iter().filter(|c| c["status"] != "ok").count();
+    let tool_errors =
+        record.count(|e| matches!(e, SessionEvent::ToolCall { status, .. } if !status.is_ok()));
     json!({
         "prompt": record.prompt,
         "scenario": record.scenario,

@@ -7,6 +7,7 @@ mod json;
 mod junit;
 mod record;
 mod summary;
+mod terminal;
 mod transcript;
 
 pub use atomic::write_atomic;
@@ -15,4 +16,5 @@ pub use json::json_report;
 pub use junit::junit_report;
 pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome, warnings_json};
 pub use summary::{evals_table, problems, summary, table};
+pub use terminal::Terminal;
 pub use transcript::Transcript;

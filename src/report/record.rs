@@ -2,7 +2,7 @@ use serde_json::{Value as Json, json};
 
 use crate::doc::Diagnostics;
 use crate::evals::EvalResult;
-use crate::session::{ExtensionKind, SessionEvent, TurnEnd};
+use crate::session::{ExtensionKind, Phase, SessionEvent, TurnEnd};
 
 /// Everything a finished run produced, for the reports made at its end.
 #[derive(Debug, Clone)]
@@ -43,7 +43,7 @@ pub struct Failure<'a> {
     pub turn: u32,
     pub kind: ExtensionKind,
     pub name: &'a str,
-    pub phase: &'a str,
+    pub phase: Phase,
     pub reason: &'a str,
     pub stderr_tail: &'a str,
 }
@@ -52,10 +52,10 @@ impl Failure<'_> {
     /// One line: which extension, where, and why.
     pub fn headline(&self) -> String {
         let kind = self.kind.as_str();
-        let place = if self.phase == kind {
-            String::new()
-        } else {
-            format!(" at {}", self.phase)
+        // A tool only ever fails as a tool: saying where adds nothing.
+        let place = match (self.kind, self.phase) {
+            (ExtensionKind::Tool, Phase::TOOL) => String::new(),
+            (_, phase) => format!(" at {phase}"),
         };
         format!("{kind} `{}` failed{place}: {}", self.name, self.reason)
     }
@@ -74,7 +74,7 @@ pub fn failures_of(events: &[SessionEvent]) -> impl Iterator<Item = Failure<'_>>
             turn: *turn,
             kind: *kind,
             name,
-            phase,
+            phase: *phase,
             reason,
             stderr_tail,
         }),

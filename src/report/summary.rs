@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use comfy_table::{Table, presets};
 
 use crate::evals::{EvalResult, EvalStatus};
-use crate::session::{SessionEvent, TurnEnd};
+use crate::session::{Phase, SessionEvent, TurnEnd};
 
 use super::RunRecord;
 
@@ -11,7 +11,7 @@ use super::RunRecord;
 /// tools, hooks and evals.
 pub fn summary(record: &RunRecord) -> String {
     let mut tools: BTreeMap<&str, (usize, usize, u64)> = BTreeMap::new();
-    let mut hooks: BTreeMap<&str, (usize, Vec<&str>)> = BTreeMap::new();
+    let mut hooks: BTreeMap<&str, (usize, Vec<Phase>)> = BTreeMap::new();
     let mut decisions: BTreeMap<&str, usize> = BTreeMap::new();
     for event in &record.events {
         match event {
@@ -23,15 +23,15 @@ pub fn summary(record: &RunRecord) -> String {
             } => {
                 let entry = tools.entry(name).or_default();
                 entry.0 += 1;
-                entry.1 += usize::from(status != "ok");
+                entry.1 += usize::from(!status.is_ok());
                 entry.2 += duration_ms;
             }
             SessionEvent::HooksRan { phase, hooks: ran } => {
                 for hook in ran {
                     let entry = hooks.entry(hook).or_default();
                     entry.0 += 1;
-                    if !entry.1.contains(&phase.as_str()) {
-                        entry.1.push(phase);
+                    if !entry.1.contains(phase) {
+                        entry.1.push(*phase);
                     }
                 }
             }
@@ -77,7 +77,11 @@ pub fn summary(record: &RunRecord) -> String {
         for (name, (calls, phases)) in &hooks {
             table.add_row(vec![
                 name.to_string(),
-                phases.join(", "),
+                phases
+                    .iter()
+                    .map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 calls.to_string(),
                 decisions.get(name).copied().unwrap_or_default().to_string(),
             ]);

@@ -1,3 +1,23 @@
+//! The turn driver: one conversation, played a user message at a time.
+//!
+//! A turn runs in this order. The user message is recorded. Then, up to
+//! `max_rounds` times: the `before_call` hooks see the request (and may answer in
+//! the model's place or end the turn), the provider answers, the `after_call` hooks
+//! see the answer; each tool call in it passes the prompt's policy and the schema,
+//! then the `before_execution` hooks, the tool itself (with a decision when it
+//! answers `pending`) and the `after_execution` hooks (`tool_call.rs`), and its
+//! result goes back to the model for the next round. An answer without tool calls
+//! ends the turn; its evals run (`evaluate.rs`) and session hooks hear of it.
+//! Before the first turn JSON-RPC hooks shake hands and `session_start` runs;
+//! [`Session::end`] runs the session's evals and `session_end`.
+//!
+//! Everything that happens is a [`SessionEvent`], kept in `events` and handed to the
+//! sink as it happens. The driver never prints: the human stream, the JSON and
+//! JUnit reports and the transcript are all made from the same events, and
+//! `eval --transcript` can replay them. How verdicts fold and how a child ended are
+//! decided by pure functions in `hooks` and `exec`; the driver only puts them in
+//! order.
+
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -11,7 +31,7 @@ use crate::pack::{Pack, Prompt};
 use crate::provider::{AssistantMessage, Provider, ToolCall};
 use crate::tools::ToolCaller;
 
-use super::{Approvals, ExtensionKind, SessionEvent};
+use super::{Approvals, ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason};
 
 mod evaluate;
 mod tool_call;
@@ -197,7 +217,7 @@ impl<'a> Session<'a> {
                 .hooks
                 .session(HookPhase::SessionStart, &self.session_info())
                 .await;
-            self.hooks_ran("session_start", notified);
+            self.hooks_ran(HookPhase::SessionStart, notified);
         }
         let end = self.play_turn(user_text).await;
         if matches!(end, TurnEnd::Answered | TurnEnd::RoundLimit) {
@@ -207,7 +227,7 @@ impl<'a> Session<'a> {
             .hooks
             .session(HookPhase::SessionUpdate, &self.session_info())
             .await;
-        self.hooks_ran("session_update", notified);
+        self.hooks_ran(HookPhase::SessionUpdate, notified);
         end
     }
 
@@ -236,7 +256,7 @@ impl<'a> Session<'a> {
                 round,
             };
             let before = self.hooks.before_call(request, self.prompt_tools()).await;
-            self.hooks_ran("before_call", before.ran);
+            self.hooks_ran(HookPhase::BeforeCall, before.ran);
             let (request, tools) = match before.gate {
                 Gate::Proceed(value) => value,
                 Gate::Replaced {
@@ -245,10 +265,15 @@ impl<'a> Session<'a> {
                     replacement,
                     ..
                 } => {
-                    self.hook_event("before_call", &hook, "replaced", Some(reason));
+                    self.hook_event(
+                        HookPhase::BeforeCall,
+                        &hook,
+                        HookAction::Replaced,
+                        Some(reason),
+                    );
                     return self.answer_for_hook(turn, &hook, replacement);
                 }
-                gate => return self.stop("before_call", gate, turn),
+                gate => return self.stop(HookPhase::BeforeCall, gate, turn),
             };
             self.messages = request.messages.clone();
             self.offered = tools
@@ -275,7 +300,7 @@ impl<'a> Session<'a> {
                 latency_ms: started.elapsed().as_millis() as u64,
             };
             let after = self.hooks.after_call(&request, response).await;
-            self.hooks_ran("after_call", after.ran);
+            self.hooks_ran(HookPhase::AfterCall, after.ran);
             let response = match after.gate {
                 Gate::Proceed(response) => response,
                 Gate::Replaced {
@@ -286,7 +311,12 @@ impl<'a> Session<'a> {
                 } => {
                     // The hook enforced its policy on the answer: its text stands (or
                     // the hook's replacement), and no tool call it carried runs.
-                    self.hook_event("after_call", &hook, "replaced", Some(reason));
+                    self.hook_event(
+                        HookPhase::AfterCall,
+                        &hook,
+                        HookAction::Replaced,
+                        Some(reason),
+                    );
                     let text = replacement.unwrap_or_else(|| {
                         value.message["content"]
                             .as_str()
@@ -297,7 +327,7 @@ impl<'a> Session<'a> {
                     value.message["finish_reason"] = json!(SAFETY);
                     value
                 }
-                gate => return self.stop("after_call", gate, turn),
+                gate => return self.stop(HookPhase::AfterCall, gate, turn),
             };
             let calls = tool_calls_of(&response.message, &answer);
             self.emit(SessionEvent::Assistant {
@@ -315,7 +345,7 @@ impl<'a> Session<'a> {
             });
             self.messages.push(response.message.clone());
             if calls.is_empty() {
-                self.end_turn(turn, "answered");
+                self.end_turn(turn, TurnEndReason::Answered);
                 return TurnEnd::Answered;
             }
             for (i, call) in calls.iter().enumerate() {
@@ -325,29 +355,37 @@ impl<'a> Session<'a> {
                 }
             }
         }
-        self.end_turn(turn, "round limit");
+        self.end_turn(turn, TurnEndReason::RoundLimit);
         TurnEnd::RoundLimit
     }
 
     /// Records who a phase consulted, then any hook failure reported since.
-    fn hooks_ran(&mut self, phase: &str, hooks: Vec<String>) {
-        self.hook_failures();
+    fn hooks_ran(&mut self, phase: impl Into<Phase>, hooks: Vec<String>) {
+        let phase = phase.into();
+        self.hook_failures(phase);
         if !hooks.is_empty() {
-            self.emit(SessionEvent::HooksRan {
-                phase: phase.into(),
-                hooks,
-            });
+            self.emit(SessionEvent::HooksRan { phase, hooks });
         }
     }
 
-    /// Every hook that failed since the last look, as an extension failure.
-    fn hook_failures(&mut self) {
+    /// Every hook that failed since the last look, as an extension failure. The
+    /// hooks name where with the names of [`Phase`]; a name they should not give is
+    /// put at `taken_at`, the phase whose end looked, rather than lost.
+    fn hook_failures(&mut self, taken_at: Phase) {
         for failure in self.hooks.take_failures() {
+            let phase = Phase::from_wire(&failure.phase).unwrap_or_else(|| {
+                tracing::warn!(
+                    "hook `{}` failed at unknown phase `{}`",
+                    failure.hook,
+                    failure.phase
+                );
+                taken_at
+            });
             self.emit(SessionEvent::ExtensionFailed {
                 turn: failure.turn.unwrap_or(self.turn),
                 kind: ExtensionKind::Hook,
                 name: failure.hook,
-                phase: failure.phase,
+                phase,
                 reason: failure.reason,
                 stderr_tail: failure.stderr_tail,
             });
@@ -371,25 +409,28 @@ impl<'a> Session<'a> {
             tool_calls: Vec::new(),
         });
         self.messages.push(answer);
-        self.end_turn(turn, "answered (finish reason safety)");
+        self.end_turn(turn, TurnEndReason::AnsweredForSafety);
         TurnEnd::Answered
     }
 
-    fn hook_event(&mut self, phase: &str, hook: &str, action: &str, reason: Option<String>) {
+    fn hook_event(
+        &mut self,
+        phase: HookPhase,
+        hook: &str,
+        action: HookAction,
+        reason: Option<String>,
+    ) {
         self.emit(SessionEvent::Hook {
             phase: phase.into(),
             hook: hook.into(),
-            action: action.into(),
+            action,
             reason,
         });
     }
 
-    fn end_turn(&mut self, turn: u32, reason: &str) {
+    fn end_turn(&mut self, turn: u32, reason: TurnEndReason) {
         self.turn_ms = self.turn_started.elapsed().as_millis() as u64;
-        self.emit(SessionEvent::TurnEnd {
-            turn,
-            reason: reason.into(),
-        });
+        self.emit(SessionEvent::TurnEnd { turn, reason });
         self.hooks
             .event("turn_end", &json!({"turn": turn, "reason": reason}));
     }
@@ -405,19 +446,23 @@ impl<'a> Session<'a> {
     }
 
     /// A gate that ends the turn or the run.
-    fn stop<T>(&mut self, phase: &str, gate: Gate<T>, turn: u32) -> TurnEnd {
+    fn stop<T>(&mut self, phase: HookPhase, gate: Gate<T>, turn: u32) -> TurnEnd {
         let (end, action) = match gate {
             Gate::HardAbort { hook, reason } => {
-                (TurnEnd::HardAborted { hook, reason }, "hard_abort")
+                (TurnEnd::HardAborted { hook, reason }, HookAction::HardAbort)
             }
-            Gate::AbortTurn { hook, reason } => (TurnEnd::Aborted { hook, reason }, "abort_turn"),
-            Gate::DenyTool { hook, reason } => (TurnEnd::Aborted { hook, reason }, "deny"),
+            Gate::AbortTurn { hook, reason } => {
+                (TurnEnd::Aborted { hook, reason }, HookAction::AbortTurn)
+            }
+            Gate::DenyTool { hook, reason } => {
+                (TurnEnd::Aborted { hook, reason }, HookAction::Deny)
+            }
             Gate::Respond { hook, .. } => (
                 TurnEnd::Aborted {
                     hook,
                     reason: format!("`respond` is not an answer at {phase}"),
                 },
-                "abort_turn",
+                HookAction::AbortTurn,
             ),
             Gate::Proceed(_) | Gate::Replaced { .. } => return TurnEnd::Answered,
         };
@@ -425,10 +470,10 @@ impl<'a> Session<'a> {
             let (hook, reason) = (hook.clone(), reason.clone());
             self.hook_event(phase, &hook, action, Some(reason));
         }
-        let reason = if action == "hard_abort" {
-            "stopped by a hook"
+        let reason = if action == HookAction::HardAbort {
+            TurnEndReason::Stopped
         } else {
-            "aborted"
+            TurnEndReason::Aborted
         };
         self.end_turn(turn, reason);
         end
@@ -445,7 +490,7 @@ impl<'a> Session<'a> {
             .hooks
             .session(HookPhase::SessionEnd, &self.session_info())
             .await;
-        self.hooks_ran("session_end", notified);
+        self.hooks_ran(HookPhase::SessionEnd, notified);
         self.emit(SessionEvent::SessionEnd { turns: self.turn });
     }
 
@@ -453,7 +498,7 @@ impl<'a> Session<'a> {
     /// events JSON-RPC hooks could not be sent.
     pub async fn finish(&mut self) -> u64 {
         let dropped = self.hooks.finish().await;
-        self.hook_failures();
+        self.hook_failures(HookPhase::SessionEnd.into());
         for caller in self.tools.values() {
             caller.shutdown().await;
         }

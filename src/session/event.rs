@@ -3,6 +3,8 @@ use serde_json::Value as Json;
 
 use crate::evals::{EvalInput, EvalResult};
 
+use super::{CallStatus, HookAction, Phase, TurnEndReason};
+
 /// Everything that happens in a session, in order. Reports and transcripts are
 /// made from these alone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,14 +33,14 @@ pub enum SessionEvent {
     },
     /// The hooks a phase consulted, in order (whether or not they changed anything).
     HooksRan {
-        phase: String,
+        phase: Phase,
         hooks: Vec<String>,
     },
     /// A hook changed what happens next: stopped, replaced, answered for a tool.
     Hook {
-        phase: String,
+        phase: Phase,
         hook: String,
-        action: String,
+        action: HookAction,
         reason: Option<String>,
     },
     /// A tool process is about to be called; its result follows as `tool_call`.
@@ -52,9 +54,7 @@ pub enum SessionEvent {
         name: String,
         call_id: String,
         args: Json,
-        /// `ok`, `error` (the tool's own answer or a refusal), `failed` (the process
-        /// failed: crash, timeout, invalid output), `blocked` or `rejected`.
-        status: String,
+        status: CallStatus,
         content: String,
         duration_ms: u64,
     },
@@ -84,7 +84,7 @@ pub enum SessionEvent {
     Eval(EvalResult),
     TurnEnd {
         turn: u32,
-        reason: String,
+        reason: TurnEndReason,
     },
     SessionEnd {
         turns: u32,
@@ -97,27 +97,63 @@ pub enum SessionEvent {
         turn: u32,
         kind: ExtensionKind,
         name: String,
-        /// Where it ran: a hook phase, or `tool`. (An eval that fails is an eval result
-        /// with status `error`.)
-        phase: String,
+        /// Where it ran: a hook phase or interception, `eval` (an eval hook), or
+        /// `tool`. (An eval that fails is an eval result with status `error`.)
+        phase: Phase,
         reason: String,
         stderr_tail: String,
     },
 }
 
-/// Which kind of extension an [`SessionEvent::ExtensionFailed`] names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExtensionKind {
-    Tool,
-    Hook,
+crate::wire_enum! {
+    /// Which kind of extension an [`SessionEvent::ExtensionFailed`] names.
+    pub enum ExtensionKind {
+        Tool = "tool",
+        Hook = "hook",
+    }
 }
 
-impl ExtensionKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExtensionKind::Tool => "tool",
-            ExtensionKind::Hook => "hook",
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as transcripts written before these fields were enums carry them.
+    const OLD_LINES: &[&str] = &[
+        r#"{"event":"hooks_ran","phase":"eval","hooks":["audit"]}"#,
+        r#"{"event":"hook","phase":"before_execution","hook":"guard","action":"deny_tool","reason":"no"}"#,
+        r#"{"event":"hook","phase":"before_call","hook":"guard","action":"deny","reason":"no"}"#,
+        r#"{"event":"tool_call","turn":1,"name":"refund","call_id":"c1","args":{},"status":"rejected","content":"x","duration_ms":3}"#,
+        r#"{"event":"turn_end","turn":1,"reason":"answered (finish reason safety)"}"#,
+        r#"{"event":"turn_end","turn":2,"reason":"round limit"}"#,
+        r#"{"event":"extension_failed","turn":0,"kind":"hook","name":"rpc","phase":"before_llm","reason":"closed","stderr_tail":""}"#,
+        r#"{"event":"extension_failed","turn":1,"kind":"tool","name":"t","phase":"tool","reason":"crashed","stderr_tail":"boom"}"#,
+    ];
+
+    #[test]
+    fn old_transcript_lines_read_and_write_back_the_same() {
+        for line in OLD_LINES {
+            let event: SessionEvent = serde_json::from_str(line).expect("an old line reads");
+            let back = serde_json::to_string(&event).expect("serializes");
+            assert_eq!(&back, line);
         }
+        let event: SessionEvent = serde_json::from_str(OLD_LINES[3]).expect("reads");
+        assert!(matches!(
+            event,
+            SessionEvent::ToolCall {
+                status: CallStatus::Rejected,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_word_no_version_wrote_is_refused_with_the_known_ones() {
+        let line = r#"{"event":"tool_call","turn":1,"name":"t","call_id":"c","args":{},"status":"timeout","content":"","duration_ms":0}"#;
+        let err = serde_json::from_str::<SessionEvent>(line)
+            .expect_err("`timeout` is no call status")
+            .to_string();
+        assert!(err.contains("blocked"), "{err}");
+        let line = r#"{"event":"turn_end","turn":1,"reason":"Answered"}"#;
+        assert!(serde_json::from_str::<SessionEvent>(line).is_err());
     }
 }

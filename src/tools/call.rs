@@ -12,14 +12,15 @@ use super::{Pending, ToolAnswer, interpret};
 /// How much of an invalid answer a failure message shows.
 const STDOUT_HEAD: usize = 300;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolStatus {
-    Ok,
-    Error,
-    Pending,
-    Failed,
-    Timeout,
+crate::wire_enum! {
+    /// How one call to a tool process ended, as `invoke-tool` reports it.
+    pub enum ToolStatus {
+        Ok = "ok",
+        Error = "error",
+        Pending = "pending",
+        Failed = "failed",
+        Timeout = "timeout",
+    }
 }
 
 /// Everything known about one tool call, in the shape `--format json` prints.

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::evals::{EvalInput, Point, ToolCallRecord};
-use crate::session::SessionEvent;
+use crate::session::{Phase, SessionEvent};
 
 use super::{SESSION_ID, Session};
 
@@ -25,7 +25,7 @@ impl Session<'_> {
             let notified = self
                 .hooks
                 .eval_result(&serde_json::to_value(&result).unwrap_or_default());
-            self.hooks_ran("eval", notified);
+            self.hooks_ran(Phase::EVAL, notified);
             self.emit(SessionEvent::Eval(result));
         }
         self.evaluator = Some(evaluator);
@@ -61,7 +61,7 @@ impl Session<'_> {
                     content,
                     ..
                 } if in_scope(*turn) => {
-                    let ok = status == "ok";
+                    let ok = status.is_ok();
                     Some(ToolCallRecord {
                         name: name.clone(),
                         args: args.clone(),

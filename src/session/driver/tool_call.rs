@@ -3,12 +3,13 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::config::HookPhase;
 use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, message};
 use crate::provider::ToolCall;
-use crate::session::{ExtensionKind, PendingCall, SessionEvent};
+use crate::session::{CallStatus, ExtensionKind, HookAction, PendingCall, Phase, SessionEvent};
 use crate::tools::{ToolReport, ToolStatus, validate_args};
 
-use super::{Session, TurnEnd};
+use super::{Session, TurnEnd, TurnEndReason};
 
 impl Session<'_> {
     /// Why this call may not run, if it may not: the prompt's policy, what is on
@@ -52,29 +53,34 @@ impl Session<'_> {
             call_id: call.id.clone(),
         };
         if let Some(refusal) = self.refusal(&info) {
-            self.skip_tool(&info, "error", &refusal);
+            self.skip_tool(&info, CallStatus::Error, &refusal);
             return None;
         }
         let before = self.hooks.before_execution(info.clone()).await;
-        self.hooks_ran("before_execution", before.ran);
+        self.hooks_ran(HookPhase::BeforeExecution, before.ran);
         let modified = match before.gate {
             Gate::Proceed(modified) => modified,
             Gate::Respond { hook, result } => {
-                self.hook_event("before_execution", &hook, "respond", None);
+                self.hook_event(HookPhase::BeforeExecution, &hook, HookAction::Respond, None);
                 let content = result
                     .get("for_llm")
                     .and_then(Json::as_str)
                     .map_or_else(|| result.to_string(), str::to_string);
-                self.skip_tool(&info, "ok", &content);
+                self.skip_tool(&info, CallStatus::Ok, &content);
                 return None;
             }
             Gate::DenyTool { hook, reason } => {
-                self.hook_event("before_execution", &hook, "deny_tool", Some(reason.clone()));
+                self.hook_event(
+                    HookPhase::BeforeExecution,
+                    &hook,
+                    HookAction::DenyTool,
+                    Some(reason.clone()),
+                );
                 let text = format!("blocked by hook `{hook}`: {reason}");
-                self.skip_tool(&info, "blocked", &text);
+                self.skip_tool(&info, CallStatus::Blocked, &text);
                 return None;
             }
-            gate => return Some(self.stop("before_execution", gate, self.turn)),
+            gate => return Some(self.stop(HookPhase::BeforeExecution, gate, self.turn)),
         };
         // A hook's `modify` passes the same checks as the model's own call: it cannot
         // reach a blocklisted tool or break the schema.
@@ -82,13 +88,13 @@ impl Session<'_> {
             && let Some(refusal) = self.refusal(&modified)
         {
             let text = format!("the call as modified by a hook was refused: {refusal}");
-            self.skip_tool(&modified, "error", &text);
+            self.skip_tool(&modified, CallStatus::Error, &text);
             return None;
         }
         let info = modified;
         if !self.tools.contains_key(&info.name) {
             let text = format!("tool `{}` is not available", info.name);
-            self.skip_tool(&info, "error", &text);
+            self.skip_tool(&info, CallStatus::Error, &text);
             return None;
         }
         self.emit(SessionEvent::ToolStarted {
@@ -119,10 +125,10 @@ impl Session<'_> {
             call_id: info.call_id.clone(),
             content,
             latency_ms: duration_ms,
-            is_error: status != "ok",
+            is_error: !status.is_ok(),
         };
         let after = self.hooks.after_execution(&info, result).await;
-        self.hooks_ran("after_execution", after.ran);
+        self.hooks_ran(HookPhase::AfterExecution, after.ran);
         let (status, result) = match after.gate {
             Gate::Proceed(result) => (status, result),
             Gate::Replaced {
@@ -131,11 +137,16 @@ impl Session<'_> {
                 mut value,
                 ..
             } => {
-                self.hook_event("after_execution", &hook, "withheld", Some(reason.clone()));
+                self.hook_event(
+                    HookPhase::AfterExecution,
+                    &hook,
+                    HookAction::Withheld,
+                    Some(reason.clone()),
+                );
                 value.content = format!("result withheld by hook `{hook}`: {reason}");
-                ("blocked", value)
+                (CallStatus::Blocked, value)
             }
-            gate => return Some(self.stop("after_execution", gate, self.turn)),
+            gate => return Some(self.stop(HookPhase::AfterExecution, gate, self.turn)),
         };
         self.tool_result(&info, status, &result.content, result.latency_ms);
         None
@@ -148,7 +159,7 @@ impl Session<'_> {
         &mut self,
         info: &ToolCallInfo,
         report: &ToolReport,
-    ) -> Result<(&'static str, String, u64), TurnEnd> {
+    ) -> Result<(CallStatus, String, u64), TurnEnd> {
         let (reason, message) = report
             .pending
             .as_ref()
@@ -168,7 +179,7 @@ impl Session<'_> {
             message: message.clone(),
         };
         let Some(decision) = self.approvals.decide(&call).await else {
-            self.end_turn(self.turn, "pending");
+            self.end_turn(self.turn, TurnEndReason::Pending);
             return Err(TurnEnd::Pending {
                 tool: call.tool,
                 call_id: call.call_id,
@@ -188,7 +199,7 @@ impl Session<'_> {
                 "the call was rejected by a person ({}): {}",
                 decision.by, decision.note
             );
-            return Ok(("rejected", text, report.duration_ms));
+            return Ok((CallStatus::Rejected, text, report.duration_ms));
         }
         let resolution = json!({"approved": true, "call_id": info.call_id, "note": decision.note});
         let mut second = self.tools[&info.name]
@@ -205,7 +216,7 @@ impl Session<'_> {
 
     /// A call answered without running the tool: refused, denied, or answered by a
     /// hook. Observing hooks hear `tool_exec_skipped`.
-    fn skip_tool(&mut self, call: &ToolCallInfo, status: &str, content: &str) {
+    fn skip_tool(&mut self, call: &ToolCallInfo, status: CallStatus, content: &str) {
         self.hooks.event(
             "tool_exec_skipped",
             &json!({"Tool": call.name, "Status": status, "Reason": content}),
@@ -213,32 +224,38 @@ impl Session<'_> {
         self.tool_result(call, status, content, 0);
     }
 
-    fn tool_result(&mut self, call: &ToolCallInfo, status: &str, content: &str, duration_ms: u64) {
+    fn tool_result(
+        &mut self,
+        call: &ToolCallInfo,
+        status: CallStatus,
+        content: &str,
+        duration_ms: u64,
+    ) {
         self.emit(SessionEvent::ToolCall {
             turn: self.turn,
             name: call.name.clone(),
             call_id: call.call_id.clone(),
             args: call.args.clone(),
-            status: status.to_string(),
+            status,
             content: content.to_string(),
             duration_ms,
         });
         let mut msg = message("tool", content);
         msg["tool_result"] = json!({"id": call.call_id, "name": call.name, "content": content,
-                                    "error": (status != "ok").then_some(content)});
+                                    "error": (!status.is_ok()).then_some(content)});
         self.messages.push(msg);
     }
 
     /// A finished call as the model sees it; a tool process that failed is also
     /// reported as an extension failure.
-    fn settle(&mut self, report: &ToolReport) -> (&'static str, String, u64) {
+    fn settle(&mut self, report: &ToolReport) -> (CallStatus, String, u64) {
         let settled = settled(report);
         if matches!(report.status, ToolStatus::Failed | ToolStatus::Timeout) {
             self.emit(SessionEvent::ExtensionFailed {
                 turn: self.turn,
                 kind: ExtensionKind::Tool,
                 name: report.tool.clone(),
-                phase: "tool".into(),
+                phase: Phase::TOOL,
                 reason: settled.1.clone(),
                 stderr_tail: report.stderr_tail.clone(),
             });
@@ -272,22 +289,16 @@ impl Session<'_> {
 }
 
 /// A finished call as the model sees it: status, content, duration.
-fn settled(report: &ToolReport) -> (&'static str, String, u64) {
-    let (status, content) = match report.status {
-        ToolStatus::Ok => (
-            "ok",
-            report
-                .result
-                .as_ref()
-                .map(Json::to_string)
-                .unwrap_or_default(),
-        ),
-        ToolStatus::Pending | ToolStatus::Error => {
-            ("error", report.error.clone().unwrap_or_default())
-        }
-        ToolStatus::Failed | ToolStatus::Timeout => {
-            ("failed", report.error.clone().unwrap_or_default())
-        }
+fn settled(report: &ToolReport) -> (CallStatus, String, u64) {
+    let status = CallStatus::from(report.status);
+    let content = if status.is_ok() {
+        report
+            .result
+            .as_ref()
+            .map(Json::to_string)
+            .unwrap_or_default()
+    } else {
+        report.error.clone().unwrap_or_default()
     };
     (status, content, report.duration_ms)
 }
