@@ -3,20 +3,20 @@ use serde_json::Value as Json;
 
 use crate::pack::Threshold;
 
-/// What an eval amounted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EvalStatus {
-    /// A gate whose score is within its threshold.
-    Passed,
-    /// A gate whose score is outside its threshold.
-    Failed,
-    /// A measurement: scored, never failing the run.
-    Measured,
-    /// No valid score: the eval crashed, timed out or answered nonsense.
-    Error,
-    /// Not run, with the reason in `explanation`.
-    Skipped,
+crate::wire_enum! {
+    /// What an eval amounted to.
+    pub enum EvalStatus {
+        /// A gate whose score is within its threshold.
+        Passed = "passed",
+        /// A gate whose score is outside its threshold.
+        Failed = "failed",
+        /// A measurement: scored, never failing the run.
+        Measured = "measured",
+        /// No valid score: the eval crashed, timed out or answered nonsense.
+        Error = "error",
+        /// Not run, with the reason in `explanation`.
+        Skipped = "skipped",
+    }
 }
 
 /// One eval's result, in the shape eval hooks and reports read.

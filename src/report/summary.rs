@@ -102,7 +102,7 @@ pub fn evals_table(evals: &[&EvalResult]) -> String {
             eval.eval_id.clone(),
             eval.turn
                 .map_or_else(|| "session".into(), |t| t.to_string()),
-            format!("{:?}", eval.status).to_lowercase(),
+            eval.status.to_string(),
             eval.score
                 .map(|s| format!("{s:.2}"))
                 .unwrap_or_else(|| "-".into()),
