@@ -142,7 +142,7 @@ pub async fn call_tool(
     let finished = exec::run(&call, cancel).await;
     let mut report = ToolReport::new(name, exec_spec.runtime);
     report.exit_code = match finished.end {
-        exec::ProcessEnd::Exited(code) => Some(code),
+        Some(exec::ProcessEnd::Exited(code)) => Some(code),
         _ => None,
     };
     report.duration_ms = finished.duration.as_millis() as u64;

@@ -5,8 +5,12 @@
 
 mod client;
 mod framing;
+mod policy;
 mod supervisor;
 
 pub use client::{NOT_FLUSHING_HINT, Reply, RpcClient, RpcError, Timeout};
 pub use framing::{Line, LineReader};
-pub use supervisor::{Handshake, NoReply, RestartPolicy, Supervisor};
+pub use policy::{Decision, ExitHistory, RestartPolicy};
+pub use supervisor::{
+    Handshake, HandshakeError, NoReply, Refused, ServerError, Supervisor, Unavailable,
+};
