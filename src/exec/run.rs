@@ -18,13 +18,15 @@ use crate::config::ExecSpec;
 /// After the child is gone, how long its pipes may take to reach EOF.
 const DRAIN_LIMIT: Duration = Duration::from_millis(500);
 
-/// What kind of extension a call is for; decides the default deadline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallKind {
-    Tool,
-    Hook,
-    Eval,
-    EvalHook,
+crate::wire_enum! {
+    /// What kind of extension a call is for; decides the default deadline. The wire
+    /// name is the child's `PROMPTEXEC_KIND` and the label of its stderr lines.
+    pub enum CallKind {
+        Tool = "tool",
+        Hook = "hook",
+        Eval = "eval",
+        EvalHook = "eval_hook",
+    }
 }
 
 impl CallKind {
@@ -33,15 +35,6 @@ impl CallKind {
             CallKind::Tool | CallKind::Eval => Duration::from_secs(30),
             CallKind::Hook => Duration::from_secs(10),
             CallKind::EvalHook => Duration::from_secs(5),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallKind::Tool => "tool",
-            CallKind::Hook => "hook",
-            CallKind::Eval => "eval",
-            CallKind::EvalHook => "eval_hook",
         }
     }
 }

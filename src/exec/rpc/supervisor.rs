@@ -19,11 +19,10 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::errors::{HandshakeError, Refused, ServerError, Unavailable};
 use super::policy::{Decision, ExitHistory, RestartPolicy};
-use super::{Reply, RpcClient, RpcError, Timeout};
+use super::{Reply, RpcClient, RpcError};
 use crate::config::ExecSpec;
-use crate::exec::spawn::SpawnError;
-use crate::exec::tail::stderr_note;
 use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, child_env_for};
 
 /// Why a [`Supervisor::call`] got no reply, and what the process last wrote on stderr.
@@ -40,69 +39,6 @@ pub struct Handshake {
     pub timeout: Duration,
     /// Whether the reply is an acceptance.
     pub check: fn(&Reply) -> Result<(), Refused>,
-}
-
-/// A handshake reply that is not an acceptance.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum Refused {
-    #[error("it answered {answered}, without {wanted}")]
-    Unexpected {
-        answered: Json,
-        wanted: &'static str,
-    },
-    #[error("it answered JSON-RPC error {code}: {message}")]
-    Error { code: i64, message: String },
-}
-
-/// Why a handshake did not succeed.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum HandshakeError {
-    #[error(transparent)]
-    Refused(#[from] Refused),
-    #[error("{timeout}{}", stderr_note(.stderr_tail))]
-    NoReply {
-        timeout: Timeout,
-        stderr_tail: String,
-    },
-    /// The process ended before answering; the error quotes its stderr.
-    #[error(transparent)]
-    Exited(RpcError),
-}
-
-/// Why there is no process to call.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum ServerError {
-    #[error(
-        "`{name}` is broken: it stopped {stops} times within {} s (last: it {last}){}",
-        window.as_secs(),
-        stderr_last.as_ref().map(|l| format!("; its stderr ended with: {l}")).unwrap_or_default()
-    )]
-    Broken {
-        name: String,
-        stops: usize,
-        window: Duration,
-        last: String,
-        stderr_last: Option<String>,
-    },
-    #[error(transparent)]
-    Spawn(#[from] SpawnError),
-    #[error("`{name}` failed its `{method}` handshake: {why}")]
-    Handshake {
-        name: String,
-        method: &'static str,
-        why: HandshakeError,
-    },
-    #[error("`{name}` was stopped while it started")]
-    Stopped { name: String },
-}
-
-/// Why [`Supervisor::client_by`] returned without a process.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum Unavailable {
-    #[error(transparent)]
-    Failed(#[from] ServerError),
-    #[error("the process was still starting at the deadline")]
-    Late,
 }
 
 pub struct Supervisor {
