@@ -1,7 +1,8 @@
 //! The supervisor against a small shell server: one start for many callers, start-up
 //! time within the caller's deadline, and no lock held while a start waits.
 
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,10 +10,10 @@ use serde_json::{Value as Json, json};
 use tokio::time::Instant;
 
 use super::{Handshake, Refused, Reply, RestartPolicy, Supervisor};
-use crate::config::{ExecSpec, RuntimeMode};
+use crate::config::{self, ExecSpec};
 use crate::exec::{CallKind, Outcome};
 
-/// Appends its pid to the file `$1` when it starts; answers `hello` after `$2`
+/// Appends its pid to the file `$1` (relative to its working directory) when it starts; answers `hello` after `$2`
 /// seconds and every other method with its pid.
 const SERVER: &str = r#"
 echo $$ >> "$1"
@@ -25,26 +26,21 @@ while IFS= read -r line; do
 done
 "#;
 
-fn spec(starts: &Path, hello_delay: &str) -> ExecSpec {
-    ExecSpec {
-        command: PathBuf::from("/bin/sh"),
-        args: vec![
-            "-c".into(),
-            SERVER.into(),
-            "sh".into(),
-            starts.display().to_string(),
-            hello_delay.into(),
-        ],
-        env: Vec::new(),
-        timeout: None,
-        working_dir: std::env::temp_dir(),
-        max_output_bytes: None,
-        runtime: RuntimeMode::Server,
-        max_in_flight: None,
-        command_pos: Default::default(),
-        arg_positions: Vec::new(),
-        env_mode: Default::default(),
-    }
+/// The server as a config declares it, in `dir`, logging its starts to `dir/starts`.
+fn spec(dir: &Path, hello_delay: &str) -> ExecSpec {
+    let script = dir.join("server.sh");
+    std::fs::write(&script, format!("#!/bin/sh\n{SERVER}")).expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let file = dir.join("promptexec.yaml");
+    let yaml = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  tools:\n    probe:\n      exec: {{ command: ./server.sh, args: [starts, \"{hello_delay}\"], runtime: server }}\n"
+    );
+    std::fs::write(&file, yaml).expect("config");
+    let loaded = config::load(&file, true).expect("the config loads");
+    loaded.value.tools["probe"]
+        .exec
+        .clone()
+        .expect("an exec tool")
 }
 
 fn accept(reply: &Reply) -> Result<(), Refused> {
@@ -57,7 +53,7 @@ fn accept(reply: &Reply) -> Result<(), Refused> {
     }
 }
 
-fn supervisor(starts: &Path, hello_delay: &str, policy: RestartPolicy) -> Supervisor {
+fn supervisor(dir: &Path, hello_delay: &str, policy: RestartPolicy) -> Supervisor {
     let handshake = Handshake {
         method: "hello",
         params: Json::Null,
@@ -67,14 +63,15 @@ fn supervisor(starts: &Path, hello_delay: &str, policy: RestartPolicy) -> Superv
     Supervisor::new(
         "probe",
         CallKind::Tool,
-        &spec(starts, hello_delay),
+        &spec(dir, hello_delay),
         policy,
         Some(handshake),
     )
 }
 
-fn starts(file: &Path) -> usize {
-    std::fs::read_to_string(file).map_or(0, |text| text.lines().count())
+/// How many processes were started in `dir`.
+fn starts(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("starts")).map_or(0, |text| text.lines().count())
 }
 
 fn pid(reply: Result<Reply, super::NoReply>) -> i64 {
@@ -88,9 +85,9 @@ const LONG: Duration = Duration::from_secs(10);
 
 #[tokio::test]
 async fn concurrent_callers_share_one_start() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("starts");
-    let sup = supervisor(&file, "0.3", RestartPolicy::default());
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let sup = supervisor(dir, "0.3", RestartPolicy::default());
     let calls = (0..8).map(|_| sup.call("execute", json!({}), LONG));
     let pids: Vec<i64> = futures::future::join_all(calls)
         .await
@@ -98,15 +95,15 @@ async fn concurrent_callers_share_one_start() {
         .map(pid)
         .collect();
     assert!(pids.iter().all(|p| *p == pids[0]), "{pids:?}");
-    assert_eq!(starts(&file), 1, "one process for all callers");
+    assert_eq!(starts(dir), 1, "one process for all callers");
     sup.shutdown().await;
 }
 
 #[tokio::test]
 async fn start_up_time_counts_against_the_calls_deadline() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("starts");
-    let sup = supervisor(&file, "1", RestartPolicy::default());
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let sup = supervisor(dir, "1", RestartPolicy::default());
     let began = Instant::now();
     let short = Duration::from_millis(200);
     let early = sup.call("execute", json!({}), short).await;
@@ -127,19 +124,19 @@ async fn start_up_time_counts_against_the_calls_deadline() {
     );
     // The start went on without the caller that gave up on it.
     pid(sup.call("execute", json!({}), LONG).await);
-    assert_eq!(starts(&file), 1);
+    assert_eq!(starts(dir), 1);
     sup.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_restart_backoff_holds_no_lock_and_no_caller_past_its_deadline() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("starts");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
     let policy = RestartPolicy {
         first_backoff: Duration::from_millis(800),
         ..RestartPolicy::default()
     };
-    let sup = Arc::new(supervisor(&file, "0", policy));
+    let sup = Arc::new(supervisor(dir, "0", policy));
     let first = pid(sup.call("execute", json!({}), LONG).await);
     // Its stdin closed, the shell leaves: the next call must restart it.
     sup.client()
@@ -173,15 +170,15 @@ async fn a_restart_backoff_holds_no_lock_and_no_caller_past_its_deadline() {
     );
     let second = pid(waiting.await.expect("joined"));
     assert_ne!(first, second);
-    assert_eq!(starts(&file), 2, "one restart for both callers");
+    assert_eq!(starts(dir), 2, "one restart for both callers");
     sup.shutdown().await;
 }
 
 #[tokio::test]
 async fn shutdown_calls_off_a_start_under_way() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("starts");
-    let sup = supervisor(&file, "30", RestartPolicy::default());
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let sup = supervisor(dir, "30", RestartPolicy::default());
     let _ = sup
         .call("execute", json!({}), Duration::from_millis(50))
         .await;
