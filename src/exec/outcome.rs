@@ -76,8 +76,12 @@ pub enum Outcome {
     KilledBySignal {
         signal: i32,
     },
+    /// No answer by the deadline: a one-shot process was stopped, or a server's
+    /// reply did not come. `nothing_read` when a server had not written anything to
+    /// stdout at all (a one-shot process writes its answer only at the end).
     TimedOut {
         after: Duration,
+        nothing_read: bool,
     },
     Interrupted,
     OutputTooLarge {
@@ -94,12 +98,6 @@ pub enum Outcome {
     ServerFailed {
         reason: String,
     },
-    /// A long-running server gave no reply by the deadline; `nothing_read` when it
-    /// had not written anything to stdout at all.
-    NoReply {
-        after: Duration,
-        nothing_read: bool,
-    },
 }
 
 impl Outcome {
@@ -109,7 +107,13 @@ impl Outcome {
             Outcome::Answered(_) => "answered".into(),
             Outcome::ExitedNonZero { code } => format!("exited with status {code}"),
             Outcome::KilledBySignal { signal } => format!("was killed by signal {signal}"),
-            Outcome::TimedOut { after } => format!("timed out after {} ms", after.as_millis()),
+            Outcome::TimedOut {
+                after,
+                nothing_read,
+            } => {
+                let hint = if *nothing_read { NOT_FLUSHING_HINT } else { "" };
+                format!("timed out after {} ms{hint}", after.as_millis())
+            }
             Outcome::Interrupted => "was interrupted".into(),
             Outcome::OutputTooLarge { limit } => {
                 format!("wrote more than {limit} bytes to stdout (max_output_bytes)")
@@ -119,13 +123,6 @@ impl Outcome {
             }
             Outcome::CouldNotStart { reason } => format!("could not start: {reason}"),
             Outcome::ServerFailed { reason } => reason.clone(),
-            Outcome::NoReply {
-                after,
-                nothing_read,
-            } => {
-                let hint = if *nothing_read { NOT_FLUSHING_HINT } else { "" };
-                format!("timed out after {} ms{hint}", after.as_millis())
-            }
         }
     }
 }
@@ -141,7 +138,10 @@ pub fn classify(f: &Finished) -> Outcome {
             reason: format!("waiting for the process failed: {err}"),
         },
         Some(StopReason::Interrupted) => Outcome::Interrupted,
-        Some(StopReason::TimedOut) => Outcome::TimedOut { after: f.duration },
+        Some(StopReason::TimedOut) => Outcome::TimedOut {
+            after: f.duration,
+            nothing_read: false,
+        },
         Some(StopReason::OverCap(limit)) => Outcome::OutputTooLarge { limit: *limit },
         None => match f.end {
             // Only a hand-built record gets here: `run` always says why.
@@ -240,7 +240,8 @@ mod tests {
         assert_eq!(
             classify(&f),
             Outcome::TimedOut {
-                after: Duration::from_millis(5)
+                after: Duration::from_millis(5),
+                nothing_read: false
             }
         );
         let f = finished(ProcessEnd::Signaled(9), "");

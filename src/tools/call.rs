@@ -94,7 +94,7 @@ impl ToolReport {
                     self.pending = Some(pending.into());
                 }
             },
-            Outcome::TimedOut { .. } | Outcome::NoReply { .. } => {
+            Outcome::TimedOut { .. } => {
                 self.status = ToolStatus::Timeout;
                 self.error = Some(outcome.describe());
             }

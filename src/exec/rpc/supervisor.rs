@@ -203,7 +203,7 @@ impl Supervisor {
             }
             Err(Unavailable::Late) => {
                 return Err(NoReply {
-                    outcome: Outcome::NoReply {
+                    outcome: Outcome::TimedOut {
                         after: timeout,
                         nothing_read: false,
                     },
@@ -229,7 +229,7 @@ impl Supervisor {
             Err(RpcError::TimedOut(missed)) => {
                 self.timed_out(&client).await;
                 Err(NoReply {
-                    outcome: Outcome::NoReply {
+                    outcome: Outcome::TimedOut {
                         after: timeout,
                         nothing_read: missed.nothing_read,
                     },

@@ -112,7 +112,7 @@ async fn start_up_time_counts_against_the_calls_deadline() {
     };
     assert_eq!(
         no_reply.outcome,
-        Outcome::NoReply {
+        Outcome::TimedOut {
             after: short,
             nothing_read: false
         }
@@ -155,7 +155,7 @@ async fn a_restart_backoff_holds_no_lock_and_no_caller_past_its_deadline() {
     assert!(matches!(
         short,
         Err(super::NoReply {
-            outcome: Outcome::NoReply { .. },
+            outcome: Outcome::TimedOut { .. },
             ..
         })
     ));
