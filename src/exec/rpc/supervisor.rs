@@ -2,7 +2,8 @@
 //! Server-mode tools and JSON-RPC hooks share it.
 //!
 //! Design: the process is in one of five states: `Idle` (none yet, or one retired
-//! on purpose), `Starting`, `Up`, `Down` (it failed its handshake) and `Broken`. A
+//! on purpose), `Starting`, `Up`, `Down` (it failed its handshake, or a restart
+//! could not spawn its replacement) and `Broken`. A
 //! call that finds no live process decides, under a short lock, what happens next
 //! ([`RestartPolicy::decide`], a pure function of the restart history and the time)
 //! and, if a start is due, marks the state `Starting` before the lock is released,
@@ -69,7 +70,8 @@ enum Slot {
     },
     /// The latest process; it may have exited since.
     Up(Arc<RpcClient>),
-    /// The latest process failed its handshake and was killed.
+    /// The latest process failed its handshake and was killed, or it exited and
+    /// its replacement could not be spawned.
     Down(Arc<RpcClient>),
     Broken(ServerError),
 }
@@ -116,7 +118,8 @@ impl Supervisor {
         }
     }
 
-    /// Gives every process it starts these context variables as well.
+    /// Gives every process it starts these context variables as well. Meant right
+    /// after [`Supervisor::new`]: once a start is under way the context is fixed.
     pub fn with_context(mut self, context: Vec<(String, String)>) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.context = context;
