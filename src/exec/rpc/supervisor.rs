@@ -403,9 +403,12 @@ impl Shared {
         let stopped = || ServerError::Stopped {
             name: self.name.clone(),
         };
-        tokio::select! {
-            () = tokio::time::sleep(after) => {}
-            () = stop.cancelled() => return Err((stopped(), None)),
+        // A first start goes at once, without a turn of the timer.
+        if !after.is_zero() {
+            tokio::select! {
+                () = tokio::time::sleep(after) => {}
+                () = stop.cancelled() => return Err((stopped(), None)),
+            }
         }
         let env = child_env_for(self.kind, &self.name, &self.spec, &self.context);
         let max_line = self.spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT) as usize;
