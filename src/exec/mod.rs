@@ -20,9 +20,9 @@ mod spawn;
 mod tail;
 
 pub use env::{BASE_ENV, child_env};
-pub use outcome::{Finished, Outcome, ProcessEnd, classify};
+pub use outcome::{Finished, Outcome, ProcessEnd, StopReason, classify};
 pub use run::{Call, CallKind, child_env_for, run};
-pub use spawn::{find_in_path, is_executable};
+pub use spawn::{SpawnError, find_in_path, is_executable};
 pub use tail::last_lines;
 
 use std::time::Duration;

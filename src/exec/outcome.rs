@@ -1,32 +1,68 @@
 //! How a call ended, decided by one pure function from what was observed.
 
+use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value as Json;
 
 use super::rpc::NOT_FLUSHING_HINT;
+use super::spawn::SpawnError;
 
 /// How the process itself ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProcessEnd {
-    /// Never started; the reason is in [`Finished::spawn_error`].
-    NotStarted,
     Exited(i32),
     Signaled(i32),
+}
+
+/// Why a call ended before the process was done on its own. At most one applies: the
+/// first that happened.
+#[derive(Debug, Clone)]
+pub enum StopReason {
+    /// The process could not be started; there is no process end.
+    NotStarted(SpawnError),
+    /// The deadline passed.
+    TimedOut,
+    /// The caller cancelled the call.
+    Interrupted,
+    /// Stdout went over this many bytes.
+    OverCap(u64),
+    /// Waiting for the process failed, so how it ended is unknown.
+    Lost(Arc<io::Error>),
 }
 
 /// The raw facts of one finished call.
 #[derive(Debug, Clone)]
 pub struct Finished {
-    pub end: ProcessEnd,
-    pub spawn_error: Option<String>,
+    /// How the process ended; `None` only when it never started or was lost, which
+    /// `stop` then says.
+    pub end: Option<ProcessEnd>,
+    pub stop: Option<StopReason>,
     pub stdout: Vec<u8>,
     pub stderr_tail: String,
     pub duration: Duration,
-    pub timed_out: bool,
-    pub interrupted: bool,
-    /// The cap stdout went over, if it did.
-    pub over_cap: Option<u64>,
+}
+
+impl Finished {
+    /// A call whose process could not be started.
+    pub fn not_started(err: SpawnError) -> Self {
+        Self {
+            end: None,
+            stop: Some(StopReason::NotStarted(err)),
+            stdout: Vec::new(),
+            stderr_tail: String::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// The exit status, when the process exited (rather than was killed).
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.end {
+            Some(ProcessEnd::Exited(code)) => Some(code),
+            _ => None,
+        }
+    }
 }
 
 /// What a call amounted to. Tools, hooks and evals all start from this.
@@ -40,8 +76,12 @@ pub enum Outcome {
     KilledBySignal {
         signal: i32,
     },
+    /// No answer by the deadline: a one-shot process was stopped, or a server's
+    /// reply did not come. `nothing_read` when a server had not written anything to
+    /// stdout at all (a one-shot process writes its answer only at the end).
     TimedOut {
         after: Duration,
+        nothing_read: bool,
     },
     Interrupted,
     OutputTooLarge {
@@ -58,12 +98,6 @@ pub enum Outcome {
     ServerFailed {
         reason: String,
     },
-    /// A long-running server gave no reply by the deadline; `nothing_read` when it
-    /// had not written anything to stdout at all.
-    NoReply {
-        after: Duration,
-        nothing_read: bool,
-    },
 }
 
 impl Outcome {
@@ -73,7 +107,13 @@ impl Outcome {
             Outcome::Answered(_) => "answered".into(),
             Outcome::ExitedNonZero { code } => format!("exited with status {code}"),
             Outcome::KilledBySignal { signal } => format!("was killed by signal {signal}"),
-            Outcome::TimedOut { after } => format!("timed out after {} ms", after.as_millis()),
+            Outcome::TimedOut {
+                after,
+                nothing_read,
+            } => {
+                let hint = if *nothing_read { NOT_FLUSHING_HINT } else { "" };
+                format!("timed out after {} ms{hint}", after.as_millis())
+            }
             Outcome::Interrupted => "was interrupted".into(),
             Outcome::OutputTooLarge { limit } => {
                 format!("wrote more than {limit} bytes to stdout (max_output_bytes)")
@@ -83,43 +123,37 @@ impl Outcome {
             }
             Outcome::CouldNotStart { reason } => format!("could not start: {reason}"),
             Outcome::ServerFailed { reason } => reason.clone(),
-            Outcome::NoReply {
-                after,
-                nothing_read,
-            } => {
-                let hint = if *nothing_read { NOT_FLUSHING_HINT } else { "" };
-                format!("timed out after {} ms{hint}", after.as_millis())
-            }
         }
     }
 }
 
-/// Classifies a finished call. Our own reasons for stopping the child come first:
-/// a child we killed at its deadline also shows a signal, but the deadline is the news.
+/// Classifies a finished call. Our own reason for stopping the child comes first: a
+/// child we killed at its deadline also shows a signal, but the deadline is the news.
 pub fn classify(f: &Finished) -> Outcome {
-    if let Some(reason) = &f.spawn_error {
-        return Outcome::CouldNotStart {
-            reason: reason.clone(),
-        };
-    }
-    if f.interrupted {
-        return Outcome::Interrupted;
-    }
-    if f.timed_out {
-        return Outcome::TimedOut { after: f.duration };
-    }
-    if let Some(limit) = f.over_cap {
-        return Outcome::OutputTooLarge { limit };
-    }
-    match f.end {
-        ProcessEnd::NotStarted => Outcome::CouldNotStart {
-            reason: "no process".into(),
+    match &f.stop {
+        Some(StopReason::NotStarted(err)) => Outcome::CouldNotStart {
+            reason: err.to_string(),
         },
-        ProcessEnd::Signaled(signal) => Outcome::KilledBySignal { signal },
-        ProcessEnd::Exited(code) if code != 0 => Outcome::ExitedNonZero { code },
-        ProcessEnd::Exited(_) => match parse_one_value(&f.stdout) {
-            Ok(value) => Outcome::Answered(value),
-            Err((offset, reason)) => Outcome::InvalidOutput { offset, reason },
+        Some(StopReason::Lost(err)) => Outcome::CouldNotStart {
+            reason: format!("waiting for the process failed: {err}"),
+        },
+        Some(StopReason::Interrupted) => Outcome::Interrupted,
+        Some(StopReason::TimedOut) => Outcome::TimedOut {
+            after: f.duration,
+            nothing_read: false,
+        },
+        Some(StopReason::OverCap(limit)) => Outcome::OutputTooLarge { limit: *limit },
+        None => match f.end {
+            // Only a hand-built record gets here: `run` always says why.
+            None => Outcome::CouldNotStart {
+                reason: "no process".into(),
+            },
+            Some(ProcessEnd::Signaled(signal)) => Outcome::KilledBySignal { signal },
+            Some(ProcessEnd::Exited(code)) if code != 0 => Outcome::ExitedNonZero { code },
+            Some(ProcessEnd::Exited(_)) => match parse_one_value(&f.stdout) {
+                Ok(value) => Outcome::Answered(value),
+                Err((offset, reason)) => Outcome::InvalidOutput { offset, reason },
+            },
         },
     }
 }
@@ -173,14 +207,18 @@ mod tests {
 
     fn finished(end: ProcessEnd, stdout: &str) -> Finished {
         Finished {
-            end,
-            spawn_error: None,
+            end: Some(end),
+            stop: None,
             stdout: stdout.as_bytes().to_vec(),
             stderr_tail: String::new(),
             duration: Duration::from_millis(5),
-            timed_out: false,
-            interrupted: false,
-            over_cap: None,
+        }
+    }
+
+    fn stopped(end: ProcessEnd, stop: StopReason) -> Finished {
+        Finished {
+            stop: Some(stop),
+            ..finished(end, "{\"result\": 1}")
         }
     }
 
@@ -198,28 +236,65 @@ mod tests {
 
     #[test]
     fn deadline_wins_over_the_signal_that_enforced_it() {
-        let mut f = finished(ProcessEnd::Signaled(9), "");
-        f.timed_out = true;
-        assert!(matches!(classify(&f), Outcome::TimedOut { .. }));
-        f.timed_out = false;
+        let f = stopped(ProcessEnd::Signaled(9), StopReason::TimedOut);
+        assert_eq!(
+            classify(&f),
+            Outcome::TimedOut {
+                after: Duration::from_millis(5),
+                nothing_read: false
+            }
+        );
+        let f = finished(ProcessEnd::Signaled(9), "");
         assert_eq!(classify(&f), Outcome::KilledBySignal { signal: 9 });
     }
 
     #[test]
+    fn a_stop_wins_over_a_clean_exit_with_an_answer() {
+        // A child that traps SIGTERM and exits 0 after printing still missed its deadline.
+        let f = stopped(ProcessEnd::Exited(0), StopReason::TimedOut);
+        assert!(matches!(classify(&f), Outcome::TimedOut { .. }));
+        assert_eq!(
+            f.exit_code(),
+            Some(0),
+            "the exit status is kept for reports"
+        );
+        let f = stopped(ProcessEnd::Exited(0), StopReason::Interrupted);
+        assert_eq!(classify(&f), Outcome::Interrupted);
+    }
+
+    #[test]
     fn output_cap_is_reported_before_anything_else_the_child_did() {
-        let mut f = finished(ProcessEnd::Signaled(15), "xxxx");
-        f.over_cap = Some(4);
+        let mut f = stopped(ProcessEnd::Signaled(15), StopReason::OverCap(4));
+        f.stdout = b"xxxx".to_vec();
         assert_eq!(classify(&f), Outcome::OutputTooLarge { limit: 4 });
+        assert_eq!(f.exit_code(), None);
     }
 
     #[test]
     fn spawn_errors_and_interrupts_are_their_own_outcomes() {
-        let mut f = finished(ProcessEnd::NotStarted, "");
-        f.spawn_error = Some("command `nope` not found".into());
-        assert!(matches!(classify(&f), Outcome::CouldNotStart { .. }));
-        let mut f = finished(ProcessEnd::Signaled(15), "");
-        f.interrupted = true;
+        let f = Finished::not_started(SpawnError::NotInPath("nope".into()));
+        assert_eq!(
+            classify(&f),
+            Outcome::CouldNotStart {
+                reason: "command `nope` not found in PATH".into()
+            }
+        );
+        assert_eq!(f.exit_code(), None);
+        let f = stopped(ProcessEnd::Signaled(15), StopReason::Interrupted);
         assert_eq!(classify(&f), Outcome::Interrupted);
+    }
+
+    #[test]
+    fn a_lost_process_says_waiting_failed() {
+        let mut f = finished(ProcessEnd::Exited(0), "");
+        f.end = None;
+        f.stop = Some(StopReason::Lost(Arc::new(io::Error::other("gone"))));
+        assert_eq!(
+            classify(&f),
+            Outcome::CouldNotStart {
+                reason: "waiting for the process failed: gone".into()
+            }
+        );
     }
 
     #[test]

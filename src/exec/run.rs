@@ -1,6 +1,7 @@
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
@@ -8,7 +9,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::outcome::{Finished, ProcessEnd};
+use super::outcome::{Finished, ProcessEnd, StopReason};
 use super::spawn::spawn;
 use super::tail::{LineLog, Tail, read_stderr};
 use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, child_env};
@@ -17,13 +18,15 @@ use crate::config::ExecSpec;
 /// After the child is gone, how long its pipes may take to reach EOF.
 const DRAIN_LIMIT: Duration = Duration::from_millis(500);
 
-/// What kind of extension a call is for; decides the default deadline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallKind {
-    Tool,
-    Hook,
-    Eval,
-    EvalHook,
+crate::wire_enum! {
+    /// What kind of extension a call is for; decides the default deadline. The wire
+    /// name is the child's `PROMPTEXEC_KIND` and the label of its stderr lines.
+    pub enum CallKind {
+        Tool = "tool",
+        Hook = "hook",
+        Eval = "eval",
+        EvalHook = "eval_hook",
+    }
 }
 
 impl CallKind {
@@ -32,15 +35,6 @@ impl CallKind {
             CallKind::Tool | CallKind::Eval => Duration::from_secs(30),
             CallKind::Hook => Duration::from_secs(10),
             CallKind::EvalHook => Duration::from_secs(5),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallKind::Tool => "tool",
-            CallKind::Hook => "hook",
-            CallKind::Eval => "eval",
-            CallKind::EvalHook => "eval_hook",
         }
     }
 }
@@ -112,23 +106,12 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     let started = Instant::now();
     let deadline = started + call.timeout;
     let env = call.environment();
-    let mut finished = Finished {
-        end: ProcessEnd::NotStarted,
-        spawn_error: None,
-        stdout: Vec::new(),
-        stderr_tail: String::new(),
-        duration: Duration::ZERO,
-        timed_out: false,
-        interrupted: false,
-        over_cap: None,
-    };
     let (mut child, guard) = match spawn(call.spec, env) {
         Ok(spawned) => spawned,
-        Err(reason) => {
-            finished.spawn_error = Some(reason);
-            return finished;
-        }
+        Err(err) => return Finished::not_started(err),
     };
+    let mut stdout_bytes = Vec::new();
+    let mut stop: Option<StopReason> = None;
     let signal = |s: Signal| {
         if let Some(g) = &guard {
             g.signal(s);
@@ -148,7 +131,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
                 let _ = stdin.write_all(&call.input).await;
             }
         };
-        let read_out = read_capped(stdout, &mut finished.stdout, cap);
+        let read_out = read_capped(stdout, &mut stdout_bytes, cap);
         let read_err = read_stderr(stderr, &mut tail, &mut stderr_log);
         tokio::pin!(write, read_out, read_err);
         let (mut written, mut out_done, mut err_done) = (false, false, false);
@@ -158,18 +141,18 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
                 over = &mut read_out, if !out_done => {
                     out_done = true;
                     if over {
-                        finished.over_cap = Some(cap);
+                        stop = Some(StopReason::OverCap(cap));
                         break None;
                     }
                 }
                 () = &mut read_err, if !err_done => err_done = true,
                 status = child.wait() => break Some(status),
                 () = tokio::time::sleep_until(deadline) => {
-                    finished.timed_out = true;
+                    stop = Some(StopReason::TimedOut);
                     break None;
                 }
                 () = cancel.cancelled() => {
-                    finished.interrupted = true;
+                    stop = Some(StopReason::Interrupted);
                     break None;
                 }
             }
@@ -191,10 +174,11 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         // grandchild holding our pipes cannot keep the call open.
         signal(Signal::SIGKILL);
         let drain = async {
-            if !out_done && finished.over_cap.is_none() {
+            if !out_done {
                 let over = (&mut read_out).await;
-                if over {
-                    finished.over_cap = Some(cap);
+                // Our own reason for stopping it, if any, came first.
+                if over && stop.is_none() {
+                    stop = Some(StopReason::OverCap(cap));
                 }
             }
             if !err_done {
@@ -208,20 +192,24 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     };
     drop(guard);
 
-    finished.end = match status {
-        Ok(status) => match (status.code(), status.signal()) {
+    let end = match status {
+        Ok(status) => Some(match (status.code(), status.signal()) {
             (Some(code), _) => ProcessEnd::Exited(code),
             (None, Some(sig)) => ProcessEnd::Signaled(sig),
             (None, None) => ProcessEnd::Exited(-1),
-        },
+        }),
         Err(err) => {
-            finished.spawn_error = Some(format!("waiting for the process failed: {err}"));
-            ProcessEnd::NotStarted
+            stop = Some(StopReason::Lost(Arc::new(err)));
+            None
         }
     };
-    finished.stderr_tail = tail.into_string();
-    finished.duration = started.elapsed();
-    finished
+    Finished {
+        end,
+        stop,
+        stdout: stdout_bytes,
+        stderr_tail: tail.into_string(),
+        duration: started.elapsed(),
+    }
 }
 
 /// Reads stdout until EOF or until it passes `cap`; returns whether it did.

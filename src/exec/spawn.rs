@@ -1,20 +1,45 @@
-use std::ffi::OsStr;
+use std::ffi::OsString;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 
 use tokio::process::Child;
 
 use super::group::GroupGuard;
 use crate::config::{EnvMode, ExecSpec};
 
+/// Why a process could not be started. The text is what users read after
+/// "could not start: ".
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SpawnError {
+    #[error("working directory `{}` does not exist", .0.display())]
+    NoWorkingDir(PathBuf),
+    #[error("command `{}` not found: PATH is empty", .0.display())]
+    PathEmpty(PathBuf),
+    #[error("command `{}` not found in PATH", .0.display())]
+    NotInPath(PathBuf),
+    #[error("`{}` does not exist", .0.display())]
+    NotFound(PathBuf),
+    #[error("`{}` is not executable (permission denied)", .0.display())]
+    NotExecutable(PathBuf),
+    #[error("cannot start `{}`: {source}", program.display())]
+    Io {
+        program: PathBuf,
+        // Shared so that a finished call stays cheap to clone.
+        source: Arc<io::Error>,
+    },
+    /// Started, but without the pipes every call needs.
+    #[error("the child's stdio is not piped")]
+    NotPiped,
+}
+
 /// Starts `spec` with exactly `env`, its stdio piped, in a process group of its own.
 /// The guard kills the group when dropped.
 pub fn spawn(
     spec: &ExecSpec,
     env: Vec<(String, String)>,
-) -> Result<(Child, Option<GroupGuard>), String> {
+) -> Result<(Child, Option<GroupGuard>), SpawnError> {
     // With `env_mode: listed` the child may get no PATH; a bare command is then found
     // through promptexec's own, as PromptKit finds it.
     let path_var = env
@@ -39,20 +64,16 @@ pub fn spawn(
         // keeps the fast posix_spawn path.
         .process_group(0)
         .kill_on_drop(true);
-    let child = command
-        .spawn()
-        .map_err(|err| spawn_reason(spec, &program, &err))?;
+    let child = command.spawn().map_err(|err| spawn_error(program, err))?;
     let guard = child.id().map(|pid| GroupGuard::new(pid as i32));
     Ok((child, guard))
 }
 
-/// The program to start: a path as given, or a bare name found in the child's `PATH`.
-fn resolve_program(spec: &ExecSpec, path_var: Option<&str>) -> Result<PathBuf, String> {
+/// The program to start: a path as given (a relative one is taken from the working
+/// directory, where the child starts), or a bare name found in the child's `PATH`.
+fn resolve_program(spec: &ExecSpec, path_var: Option<&str>) -> Result<PathBuf, SpawnError> {
     if !spec.working_dir.is_dir() {
-        return Err(format!(
-            "working directory `{}` does not exist",
-            spec.working_dir.display()
-        ));
+        return Err(SpawnError::NoWorkingDir(spec.working_dir.clone()));
     }
     let command = &spec.command;
     if command.components().count() > 1 || command.is_absolute() {
@@ -60,41 +81,96 @@ fn resolve_program(spec: &ExecSpec, path_var: Option<&str>) -> Result<PathBuf, S
     }
     let path_var = path_var.unwrap_or_default();
     if path_var.split(':').all(str::is_empty) {
-        return Err(format!(
-            "command `{}` not found: PATH is empty",
-            command.display()
-        ));
+        return Err(SpawnError::PathEmpty(command.clone()));
     }
-    find_in_path(command, path_var)
-        .ok_or_else(|| format!("command `{}` not found in PATH", command.display()))
+    find_in_path(command, path_var).ok_or_else(|| SpawnError::NotInPath(command.clone()))
 }
 
-/// The first executable file named `name` in the directories of `path_var`.
+/// The first executable file named `name` in the directories of `path_var`. Empty
+/// entries are skipped rather than read as the current directory.
 pub fn find_in_path(name: &Path, path_var: &str) -> Option<PathBuf> {
-    path_var
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .map(|dir| Path::new(dir).join(name))
-        .find(|candidate| is_executable(candidate))
+    let dirs: Vec<&str> = path_var.split(':').filter(|d| !d.is_empty()).collect();
+    // A directory name with a `:` cannot be in PATH in the first place.
+    let dirs: OsString = std::env::join_paths(dirs).ok()?;
+    which::which_in_global(name, Some(dirs)).ok()?.next()
 }
 
-/// A regular file with an execute bit.
+/// A regular file the current user may execute; a relative path is taken from the
+/// current directory.
 pub fn is_executable(path: &Path) -> bool {
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::path::absolute(path).is_ok_and(|path| which::which_global(path).is_ok())
 }
 
-fn spawn_reason(spec: &ExecSpec, program: &Path, err: &io::Error) -> String {
-    let shown = if program.as_os_str() == OsStr::new("") {
-        spec.command.display().to_string()
-    } else {
-        program.display().to_string()
-    };
+fn spawn_error(program: PathBuf, err: io::Error) -> SpawnError {
     match err.kind() {
-        io::ErrorKind::NotFound => format!("`{shown}` does not exist"),
-        io::ErrorKind::PermissionDenied => {
-            format!("`{shown}` is not executable (permission denied)")
-        }
-        _ => format!("cannot start `{shown}`: {err}"),
+        io::ErrorKind::NotFound => SpawnError::NotFound(program),
+        io::ErrorKind::PermissionDenied => SpawnError::NotExecutable(program),
+        _ => SpawnError::Io {
+            program,
+            source: Arc::new(err),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn file(dir: &Path, name: &str, mode: u32) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        path
+    }
+
+    #[test]
+    fn the_first_executable_in_path_order_wins_and_empty_entries_are_skipped() {
+        let (a, b) = (
+            tempfile::tempdir().expect("dir"),
+            tempfile::tempdir().expect("dir"),
+        );
+        file(a.path(), "tool", 0o644);
+        let second = file(b.path(), "tool", 0o755);
+        let path = format!("::{}::{}:", a.path().display(), b.path().display());
+        assert_eq!(find_in_path(Path::new("tool"), &path), Some(second));
+        assert_eq!(find_in_path(Path::new("absent"), &path), None);
+        assert_eq!(find_in_path(Path::new("tool"), ":::"), None);
+    }
+
+    #[test]
+    fn only_files_with_an_execute_bit_are_executable() {
+        let dir = tempfile::tempdir().expect("dir");
+        assert!(is_executable(&file(dir.path(), "yes", 0o700)));
+        assert!(!is_executable(&file(dir.path(), "no", 0o600)));
+        assert!(!is_executable(dir.path()), "a directory is not");
+        assert!(!is_executable(&dir.path().join("missing")));
+    }
+
+    #[test]
+    fn spawn_errors_read_as_before() {
+        let shown = |e: SpawnError| e.to_string();
+        assert_eq!(
+            shown(SpawnError::NotInPath("nope".into())),
+            "command `nope` not found in PATH"
+        );
+        assert_eq!(
+            shown(SpawnError::PathEmpty("python3".into())),
+            "command `python3` not found: PATH is empty"
+        );
+        assert_eq!(
+            shown(spawn_error(
+                "/x/t.sh".into(),
+                io::Error::from(io::ErrorKind::PermissionDenied)
+            )),
+            "`/x/t.sh` is not executable (permission denied)"
+        );
+        assert_eq!(
+            shown(spawn_error(
+                "/x/t.sh".into(),
+                io::Error::from(io::ErrorKind::NotFound)
+            )),
+            "`/x/t.sh` does not exist"
+        );
     }
 }

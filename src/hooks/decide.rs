@@ -218,6 +218,7 @@ mod tests {
             Outcome::ExitedNonZero { code: 1 },
             Outcome::TimedOut {
                 after: Duration::from_millis(5),
+                nothing_read: false,
             },
             Outcome::InvalidOutput {
                 offset: 0,

@@ -65,7 +65,6 @@ pub fn observer_failed(outcome: &Outcome) -> bool {
         Outcome::ExitedNonZero { .. }
         | Outcome::KilledBySignal { .. }
         | Outcome::TimedOut { .. }
-        | Outcome::NoReply { .. }
         | Outcome::OutputTooLarge { .. }
         | Outcome::CouldNotStart { .. }
         | Outcome::ServerFailed { .. } => true,
@@ -112,7 +111,8 @@ mod tests {
         assert!(!observer_failed(&Outcome::Interrupted));
         assert!(observer_failed(&Outcome::ExitedNonZero { code: 2 }));
         assert!(observer_failed(&Outcome::TimedOut {
-            after: Duration::from_millis(5)
+            after: Duration::from_millis(5),
+            nothing_read: false,
         }));
         assert!(observer_failed(&Outcome::CouldNotStart {
             reason: "not found".into()

@@ -127,8 +127,7 @@ impl Queue {
                     continue;
                 }
                 let outcome = deliver(&hook, job, &cancel, &failures).await;
-                let timed_out =
-                    matches!(outcome, Outcome::TimedOut { .. } | Outcome::NoReply { .. });
+                let timed_out = matches!(outcome, Outcome::TimedOut { .. });
                 gave_up = run_ended.is_cancelled() && timed_out;
             }
         });

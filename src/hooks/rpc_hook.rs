@@ -7,7 +7,7 @@ use serde_json::{Value as Json, json};
 
 use crate::config::{Hook, HookKind, Intercept, ObserveEvents, ServerHook};
 use crate::exec::CallKind;
-use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor};
+use crate::exec::rpc::{Handshake, Refused, Reply, RestartPolicy, RpcError, Supervisor};
 
 use super::action::{Action, Approval, method_name, read_action, read_approval};
 use super::events::{runtime_name, selects};
@@ -85,7 +85,7 @@ impl RpcHook {
 
     /// Starts the process and completes the handshake, if not done yet.
     pub async fn start(&self) -> Result<u32, String> {
-        let client = self.process.client().await?;
+        let client = self.process.client().await.map_err(|e| e.to_string())?;
         Ok(client.pid())
     }
 
@@ -94,7 +94,7 @@ impl RpcHook {
     pub async fn intercept(&self, intercept: Intercept, params: Json) -> Intercepted {
         let client = match self.process.client().await {
             Ok(client) => client,
-            Err(why) => return Intercepted::failed(why, self.process.stderr_tail()),
+            Err(why) => return Intercepted::failed(why.to_string(), self.process.stderr_tail()),
         };
         let timeout = match intercept {
             Intercept::ApproveTool => self.server.approval_timeout.unwrap_or(APPROVAL_TIMEOUT),
@@ -203,12 +203,16 @@ fn modes(server: &ServerHook) -> Vec<&'static str> {
     modes
 }
 
-fn accept_hello(reply: &Reply) -> Result<(), String> {
+fn accept_hello(reply: &Reply) -> Result<(), Refused> {
     match reply {
         Reply::Result(result) if result.get("ok") == Some(&Json::Bool(true)) => Ok(()),
-        Reply::Result(result) => Err(format!("it answered {result}, without \"ok\": true")),
-        Reply::Error { code, message } => {
-            Err(format!("it answered JSON-RPC error {code}: {message}"))
-        }
+        Reply::Result(result) => Err(Refused::Unexpected {
+            answered: result.clone(),
+            wanted: "\"ok\": true",
+        }),
+        Reply::Error { code, message } => Err(Refused::Error {
+            code: *code,
+            message: message.clone(),
+        }),
     }
 }

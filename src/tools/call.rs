@@ -95,7 +95,7 @@ impl ToolReport {
                     self.pending = Some(pending.into());
                 }
             },
-            Outcome::TimedOut { .. } | Outcome::NoReply { .. } => {
+            Outcome::TimedOut { .. } => {
                 self.status = ToolStatus::Timeout;
                 self.error = Some(outcome.describe());
             }
@@ -143,7 +143,7 @@ pub async fn call_tool(
     let finished = exec::run(&call, cancel).await;
     let mut report = ToolReport::new(name, exec_spec.runtime);
     report.exit_code = match finished.end {
-        exec::ProcessEnd::Exited(code) => Some(code),
+        Some(exec::ProcessEnd::Exited(code)) => Some(code),
         _ => None,
     };
     report.duration_ms = finished.duration.as_millis() as u64;

@@ -14,7 +14,7 @@ use super::framing::{Line, LineReader};
 use crate::config::ExecSpec;
 use crate::exec::CallKind;
 use crate::exec::group::signal_group;
-use crate::exec::spawn::spawn;
+use crate::exec::spawn::{SpawnError, spawn};
 use crate::exec::tail::{LineLog, Tail, read_stderr_shared, stderr_note};
 
 /// Lines waiting to be written to the child; beyond this, calls wait and
@@ -31,8 +31,10 @@ pub enum Reply {
     Error { code: i64, message: String },
 }
 
+/// Why one call on a running process got no reply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RpcError {
+    /// The process ended (or its stdin closed) while the call waited.
     #[error("the server {status} while the call was in flight{}", stderr_note(.stderr_tail))]
     Exited { status: String, stderr_tail: String },
     #[error("{0}")]
@@ -86,13 +88,13 @@ impl RpcClient {
         spec: &ExecSpec,
         env: Vec<(String, String)>,
         max_line: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SpawnError> {
         let (mut child, guard) = spawn(spec, env)?;
         let pid = child.id().unwrap_or_default();
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            return Err("the child's stdio is not piped".into());
+            return Err(SpawnError::NotPiped);
         };
         let waiters: Waiters = Arc::default();
         let tail = Arc::new(Mutex::new(Tail::default()));

@@ -4,9 +4,15 @@
 //! and skipped without disturbing the calls around it.
 
 mod client;
+mod errors;
 mod framing;
+mod policy;
 mod supervisor;
+#[cfg(test)]
+mod supervisor_tests;
 
 pub use client::{NOT_FLUSHING_HINT, Reply, RpcClient, RpcError, Timeout};
+pub use errors::{HandshakeError, Refused, ServerError, Unavailable};
 pub use framing::{Line, LineReader};
-pub use supervisor::{Handshake, NoReply, RestartPolicy, Supervisor};
+pub use policy::{Decision, ExitHistory, RestartPolicy};
+pub use supervisor::{Handshake, NoReply, Supervisor};

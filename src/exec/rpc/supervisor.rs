@@ -1,17 +1,29 @@
 //! A long-running JSON-RPC process, started on first use and restarted by policy.
-//! Server-mode tools and JSON-RPC hooks share it; the policy is described on
-//! [`RestartPolicy`].
+//! Server-mode tools and JSON-RPC hooks share it.
+//!
+//! Design: the process is in one of five states: `Idle` (none yet, or one retired
+//! on purpose), `Starting`, `Up`, `Down` (it failed its handshake, or a restart
+//! could not spawn its replacement) and `Broken`. A
+//! call that finds no live process decides, under a short lock, what happens next
+//! ([`RestartPolicy::decide`], a pure function of the restart history and the time)
+//! and, if a start is due, marks the state `Starting` before the lock is released,
+//! so concurrent callers never start two processes. The start itself (backoff sleep,
+//! spawn, handshake) runs as a task of its own without any lock held; every caller
+//! waits for its result only until its own deadline, so start-up time counts against
+//! the call that needed it, and a caller that gives up does not abandon the start.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::Value as Json;
-use tokio::sync::Mutex;
+use tokio::sync::watch;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
+use super::errors::{HandshakeError, Refused, ServerError, Unavailable};
+use super::policy::{Decision, ExitHistory, RestartPolicy};
 use super::{Reply, RpcClient, RpcError};
 use crate::config::ExecSpec;
-use crate::exec::tail::stderr_note;
 use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, child_env_for};
 
 /// Why a [`Supervisor::call`] got no reply, and what the process last wrote on stderr.
@@ -21,41 +33,21 @@ pub struct NoReply {
     pub stderr_tail: String,
 }
 
-/// When a process that exits is started again, and when it is given up on:
-/// restarts wait a backoff (doubling, reset by an answered call); more than
-/// `max_restarts` within `window` marks it broken; `timeouts_before_restart` missed
-/// deadlines in a row mean it stopped answering, so it is killed and replaced.
-#[derive(Debug, Clone, Copy)]
-pub struct RestartPolicy {
-    pub max_restarts: usize,
-    pub window: Duration,
-    pub first_backoff: Duration,
-    pub max_backoff: Duration,
-    pub timeouts_before_restart: u32,
-}
-
-impl Default for RestartPolicy {
-    fn default() -> Self {
-        Self {
-            max_restarts: 5,
-            window: Duration::from_secs(60),
-            first_backoff: Duration::from_millis(100),
-            max_backoff: Duration::from_secs(5),
-            timeouts_before_restart: 3,
-        }
-    }
-}
-
 /// A first request every new process must answer before it gets calls.
 pub struct Handshake {
     pub method: &'static str,
     pub params: Json,
     pub timeout: Duration,
-    /// Whether the reply is an acceptance; the error says what was answered instead.
-    pub check: fn(&Reply) -> Result<(), String>,
+    /// Whether the reply is an acceptance.
+    pub check: fn(&Reply) -> Result<(), Refused>,
 }
 
 pub struct Supervisor {
+    shared: Arc<Shared>,
+}
+
+/// Everything a start task needs, shared with it.
+struct Shared {
     name: String,
     kind: CallKind,
     spec: ExecSpec,
@@ -66,13 +58,37 @@ pub struct Supervisor {
     state: Mutex<State>,
 }
 
-#[derive(Default)]
+type StartResult = Option<Result<Arc<RpcClient>, ServerError>>;
+
+enum Slot {
+    /// No process: none started yet, or the last one was retired on purpose.
+    Idle,
+    /// A start is under way; its result arrives on the channel.
+    Starting {
+        result: watch::Receiver<StartResult>,
+        stop: CancellationToken,
+    },
+    /// The latest process; it may have exited since.
+    Up(Arc<RpcClient>),
+    /// The latest process failed its handshake and was killed, or it exited and
+    /// its replacement could not be spawned.
+    Down(Arc<RpcClient>),
+    Broken(ServerError),
+}
+
 struct State {
-    client: Option<Arc<RpcClient>>,
-    restarts: Vec<Instant>,
-    backoff: Duration,
-    broken: Option<String>,
+    slot: Slot,
+    history: ExitHistory,
     timeouts_in_a_row: u32,
+    /// The latest process started, for its stderr after a failure.
+    latest: Option<Arc<RpcClient>>,
+}
+
+/// What a caller does next, decided under the lock and done without it.
+enum Next {
+    Ready(Arc<RpcClient>),
+    Failed(ServerError),
+    Wait(watch::Receiver<StartResult>),
 }
 
 impl Supervisor {
@@ -83,7 +99,7 @@ impl Supervisor {
         policy: RestartPolicy,
         handshake: Option<Handshake>,
     ) -> Self {
-        Self {
+        let shared = Shared {
             name: name.to_string(),
             kind,
             spec: spec.clone(),
@@ -91,120 +107,115 @@ impl Supervisor {
             handshake,
             context: Vec::new(),
             state: Mutex::new(State {
-                backoff: policy.first_backoff,
-                ..State::default()
+                slot: Slot::Idle,
+                history: ExitHistory::new(&policy),
+                timeouts_in_a_row: 0,
+                latest: None,
             }),
+        };
+        Self {
+            shared: Arc::new(shared),
         }
     }
 
-    /// Gives every process it starts these context variables as well.
+    /// Gives every process it starts these context variables as well. Meant right
+    /// after [`Supervisor::new`]: once a start is under way the context is fixed.
     pub fn with_context(mut self, context: Vec<(String, String)>) -> Self {
-        self.context = context;
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.context = context;
+        }
         self
     }
 
     /// The running process, started (or restarted, by the policy) when needed.
-    pub async fn client(&self) -> Result<Arc<RpcClient>, String> {
-        let mut state = self.state.lock().await;
-        if let Some(reason) = &state.broken {
-            return Err(reason.clone());
-        }
-        if let Some(client) = state.client.clone() {
-            let Some(status) = client.exit_status() else {
-                return Ok(client);
+    pub async fn client(&self) -> Result<Arc<RpcClient>, ServerError> {
+        self.client_by(None).await.map_err(|err| match err {
+            Unavailable::Failed(err) => err,
+            // Without a deadline a wait always ends with a result.
+            Unavailable::Late => ServerError::Stopped {
+                name: self.shared.name.clone(),
+            },
+        })
+    }
+
+    /// The running process, started when needed; waits for a start only until
+    /// `deadline`, when one is given.
+    pub async fn client_by(
+        &self,
+        deadline: Option<Instant>,
+    ) -> Result<Arc<RpcClient>, Unavailable> {
+        loop {
+            let mut result = match self.shared.next() {
+                Next::Ready(client) => return Ok(client),
+                Next::Failed(err) => return Err(err.into()),
+                Next::Wait(result) => result,
             };
-            let now = Instant::now();
-            let window = self.policy.window;
-            state.restarts.retain(|t| now.duration_since(*t) < window);
-            if state.restarts.len() >= self.policy.max_restarts {
-                let mut reason = format!(
-                    "`{}` is broken: it stopped {} times within {} s (last: it {status})",
-                    self.name,
-                    state.restarts.len() + 1,
-                    window.as_secs()
-                );
-                let tail = client.stderr_tail();
-                if let Some(last) = tail.trim_end().lines().last() {
-                    reason.push_str(&format!("; its stderr ended with: {last}"));
-                }
-                state.broken = Some(reason.clone());
-                return Err(reason);
-            }
-            tracing::info!(
-                "`{}` {status}; restarting in {:?}",
-                self.name,
-                state.backoff
-            );
-            tokio::time::sleep(state.backoff).await;
-            state.backoff = (state.backoff * 2).min(self.policy.max_backoff);
-            state.restarts.push(Instant::now());
-        }
-        let env = child_env_for(self.kind, &self.name, &self.spec, &self.context);
-        let max_line = self.spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT) as usize;
-        let client = Arc::new(RpcClient::start(
-            &self.name, self.kind, &self.spec, env, max_line,
-        )?);
-        // Kept even if the handshake fails, so the next attempt counts as a restart.
-        state.client = Some(Arc::clone(&client));
-        if let Some(handshake) = &self.handshake {
-            let reply = match client
-                .call(
-                    handshake.method,
-                    handshake.params.clone(),
-                    handshake.timeout,
-                )
-                .await
-            {
-                Ok(reply) => (handshake.check)(&reply),
-                // Says how it exited and what it wrote on stderr.
-                Err(err @ RpcError::Exited { .. }) => Err(err.to_string()),
-                Err(err @ RpcError::TimedOut(_)) => {
-                    Err(format!("{err}{}", stderr_note(&client.stderr_tail())))
-                }
+            let started = result.wait_for(Option::is_some);
+            let outcome = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, started)
+                    .await
+                    .map_err(|_| Unavailable::Late)?
+                    .map(|r| r.clone()),
+                None => started.await.map(|r| r.clone()),
             };
-            if let Err(why) = reply {
-                client.kill();
-                return Err(format!(
-                    "`{}` failed its `{}` handshake: {why}",
-                    self.name, handshake.method
-                ));
+            match outcome {
+                Ok(Some(Ok(client))) => return Ok(client),
+                Ok(Some(Err(err))) => return Err(err.into()),
+                // The start task ended without a word (the runtime is closing):
+                // look at the state again.
+                Ok(None) | Err(_) => tokio::task::yield_now().await,
             }
         }
-        Ok(client)
     }
 
     /// The process, if one runs right now; never starts one and never waits.
     pub fn running(&self) -> Option<Arc<RpcClient>> {
-        let state = self.state.try_lock().ok()?;
-        state.client.clone().filter(|c| c.exit_status().is_none())
+        match &self.shared.lock().slot {
+            Slot::Up(client) if client.exit_status().is_none() => Some(Arc::clone(client)),
+            _ => None,
+        }
     }
 
     /// The stderr tail of the latest process, running or not: after a failed start
     /// it says why.
     pub fn stderr_tail(&self) -> String {
-        self.state
-            .try_lock()
-            .ok()
-            .and_then(|state| state.client.as_ref().map(|c| c.stderr_tail()))
-            .unwrap_or_default()
+        let latest = self.shared.lock().latest.clone();
+        latest.map(|c| c.stderr_tail()).unwrap_or_default()
     }
 
     /// One call on the process, started when needed, with the supervision kept: an
-    /// answer marks it healthy, a missed deadline counts toward replacing it. A call
-    /// that got no reply says how, with the end of the process's stderr.
+    /// answer marks it healthy, a missed deadline counts toward replacing it. The
+    /// deadline covers a start the call waits for. A call that got no reply says
+    /// how, with the end of the process's stderr.
     pub async fn call(
         &self,
         method: &str,
         params: Json,
         timeout: Duration,
     ) -> Result<Reply, NoReply> {
-        let client = self.client().await.map_err(|reason| NoReply {
-            outcome: Outcome::ServerFailed {
-                reason: format!("server {reason}"),
-            },
-            stderr_tail: String::new(),
-        })?;
-        match client.call(method, params, timeout).await {
+        let deadline = Instant::now() + timeout;
+        let client = match self.client_by(Some(deadline)).await {
+            Ok(client) => client,
+            Err(Unavailable::Failed(err)) => {
+                return Err(NoReply {
+                    outcome: Outcome::ServerFailed {
+                        reason: format!("server {err}"),
+                    },
+                    stderr_tail: String::new(),
+                });
+            }
+            Err(Unavailable::Late) => {
+                return Err(NoReply {
+                    outcome: Outcome::TimedOut {
+                        after: timeout,
+                        nothing_read: false,
+                    },
+                    stderr_tail: self.stderr_tail(),
+                });
+            }
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        match client.call(method, params, left).await {
             Ok(reply) => {
                 self.answered().await;
                 Ok(reply)
@@ -218,12 +229,12 @@ impl Supervisor {
                 },
                 stderr_tail,
             }),
-            Err(RpcError::TimedOut(timeout)) => {
+            Err(RpcError::TimedOut(missed)) => {
                 self.timed_out(&client).await;
                 Err(NoReply {
-                    outcome: Outcome::NoReply {
-                        after: timeout.after,
-                        nothing_read: timeout.nothing_read,
+                    outcome: Outcome::TimedOut {
+                        after: timeout,
+                        nothing_read: missed.nothing_read,
                     },
                     stderr_tail: client.stderr_tail(),
                 })
@@ -233,49 +244,205 @@ impl Supervisor {
 
     /// A call was answered: the process is healthy.
     pub async fn answered(&self) {
-        let mut state = self.state.lock().await;
+        let mut state = self.shared.lock();
         state.timeouts_in_a_row = 0;
-        state.backoff = self.policy.first_backoff;
+        state.history.answered(&self.shared.policy);
     }
 
     /// A call missed its deadline; too many in a row retire the process.
     pub async fn timed_out(&self, client: &RpcClient) {
-        let mut state = self.state.lock().await;
+        let policy = &self.shared.policy;
+        let mut state = self.shared.lock();
         state.timeouts_in_a_row += 1;
-        if state.timeouts_in_a_row >= self.policy.timeouts_before_restart {
-            tracing::warn!(
-                "`{}` missed {} deadlines in a row; restarting it",
-                self.name,
-                state.timeouts_in_a_row
-            );
-            state.timeouts_in_a_row = 0;
-            client.kill();
-            // Retire it now, so the next call does not reach the dying process.
-            if state
-                .client
-                .as_ref()
-                .is_some_and(|c| c.pid() == client.pid())
-            {
-                state.client = None;
-                state.restarts.push(Instant::now());
-            }
+        if state.timeouts_in_a_row < policy.timeouts_before_restart {
+            return;
+        }
+        tracing::warn!(
+            "`{}` missed {} deadlines in a row; restarting it",
+            self.shared.name,
+            state.timeouts_in_a_row
+        );
+        state.timeouts_in_a_row = 0;
+        client.kill();
+        // Retire it now, so the next call does not reach the dying process.
+        if matches!(&state.slot, Slot::Up(current) if current.pid() == client.pid()) {
+            state.slot = Slot::Idle;
+            state.history.retired(policy, Instant::now());
         }
     }
 
     /// Kills the process now, without waiting; calls on it fail.
     pub fn kill(&self) {
-        if let Ok(state) = self.state.try_lock()
-            && let Some(client) = &state.client
-        {
+        if let Slot::Up(client) = &self.shared.lock().slot {
             client.kill();
         }
     }
 
     /// Stops the process gracefully: stdin closed, the grace period, then SIGKILL.
+    /// A start under way is called off first.
     pub async fn shutdown(&self) {
-        let client = self.state.lock().await.client.take();
+        let taken = {
+            let mut state = self.shared.lock();
+            match state.slot {
+                // Broken stays broken.
+                Slot::Broken(_) => Slot::Idle,
+                _ => std::mem::replace(&mut state.slot, Slot::Idle),
+            }
+        };
+        let client = match taken {
+            Slot::Up(client) | Slot::Down(client) => Some(client),
+            Slot::Starting { mut result, stop } => {
+                stop.cancel();
+                // A start that finished first hands over its process.
+                let done = result.wait_for(Option::is_some).await;
+                done.ok().and_then(|r| r.clone()).and_then(Result::ok)
+            }
+            Slot::Idle | Slot::Broken(_) => None,
+        };
         if let Some(client) = client {
             client.shutdown(DEFAULT_GRACE).await;
         }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held leaves plain data behind; keep going.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// What a caller who wants the process does next; starts it when that is due.
+    fn next(self: &Arc<Self>) -> Next {
+        let mut state = self.lock();
+        let stopped = match &state.slot {
+            Slot::Broken(err) => return Next::Failed(err.clone()),
+            // A start task that ended without a word (its runtime closed) is over.
+            Slot::Starting { result, .. } if result.has_changed().is_ok() => {
+                return Next::Wait(result.clone());
+            }
+            Slot::Up(client) if client.exit_status().is_none() => {
+                return Next::Ready(Arc::clone(client));
+            }
+            Slot::Idle | Slot::Starting { .. } => None,
+            Slot::Up(stopped) | Slot::Down(stopped) => Some(Arc::clone(stopped)),
+        };
+        let mut after = Duration::ZERO;
+        if let Some(stopped) = &stopped {
+            let now = Instant::now();
+            match self.policy.decide(&state.history, now) {
+                Decision::Broken { stops } => {
+                    let err = self.broken(stops, stopped);
+                    state.slot = Slot::Broken(err.clone());
+                    return Next::Failed(err);
+                }
+                Decision::Restart { after: backoff } => {
+                    let status = stopped.exit_status().unwrap_or_else(|| "stopped".into());
+                    tracing::info!("`{}` {status}; restarting in {backoff:?}", self.name);
+                    state.history.restarted(&self.policy, now);
+                    after = backoff;
+                }
+            }
+        }
+        let (tx, rx) = watch::channel(None);
+        let stop = CancellationToken::new();
+        state.slot = Slot::Starting {
+            result: rx.clone(),
+            stop: stop.clone(),
+        };
+        drop(state);
+        tokio::spawn(Arc::clone(self).start(after, stopped, tx, stop));
+        Next::Wait(rx)
+    }
+
+    fn broken(&self, stops: usize, last: &RpcClient) -> ServerError {
+        let tail = last.stderr_tail();
+        ServerError::Broken {
+            name: self.name.clone(),
+            stops,
+            window: self.policy.window,
+            last: last.exit_status().unwrap_or_else(|| "stopped".into()),
+            stderr_last: tail.trim_end().lines().last().map(str::to_string),
+        }
+    }
+
+    /// Waits `after`, starts a process and shakes hands with it; publishes the
+    /// result to every waiting caller and leaves the state to match.
+    async fn start(
+        self: Arc<Self>,
+        after: Duration,
+        previous: Option<Arc<RpcClient>>,
+        tx: watch::Sender<StartResult>,
+        stop: CancellationToken,
+    ) {
+        let (slot, result) = match self.launch(after, &stop).await {
+            Ok(client) => (Slot::Up(Arc::clone(&client)), Ok(client)),
+            // Kept, so the next attempt counts as a restart.
+            Err((err, Some(client))) => (Slot::Down(client), Err(err)),
+            Err((err, None)) => (previous.map_or(Slot::Idle, Slot::Down), Err(err)),
+        };
+        {
+            let mut state = self.lock();
+            // A shutdown may have taken the slot meanwhile; it then stays idle.
+            if matches!(state.slot, Slot::Starting { .. }) {
+                state.slot = slot;
+            }
+        }
+        let _ = tx.send(Some(result));
+    }
+
+    /// One start: the backoff, the process, its handshake, any of them called off
+    /// by `stop`. A failure after the process started hands the (killed) process
+    /// back with the error.
+    async fn launch(
+        &self,
+        after: Duration,
+        stop: &CancellationToken,
+    ) -> Result<Arc<RpcClient>, (ServerError, Option<Arc<RpcClient>>)> {
+        let stopped = || ServerError::Stopped {
+            name: self.name.clone(),
+        };
+        // A first start goes at once, without a turn of the timer.
+        if !after.is_zero() {
+            tokio::select! {
+                () = tokio::time::sleep(after) => {}
+                () = stop.cancelled() => return Err((stopped(), None)),
+            }
+        }
+        let env = child_env_for(self.kind, &self.name, &self.spec, &self.context);
+        let max_line = self.spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT) as usize;
+        let client = RpcClient::start(&self.name, self.kind, &self.spec, env, max_line)
+            .map_err(|err| (err.into(), None))?;
+        let client = Arc::new(client);
+        self.lock().latest = Some(Arc::clone(&client));
+        let Some(handshake) = &self.handshake else {
+            return Ok(client);
+        };
+        let answer = tokio::select! {
+            answer = client.call(handshake.method, handshake.params.clone(), handshake.timeout) => answer,
+            () = stop.cancelled() => {
+                client.kill();
+                return Err((stopped(), Some(client)));
+            }
+        };
+        let why = match answer {
+            Ok(reply) => match (handshake.check)(&reply) {
+                Ok(()) => return Ok(client),
+                Err(refused) => HandshakeError::Refused(refused),
+            },
+            Err(RpcError::TimedOut(timeout)) => HandshakeError::NoReply {
+                timeout,
+                stderr_tail: client.stderr_tail(),
+            },
+            Err(err) => HandshakeError::Exited(err),
+        };
+        client.kill();
+        let err = ServerError::Handshake {
+            name: self.name.clone(),
+            method: handshake.method,
+            why,
+        };
+        Err((err, Some(client)))
     }
 }
