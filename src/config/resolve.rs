@@ -342,11 +342,8 @@ impl Resolver<'_> {
         let runtime = f
             .get("runtime")
             .and_then(|n| {
-                self.cx.choice(
-                    n,
-                    &format!("{what}.runtime"),
-                    &[("exec", RuntimeMode::Exec), ("server", RuntimeMode::Server)],
-                )
+                self.cx
+                    .choice(n, &format!("{what}.runtime"), RuntimeMode::WIRE)
             })
             .unwrap_or_default();
         let working_dir = match f.get("working_dir") {
@@ -406,11 +403,7 @@ impl Resolver<'_> {
     }
 
     fn env_mode(&mut self, node: &Node, what: &str) -> Option<EnvMode> {
-        self.cx.choice(
-            node,
-            what,
-            &[("base", EnvMode::Base), ("listed", EnvMode::Listed)],
-        )
+        self.cx.choice(node, what, EnvMode::WIRE)
     }
 
     fn hook(&mut self, key: &crate::doc::Key, node: &Node) -> Option<Hook> {
@@ -472,20 +465,14 @@ impl Resolver<'_> {
             }
         }
         let hook_type = match f.get("hook") {
-            Some(n) => self.cx.choice(
-                n,
-                &format!("{what}.hook"),
-                &[
-                    ("provider", "provider"),
-                    ("tool", "tool"),
-                    ("session", "session"),
-                    ("eval", "eval"),
-                ],
-            ),
+            Some(n) => self.cx.choice(n, &format!("{what}.hook"), HookType::WIRE),
             None => {
                 self.cx.error(
                     pos,
-                    format!("{what}: missing key `hook` (one of `provider`, `tool`, `session` or `eval`)"),
+                    format!(
+                        "{what}: missing key `hook` (one of {})",
+                        one_of(HookType::NAMES)
+                    ),
                 );
                 None
             }
@@ -493,7 +480,7 @@ impl Resolver<'_> {
         let phases_node = f.get("phases");
         let mode_node = f.get("mode");
         let hook_type = hook_type?;
-        if hook_type == "eval" {
+        if hook_type == HookType::Eval {
             for (name, node) in [("phases", phases_node), ("mode", mode_node)] {
                 if let Some(n) = node {
                     self.cx.warning(
@@ -506,24 +493,19 @@ impl Resolver<'_> {
             }
             return Some(HookKind::Eval);
         }
-        let mode = mode_node.and_then(|n| {
-            self.cx.choice(
-                n,
-                &format!("{what}.mode"),
-                &[("filter", HookMode::Filter), ("observe", HookMode::Observe)],
-            )
-        });
+        let mode =
+            mode_node.and_then(|n| self.cx.choice(n, &format!("{what}.mode"), HookMode::WIRE));
         let phases = self.phases(phases_node, hook_type, pos, what);
         match hook_type {
-            "provider" => Some(HookKind::Provider {
+            HookType::Provider => Some(HookKind::Provider {
                 phases: phases?,
                 mode: mode.unwrap_or(HookMode::Filter),
             }),
-            "tool" => Some(HookKind::Tool {
+            HookType::Tool => Some(HookKind::Tool {
                 phases: phases?,
                 mode: mode.unwrap_or(HookMode::Filter),
             }),
-            _ => {
+            HookType::Session | HookType::Eval => {
                 if let (Some(HookMode::Filter), Some(n)) = (mode, mode_node) {
                     self.cx.warning(
                         n.pos,
@@ -538,11 +520,11 @@ impl Resolver<'_> {
     fn phases(
         &mut self,
         node: Option<&Node>,
-        hook_type: &str,
+        hook_type: HookType,
         pos: Pos,
         what: &str,
     ) -> Option<Vec<HookPhase>> {
-        let own = phases_of(hook_type);
+        let own = hook_type.phases();
         let own_names: Vec<&str> = own.iter().map(|p| p.as_str()).collect();
         let Some(node) = node else {
             self.cx.error(
@@ -578,20 +560,17 @@ impl Resolver<'_> {
                 continue;
             }
             ok = false;
-            let owner = ["provider", "tool", "session"]
-                .into_iter()
-                .find(|t| phases_of(t).iter().any(|p| p.as_str() == name));
+            let owner = HookType::WIRE
+                .iter()
+                .map(|(_, t)| *t)
+                .find(|t| t.phases().iter().any(|p| p.as_str() == name));
             let message = match owner {
                 Some(owner) => format!(
                     "{what}.phases: `{name}` is a {owner} hook phase; a {hook_type} hook has {}",
                     one_of(&own_names)
                 ),
                 None => {
-                    let all = ["provider", "tool", "session"]
-                        .into_iter()
-                        .flat_map(phases_of)
-                        .map(|p| p.as_str());
-                    let hint = suggest(&name, all);
+                    let hint = suggest(&name, HookPhase::NAMES.iter().copied());
                     format!(
                         "{what}.phases: unknown phase `{name}`; a {hook_type} hook has {}{hint}",
                         one_of(&own_names)
@@ -634,11 +613,8 @@ impl Resolver<'_> {
         let on_failure = f
             .get("on_failure")
             .and_then(|n| {
-                self.cx.choice(
-                    n,
-                    &format!("{what}.on_failure"),
-                    &[("skip", OnFailure::Skip), ("deny", OnFailure::Deny)],
-                )
+                self.cx
+                    .choice(n, &format!("{what}.on_failure"), OnFailure::WIRE)
             })
             .unwrap_or(OnFailure::Skip);
         let handshake_timeout = f
@@ -658,17 +634,10 @@ impl Resolver<'_> {
         let event_method = f
             .get("event_method")
             .and_then(|n| {
-                self.cx.choice(
-                    n,
-                    &format!("{what}.event_method"),
-                    &[
-                        ("hook.event", "hook.event"),
-                        ("hook.runtime_event", "hook.runtime_event"),
-                    ],
-                )
+                self.cx
+                    .choice(n, &format!("{what}.event_method"), EventMethod::WIRE)
             })
-            .unwrap_or_else(|| default_event_method(&observe))
-            .to_string();
+            .unwrap_or_else(|| default_event_method(&observe));
         Some(HookKind::Server(ServerHook {
             intercept,
             observe,
@@ -681,16 +650,9 @@ impl Resolver<'_> {
 
     fn intercepts(&mut self, node: &Node, what: &str) -> Option<Vec<Intercept>> {
         let items = self.cx.list(node, what)?;
-        let choices = [
-            ("before_llm", Intercept::BeforeLlm),
-            ("after_llm", Intercept::AfterLlm),
-            ("before_tool", Intercept::BeforeTool),
-            ("after_tool", Intercept::AfterTool),
-            ("approve_tool", Intercept::ApproveTool),
-        ];
         let found: Vec<_> = items
             .iter()
-            .map(|n| self.cx.choice(n, what, &choices))
+            .map(|n| self.cx.choice(n, what, Intercept::WIRE))
             .collect();
         found.into_iter().collect()
     }
@@ -726,25 +688,13 @@ impl Resolver<'_> {
             return logging;
         };
         logging.default_level = f.get("defaultLevel").and_then(|n| {
-            self.cx.choice(
-                n,
-                "spec.logging.defaultLevel",
-                &[
-                    ("trace", LogLevel::Trace),
-                    ("debug", LogLevel::Debug),
-                    ("info", LogLevel::Info),
-                    ("warn", LogLevel::Warn),
-                    ("error", LogLevel::Error),
-                ],
-            )
+            self.cx
+                .choice(n, "spec.logging.defaultLevel", LogLevel::WIRE)
         });
-        if let Some(format) = f.get("format").and_then(|n| {
-            self.cx.choice(
-                n,
-                "spec.logging.format",
-                &[("text", LogFormat::Text), ("json", LogFormat::Json)],
-            )
-        }) {
+        if let Some(format) = f
+            .get("format")
+            .and_then(|n| self.cx.choice(n, "spec.logging.format", LogFormat::WIRE))
+        {
             logging.format = format;
         }
         self.cx
@@ -756,25 +706,12 @@ impl Resolver<'_> {
 
 /// PicoClaw's runtime event names (`agent.tool.exec_start`) go with its
 /// `hook.runtime_event` notifications; the classic names with `hook.event`.
-fn default_event_method(observe: &ObserveEvents) -> &'static str {
+fn default_event_method(observe: &ObserveEvents) -> EventMethod {
     match observe {
         ObserveEvents::Kinds(kinds) if kinds.iter().any(|k| crate::hooks::is_runtime_name(k)) => {
-            "hook.runtime_event"
+            EventMethod::RuntimeEvent
         }
-        ObserveEvents::Kinds(_) | ObserveEvents::All | ObserveEvents::None => "hook.event",
-    }
-}
-
-fn phases_of(hook_type: &str) -> &'static [HookPhase] {
-    match hook_type {
-        "provider" => &[HookPhase::BeforeCall, HookPhase::AfterCall],
-        "tool" => &[HookPhase::BeforeExecution, HookPhase::AfterExecution],
-        "session" => &[
-            HookPhase::SessionStart,
-            HookPhase::SessionUpdate,
-            HookPhase::SessionEnd,
-        ],
-        _ => &[],
+        ObserveEvents::Kinds(_) | ObserveEvents::All | ObserveEvents::None => EventMethod::Event,
     }
 }
 
@@ -863,7 +800,7 @@ mod tests {
         );
         assert_eq!(server.observe, ObserveEvents::All);
         assert_eq!(server.on_failure, OnFailure::Deny);
-        assert_eq!(server.event_method, "hook.event");
+        assert_eq!(server.event_method.as_str(), "hook.event");
     }
 
     #[test]
@@ -904,7 +841,7 @@ mod tests {
         let HookKind::Server(server) = &config.hooks["py_review_gate"].kind else {
             panic!("a JSON-RPC hook")
         };
-        assert_eq!(server.event_method, "hook.runtime_event");
+        assert_eq!(server.event_method.as_str(), "hook.runtime_event");
         assert!(
             !config.hooks.contains_key("off"),
             "a disabled hook is left out"

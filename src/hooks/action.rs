@@ -50,18 +50,9 @@ pub enum Approval {
     Denied { reason: String },
 }
 
-pub fn method_name(intercept: Intercept) -> &'static str {
-    match intercept {
-        Intercept::BeforeLlm => "hook.before_llm",
-        Intercept::AfterLlm => "hook.after_llm",
-        Intercept::BeforeTool => "hook.before_tool",
-        Intercept::AfterTool => "hook.after_tool",
-        Intercept::ApproveTool => "hook.approve_tool",
-    }
-}
-
-pub fn intercept_name(intercept: Intercept) -> &'static str {
-    method_name(intercept).trim_start_matches("hook.")
+/// The JSON-RPC method an interceptor is called with.
+pub fn method_name(intercept: Intercept) -> String {
+    format!("hook.{intercept}")
 }
 
 /// The key under which `modify` carries its replacement, per method.
@@ -93,15 +84,14 @@ pub fn read_action(intercept: Intercept, result: &Json) -> Result<Action, String
         other => Err(format!(
             "`{}` is only for before_tool, not {}",
             action.name(),
-            intercept_name(other)
+            other
         )),
     };
     match action {
         "continue" => Ok(Action::Continue),
         "modify" => {
-            let key = modified_key(intercept).ok_or_else(|| {
-                format!("`modify` is not an answer to {}", intercept_name(intercept))
-            })?;
+            let key = modified_key(intercept)
+                .ok_or_else(|| format!("`modify` is not an answer to {}", intercept))?;
             let replacement = result
                 .get(key)
                 .filter(|v| v.is_object())

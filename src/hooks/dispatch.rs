@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Hook, HookKind, HookMode, HookPhase, Intercept};
 use crate::exec::CallKind;
 
-use super::action::{Action, Approval, intercept_name, on_failure};
+use super::action::{Action, Approval, on_failure};
 use super::failure::{Failures, HookFailure};
 use super::observer::Observers;
 use super::payload::{
@@ -218,7 +218,7 @@ impl HookDispatcher {
     fn failed(&self, rpc: &RpcHook, intercept: Intercept, why: &str, stderr: &str) -> Action {
         self.failures.record(HookFailure::new(
             &rpc.hook.name,
-            intercept_name(intercept),
+            intercept.as_str(),
             why,
             stderr,
         ));

@@ -14,9 +14,7 @@ mod runner;
 mod shape;
 mod verdict;
 
-pub use action::{
-    Action, Approval, intercept_name, method_name, on_failure, read_action, read_approval,
-};
+pub use action::{Action, Approval, method_name, on_failure, read_action, read_approval};
 pub use decide::{Decision, Step, fold, step_for};
 pub use dispatch::{Gate, HookDispatcher, Phase, ordered, tool_result};
 pub use events::{EVENT_NAMES, is_runtime_name, runtime_name, selects, selects_any};

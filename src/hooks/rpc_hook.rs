@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value as Json, json};
 
-use crate::config::{Hook, HookKind, Intercept, ObserveEvents, ServerHook};
+use crate::config::{EventMethod, Hook, HookKind, Intercept, ObserveEvents, ServerHook};
 use crate::exec::CallKind;
 use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor};
 
@@ -105,7 +105,7 @@ impl RpcHook {
                 .unwrap_or_else(|| CallKind::Hook.default_timeout()),
         };
         let failed = |why: String| Intercepted::failed(why, client.stderr_tail());
-        match client.call(method_name(intercept), params, timeout).await {
+        match client.call(&method_name(intercept), params, timeout).await {
             Ok(Reply::Result(result)) => {
                 self.process.answered().await;
                 match intercept {
@@ -148,8 +148,8 @@ impl RpcHook {
         if !self.observes(kind) {
             return;
         }
-        let params = match self.server.event_method.as_str() {
-            "hook.runtime_event" => json!({
+        let params = match self.server.event_method {
+            EventMethod::RuntimeEvent => json!({
                 "kind": runtime_name(kind),
                 "source": {"component": "agent", "name": "promptexec"},
                 "scope": {"agent_id": meta["AgentID"], "session_key": meta["SessionKey"],
@@ -157,12 +157,12 @@ impl RpcHook {
                 "meta": meta,
                 "payload": payload,
             }),
-            _ => json!({"Kind": kind, "Meta": meta, "Payload": payload}),
+            EventMethod::Event => json!({"Kind": kind, "Meta": meta, "Payload": payload}),
         };
         let queued = self
             .process
             .running()
-            .is_some_and(|client| client.notify(&self.server.event_method, params));
+            .is_some_and(|client| client.notify(self.server.event_method.as_str(), params));
         if !queued {
             self.dropped
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -321,18 +321,7 @@ fn variables(cx: &mut Checker, node: &Node, at: &str) -> Vec<Variable> {
         };
         let name = required_string(cx, &mut f, item, &at, "name");
         let var_type = match f.get("type") {
-            Some(t) => cx.choice(
-                t,
-                &ptr(&at, "type"),
-                &[
-                    ("string", VarType::String),
-                    ("number", VarType::Number),
-                    ("integer", VarType::Integer),
-                    ("boolean", VarType::Boolean),
-                    ("object", VarType::Object),
-                    ("array", VarType::Array),
-                ],
-            ),
+            Some(t) => cx.choice(t, &ptr(&at, "type"), VarType::WIRE),
             None => Some(VarType::String),
         };
         let required = f
@@ -424,17 +413,10 @@ fn tool_policy(cx: &mut Checker, node: &Node, at: &str) -> ToolPolicy {
     let Some(mut f) = cx.map(node, at) else {
         return policy;
     };
-    if let Some(choice) = f.get("tool_choice").and_then(|n| {
-        cx.choice(
-            n,
-            &ptr(at, "tool_choice"),
-            &[
-                ("auto", ToolChoice::Auto),
-                ("required", ToolChoice::Required),
-                ("none", ToolChoice::None),
-            ],
-        )
-    }) {
+    if let Some(choice) = f
+        .get("tool_choice")
+        .and_then(|n| cx.choice(n, &ptr(at, "tool_choice"), ToolChoice::WIRE))
+    {
         policy.tool_choice = choice;
     }
     if let Some(n) = f
@@ -486,18 +468,7 @@ fn eval(cx: &mut Checker, node: &Node, at: &str) -> Option<EvalDef> {
     let id = required_string(cx, &mut f, node, at, "id");
     let eval_type = required_string(cx, &mut f, node, at, "type");
     let trigger = match f.get("trigger") {
-        Some(t) => cx.choice(
-            t,
-            &ptr(at, "trigger"),
-            &[
-                ("every_turn", Trigger::EveryTurn),
-                ("on_session_complete", Trigger::OnSessionComplete),
-                ("sample_turns", Trigger::SampleTurns),
-                ("sample_sessions", Trigger::SampleSessions),
-                ("on_conversation_complete", Trigger::OnConversationComplete),
-                ("on_workflow_step", Trigger::OnWorkflowStep),
-            ],
-        ),
+        Some(t) => cx.choice(t, &ptr(at, "trigger"), Trigger::WIRE),
         None => {
             cx.error(node.pos, format!("{at}: missing key `trigger`"));
             None
@@ -587,6 +558,11 @@ fn when(cx: &mut Checker, node: &Node, at: &str) -> When {
     }
 }
 
+crate::wire_enum! {
+    /// A threshold's `operator`: which bound `value` is, and whether it is included.
+    enum Operator { Gte = "gte", Gt = "gt", Lte = "lte", Lt = "lt", Eq = "eq" }
+}
+
 /// `{min_score, max_score}` (inclusive) or the pack format's `{operator, value}`.
 fn threshold(cx: &mut Checker, node: &Node, at: &str) -> Option<Threshold> {
     let mut f = cx.map(node, at)?;
@@ -608,27 +584,17 @@ fn threshold(cx: &mut Checker, node: &Node, at: &str) -> Option<Threshold> {
     let value = f.get("value");
     match (operator, value) {
         (Some(op), Some(v)) => {
-            let op = cx.choice(
-                op,
-                &ptr(at, "operator"),
-                &[
-                    ("gte", "gte"),
-                    ("gt", "gt"),
-                    ("lte", "lte"),
-                    ("lt", "lt"),
-                    ("eq", "eq"),
-                ],
-            );
+            let op = cx.choice(op, &ptr(at, "operator"), Operator::WIRE);
             let v = cx.number(v, &ptr(at, "value"));
             if let (Some(op), Some(v)) = (op, v) {
                 let bound = Bound {
                     value: v,
-                    inclusive: !matches!(op, "gt" | "lt"),
+                    inclusive: !matches!(op, Operator::Gt | Operator::Lt),
                 };
                 match op {
-                    "gte" | "gt" => t.min = Some(bound),
-                    "lte" | "lt" => t.max = Some(bound),
-                    _ => (t.min, t.max) = (Some(bound), Some(bound)),
+                    Operator::Gte | Operator::Gt => t.min = Some(bound),
+                    Operator::Lte | Operator::Lt => t.max = Some(bound),
+                    Operator::Eq => (t.min, t.max) = (Some(bound), Some(bound)),
                 }
             }
         }
