@@ -47,7 +47,12 @@ pub fn test(
         let work = async {
             let started = Instant::now();
             if let Err(why) = rpc.start().await {
-                return Ok(vec![failed_start(hook, why, started, rpc.stderr_tail())]);
+                return Ok(vec![failed_start(
+                    hook,
+                    why.to_string(),
+                    started,
+                    rpc.stderr_tail(),
+                )]);
             }
             let mut reports = Vec::new();
             for intercept in &methods {
