@@ -102,25 +102,8 @@ pub fn modified_response(
 mod tests {
     use super::*;
     use crate::hooks::message;
+    use crate::hooks::payload::samples::{call, result};
     use serde_json::json;
-
-    fn call() -> ToolCallInfo {
-        ToolCallInfo {
-            name: "probe".into(),
-            args: json!({"topic": "stock"}),
-            call_id: "c1".into(),
-        }
-    }
-
-    fn result(is_error: bool) -> ToolResultInfo {
-        ToolResultInfo {
-            name: "probe".into(),
-            call_id: "c1".into(),
-            content: "out of stock".into(),
-            latency_ms: 4,
-            is_error,
-        }
-    }
 
     #[test]
     fn a_modified_call_takes_arguments_as_an_object_or_json_text_of_one() {

@@ -87,6 +87,30 @@ pub fn session_payload(phase: HookPhase, event: &SessionInfo) -> Json {
     json!({"hook": "session", "phase": phase.as_str(), "event": event})
 }
 
+/// A call and its result for unit tests of what hooks see.
+#[cfg(test)]
+pub(super) mod samples {
+    use super::*;
+
+    pub fn call() -> ToolCallInfo {
+        ToolCallInfo {
+            name: "probe".into(),
+            args: json!({"topic": "stock"}),
+            call_id: "c1".into(),
+        }
+    }
+
+    pub fn result(is_error: bool) -> ToolResultInfo {
+        ToolResultInfo {
+            name: "probe".into(),
+            call_id: "c1".into(),
+            content: "out of stock".into(),
+            latency_ms: 4,
+            is_error,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

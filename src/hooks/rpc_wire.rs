@@ -129,16 +129,7 @@ pub fn event_params(method: EventMethod, kind: &str, meta: &Json, payload: &Json
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn result(is_error: bool) -> ToolResultInfo {
-        ToolResultInfo {
-            name: "probe".into(),
-            call_id: "c1".into(),
-            content: "out of stock".into(),
-            latency_ms: 4,
-            is_error,
-        }
-    }
+    use crate::hooks::payload::samples::result;
 
     #[test]
     fn after_tool_sees_every_tool_result_field() {
