@@ -9,6 +9,11 @@ use crate::config::model::*;
 
 use super::document::Resolver;
 
+crate::wire_enum! {
+    /// PicoClaw's process-hook `transport`: stdio is the only one there is.
+    enum Transport { Stdio = "stdio" }
+}
+
 impl Resolver<'_> {
     pub(super) fn server_hook(
         &mut self,
@@ -16,10 +21,9 @@ impl Resolver<'_> {
         pos: Pos,
         what: &str,
     ) -> Option<HookKind> {
-        // PicoClaw's process-hook keys: stdio is the only transport there is.
         if let Some(n) = f.get("transport") {
             self.cx
-                .choice(n, &format!("{what}.transport"), &[("stdio", ())]);
+                .choice(n, &format!("{what}.transport"), Transport::WIRE);
         }
         for name in ["phases", "mode"] {
             if let Some((k, _)) = f.entry(name) {
