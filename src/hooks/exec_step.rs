@@ -79,3 +79,56 @@ pub(super) fn exec_gate<T>(step: Step, deny_means: DenyMeans, value: T) -> Gate<
         (DenyMeans::DenyTool, _) => Gate::DenyTool { hook, reason },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Map, json};
+
+    fn deny(enforced: bool) -> Step {
+        let mut metadata = Map::new();
+        metadata.insert("replacement".into(), json!("[withheld]"));
+        Step::Deny {
+            hook: "guard".into(),
+            reason: "no".into(),
+            enforced,
+            metadata,
+        }
+    }
+
+    #[test]
+    fn a_denial_means_what_the_phase_makes_of_it() {
+        let deny_tool = exec_gate(deny(false), DenyMeans::DenyTool, 1);
+        assert_eq!(
+            deny_tool,
+            Gate::DenyTool {
+                hook: "guard".into(),
+                reason: "no".into()
+            }
+        );
+        let abort = exec_gate(deny(false), DenyMeans::AbortTurn, 1);
+        assert!(matches!(abort, Gate::AbortTurn { .. }), "{abort:?}");
+        let Gate::Replaced {
+            replacement, value, ..
+        } = exec_gate(deny(true), DenyMeans::AbortTurn, 1)
+        else {
+            panic!("an enforced denial goes on")
+        };
+        assert_eq!((replacement.as_deref(), value), (Some("[withheld]"), 1));
+        let withheld = exec_gate(deny(false), DenyMeans::Withhold, 1);
+        assert!(
+            matches!(
+                withheld,
+                Gate::Replaced {
+                    replacement: None,
+                    ..
+                }
+            ),
+            "{withheld:?}"
+        );
+        assert_eq!(
+            exec_gate(Step::Allow, DenyMeans::DenyTool, 1),
+            Gate::Proceed(1)
+        );
+    }
+}

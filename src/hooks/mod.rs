@@ -1,6 +1,7 @@
-//! Exec hooks: payloads for every hook type and phase, the reading of a hook's
-//! answer, the pure fold of answers into one decision, and the dispatcher that runs
-//! filter hooks in order and observers beside the pipeline.
+//! Hooks: exec hooks' payloads for every hook type and phase and JSON-RPC hooks'
+//! params (`rpc_wire`), the reading of a hook's answer, the pure fold of answers into
+//! one decision, and the dispatcher that runs filter hooks and interceptors as one
+//! chain and observers beside the pipeline.
 
 mod action;
 mod chain;
