@@ -12,7 +12,7 @@ use crate::cli::{CliError, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::doc::one_of;
 use crate::hooks::{
-    Action, Approval, Intercepted, RpcHook, ToolResultInfo, intercept_name, on_failure, tool_result,
+    Action, Approval, Intercepted, RpcHook, ToolResultInfo, on_failure, tool_result,
 };
 
 use super::hook::{Decision, HookReport, read_event};
@@ -47,7 +47,12 @@ pub fn test(
         let work = async {
             let started = Instant::now();
             if let Err(why) = rpc.start().await {
-                return Ok(vec![failed_start(hook, why, started, rpc.stderr_tail())]);
+                return Ok(vec![failed_start(
+                    hook,
+                    why.to_string(),
+                    started,
+                    rpc.stderr_tail(),
+                )]);
             }
             let mut reports = Vec::new();
             for intercept in &methods {
@@ -98,11 +103,11 @@ fn methods_to_run(
     let Some(name) = &args.phase else {
         return Ok(server.intercept.first().copied().into_iter().collect());
     };
-    let names: Vec<&str> = ALL.iter().map(|i| intercept_name(*i)).collect();
+    let names: Vec<&str> = ALL.iter().map(|i| i.as_str()).collect();
     let intercept = ALL
         .iter()
         .copied()
-        .find(|i| intercept_name(*i) == name)
+        .find(|i| i.as_str() == name)
         .ok_or_else(|| {
             CliError::Usage(format!(
                 "`{name}` is not a JSON-RPC hook method; methods are {}",
@@ -141,7 +146,7 @@ fn report(
 ) -> HookReport {
     let mut report = HookReport {
         hook: hook.name.clone(),
-        phase: intercept_name(intercept).into(),
+        phase: intercept.as_str().into(),
         decision: Decision::Failed,
         action: Decision::Failed.as_str(),
         reason: None,

@@ -8,9 +8,8 @@ mod resolve;
 
 pub use discover::{ConfigSource, discover};
 pub use load::{LoadError, load};
-pub use model::EnvMode;
 pub use model::{
-    EvalBinding, ExecSpec, Hook, HookKind, HookMode, HookPhase, Intercept, LogFormat, LogLevel,
-    Logging, ObserveEvents, OnFailure, Provider, RuntimeConfig, RuntimeMode, ServerHook,
-    ToolBinding,
+    EnvMode, EvalBinding, EventMethod, ExecSpec, Hook, HookKind, HookMode, HookPhase, HookType,
+    Intercept, LogFormat, LogLevel, Logging, ObserveEvents, OnFailure, Provider, RuntimeConfig,
+    RuntimeMode, ServerHook, ToolBinding,
 };

@@ -54,23 +54,28 @@ pub struct ExecSpec {
     pub env_mode: EnvMode,
 }
 
-/// Which host variables reach a child (`env_mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EnvMode {
-    /// The base set (`PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR`) and the listed names.
-    #[default]
-    Base,
-    /// Exactly the listed names, as PromptKit passes them to a one-shot process.
-    Listed,
+crate::wire_enum! {
+    /// Which host variables reach a child (`env_mode`).
+    #[derive(Default)]
+    pub enum EnvMode {
+        /// The base set (`PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR`) and the listed names.
+        #[default]
+        Base = "base",
+        /// Exactly the listed names, as PromptKit passes them to a one-shot process.
+        Listed = "listed",
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RuntimeMode {
-    /// One process per call.
-    #[default]
-    Exec,
-    /// One long-running JSON-RPC process.
-    Server,
+crate::wire_enum! {
+    /// How an extension's process lives (`runtime`).
+    #[derive(Default)]
+    pub enum RuntimeMode {
+        /// One process per call.
+        #[default]
+        Exec = "exec",
+        /// One long-running JSON-RPC process.
+        Server = "server",
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -98,6 +103,32 @@ pub struct Hook {
     pub pos: Pos,
 }
 
+crate::wire_enum! {
+    /// The four hook types of the reference (`hook`).
+    pub enum HookType {
+        Provider = "provider",
+        Tool = "tool",
+        Session = "session",
+        Eval = "eval",
+    }
+}
+
+impl HookType {
+    /// The phases a hook of this type can subscribe to; none for eval hooks.
+    pub fn phases(self) -> &'static [HookPhase] {
+        match self {
+            HookType::Provider => &[HookPhase::BeforeCall, HookPhase::AfterCall],
+            HookType::Tool => &[HookPhase::BeforeExecution, HookPhase::AfterExecution],
+            HookType::Session => &[
+                HookPhase::SessionStart,
+                HookPhase::SessionUpdate,
+                HookPhase::SessionEnd,
+            ],
+            HookType::Eval => &[],
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookKind {
     /// A one-shot hook of one of the reference's four types.
@@ -117,6 +148,19 @@ pub enum HookKind {
     Server(ServerHook),
 }
 
+impl HookKind {
+    /// The reference's hook type; `None` for a JSON-RPC hook, which has none.
+    pub fn hook_type(&self) -> Option<HookType> {
+        match self {
+            HookKind::Provider { .. } => Some(HookType::Provider),
+            HookKind::Tool { .. } => Some(HookType::Tool),
+            HookKind::Session { .. } => Some(HookType::Session),
+            HookKind::Eval => Some(HookType::Eval),
+            HookKind::Server(_) => None,
+        }
+    }
+}
+
 crate::wire_enum! {
     /// When a one-shot hook runs.
     pub enum HookPhase {
@@ -130,12 +174,14 @@ crate::wire_enum! {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookMode {
-    /// Can block; any failure denies.
-    Filter,
-    /// Never blocks; failures are logged.
-    Observe,
+crate::wire_enum! {
+    /// Whether a one-shot hook may block (`mode`).
+    pub enum HookMode {
+        /// Can block; any failure denies.
+        Filter = "filter",
+        /// Never blocks; failures are logged.
+        Observe = "observe",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,17 +191,29 @@ pub struct ServerHook {
     pub on_failure: OnFailure,
     pub approval_timeout: Option<Duration>,
     pub handshake_timeout: Option<Duration>,
-    /// The notification method for events: `hook.event` or `hook.runtime_event`.
-    pub event_method: String,
+    /// The notification method for events.
+    pub event_method: EventMethod,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Intercept {
-    BeforeLlm,
-    AfterLlm,
-    BeforeTool,
-    AfterTool,
-    ApproveTool,
+crate::wire_enum! {
+    /// What a JSON-RPC hook intercepts; its method is `hook.` and this name.
+    pub enum Intercept {
+        BeforeLlm = "before_llm",
+        AfterLlm = "after_llm",
+        BeforeTool = "before_tool",
+        AfterTool = "after_tool",
+        ApproveTool = "approve_tool",
+    }
+}
+
+crate::wire_enum! {
+    /// The notification a JSON-RPC hook hears events through (`event_method`).
+    pub enum EventMethod {
+        /// Classic event kinds, `{"Kind", "Meta", "Payload"}`.
+        Event = "hook.event",
+        /// PicoClaw's runtime events, with `kind`, `source` and `scope`.
+        RuntimeEvent = "hook.runtime_event",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,11 +223,13 @@ pub enum ObserveEvents {
     Kinds(Vec<String>),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnFailure {
-    /// Skip the failed interceptor with a warning.
-    Skip,
-    Deny,
+crate::wire_enum! {
+    /// What a failed interceptor amounts to (`on_failure`).
+    pub enum OnFailure {
+        /// Skip the failed interceptor with a warning.
+        Skip = "skip",
+        Deny = "deny",
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -178,18 +238,23 @@ pub struct Logging {
     pub format: LogFormat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogLevel {
-    Trace,
-    Debug,
-    Info,
-    Warn,
-    Error,
+crate::wire_enum! {
+    /// `logging.defaultLevel`.
+    pub enum LogLevel {
+        Trace = "trace",
+        Debug = "debug",
+        Info = "info",
+        Warn = "warn",
+        Error = "error",
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LogFormat {
-    #[default]
-    Text,
-    Json,
+crate::wire_enum! {
+    /// `logging.format`.
+    #[derive(Default)]
+    pub enum LogFormat {
+        #[default]
+        Text = "text",
+        Json = "json",
+    }
 }

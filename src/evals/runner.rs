@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{EvalBinding, RuntimeMode};
 use crate::exec::{self, Call, CallKind, Outcome};
-use crate::pack::{EvalDef, Prompt, Trigger};
+use crate::pack::{EvalDef, Prompt};
 use crate::tools::{ToolServer, ToolStatus};
 
 use super::builtin::{Judge, JudgeError, builtin_names, prepare};
@@ -123,12 +123,9 @@ impl Evaluator {
             .filter(|(eval, _)| due(eval, point, session_id));
         join_all(due.map(|(eval, runner)| async move {
             let mut result = match skip_reason(&eval.when, &input.tool_calls) {
-                Some(reason) => EvalResult::skipped(
-                    &eval.id,
-                    &eval.eval_type,
-                    trigger_name(eval.trigger),
-                    reason,
-                ),
+                Some(reason) => {
+                    EvalResult::skipped(&eval.id, &eval.eval_type, eval.trigger.as_str(), reason)
+                }
                 None => self.run(eval, runner, input).await,
             };
             result.turn = turn;
@@ -161,7 +158,7 @@ impl Evaluator {
             details: Json::Null,
             error: None,
             turn: None,
-            trigger: trigger_name(eval.trigger).into(),
+            trigger: eval.trigger.as_str().into(),
         };
         match scored {
             Ok(Scored {
@@ -278,17 +275,6 @@ async fn run_server(
 
 fn last_line(text: &str) -> &str {
     text.lines().last().unwrap_or_default()
-}
-
-pub fn trigger_name(trigger: Trigger) -> &'static str {
-    match trigger {
-        Trigger::EveryTurn => "every_turn",
-        Trigger::OnSessionComplete => "on_session_complete",
-        Trigger::SampleTurns => "sample_turns",
-        Trigger::SampleSessions => "sample_sessions",
-        Trigger::OnConversationComplete => "on_conversation_complete",
-        Trigger::OnWorkflowStep => "on_workflow_step",
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,40 @@ use serde_json::Value as Json;
 
 use crate::config::{Intercept, OnFailure};
 
+crate::wire_enum! {
+    /// The `action` an interceptor answers with, by name.
+    pub enum ActionKind {
+        Continue = "continue",
+        Modify = "modify",
+        Respond = "respond",
+        DenyTool = "deny_tool",
+        AbortTurn = "abort_turn",
+        HardAbort = "hard_abort",
+    }
+}
+
+/// Why a JSON-RPC hook's answer cannot be read; the hook counts as failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("the answer has no `action`: {0}")]
+    NoAction(Json),
+    #[error("unknown action `{0}`")]
+    UnknownAction(String),
+    #[error("`{action}` is only for before_tool, not {intercept}")]
+    OnlyBeforeTool {
+        action: ActionKind,
+        intercept: Intercept,
+    },
+    #[error("`modify` is not an answer to {0}")]
+    ModifyNotAllowed(Intercept),
+    #[error("`modify` needs the new `{0}` object")]
+    ModifyWithout(&'static str),
+    #[error("`respond` needs a `result`")]
+    RespondWithoutResult,
+    #[error("the answer has no boolean `approved`: {0}")]
+    NoApproved(Json),
+}
+
 /// An interceptor's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -31,15 +65,20 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> ActionKind {
         match self {
-            Action::Continue => "continue",
-            Action::Modify(_) => "modify",
-            Action::Respond { .. } => "respond",
-            Action::DenyTool { .. } => "deny_tool",
-            Action::AbortTurn { .. } => "abort_turn",
-            Action::HardAbort { .. } => "hard_abort",
+            Action::Continue => ActionKind::Continue,
+            Action::Modify(_) => ActionKind::Modify,
+            Action::Respond { .. } => ActionKind::Respond,
+            Action::DenyTool { .. } => ActionKind::DenyTool,
+            Action::AbortTurn { .. } => ActionKind::AbortTurn,
+            Action::HardAbort { .. } => ActionKind::HardAbort,
         }
+    }
+
+    /// The action's wire name.
+    pub fn name(&self) -> &'static str {
+        self.kind().as_str()
     }
 }
 
@@ -48,20 +87,6 @@ impl Action {
 pub enum Approval {
     Approved,
     Denied { reason: String },
-}
-
-pub fn method_name(intercept: Intercept) -> &'static str {
-    match intercept {
-        Intercept::BeforeLlm => "hook.before_llm",
-        Intercept::AfterLlm => "hook.after_llm",
-        Intercept::BeforeTool => "hook.before_tool",
-        Intercept::AfterTool => "hook.after_tool",
-        Intercept::ApproveTool => "hook.approve_tool",
-    }
-}
-
-pub fn intercept_name(intercept: Intercept) -> &'static str {
-    method_name(intercept).trim_start_matches("hook.")
 }
 
 /// The key under which `modify` carries its replacement, per method.
@@ -77,9 +102,12 @@ fn modified_key(intercept: Intercept) -> Option<&'static str> {
 
 /// Reads an interceptor's `result`. An unknown action, or one the method does not
 /// allow, is an error for that hook.
-pub fn read_action(intercept: Intercept, result: &Json) -> Result<Action, String> {
+pub fn read_action(intercept: Intercept, result: &Json) -> Result<Action, AnswerError> {
     let Some(action) = result.get("action").and_then(Json::as_str) else {
-        return Err(format!("the answer has no `action`: {result}"));
+        return Err(AnswerError::NoAction(result.clone()));
+    };
+    let Some(kind) = ActionKind::from_wire(action) else {
+        return Err(AnswerError::UnknownAction(action.to_string()));
     };
     let reason = || {
         result
@@ -90,44 +118,40 @@ pub fn read_action(intercept: Intercept, result: &Json) -> Result<Action, String
     };
     let tool_only = |action: Action| match intercept {
         Intercept::BeforeTool => Ok(action),
-        other => Err(format!(
-            "`{}` is only for before_tool, not {}",
-            action.name(),
-            intercept_name(other)
-        )),
+        other => Err(AnswerError::OnlyBeforeTool {
+            action: action.kind(),
+            intercept: other,
+        }),
     };
-    match action {
-        "continue" => Ok(Action::Continue),
-        "modify" => {
-            let key = modified_key(intercept).ok_or_else(|| {
-                format!("`modify` is not an answer to {}", intercept_name(intercept))
-            })?;
+    match kind {
+        ActionKind::Continue => Ok(Action::Continue),
+        ActionKind::Modify => {
+            let key = modified_key(intercept).ok_or(AnswerError::ModifyNotAllowed(intercept))?;
             let replacement = result
                 .get(key)
                 .filter(|v| v.is_object())
-                .ok_or_else(|| format!("`modify` needs the new `{key}` object"))?;
+                .ok_or(AnswerError::ModifyWithout(key))?;
             Ok(Action::Modify(replacement.clone()))
         }
-        "respond" => {
+        ActionKind::Respond => {
             let answer = result
                 .get("result")
-                .ok_or_else(|| "`respond` needs a `result`".to_string())?;
+                .ok_or(AnswerError::RespondWithoutResult)?;
             tool_only(Action::Respond {
                 call: result.get("call").cloned(),
                 result: answer.clone(),
             })
         }
-        "deny_tool" => tool_only(Action::DenyTool { reason: reason() }),
-        "abort_turn" => Ok(Action::AbortTurn { reason: reason() }),
-        "hard_abort" => Ok(Action::HardAbort { reason: reason() }),
-        other => Err(format!("unknown action `{other}`")),
+        ActionKind::DenyTool => tool_only(Action::DenyTool { reason: reason() }),
+        ActionKind::AbortTurn => Ok(Action::AbortTurn { reason: reason() }),
+        ActionKind::HardAbort => Ok(Action::HardAbort { reason: reason() }),
     }
 }
 
 /// Reads an approver's `result`: only `"approved": true` approves and `false` denies;
 /// an answer without a boolean `approved` is a failure of the hook (which, for an
 /// approver, also denies).
-pub fn read_approval(result: &Json) -> Result<Approval, String> {
+pub fn read_approval(result: &Json) -> Result<Approval, AnswerError> {
     match result.get("approved") {
         Some(Json::Bool(true)) => Ok(Approval::Approved),
         Some(Json::Bool(false)) => Ok(Approval::Denied {
@@ -136,7 +160,7 @@ pub fn read_approval(result: &Json) -> Result<Approval, String> {
                 .and_then(Json::as_str)
                 .map_or_else(|| "not approved".to_string(), str::to_string),
         }),
-        _ => Err(format!("the answer has no boolean `approved`: {result}")),
+        _ => Err(AnswerError::NoApproved(result.clone())),
     }
 }
 
@@ -236,7 +260,10 @@ mod tests {
         for (intercept, answer, expected) in cases {
             match (read_action(intercept, &answer), expected) {
                 (Ok(action), Ok(name)) => assert_eq!(action.name(), name, "{answer}"),
-                (Err(why), Err(part)) => assert!(why.contains(part), "{why} should say {part}"),
+                (Err(why), Err(part)) => {
+                    let why = why.to_string();
+                    assert!(why.contains(part), "{why} should say {part}")
+                }
                 (got, want) => panic!("{answer}: got {got:?}, want {want:?}"),
             }
         }

@@ -1,32 +1,45 @@
-//! Exec hooks: payloads for every hook type and phase, the reading of a hook's
-//! answer, the pure fold of answers into one decision, and the dispatcher that runs
-//! filter hooks in order and observers beside the pipeline.
+//! Hooks: exec hooks' payloads for every hook type and phase and JSON-RPC hooks'
+//! params (`rpc_wire`), the reading of a hook's answer, the pure fold of answers into
+//! one decision, and the dispatcher that runs filter hooks and interceptors as one
+//! chain and observers beside the pipeline.
 
 mod action;
+mod chain;
 mod decide;
 mod dispatch;
 mod events;
+mod exec_step;
 mod failure;
+mod judge;
+mod modify;
 mod observer;
 mod payload;
 mod rpc_hook;
+mod rpc_wire;
 mod runner;
 mod shape;
 mod verdict;
 
 pub use action::{
-    Action, Approval, intercept_name, method_name, on_failure, read_action, read_approval,
+    Action, ActionKind, AnswerError, Approval, on_failure, read_action, read_approval,
 };
+pub use chain::{Gate, Phase, ordered};
 pub use decide::{Decision, Step, fold, step_for};
-pub use dispatch::{Gate, HookDispatcher, Phase, ordered, tool_result};
+pub use dispatch::HookDispatcher;
 pub use events::{EVENT_NAMES, is_runtime_name, runtime_name, selects, selects_any};
 pub use failure::HookFailure;
+pub use judge::{ExecAnswer, HookDecision, read_exec_answer};
+pub use modify::ModifyError;
 pub use observer::OBSERVER_QUEUE;
 pub use payload::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, message,
-    provider_payload, session_payload, tool_payload,
+    provider_payload, session_payload, tool_payload, wrap_bare,
 };
-pub use rpc_hook::{Intercepted, RpcHook};
+pub use rpc_hook::{Intercepted, RpcHook, StartError};
+pub use rpc_wire::{
+    PROTOCOL_VERSION, after_llm_params, after_tool_params, before_llm_params, event_params,
+    hello_params, meta, method_name, read_hello, tool_params, tool_result,
+};
 pub use runner::{HookRun, hook_type, run_hook};
-pub use shape::{openai_call, read_call};
-pub use verdict::{Verdict, read_verdict};
+pub use shape::{ArgumentsError, ShapeError, openai_call, read_call};
+pub use verdict::{Verdict, VerdictError, read_verdict};

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
-use crate::config::HookPhase;
+use crate::config::{HookKind, HookPhase, HookType};
 
 /// A message in the shape hooks written for PromptKit read: the text in `content` and
 /// again in `parts`.
@@ -59,12 +59,17 @@ pub struct SessionInfo {
     pub turn_index: u32,
 }
 
+/// The envelope every payload has: the hook type, the phase, and what it is about.
+fn envelope(hook_type: HookType, phase: HookPhase, section: &str, value: Json) -> Json {
+    json!({"hook": hook_type.as_str(), "phase": phase.as_str(), section: value})
+}
+
 pub fn provider_payload(
     phase: HookPhase,
     request: &ProviderRequest,
     response: Option<&ProviderResponse>,
 ) -> Json {
-    let mut payload = json!({"hook": "provider", "phase": phase.as_str(), "request": request});
+    let mut payload = envelope(HookType::Provider, phase, "request", json!(request));
     if let Some(response) = response {
         payload["response"] = json!(response);
     }
@@ -76,7 +81,7 @@ pub fn tool_payload(
     call: &ToolCallInfo,
     result: Option<&ToolResultInfo>,
 ) -> Json {
-    let mut payload = json!({"hook": "tool", "phase": phase.as_str(), "request": call});
+    let mut payload = envelope(HookType::Tool, phase, "request", json!(call));
     if let Some(result) = result {
         payload["response"] = json!(result);
     }
@@ -84,7 +89,47 @@ pub fn tool_payload(
 }
 
 pub fn session_payload(phase: HookPhase, event: &SessionInfo) -> Json {
-    json!({"hook": "session", "phase": phase.as_str(), "event": event})
+    envelope(HookType::Session, phase, "event", json!(event))
+}
+
+/// A bare request (`before_call`, `before_execution`) or session event wrapped as the
+/// whole payload of `phase`; `None` for the phases that also carry a response, where a
+/// bare value is not enough.
+pub fn wrap_bare(kind: &HookKind, phase: HookPhase, event: Json) -> Option<Json> {
+    match (kind, phase) {
+        (HookKind::Provider { .. }, HookPhase::BeforeCall) => {
+            Some(envelope(HookType::Provider, phase, "request", event))
+        }
+        (HookKind::Tool { .. }, HookPhase::BeforeExecution) => {
+            Some(envelope(HookType::Tool, phase, "request", event))
+        }
+        (HookKind::Session { .. }, _) => Some(envelope(HookType::Session, phase, "event", event)),
+        _ => None,
+    }
+}
+
+/// A call and its result for unit tests of what hooks see.
+#[cfg(test)]
+pub(super) mod samples {
+    use super::*;
+
+    pub fn call() -> ToolCallInfo {
+        ToolCallInfo {
+            name: "probe".into(),
+            args: json!({"topic": "stock"}),
+            call_id: "c1".into(),
+        }
+    }
+
+    pub fn result(is_error: bool) -> ToolResultInfo {
+        ToolResultInfo {
+            name: "probe".into(),
+            call_id: "c1".into(),
+            content: "out of stock".into(),
+            latency_ms: 4,
+            is_error,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -124,5 +169,26 @@ mod tests {
         assert_eq!(payload["request"]["messages"][0]["parts"][0]["text"], "hi");
         assert_eq!(payload["request"]["system_prompt"], "Be brief.");
         assert!(payload.get("response").is_none());
+    }
+
+    #[test]
+    fn a_bare_request_or_event_is_wrapped_where_it_is_the_whole_payload() {
+        let tool = HookKind::Tool {
+            phases: vec![HookPhase::BeforeExecution],
+            mode: crate::config::HookMode::Filter,
+        };
+        let call = json!({"name": "probe", "args": {}, "call_id": "c1"});
+        let wrapped = wrap_bare(&tool, HookPhase::BeforeExecution, call.clone());
+        assert_eq!(
+            serde_json::to_string(&wrapped).expect("serializes"),
+            format!(r#"{{"hook":"tool","phase":"before_execution","request":{call}}}"#)
+        );
+        assert_eq!(wrap_bare(&tool, HookPhase::AfterExecution, call), None);
+        let session = HookKind::Session { phases: Vec::new() };
+        let event = wrap_bare(&session, HookPhase::SessionEnd, json!({"turn_index": 2}));
+        assert_eq!(
+            event,
+            Some(json!({"hook": "session", "phase": "session_end", "event": {"turn_index": 2}}))
+        );
     }
 }

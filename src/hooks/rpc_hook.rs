@@ -3,18 +3,25 @@
 
 use std::time::Duration;
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
 use crate::config::{Hook, HookKind, Intercept, ObserveEvents, ServerHook};
 use crate::exec::CallKind;
-use crate::exec::rpc::{Handshake, Refused, Reply, RestartPolicy, RpcError, Supervisor};
+use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor};
 
-use super::action::{Action, Approval, method_name, read_action, read_approval};
-use super::events::{runtime_name, selects};
+use super::action::{Action, Approval, read_action, read_approval};
+use super::events::selects;
+use super::rpc_wire::{event_params, hello_params, method_name, read_hello};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
-pub const PROTOCOL_VERSION: u64 = 1;
+
+/// Why a JSON-RPC hook could not be started (its process, or its handshake).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{why}")]
+pub struct StartError {
+    pub why: String,
+}
 
 /// What one interceptor call came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,9 +60,9 @@ impl RpcHook {
         };
         let handshake = Handshake {
             method: "hook.hello",
-            params: json!({"name": hook.name, "version": PROTOCOL_VERSION, "modes": modes(server)}),
+            params: hello_params(&hook.name, server),
             timeout: server.handshake_timeout.unwrap_or(HANDSHAKE_TIMEOUT),
-            check: accept_hello,
+            check: read_hello,
         };
         Some(Self {
             hook: hook.clone(),
@@ -84,8 +91,10 @@ impl RpcHook {
     }
 
     /// Starts the process and completes the handshake, if not done yet.
-    pub async fn start(&self) -> Result<u32, String> {
-        let client = self.process.client().await.map_err(|e| e.to_string())?;
+    pub async fn start(&self) -> Result<u32, StartError> {
+        let client = self.process.client().await.map_err(|err| StartError {
+            why: err.to_string(),
+        })?;
         Ok(client.pid())
     }
 
@@ -105,17 +114,17 @@ impl RpcHook {
                 .unwrap_or_else(|| CallKind::Hook.default_timeout()),
         };
         let failed = |why: String| Intercepted::failed(why, client.stderr_tail());
-        match client.call(method_name(intercept), params, timeout).await {
+        match client.call(&method_name(intercept), params, timeout).await {
             Ok(Reply::Result(result)) => {
                 self.process.answered().await;
                 match intercept {
                     Intercept::ApproveTool => match read_approval(&result) {
                         Ok(approval) => Intercepted::Approval(approval),
-                        Err(why) => failed(why),
+                        Err(why) => failed(why.to_string()),
                     },
                     _ => match read_action(intercept, &result) {
                         Ok(action) => Intercepted::Action(action),
-                        Err(why) => failed(why),
+                        Err(why) => failed(why.to_string()),
                     },
                 }
             }
@@ -148,21 +157,11 @@ impl RpcHook {
         if !self.observes(kind) {
             return;
         }
-        let params = match self.server.event_method.as_str() {
-            "hook.runtime_event" => json!({
-                "kind": runtime_name(kind),
-                "source": {"component": "agent", "name": "promptexec"},
-                "scope": {"agent_id": meta["AgentID"], "session_key": meta["SessionKey"],
-                          "turn_id": meta["TurnID"], "channel": "cli", "chat_id": "chat-1"},
-                "meta": meta,
-                "payload": payload,
-            }),
-            _ => json!({"Kind": kind, "Meta": meta, "Payload": payload}),
-        };
+        let params = event_params(self.server.event_method, kind, meta, payload);
         let queued = self
             .process
             .running()
-            .is_some_and(|client| client.notify(&self.server.event_method, params));
+            .is_some_and(|client| client.notify(self.server.event_method.as_str(), params));
         if !queued {
             self.dropped
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -181,38 +180,5 @@ impl RpcHook {
 
     pub async fn shutdown(&self) {
         self.process.shutdown().await;
-    }
-}
-
-/// The capabilities announced in `hook.hello`.
-fn modes(server: &ServerHook) -> Vec<&'static str> {
-    let mut modes = Vec::new();
-    if server.observe != ObserveEvents::None {
-        modes.push("observe");
-    }
-    let has = |i: &[Intercept]| server.intercept.iter().any(|x| i.contains(x));
-    if has(&[Intercept::BeforeLlm, Intercept::AfterLlm]) {
-        modes.push("llm");
-    }
-    if has(&[Intercept::BeforeTool, Intercept::AfterTool]) {
-        modes.push("tool");
-    }
-    if has(&[Intercept::ApproveTool]) {
-        modes.push("approve");
-    }
-    modes
-}
-
-fn accept_hello(reply: &Reply) -> Result<(), Refused> {
-    match reply {
-        Reply::Result(result) if result.get("ok") == Some(&Json::Bool(true)) => Ok(()),
-        Reply::Result(result) => Err(Refused::Unexpected {
-            answered: result.clone(),
-            wanted: "\"ok\": true",
-        }),
-        Reply::Error { code, message } => Err(Refused::Error {
-            code: *code,
-            message: message.clone(),
-        }),
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Hook, HookKind, RuntimeMode};
+use crate::config::{Hook, HookKind, HookType, RuntimeMode};
 use crate::exec::rpc::{NoReply, Reply, RestartPolicy, Supervisor};
 use crate::exec::{self, Call, CallKind, Outcome};
 
@@ -127,12 +127,7 @@ async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: &Jso
     }
 }
 
+/// `PROMPTEXEC_HOOK_TYPE` for a hook: its reference type, or `server` for a JSON-RPC hook.
 pub fn hook_type(kind: &HookKind) -> &'static str {
-    match kind {
-        HookKind::Provider { .. } => "provider",
-        HookKind::Tool { .. } => "tool",
-        HookKind::Session { .. } => "session",
-        HookKind::Eval => "eval",
-        HookKind::Server(_) => "server",
-    }
+    kind.hook_type().map_or("server", HookType::as_str)
 }

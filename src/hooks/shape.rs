@@ -6,6 +6,36 @@
 
 use serde_json::{Map, Value as Json, json};
 
+/// Why tool arguments cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArgumentsError {
+    #[error("arguments must be a JSON object, found {0}")]
+    NotAnObject(Json),
+    #[error("arguments are not valid JSON ({why}): {text}")]
+    NotJson { why: String, text: String },
+}
+
+/// Why a tool call or message a hook returned cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("a tool call must be an object, found {0}")]
+    CallNotAnObject(Json),
+    #[error("a tool call needs a text `id`: {0}")]
+    CallWithoutId(Json),
+    #[error("`function` must be an object, found {0}")]
+    FunctionNotAnObject(Json),
+    #[error("tool call `{0}` has no tool name")]
+    CallWithoutName(String),
+    #[error("tool call `{id}`: {why}")]
+    CallArguments { id: String, why: ArgumentsError },
+    #[error("a message must be an object, found {0}")]
+    MessageNotAnObject(Json),
+    #[error("a message's `content` must be text, found {0}")]
+    ContentNotText(Json),
+    #[error("`tool_calls` must be a list, found {0}")]
+    ToolCallsNotAList(Json),
+}
+
 /// `call` (`{id, name, args}`) in the OpenAI shape.
 pub fn openai_call(call: &Json) -> Json {
     let arguments = match call.get("args") {
@@ -30,17 +60,17 @@ pub fn openai_message(message: &Json) -> Json {
 }
 
 /// Reads a tool call in either shape as `{id, name, args}`.
-pub fn read_call(call: &Json) -> Result<Json, String> {
+pub fn read_call(call: &Json) -> Result<Json, ShapeError> {
     let Json::Object(fields) = call else {
-        return Err(format!("a tool call must be an object, found {call}"));
+        return Err(ShapeError::CallNotAnObject(call.clone()));
     };
     let id = match fields.get("id") {
         Some(Json::String(id)) if !id.is_empty() => id.clone(),
-        _ => return Err(format!("a tool call needs a text `id`: {call}")),
+        _ => return Err(ShapeError::CallWithoutId(call.clone())),
     };
     let (name, args) = match fields.get("function") {
         Some(Json::Object(function)) => (function.get("name"), function.get("arguments")),
-        Some(other) => return Err(format!("`function` must be an object, found {other}")),
+        Some(other) => return Err(ShapeError::FunctionNotAnObject(other.clone())),
         None => (
             fields.get("name"),
             fields.get("args").or_else(|| fields.get("arguments")),
@@ -48,40 +78,46 @@ pub fn read_call(call: &Json) -> Result<Json, String> {
     };
     let name = match name {
         Some(Json::String(name)) if !name.is_empty() => name.clone(),
-        _ => return Err(format!("tool call `{id}` has no tool name")),
+        _ => return Err(ShapeError::CallWithoutName(id)),
     };
     let args = match args {
         None => json!({}),
-        Some(args) => read_arguments(args).map_err(|why| format!("tool call `{id}`: {why}"))?,
+        Some(args) => read_arguments(args).map_err(|why| ShapeError::CallArguments {
+            id: id.clone(),
+            why,
+        })?,
     };
     Ok(json!({"id": id, "name": name, "args": args}))
 }
 
 /// Tool arguments: a JSON object, or a JSON string holding one.
-pub fn read_arguments(args: &Json) -> Result<Json, String> {
+pub fn read_arguments(args: &Json) -> Result<Json, ArgumentsError> {
     match args {
         Json::Object(_) => Ok(args.clone()),
         Json::String(text) => match serde_json::from_str::<Json>(text) {
             Ok(object @ Json::Object(_)) => Ok(object),
-            Ok(other) => Err(format!("arguments must be a JSON object, found {other}")),
-            Err(why) => Err(format!("arguments are not valid JSON ({why}): {text}")),
+            Ok(other) => Err(ArgumentsError::NotAnObject(other)),
+            Err(why) => Err(ArgumentsError::NotJson {
+                why: why.to_string(),
+                text: text.clone(),
+            }),
         },
-        other => Err(format!("arguments must be a JSON object, found {other}")),
+        other => Err(ArgumentsError::NotAnObject(other.clone())),
     }
 }
 
 /// Reads a message a hook returned: an object whose `content` is text, whose tool
 /// calls are readable (they come back as `{id, name, args}`), and whose text part
 /// follows `content`.
-pub fn read_message(message: &Json) -> Result<Json, String> {
+pub fn read_message(message: &Json) -> Result<Json, ShapeError> {
     let Json::Object(fields) = message else {
-        return Err(format!("a message must be an object, found {message}"));
+        return Err(ShapeError::MessageNotAnObject(message.clone()));
     };
     let mut fields: Map<String, Json> = fields.clone();
     let content = match fields.get("content") {
         None | Some(Json::Null) => String::new(),
         Some(Json::String(text)) => text.clone(),
-        Some(other) => return Err(format!("a message's `content` must be text, found {other}")),
+        Some(other) => return Err(ShapeError::ContentNotText(other.clone())),
     };
     match fields.get("tool_calls") {
         None | Some(Json::Null) => {
@@ -91,7 +127,7 @@ pub fn read_message(message: &Json) -> Result<Json, String> {
             let calls = calls.iter().map(read_call).collect::<Result<Vec<_>, _>>()?;
             fields.insert("tool_calls".into(), Json::Array(calls));
         }
-        Some(other) => return Err(format!("`tool_calls` must be a list, found {other}")),
+        Some(other) => return Err(ShapeError::ToolCallsNotAList(other.clone())),
     }
     fields.insert("content".into(), Json::String(content.clone()));
     fields.insert("parts".into(), parts_for(&content, fields.get("parts")));
@@ -156,7 +192,7 @@ mod tests {
             ),
         ];
         for (call, part) in cases {
-            let why = read_call(&call).expect_err("unreadable");
+            let why = read_call(&call).expect_err("unreadable").to_string();
             assert!(why.contains(part), "{call}: {why} should say {part}");
         }
     }

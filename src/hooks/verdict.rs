@@ -1,4 +1,17 @@
+//! A filter hook's answer, read strictly: only a boolean `allow` decides.
+
 use serde_json::{Map, Value as Json};
+
+/// Why a filter hook's answer cannot be read (so it denies).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VerdictError {
+    #[error("the answer is not a JSON object")]
+    NotAnObject,
+    #[error("`allow` must be true or false, found {0}")]
+    AllowNotBoolean(Json),
+    #[error("the answer has no `allow`")]
+    NoAllow,
+}
 
 /// What a filter hook answered, once its answer is known to be well formed.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,14 +24,14 @@ pub struct Verdict {
 
 /// Reads a filter hook's answer. Anything but an object with a boolean `allow` is an
 /// error (which denies): `{}`, `{"allow": "true"}` and the like are not an allow.
-pub fn read_verdict(value: &Json) -> Result<Verdict, String> {
+pub fn read_verdict(value: &Json) -> Result<Verdict, VerdictError> {
     let Json::Object(object) = value else {
-        return Err("the answer is not a JSON object".into());
+        return Err(VerdictError::NotAnObject);
     };
     let allow = match object.get("allow") {
         Some(Json::Bool(allow)) => *allow,
-        Some(other) => return Err(format!("`allow` must be true or false, found {other}")),
-        None => return Err("the answer has no `allow`".into()),
+        Some(other) => return Err(VerdictError::AllowNotBoolean(other.clone())),
+        None => return Err(VerdictError::NoAllow),
     };
     let reason = match object.get("reason") {
         None | Some(Json::Null) => None,

@@ -73,26 +73,15 @@ pub struct Variable {
     pub pos: Pos,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VarType {
-    String,
-    Number,
-    Integer,
-    Boolean,
-    Object,
-    Array,
-}
-
-impl VarType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VarType::String => "string",
-            VarType::Number => "number",
-            VarType::Integer => "integer",
-            VarType::Boolean => "boolean",
-            VarType::Object => "object",
-            VarType::Array => "array",
-        }
+crate::wire_enum! {
+    /// A variable's JSON type (`type`).
+    pub enum VarType {
+        String = "string",
+        Number = "number",
+        Integer = "integer",
+        Boolean = "boolean",
+        Object = "object",
+        Array = "array",
     }
 }
 
@@ -106,12 +95,15 @@ pub struct Validation {
     pub maximum: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolChoice {
-    #[default]
-    Auto,
-    Required,
-    None,
+crate::wire_enum! {
+    /// `tool_policy.tool_choice`.
+    #[derive(Default)]
+    pub enum ToolChoice {
+        #[default]
+        Auto = "auto",
+        Required = "required",
+        None = "none",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,14 +159,16 @@ pub struct When {
     pub min_tool_calls: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trigger {
-    EveryTurn,
-    OnSessionComplete,
-    SampleTurns,
-    SampleSessions,
-    OnConversationComplete,
-    OnWorkflowStep,
+crate::wire_enum! {
+    /// When an eval runs (`trigger`).
+    pub enum Trigger {
+        EveryTurn = "every_turn",
+        OnSessionComplete = "on_session_complete",
+        SampleTurns = "sample_turns",
+        SampleSessions = "sample_sessions",
+        OnConversationComplete = "on_conversation_complete",
+        OnWorkflowStep = "on_workflow_step",
+    }
 }
 
 /// Score bounds that make an eval a gate.

@@ -211,7 +211,9 @@ impl<'a> Session<'a> {
                 variables: self.variables.clone(),
             });
             if let Err(reason) = self.hooks.start().await {
-                return TurnEnd::Failed { reason };
+                return TurnEnd::Failed {
+                    reason: reason.to_string(),
+                };
             }
             let notified = self
                 .hooks

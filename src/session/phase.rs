@@ -13,19 +13,15 @@ use crate::config::{HookPhase, Intercept};
 pub enum Phase {
     /// A hook phase of the config, where exec hooks run.
     Hook(HookPhase),
+    /// A JSON-RPC hook's interception, named as the config names it.
+    Intercept(Intercept),
     /// Anywhere else.
     Other(Place),
 }
 
 crate::wire_enum! {
-    /// The places besides the config's hook phases: a JSON-RPC hook's interception
-    /// (named as the config names it), the eval hooks, a tool call.
+    /// The places besides hook phases and interceptions.
     pub enum Place {
-        BeforeLlm = "before_llm",
-        AfterLlm = "after_llm",
-        BeforeTool = "before_tool",
-        AfterTool = "after_tool",
-        ApproveTool = "approve_tool",
         /// Eval hooks hearing a result.
         Eval = "eval",
         /// A tool process.
@@ -41,6 +37,7 @@ impl Phase {
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Hook(phase) => phase.as_str(),
+            Phase::Intercept(intercept) => intercept.as_str(),
             Phase::Other(place) => place.as_str(),
         }
     }
@@ -49,6 +46,7 @@ impl Phase {
     pub fn from_wire(name: &str) -> Option<Self> {
         HookPhase::from_wire(name)
             .map(Phase::Hook)
+            .or_else(|| Intercept::from_wire(name).map(Phase::Intercept))
             .or_else(|| Place::from_wire(name).map(Phase::Other))
     }
 }
@@ -61,13 +59,7 @@ impl From<HookPhase> for Phase {
 
 impl From<Intercept> for Phase {
     fn from(intercept: Intercept) -> Self {
-        Phase::Other(match intercept {
-            Intercept::BeforeLlm => Place::BeforeLlm,
-            Intercept::AfterLlm => Place::AfterLlm,
-            Intercept::BeforeTool => Place::BeforeTool,
-            Intercept::AfterTool => Place::AfterTool,
-            Intercept::ApproveTool => Place::ApproveTool,
-        })
+        Phase::Intercept(intercept)
     }
 }
 
@@ -89,6 +81,7 @@ impl<'de> Deserialize<'de> for Phase {
         Phase::from_wire(&name).ok_or_else(|| {
             let known: Vec<&str> = HookPhase::NAMES
                 .iter()
+                .chain(Intercept::NAMES)
                 .chain(Place::NAMES)
                 .copied()
                 .collect();
@@ -107,29 +100,14 @@ mod tests {
     #[test]
     fn every_phase_reads_back_from_its_name() {
         let hook_phases = HookPhase::WIRE.iter().map(|(_, p)| Phase::Hook(*p));
+        let intercepts = Intercept::WIRE.iter().map(|(_, i)| Phase::Intercept(*i));
         let places = Place::WIRE.iter().map(|(_, p)| Phase::Other(*p));
-        for phase in hook_phases.chain(places) {
+        for phase in hook_phases.chain(intercepts).chain(places) {
             assert_eq!(Phase::from_wire(phase.as_str()), Some(phase));
             let json = serde_json::to_string(&phase).expect("serializes");
             assert_eq!(serde_json::from_str::<Phase>(&json).expect("reads"), phase);
         }
         let err = serde_json::from_str::<Phase>("\"hook\"").expect_err("no such phase");
         assert!(err.to_string().contains("session_end, before_llm"), "{err}");
-    }
-
-    #[test]
-    fn an_interception_keeps_the_name_hook_failures_give_it() {
-        for intercept in [
-            Intercept::BeforeLlm,
-            Intercept::AfterLlm,
-            Intercept::BeforeTool,
-            Intercept::AfterTool,
-            Intercept::ApproveTool,
-        ] {
-            assert_eq!(
-                Phase::from(intercept).as_str(),
-                crate::hooks::intercept_name(intercept)
-            );
-        }
     }
 }

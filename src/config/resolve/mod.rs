@@ -1,0 +1,9 @@
+//! RuntimeConfig resolution: one [`Resolver`](document::Resolver) walks the document,
+//! each file adding the methods for its subject.
+
+mod document;
+mod exec;
+mod hooks;
+mod server_hook;
+
+pub use document::resolve;

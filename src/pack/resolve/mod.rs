@@ -1,0 +1,9 @@
+//! PromptPack resolution: one [`Resolver`](document::Resolver) walks the document,
+//! each file adding the methods for its subject.
+
+mod document;
+mod evals;
+mod prompts;
+mod tools;
+
+pub use document::resolve;
