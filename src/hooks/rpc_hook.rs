@@ -4,10 +4,11 @@
 use std::time::Duration;
 
 use serde_json::Value as Json;
+use tokio::time::Instant;
 
 use crate::config::{Hook, HookKind, Intercept, ObserveEvents, ServerHook};
 use crate::exec::CallKind;
-use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor};
+use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor, Timeout};
 
 use super::action::{Action, Approval, read_action, read_approval};
 use super::events::selects;
@@ -101,10 +102,6 @@ impl RpcHook {
     /// Calls one interceptor method with `params`; a failure carries the end of the
     /// hook's stderr.
     pub async fn intercept(&self, intercept: Intercept, params: Json) -> Intercepted {
-        let client = match self.process.client().await {
-            Ok(client) => client,
-            Err(why) => return Intercepted::failed(why.to_string(), self.process.stderr_tail()),
-        };
         let timeout = match intercept {
             Intercept::ApproveTool => self.server.approval_timeout.unwrap_or(APPROVAL_TIMEOUT),
             _ => self
@@ -113,8 +110,15 @@ impl RpcHook {
                 .timeout
                 .unwrap_or_else(|| CallKind::Hook.default_timeout()),
         };
+        // A restart after a crash counts against this call's deadline.
+        let deadline = Instant::now() + timeout;
+        let client = match self.process.client_by(Some(deadline)).await {
+            Ok(client) => client,
+            Err(why) => return Intercepted::failed(why.to_string(), self.process.stderr_tail()),
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
         let failed = |why: String| Intercepted::failed(why, client.stderr_tail());
-        match client.call(&method_name(intercept), params, timeout).await {
+        match client.call(&method_name(intercept), params, left).await {
             Ok(Reply::Result(result)) => {
                 self.process.answered().await;
                 match intercept {
@@ -132,9 +136,14 @@ impl RpcHook {
                 self.process.answered().await;
                 failed(format!("answered with JSON-RPC error {code}: {message}"))
             }
-            Err(err @ RpcError::TimedOut(_)) => {
+            Err(RpcError::TimedOut(missed)) => {
                 self.process.timed_out(&client).await;
-                failed(err.to_string())
+                // Say the deadline the user set, not what was left of it.
+                let missed = Timeout {
+                    after: timeout,
+                    ..missed
+                };
+                failed(RpcError::TimedOut(missed).to_string())
             }
             Err(RpcError::Exited {
                 status,
