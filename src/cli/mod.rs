@@ -6,35 +6,76 @@ mod error;
 mod exit;
 mod logging;
 pub(crate) mod output;
+mod settings;
 pub(crate) mod style;
 
-pub use args::{Cli, ColorWhen, Command, HookCommand, PromptCommand};
+pub use args::{BadVar, Cli, ColorWhen, Command, HookCommand, PromptCommand};
 pub use error::CliError;
 pub use exit::Exit;
-pub use output::{print_diagnostics, write_stdout};
+pub use output::Console;
+pub use settings::Settings;
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
-/// Runs promptexec with the process's arguments and returns its exit code.
-pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => return usage(err),
-    };
+/// Runs promptexec with these arguments (the first is the program's name) on the
+/// process's stdout and stderr, and returns its exit code.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    match Cli::try_parse_from(args) {
+        Ok(cli) => execute(&cli, &mut Console::stdio()).into(),
+        Err(err) => usage(err),
+    }
+}
+
+/// Like [`run`], with the command's output written to `console`; clap's help and
+/// usage messages go there too, uncoloured.
+pub fn run_with<I, T>(args: I, console: &mut Console) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    match Cli::try_parse_from(args) {
+        Ok(cli) => execute(&cli, console),
+        Err(err) => {
+            let text = err.render().to_string();
+            if err.use_stderr() {
+                console.error(text.trim_end_matches('\n'));
+                Exit::BadInput
+            } else {
+                let _ = console.out(&text);
+                Exit::Success
+            }
+        }
+    }
+}
+
+/// The whole command tree, for completions.
+pub fn command_tree() -> clap::Command {
+    Cli::command()
+}
+
+/// Sets up logging and colour once, then hands the command its settings.
+fn execute(cli: &Cli, console: &mut Console) -> Exit {
     logging::init(cli.verbose, cli.quiet, cli.color);
     output::set_quiet(cli.quiet);
     style::set_enabled(cli.color.enabled(std::io::stderr().is_terminal()));
-    let exit = match crate::commands::dispatch(&cli) {
+    let settings = Settings {
+        config: cli.config.clone(),
+    };
+    match crate::commands::dispatch(&cli.command, &settings, console) {
         Ok(exit) => exit,
         Err(err) => {
-            err.report();
+            err.report(console);
             err.exit()
         }
-    };
-    exit.into()
+    }
 }
 
 /// clap's own messages: help and version go to stdout with success, mistakes to stderr

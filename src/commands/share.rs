@@ -7,19 +7,20 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value as Json, json};
 
 use crate::cli::args::{LibraryFormat, ShareCommand};
-use crate::cli::{CliError, Exit, write_stdout};
+use crate::cli::{CliError, Console, Exit};
 use crate::library::{
     KeyPair, Receiving, ShareError, check_packet, inspect_bundle, make_bundle, make_packet,
     open_bundle, parse_template, read_key_file, write_key_files,
 };
 
-use super::library::{open, refused, say, who};
-use super::{read_text, write_output};
+use super::emit::{pretty, write_output};
+use super::load::read_text;
+use super::store::{open, refused, say, who};
 
 /// Runs one sharing command.
-pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
+pub fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
     match command {
-        ShareCommand::Keygen { out } => keygen(out),
+        ShareCommand::Keygen { out } => keygen(out, console),
         ShareCommand::Export {
             ids,
             sign_key,
@@ -36,14 +37,14 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
                 })
                 .collect::<Result<Vec<_>, CliError>>()?;
             let bundle = make_bundle(&key, &prompts, SystemTime::now());
-            emit(output.as_deref(), &bundle)?;
+            write_output(console, output.as_deref(), &pretty(&bundle))?;
             Ok(Exit::Success)
         })(),
         ShareCommand::Verify {
             bundle,
             trust,
             format,
-        } => verify(bundle, trust, *format),
+        } => verify(bundle, trust, *format, console),
         ShareCommand::Import {
             bundle,
             trust,
@@ -60,7 +61,7 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
                     .map(|(id, v)| json!({"id": id, "version": v}))
                     .collect::<Vec<_>>()
             );
-            say(library.format, &doc, || {
+            say(console, library.format, &doc, || {
                 let names: Vec<String> =
                     stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
                 format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
@@ -84,7 +85,7 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
                 target,
                 SystemTime::now(),
             );
-            emit(output.as_deref(), &packet)?;
+            write_output(console, output.as_deref(), &pretty(&packet))?;
             Ok(Exit::Success)
         })(),
         ShareCommand::SyncReceive {
@@ -108,7 +109,7 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
                 .map_err(refused)?;
             let doc =
                 json!({"id": verified.prompt_id, "version": version, "source": verified.source});
-            say(library.format, &doc, || {
+            say(console, library.format, &doc, || {
                 format!(
                     "received `{}` from {} as version {version}",
                     verified.prompt_id, verified.source
@@ -118,19 +119,24 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
     }
 }
 
-fn keygen(out: &Path) -> Result<Exit, CliError> {
+fn keygen(out: &Path, console: &mut Console) -> Result<Exit, CliError> {
     let key = KeyPair::generate().map_err(|e| CliError::Usage(e.to_string()))?;
     let public = write_key_files(out, &key).map_err(|e| CliError::Usage(e.to_string()))?;
-    crate::cli::output::write_stderr(&format!(
+    console.note(&format!(
         "wrote the private key to {} (mode 0600) and the public key to {}",
         out.display(),
         public.display()
     ));
-    write_stdout(&format!("{}\n", key.did()))?;
+    console.out(&format!("{}\n", key.did()))?;
     Ok(Exit::Success)
 }
 
-fn verify(bundle: &Path, trust: &[String], format: LibraryFormat) -> Result<Exit, CliError> {
+fn verify(
+    bundle: &Path,
+    trust: &[String],
+    format: LibraryFormat,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let bundle = read_json(bundle)?;
     let info = if trust.is_empty() {
         inspect_bundle(&bundle).map_err(share)?
@@ -144,7 +150,7 @@ fn verify(bundle: &Path, trust: &[String], format: LibraryFormat) -> Result<Exit
         "trusted": !trust.is_empty(),
         "prompts": info.entries.iter().map(|e| json!({"id": e.id, "version": e.version, "owner": e.owner, "content_hash": e.content_hash})).collect::<Vec<_>>(),
     });
-    say(format, &doc, || {
+    say(console, format, &doc, || {
         let names: Vec<String> = info
             .entries
             .iter()
@@ -185,10 +191,4 @@ fn read_json(path: &Path) -> Result<Json, CliError> {
 
 fn share(err: ShareError) -> CliError {
     CliError::from(err)
-}
-
-/// A bundle or packet, pretty-printed, to FILE or stdout.
-fn emit(output: Option<&Path>, doc: &Json) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(doc).unwrap_or_default();
-    write_output(output, &format!("{text}\n"))
 }
