@@ -4,6 +4,8 @@
 pub(crate) mod args;
 mod error;
 mod exit;
+#[cfg(test)]
+mod in_process;
 mod logging;
 pub(crate) mod output;
 mod settings;

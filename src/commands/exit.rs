@@ -93,6 +93,17 @@ mod tests {
     }
 
     #[test]
+    fn the_most_serious_turn_decides_the_run() {
+        let failed = TurnEnd::Failed {
+            reason: "the tool crashed".into(),
+        };
+        assert_eq!(
+            of_run(&[TurnEnd::Answered, failed, TurnEnd::RoundLimit], &[]),
+            Exit::ExtensionFailed
+        );
+    }
+
+    #[test]
     fn decisions_map_to_their_documented_codes() {
         assert_eq!(of_decision(Decision::Ack), Exit::Success);
         assert_eq!(of_decision(Decision::Deny), Exit::No);

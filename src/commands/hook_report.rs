@@ -21,21 +21,22 @@ crate::wire_enum! {
 }
 
 crate::wire_enum! {
-    /// What the hook answered: an exec hook's decision again; a JSON-RPC hook's
-    /// action, `approved` or `denied`, or `failed`.
+    /// What the hook answered: a JSON-RPC hook's action, `approved` or `denied`;
+    /// an exec hook's decision again; or `failed`.
     pub(super) enum Answer {
-        Allow = "allow",
-        Deny = "deny",
-        Ack = "ack",
-        Failed = "failed",
         Continue = "continue",
         Modify = "modify",
         Respond = "respond",
         DenyTool = "deny_tool",
         AbortTurn = "abort_turn",
         HardAbort = "hard_abort",
+        /// An approver's yes or no.
         Approved = "approved",
         Denied = "denied",
+        Allow = "allow",
+        Deny = "deny",
+        Ack = "ack",
+        Failed = "failed",
     }
 }
 
