@@ -74,7 +74,7 @@ fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
                     return Err(CliError::Interrupted);
                 }
             };
-            reports.push(report(
+            reports.push(judge(
                 hook,
                 *phase,
                 &run.outcome,
@@ -169,7 +169,9 @@ fn wrap_event(hook: &Hook, phase: Option<HookPhase>, event: Json) -> Result<Json
     Ok(json!({"hook": hook_type, "phase": phase.as_str(), section: event}))
 }
 
-fn report(
+/// What the hook decided, as `hook test` reports it: a filter decides, an observer
+/// only fails or not.
+fn judge(
     hook: &Hook,
     phase: Option<HookPhase>,
     outcome: &Outcome,

@@ -106,7 +106,7 @@ fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
             for (intercept, params) in &plan.calls {
                 let started = Instant::now();
                 let answer = rpc.intercept(*intercept, params.clone()).await;
-                let mut report = report(hook, plan.server, *intercept, answer, started);
+                let mut report = judge(hook, plan.server, *intercept, answer, started);
                 report.stderr_tail = rpc.stderr_tail();
                 reports.push(report);
             }
@@ -165,7 +165,8 @@ fn failed_start(hook: &Hook, why: String, started: Instant, stderr_tail: String)
     report
 }
 
-fn report(
+/// What the server answered, as `hook test` reports it.
+fn judge(
     hook: &Hook,
     server: &ServerHook,
     intercept: Intercept,

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{LibraryFormat, ShareCommand};
+use crate::cli::args::{LibraryArgs, LibraryFormat, ShareCommand};
 use crate::cli::{CliError, Console, Exit};
 use crate::library::{
     KeyPair, Receiving, ShareError, check_packet, inspect_bundle, make_bundle, make_packet,
@@ -26,20 +26,7 @@ pub fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliErr
             sign_key,
             output,
             library,
-        } => (|| {
-            let key = key(sign_key)?;
-            let lib = open(library)?;
-            let prompts = ids
-                .iter()
-                .map(|id| {
-                    let p = lib.get(id, None).map_err(refused)?;
-                    Ok((p.id, p.version, p.content))
-                })
-                .collect::<Result<Vec<_>, CliError>>()?;
-            let bundle = make_bundle(&key, &prompts, SystemTime::now());
-            write_output(console, output.as_deref(), &pretty(&bundle))?;
-            Ok(Exit::Success)
-        })(),
+        } => export(ids, sign_key, output.as_deref(), library, console),
         ShareCommand::Verify {
             bundle,
             trust,
@@ -49,52 +36,21 @@ pub fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliErr
             bundle,
             trust,
             library,
-        } => (|| {
-            let prompts = open_bundle(&read_json(bundle)?, trust).map_err(share)?;
-            let templates = checked(bundle, prompts.into_iter().map(|(_, _, t)| t))?;
-            let stored = open(library)?
-                .add_all(&templates, &who(library))
-                .map_err(refused)?;
-            let doc = json!(
-                stored
-                    .iter()
-                    .map(|(id, v)| json!({"id": id, "version": v}))
-                    .collect::<Vec<_>>()
-            );
-            say(console, library.format, &doc, || {
-                let names: Vec<String> =
-                    stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
-                format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
-            })
-        })(),
+        } => import(bundle, trust, library, console),
         ShareCommand::SyncSend {
             id,
             sign_key,
             target,
             output,
             library,
-        } => (|| {
-            let key = key(sign_key)?;
-            crate::library::validate_did(target)
-                .map_err(|e| CliError::Usage(format!("--target: {e}")))?;
-            let prompt = open(library)?.get(id, None).map_err(refused)?;
-            let packet = make_packet(
-                &key,
-                &prompt.content,
-                &prompt.version.to_string(),
-                target,
-                SystemTime::now(),
-            );
-            write_output(console, output.as_deref(), &pretty(&packet))?;
-            Ok(Exit::Success)
-        })(),
+        } => sync_send(id, sign_key, target, output.as_deref(), library, console),
         ShareCommand::SyncReceive {
             packet,
             trust,
             key: receiver_key,
             window,
             library,
-        } => (|| {
+        } => {
             let receiver = key(receiver_key)?.did();
             let receiving = Receiving {
                 receiver: &receiver,
@@ -102,21 +58,99 @@ pub fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliErr
                 now: SystemTime::now(),
                 window: Duration::from_secs(*window),
             };
-            let verified = check_packet(&read_json(packet)?, receiving).map_err(share)?;
-            let template = checked(packet, std::iter::once(verified.template.clone()))?.remove(0);
-            let version = open(library)?
-                .receive(&verified.digest, &template, &verified.source)
-                .map_err(refused)?;
-            let doc =
-                json!({"id": verified.prompt_id, "version": version, "source": verified.source});
-            say(console, library.format, &doc, || {
-                format!(
-                    "received `{}` from {} as version {version}",
-                    verified.prompt_id, verified.source
-                )
-            })
-        })(),
+            sync_receive(packet, receiving, library, console)
+        }
     }
+}
+
+/// The latest versions of `ids`, signed into a bundle.
+fn export(
+    ids: &[String],
+    sign_key: &Path,
+    output: Option<&Path>,
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let key = key(sign_key)?;
+    let lib = open(library)?;
+    let prompts = ids
+        .iter()
+        .map(|id| {
+            let p = lib.get(id, None).map_err(refused)?;
+            Ok((p.id, p.version, p.content))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let bundle = make_bundle(&key, &prompts, SystemTime::now());
+    write_output(console, output, &pretty(&bundle))?;
+    Ok(Exit::Success)
+}
+
+/// Every prompt of a trusted bundle, or none.
+fn import(
+    bundle: &Path,
+    trust: &[String],
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let prompts = open_bundle(&read_json(bundle)?, trust).map_err(share)?;
+    let templates = checked(bundle, prompts.into_iter().map(|(_, _, t)| t))?;
+    let stored = open(library)?
+        .add_all(&templates, &who(library))
+        .map_err(refused)?;
+    let doc = json!(
+        stored
+            .iter()
+            .map(|(id, v)| json!({"id": id, "version": v}))
+            .collect::<Vec<_>>()
+    );
+    say(console, library.format, &doc, || {
+        let names: Vec<String> = stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
+        format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
+    })
+}
+
+/// One prompt, signed for one receiver.
+fn sync_send(
+    id: &str,
+    sign_key: &Path,
+    target: &str,
+    output: Option<&Path>,
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let key = key(sign_key)?;
+    crate::library::validate_did(target).map_err(|e| CliError::Usage(format!("--target: {e}")))?;
+    let prompt = open(library)?.get(id, None).map_err(refused)?;
+    let packet = make_packet(
+        &key,
+        &prompt.content,
+        &prompt.version.to_string(),
+        target,
+        SystemTime::now(),
+    );
+    write_output(console, output, &pretty(&packet))?;
+    Ok(Exit::Success)
+}
+
+/// A packet that is signed by a trusted source, fresh, and never seen before.
+fn sync_receive(
+    packet: &Path,
+    receiving: Receiving,
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let verified = check_packet(&read_json(packet)?, receiving).map_err(share)?;
+    let template = checked(packet, std::iter::once(verified.template.clone()))?.remove(0);
+    let version = open(library)?
+        .receive(&verified.digest, &template, &verified.source)
+        .map_err(refused)?;
+    let doc = json!({"id": verified.prompt_id, "version": version, "source": verified.source});
+    say(console, library.format, &doc, || {
+        format!(
+            "received `{}` from {} as version {version}",
+            verified.prompt_id, verified.source
+        )
+    })
 }
 
 fn keygen(out: &Path, console: &mut Console) -> Result<Exit, CliError> {
