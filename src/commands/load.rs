@@ -249,3 +249,37 @@ pub(super) fn mock_path(given: Option<&Path>, config: &RuntimeConfig) -> Option<
         .map(Path::to_path_buf)
         .or_else(|| config.providers.iter().find_map(|p| p.mock_config.clone()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(result: Result<impl std::fmt::Debug, CliError>) -> String {
+        match result {
+            Err(CliError::Usage(message)) => message,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn inline_json_that_is_not_an_object_names_the_flag_and_what_it_found() {
+        assert_eq!(
+            usage(read_json_object("[1]", "--args", "the arguments")),
+            "--args: the arguments must be a JSON object, found an array"
+        );
+        assert_eq!(usage(read_event("3")), "--event must be a JSON object");
+        assert!(read_json_object(r#"{"a": 1}"#, "--args", "the arguments").is_ok());
+    }
+
+    #[test]
+    fn a_missing_name_says_what_there_is() {
+        let mut tools = IndexMap::new();
+        assert_eq!(
+            usage(lookup(&tools, "x", "tool", "the config")),
+            "the config has no tool `x` (it has none)"
+        );
+        tools.insert("lookup_order".to_string(), ());
+        let message = usage(lookup(&tools, "lookup_ordr", "tool", "the config"));
+        assert!(message.contains("`lookup_order`"), "{message}");
+    }
+}
