@@ -46,7 +46,7 @@ pub fn run(
             let report = execute_one(&plan, tool_args)?;
             show(console, &report, &plan)
         }
-        Calls::Batch(lines) => execute_batch(&plan, lines, console),
+        Calls::Batch(lines) => execute_batch(&plan, lines, |report| envelope(console, report)),
     }
 }
 
@@ -181,13 +181,13 @@ fn execute_one(plan: &Plan, tool_args: &Json) -> Result<ToolReport, CliError> {
     })
 }
 
-/// Runs the batch with `-j` calls in flight and prints envelopes in input order as
-/// they complete. The exit code is the worst outcome: a failure, else a tool error,
-/// else a pending.
+/// Runs the batch with `-j` calls in flight and hands each call to `each` in input
+/// order as soon as it and those before it are done. The exit code is the worst
+/// outcome: a failure, else a tool error, else a pending.
 fn execute_batch(
     plan: &Plan,
     lines: &[(usize, Json)],
-    console: &mut Console,
+    mut each: impl FnMut(&ToolReport) -> Result<(), CliError>,
 ) -> Result<Exit, CliError> {
     use futures::StreamExt;
 
@@ -201,8 +201,7 @@ fn execute_batch(
                 .buffered(plan.jobs);
             while let Some(report) = replies.next().await {
                 worst = worse(worst, of_tool(&report));
-                let line = serde_json::to_string(&report).unwrap_or_default();
-                console.out(&format!("{line}\n"))?;
+                each(&report)?;
             }
             Ok::<(), CliError>(())
         };
@@ -223,6 +222,12 @@ fn execute_batch(
             }
         }
     })
+}
+
+/// One call of a batch: its envelope on a line of its own.
+fn envelope(console: &mut Console, report: &ToolReport) -> Result<(), CliError> {
+    let line = serde_json::to_string(report).unwrap_or_default();
+    console.out(&format!("{line}\n"))
 }
 
 /// The result or the whole envelope on stdout, what went wrong on stderr.

@@ -15,14 +15,22 @@ where
     runtime.block_on(work())
 }
 
-/// Ctrl-C or SIGTERM.
-pub(super) async fn interrupted() {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => return std::future::pending().await,
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+/// Ctrl-C or SIGTERM. The handlers are in place as soon as this is called, before
+/// the future is first polled, so a signal that comes while the work it races is
+/// starting is not missed (a `select!` may poll the work first).
+pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let signals = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    );
+    async move {
+        let (Ok(mut int), Ok(mut term)) = signals else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+        }
     }
 }
