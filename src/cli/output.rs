@@ -38,6 +38,11 @@ impl Console {
         Self::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()))
     }
 
+    /// Whether `-q` leaves human text out.
+    pub fn quiet(&self) -> bool {
+        quiet()
+    }
+
     /// Writes to stdout without panicking when the reader has gone away.
     pub fn out(&mut self, text: &str) -> Result<(), CliError> {
         self.out

@@ -198,7 +198,7 @@ fn report(
     let text = match human {
         Some(human) => {
             let text = human.close(&summary(record));
-            if crate::cli::output::quiet() {
+            if console.quiet() {
                 // The summary was left out; what made the run fail was not.
                 problems(record).iter().for_each(|line| console.error(line));
             }
