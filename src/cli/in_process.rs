@@ -93,3 +93,39 @@ fn the_version_goes_to_stdout_with_success() {
         format!("promptexec {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn a_built_in_eval_prints_its_result_and_exits_by_its_verdict() {
+    let params = r#"{"patterns": ["hello", "WORLD"]}"#;
+    let passed = promptexec(&[
+        "eval",
+        "contains",
+        "--content",
+        "Hello World",
+        "--params",
+        params,
+    ]);
+    assert_eq!(passed.exit, Exit::Success, "{}", passed.stderr);
+    let result: serde_json::Value =
+        serde_json::from_str(&passed.stdout).expect("the result is one JSON document");
+    assert_eq!(result["eval_id"], "contains");
+
+    let failed = promptexec(&[
+        "eval",
+        "contains",
+        "--content",
+        "Hello there",
+        "--params",
+        params,
+    ]);
+    assert_eq!(failed.exit, Exit::No, "{}", failed.stderr);
+}
+
+#[test]
+fn validate_of_a_clean_pack_says_ok_on_stderr() {
+    let greeter = fixture("packs/greeter.json");
+    let ran = promptexec(&["validate", "--pack", &greeter]);
+    assert_eq!(ran.exit, Exit::Success, "{}", ran.stderr);
+    assert!(ran.stderr.starts_with("ok: "), "{}", ran.stderr);
+    assert_eq!(ran.stdout, "");
+}
