@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    promptexec::cli::main()
+    promptexec::cli::run(std::env::args_os())
 }

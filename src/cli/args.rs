@@ -515,11 +515,16 @@ pub struct VarArgs {
     pub now: Option<std::time::SystemTime>,
 }
 
-fn parse_var(text: &str) -> Result<(String, String), String> {
+/// A `--var` that is not `KEY=VALUE`.
+#[derive(Debug, thiserror::Error)]
+#[error("expected KEY=VALUE, found `{0}`")]
+pub struct BadVar(String);
+
+fn parse_var(text: &str) -> Result<(String, String), BadVar> {
     match text.split_once('=') {
         Some((key, value)) if !key.trim().is_empty() => {
             Ok((key.trim().to_string(), value.to_string()))
         }
-        _ => Err(format!("expected KEY=VALUE, found `{text}`")),
+        _ => Err(BadVar(text.to_string())),
     }
 }

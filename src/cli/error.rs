@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use crate::doc::{Diagnostics, Rejected};
 
-use super::{Exit, print_diagnostics};
+use super::{Console, Exit};
 
 /// Every way a command can fail, each mapped to one exit code.
 #[derive(Debug, thiserror::Error)]
@@ -78,9 +78,9 @@ impl CliError {
 
     /// Prints the error on stderr: diagnostics one per line, anything else with its
     /// chain of causes.
-    pub fn report(&self) {
+    pub fn report(&self, console: &mut Console) {
         match self {
-            CliError::Invalid(diagnostics) => print_diagnostics(diagnostics),
+            CliError::Invalid(diagnostics) => console.diagnostics(diagnostics),
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
             CliError::Interrupted => {}
             other => {
@@ -90,7 +90,7 @@ impl CliError {
                     message.push_str(&format!(": {cause}"));
                     source = cause.source();
                 }
-                super::output::write_error(&message);
+                console.error(&message);
             }
         }
     }

@@ -20,25 +20,69 @@ pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
 
-/// Writes to stdout without panicking when the reader has gone away.
-pub fn write_stdout(text: &str) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(CliError::Output)
+/// Where a command's output goes: documents to `out` (stdout), text for people to
+/// `err` (stderr). Commands write through the one they are given, so a test can
+/// hand in buffers and read what a person would have seen.
+pub struct Console {
+    out: Box<dyn Write>,
+    err: Box<dyn Write>,
 }
 
-/// One line of human text on stderr, left out under `-q`; a closed stderr is not
-/// worth failing over.
-pub fn write_stderr(line: &str) {
-    if !quiet() {
-        write_error(line);
+impl Console {
+    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Self {
+        Self { out, err }
     }
-}
 
-/// One line on stderr that `-q` does not silence: what made the command fail.
-pub fn write_error(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{}", paint_labels(line));
+    /// The process's own stdout and stderr.
+    pub fn stdio() -> Self {
+        Self::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()))
+    }
+
+    /// Whether `-q` leaves human text out.
+    pub fn quiet(&self) -> bool {
+        quiet()
+    }
+
+    /// Writes to stdout without panicking when the reader has gone away.
+    pub fn out(&mut self, text: &str) -> Result<(), CliError> {
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(CliError::Output)
+    }
+
+    /// One line of human text on stderr, left out under `-q`; a closed stderr is not
+    /// worth failing over.
+    pub fn note(&mut self, line: &str) {
+        if !quiet() {
+            self.error(line);
+        }
+    }
+
+    /// One line on stderr that `-q` does not silence: what made the command fail.
+    pub fn error(&mut self, line: &str) {
+        self.raw_err(&format!("{}\n", paint_labels(line)));
+    }
+
+    /// Diagnostics on stderr, sorted by file and position; under `-q` only the errors.
+    pub fn diagnostics(&mut self, diagnostics: &Diagnostics) {
+        let quiet = quiet();
+        let text: String = diagnostics
+            .clone()
+            .sorted()
+            .iter()
+            .filter(|d| !quiet || d.is_error())
+            .map(|d| format!("{}\n", paint_diagnostic(d)))
+            .collect();
+        self.raw_err(&text);
+    }
+
+    fn raw_err(&mut self, text: &str) {
+        let _ = self
+            .err
+            .write_all(text.as_bytes())
+            .and_then(|()| self.err.flush());
+    }
 }
 
 /// Colours the `error:`, `warning:` or `ok:` that starts a line, so every command's
@@ -63,19 +107,6 @@ fn paint_labels(text: &str) -> String {
         })
         .collect();
     painted.join("\n")
-}
-
-/// Diagnostics on stderr, sorted by file and position; under `-q` only the errors.
-pub fn print_diagnostics(diagnostics: &Diagnostics) {
-    let quiet = quiet();
-    let text: String = diagnostics
-        .clone()
-        .sorted()
-        .iter()
-        .filter(|d| !quiet || d.is_error())
-        .map(|d| format!("{}\n", paint_diagnostic(d)))
-        .collect();
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// A diagnostic as `Display` writes it, with its place and severity coloured when

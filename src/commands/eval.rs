@@ -1,42 +1,57 @@
-use std::path::Path;
+//! `eval`: one eval on `--content`, or a pack's evals over a recorded run.
+
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{EvalArgs, RunFormat};
-use crate::cli::output::write_stderr;
-use crate::cli::{Cli, CliError, Exit, print_diagnostics};
+use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
-use crate::evals::{EvalInput, EvalResult, EvalStatus, Evaluator, Point, eval_counts};
-use crate::pack::{self, Bound, EvalDef, Threshold, Trigger};
+use crate::evals::{EvalInput, EvalResult, Evaluator, Point, eval_counts};
+use crate::pack::{Bound, EvalDef, Threshold, Trigger};
 use crate::report::{RunRecord, describe, evals_table, junit_report};
 use crate::session::SessionEvent;
 
-use super::invoke::load_config_if_any;
-use super::run::prompt_evaluator;
-use super::{interrupted, lookup, read_json_object, read_text, with_runtime, worse, write_output};
+use super::emit::{pretty, write_output};
+use super::exit::of_evals;
+use super::load::{self, lookup, read_given, read_json_object, read_text};
+use super::runtime::{interrupted, with_runtime};
 
 /// `eval`: one eval on `--content`, or a pack's evals over a recorded run.
-pub fn run(cli: &Cli, args: &EvalArgs) -> Result<Exit, CliError> {
-    let config = load_config_if_any(cli)?.unwrap_or_default();
+pub fn run(settings: &Settings, args: &EvalArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let config = load::config_if_any(settings, console)?.unwrap_or_default();
     match (&args.eval_type, &args.pack, &args.transcript) {
-        (Some(eval_type), _, _) => one(&config, args, eval_type),
-        (None, Some(pack), Some(transcript)) => over_transcript(&config, args, pack, transcript),
+        (Some(eval_type), _, _) => {
+            let plan = plan_one(&config, args, eval_type)?;
+            let result = execute_one(plan)?;
+            report_one(console, args, eval_type, result)
+        }
+        (None, Some(pack), Some(transcript)) => {
+            let plan = plan_replay(&config, args, pack, transcript, console)?;
+            let results = execute_replay(&plan)?;
+            report_replay(console, args, &plan, &results)
+        }
         _ => Err(CliError::Usage(
             "give an eval TYPE with --content, or --pack with --transcript".into(),
         )),
     }
 }
 
-/// One eval, judged against `--min-score` and `--max-score`.
-fn one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<Exit, CliError> {
+/// One eval, ready to judge one text.
+struct OnePlan {
+    eval: EvalDef,
+    input: EvalInput,
+    evaluator: Evaluator,
+    cancel: CancellationToken,
+}
+
+/// The eval, its params and context, and the text to judge against `--min-score`
+/// and `--max-score`.
+fn plan_one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<OnePlan, CliError> {
     let content = match args.content.as_deref() {
-        Some(given) => match given.strip_prefix('@') {
-            Some(file) => read_text(file)?,
-            None if given == "-" => read_text("-")?,
-            None => given.to_string(),
-        },
+        Some(given) => read_given(given)?,
         None => {
             return Err(CliError::Usage(
                 "give the text to judge with --content".into(),
@@ -78,7 +93,22 @@ fn one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<Exit,
     let cancel = CancellationToken::new();
     let evaluator = Evaluator::new(vec![eval.clone()], &config.evals, cancel.clone())
         .map_err(|problems| CliError::Usage(problems[0].message.clone()))?;
-    let result = with_runtime(|| async {
+    Ok(OnePlan {
+        eval,
+        input,
+        evaluator,
+        cancel,
+    })
+}
+
+fn execute_one(plan: OnePlan) -> Result<EvalResult, CliError> {
+    let OnePlan {
+        eval,
+        input,
+        evaluator,
+        cancel,
+    } = plan;
+    with_runtime(|| async {
         let result = tokio::select! {
             result = evaluator.run_one(&eval.id, &input) => result,
             () = interrupted() => None,
@@ -86,37 +116,49 @@ fn one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<Exit,
         cancel.cancel();
         evaluator.shutdown().await;
         result.ok_or(CliError::Interrupted)
-    })?;
+    })
+}
+
+fn report_one(
+    console: &mut Console,
+    args: &EvalArgs,
+    eval_type: &str,
+    result: EvalResult,
+) -> Result<Exit, CliError> {
     if let Some(line) = describe(&SessionEvent::Eval(result.clone())) {
-        write_stderr(line.trim_start());
+        console.note(line.trim_start());
     }
     let results = [result];
     let report = match args.format.unwrap_or(RunFormat::Json) {
-        RunFormat::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&results[0]).unwrap_or_default()
-        ),
+        RunFormat::Json => pretty(&results[0]),
         RunFormat::Junit => junit(eval_type, &results)?,
         RunFormat::Human => {
-            write_stderr(&evals_table(&results.iter().collect::<Vec<_>>()));
-            return Ok(exit_of(&results));
+            console.note(&evals_table(&results.iter().collect::<Vec<_>>()));
+            return Ok(of_evals(&results));
         }
     };
-    write_output(args.output.as_deref(), &report)?;
-    Ok(exit_of(&results))
+    write_output(console, args.output.as_deref(), &report)?;
+    Ok(of_evals(&results))
 }
 
-/// A pack's evals over a transcript written by `run`, at the points where the run
-/// could have judged: after every turn the model answered, and at the end.
-fn over_transcript(
+/// A pack's evals over a transcript written by `run`, ready to judge at the points
+/// where the run could have: after every turn the model answered, and at the end.
+struct ReplayPlan {
+    prompt: String,
+    transcript: PathBuf,
+    recording: Recording,
+    evaluator: Evaluator,
+    cancel: CancellationToken,
+}
+
+fn plan_replay(
     config: &RuntimeConfig,
     args: &EvalArgs,
     pack_path: &Path,
     transcript: &Path,
-) -> Result<Exit, CliError> {
-    let loaded = pack::load(pack_path)?;
-    print_diagnostics(&loaded.warnings);
-    let pack = loaded.value;
+    console: &mut Console,
+) -> Result<ReplayPlan, CliError> {
+    let pack = load::pack(pack_path, console)?;
     let recording = read_transcript(transcript)?;
     let prompt_id = args
         .prompt
@@ -135,13 +177,24 @@ fn over_transcript(
         &pack.path.display().to_string(),
     )?;
     let cancel = CancellationToken::new();
-    let evaluator = prompt_evaluator(&pack, prompt, config, cancel.clone())?;
-    let results = with_runtime(|| async {
+    let evaluator = load::prompt_evaluator(&pack, prompt, config, cancel.clone())?;
+    Ok(ReplayPlan {
+        prompt: prompt.id.clone(),
+        transcript: transcript.to_path_buf(),
+        recording,
+        evaluator,
+        cancel,
+    })
+}
+
+fn execute_replay(plan: &ReplayPlan) -> Result<Vec<EvalResult>, CliError> {
+    let recording = &plan.recording;
+    with_runtime(|| async {
         let judged = async {
             let mut results = Vec::new();
             for (point, input) in &recording.points {
                 results.extend(
-                    evaluator
+                    plan.evaluator
                         .run_due(*point, &recording.session_id, input)
                         .await,
                 );
@@ -152,47 +205,52 @@ fn over_transcript(
             results = judged => Some(results),
             () = interrupted() => None,
         };
-        cancel.cancel();
-        evaluator.shutdown().await;
+        plan.cancel.cancel();
+        plan.evaluator.shutdown().await;
         results.ok_or(CliError::Interrupted)
-    })?;
-    for line in differences(&recording.results, &results) {
-        write_stderr(&format!("warning: {line}"));
+    })
+}
+
+fn report_replay(
+    console: &mut Console,
+    args: &EvalArgs,
+    plan: &ReplayPlan,
+    results: &[EvalResult],
+) -> Result<Exit, CliError> {
+    for line in differences(&plan.recording.results, results) {
+        console.note(&format!("warning: {line}"));
     }
-    let exit = exit_of(&results);
+    let exit = of_evals(results);
+    let all: Vec<&EvalResult> = results.iter().collect();
     let report = match args.format.unwrap_or(RunFormat::Human) {
         RunFormat::Human => {
-            for result in &results {
+            for result in results {
                 if let Some(line) = describe(&SessionEvent::Eval(result.clone())) {
-                    write_stderr(line.trim_start());
+                    console.note(line.trim_start());
                 }
             }
-            let counts = eval_counts(&results.iter().collect::<Vec<_>>());
-            write_stderr(&format!(
-                "{} eval result(s) over {}: {counts}; exit {}",
+            console.note(&format!(
+                "{} eval result(s) over {}: {}; exit {}",
                 results.len(),
-                transcript.display(),
+                plan.transcript.display(),
+                eval_counts(&all),
                 exit.code()
             ));
             if !results.is_empty() {
-                write_stderr(&evals_table(&results.iter().collect::<Vec<_>>()));
+                console.note(&evals_table(&all));
             }
             return Ok(exit);
         }
-        RunFormat::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&json!({
-                "prompt": prompt.id,
-                "transcript": transcript.display().to_string(),
-                "evals": results,
-                "totals": eval_counts(&results.iter().collect::<Vec<_>>()).to_json(),
-                "exit_code": exit.code(),
-            }))
-            .unwrap_or_default()
-        ),
-        RunFormat::Junit => junit(&prompt.id, &results)?,
+        RunFormat::Json => pretty(&json!({
+            "prompt": plan.prompt,
+            "transcript": plan.transcript.display().to_string(),
+            "evals": results,
+            "totals": eval_counts(&all).to_json(),
+            "exit_code": exit.code(),
+        })),
+        RunFormat::Junit => junit(&plan.prompt, results)?,
     };
-    write_output(args.output.as_deref(), &report)?;
+    write_output(console, args.output.as_deref(), &report)?;
     Ok(exit)
 }
 
@@ -293,23 +351,11 @@ fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
         turns: Vec::new(),
         dropped_events: 0,
         duration_ms: results.iter().map(|r| r.duration_ms).sum(),
-        exit_code: exit_of(results).code(),
+        exit_code: of_evals(results).code(),
         warnings: Default::default(),
     };
     junit_report(&record, &format!("promptexec eval {name}"))
         .map_err(|e| CliError::Output(std::io::Error::other(e)))
-}
-
-/// 1 when a gate failed, 3 when an eval could not score; the worse of the two.
-pub(super) fn exit_of<'r>(results: impl IntoIterator<Item = &'r EvalResult>) -> Exit {
-    results
-        .into_iter()
-        .map(|r| match r.status {
-            EvalStatus::Failed => Exit::No,
-            EvalStatus::Error => Exit::ExtensionFailed,
-            EvalStatus::Passed | EvalStatus::Measured | EvalStatus::Skipped => Exit::Success,
-        })
-        .fold(Exit::Success, worse)
 }
 
 fn inclusive(value: f64) -> Bound {

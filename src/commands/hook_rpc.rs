@@ -3,47 +3,82 @@
 
 use std::time::Instant;
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::Value as Json;
 
 use crate::cli::args::HookTestArgs;
-use crate::cli::output::{write_error, write_stderr};
 use crate::cli::style::status;
-use crate::cli::{CliError, Exit};
+use crate::cli::{CliError, Console, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::doc::one_of;
-use crate::hooks::{
-    Action, Approval, Intercepted, RpcHook, ToolResultInfo, on_failure, tool_result,
-};
+use crate::hooks::{Action, Approval, HookDecision, Intercepted, RpcHook, on_failure};
 
-use super::hook::{Decision, HookReport, read_event};
-use super::{interrupted, print_decisions, with_runtime};
+use super::hook_report::{HookReport, explain_line, print_decisions};
+use super::hook_samples;
+use super::load::read_event;
+use super::runtime::{interrupted, with_runtime};
 
-const ALL: [Intercept; 5] = [
-    Intercept::BeforeLlm,
-    Intercept::AfterLlm,
-    Intercept::BeforeTool,
-    Intercept::AfterTool,
-    Intercept::ApproveTool,
-];
+/// What `hook test` will ask the server: one method call per intercept, with params
+/// built before the server starts.
+struct Plan<'h> {
+    hook: &'h Hook,
+    server: &'h ServerHook,
+    calls: Vec<(Intercept, Json)>,
+}
 
+/// `hook test NAME` on a JSON-RPC hook.
 pub fn test(
     hook: &Hook,
     server: &ServerHook,
     args: &HookTestArgs,
     config: &RuntimeConfig,
+    console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let methods = methods_to_run(hook, server, args)?;
-    let explicit = match &args.event {
-        Some(event) => Some(read_event(event)?),
-        None => None,
-    };
+    let plan = plan(hook, server, args, config, console)?;
+    let reports = execute(&plan)?;
+    print_decisions(console, &reports, |console, r| {
+        let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, status(r.action));
+        if let Some(reason) = &r.reason {
+            line.push_str(&format!(": {reason}"));
+        }
+        explain_line(console, r, &line);
+    })
+}
+
+fn plan<'h>(
+    hook: &'h Hook,
+    server: &'h ServerHook,
+    args: &HookTestArgs,
+    config: &RuntimeConfig,
+    console: &mut Console,
+) -> Result<Plan<'h>, CliError> {
+    let methods = methods_to_run(hook, server, args, console)?;
+    let explicit = args.event.as_deref().map(read_event).transpose()?;
+    let calls = methods
+        .into_iter()
+        .map(|intercept| {
+            let params = explicit
+                .clone()
+                .unwrap_or_else(|| hook_samples::params(intercept, config));
+            (intercept, params)
+        })
+        .collect();
+    Ok(Plan {
+        hook,
+        server,
+        calls,
+    })
+}
+
+/// The handshake, then each call in turn; the server is shut down however it ends.
+fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
+    let hook = plan.hook;
     let Some(rpc) = RpcHook::new(hook) else {
         return Err(CliError::Usage(format!(
             "hook `{}` is not a server hook",
             hook.name
         )));
     };
-    let reports = with_runtime(|| async {
+    with_runtime(|| async {
         let work = async {
             let started = Instant::now();
             if let Err(why) = rpc.start().await {
@@ -55,13 +90,10 @@ pub fn test(
                 )]);
             }
             let mut reports = Vec::new();
-            for intercept in &methods {
-                let params = explicit
-                    .clone()
-                    .unwrap_or_else(|| sample_params(*intercept, config));
+            for (intercept, params) in &plan.calls {
                 let started = Instant::now();
-                let answer = rpc.intercept(*intercept, params).await;
-                let mut report = report(hook, server, *intercept, answer, started);
+                let answer = rpc.intercept(*intercept, params.clone()).await;
+                let mut report = judge(hook, plan.server, *intercept, answer, started);
                 report.stderr_tail = rpc.stderr_tail();
                 reports.push(report);
             }
@@ -73,29 +105,14 @@ pub fn test(
         };
         rpc.shutdown().await;
         outcome
-    })?;
-
-    print_decisions(
-        &reports,
-        |r| r.decision.exit(),
-        |r| {
-            let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, status(r.action));
-            if let Some(reason) = &r.reason {
-                line.push_str(&format!(": {reason}"));
-            }
-            if r.decision == Decision::Failed {
-                write_error(&line);
-            } else {
-                write_stderr(&line);
-            }
-        },
-    )
+    })
 }
 
 fn methods_to_run(
     hook: &Hook,
     server: &ServerHook,
     args: &HookTestArgs,
+    console: &mut Console,
 ) -> Result<Vec<Intercept>, CliError> {
     if args.all_phases {
         return Ok(server.intercept.clone());
@@ -103,19 +120,14 @@ fn methods_to_run(
     let Some(name) = &args.phase else {
         return Ok(server.intercept.first().copied().into_iter().collect());
     };
-    let names: Vec<&str> = ALL.iter().map(|i| i.as_str()).collect();
-    let intercept = ALL
-        .iter()
-        .copied()
-        .find(|i| i.as_str() == name)
-        .ok_or_else(|| {
-            CliError::Usage(format!(
-                "`{name}` is not a JSON-RPC hook method; methods are {}",
-                one_of(&names)
-            ))
-        })?;
+    let intercept = Intercept::from_wire(name).ok_or_else(|| {
+        CliError::Usage(format!(
+            "`{name}` is not a JSON-RPC hook method; methods are {}",
+            one_of(Intercept::NAMES)
+        ))
+    })?;
     if !server.intercept.contains(&intercept) {
-        write_stderr(&format!(
+        console.note(&format!(
             "note: hook `{}` does not intercept `{name}`, so in a run it would not be asked",
             hook.name
         ));
@@ -124,62 +136,43 @@ fn methods_to_run(
 }
 
 fn failed_start(hook: &Hook, why: String, started: Instant, stderr_tail: String) -> HookReport {
-    HookReport {
-        hook: hook.name.clone(),
-        phase: "hook.hello".into(),
-        decision: Decision::Failed,
-        action: Decision::Failed.as_str(),
-        reason: Some(why),
-        metadata: Map::new(),
-        output: None,
-        duration_ms: started.elapsed().as_millis() as u64,
-        stderr_tail,
-    }
+    let mut report = HookReport::new(
+        &hook.name,
+        "hook.hello",
+        HookDecision::Failed,
+        started.elapsed().as_millis() as u64,
+    );
+    report.reason = Some(why);
+    report.stderr_tail = stderr_tail;
+    report
 }
 
-fn report(
+/// What the server answered, as `hook test` reports it.
+fn judge(
     hook: &Hook,
     server: &ServerHook,
     intercept: Intercept,
     answer: Intercepted,
     started: Instant,
 ) -> HookReport {
-    let mut report = HookReport {
-        hook: hook.name.clone(),
-        phase: intercept.as_str().into(),
-        decision: Decision::Failed,
-        action: Decision::Failed.as_str(),
-        reason: None,
-        metadata: Map::new(),
-        output: None,
-        duration_ms: started.elapsed().as_millis() as u64,
-        stderr_tail: String::new(),
-    };
+    let mut report = HookReport::new(
+        &hook.name,
+        intercept.as_str(),
+        answer.decision(),
+        started.elapsed().as_millis() as u64,
+    );
+    report.action = answer.answer_name();
     match answer {
-        Intercepted::Approval(Approval::Approved) => {
-            report.decision = Decision::Allow;
-            report.action = "approved";
-        }
-        Intercepted::Approval(Approval::Denied { reason }) => {
-            report.decision = Decision::Deny;
-            report.action = "denied";
-            report.reason = Some(reason);
-        }
-        Intercepted::Action(action) => {
-            report.action = action.name();
-            report.decision = Decision::Allow;
-            match action {
-                Action::Continue => {}
-                Action::Modify(replacement) => report.output = Some(replacement),
-                Action::Respond { result, .. } => report.output = Some(result),
-                Action::DenyTool { reason }
-                | Action::AbortTurn { reason }
-                | Action::HardAbort { reason } => {
-                    report.decision = Decision::Deny;
-                    report.reason = Some(reason);
-                }
-            }
-        }
+        Intercepted::Approval(Approval::Approved) => {}
+        Intercepted::Approval(Approval::Denied { reason }) => report.reason = Some(reason),
+        Intercepted::Action(action) => match action {
+            Action::Continue => {}
+            Action::Modify(replacement) => report.output = Some(replacement),
+            Action::Respond { result, .. } => report.output = Some(result),
+            Action::DenyTool { reason }
+            | Action::AbortTurn { reason }
+            | Action::HardAbort { reason } => report.reason = Some(reason),
+        },
         Intercepted::Failed { why, .. } => {
             let in_a_run = match on_failure(intercept, server.on_failure, &hook.name, &why) {
                 Action::Continue => "skipped (and the run exits 3)",
@@ -189,50 +182,4 @@ fn report(
         }
     }
     report
-}
-
-/// Realistic params for each method, in the reference's shapes.
-fn sample_params(intercept: Intercept, config: &RuntimeConfig) -> Json {
-    let meta = json!({"AgentID": "promptexec", "TurnID": "turn-1", "SessionKey": "sess_1", "Iteration": 0});
-    let model = config
-        .providers
-        .first()
-        .and_then(|p| p.model.clone())
-        .unwrap_or_else(|| "mock-model".into());
-    let tool = config
-        .tools
-        .keys()
-        .next()
-        .cloned()
-        .unwrap_or_else(|| "lookup_order".into());
-    let arguments = json!({"order_id": "A-1002"});
-    let messages = json!([{"role": "user", "content": "Hi, where is my order A-1002?"}]);
-    match intercept {
-        Intercept::BeforeLlm => {
-            let tools: Vec<Json> = config
-                .tools
-                .keys()
-                .map(|name| json!({"type": "function", "function": {"name": name, "description": "", "parameters": {"type": "object"}}}))
-                .collect();
-            json!({"meta": meta, "model": model, "messages": messages, "tools": tools, "options": {}, "channel": "cli", "chat_id": "chat-1"})
-        }
-        Intercept::AfterLlm => json!({"meta": meta, "model": model, "response": {
-            "role": "assistant", "content": "Let me look that up.",
-            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments.to_string()}}]
-        }, "channel": "cli", "chat_id": "chat-1"}),
-        Intercept::BeforeTool | Intercept::ApproveTool => {
-            json!({"meta": meta, "tool": tool, "arguments": arguments, "channel": "cli", "chat_id": "chat-1"})
-        }
-        Intercept::AfterTool => {
-            let result = tool_result(&ToolResultInfo {
-                name: tool.to_string(),
-                call_id: "call_1".into(),
-                content: "{\"status\": \"delayed\"}".into(),
-                latency_ms: 120,
-                is_error: false,
-            });
-            json!({"meta": meta, "tool": tool, "arguments": arguments, "result": result,
-                   "duration": 120_000_000, "channel": "cli", "chat_id": "chat-1"})
-        }
-    }
 }

@@ -1,22 +1,57 @@
+//! `invoke-tool`: one call (or a batch of calls) to one tool, shown exactly as it
+//! happened.
+
 use std::time::Duration;
 
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{InvokeArgs, InvokeFormat};
-use crate::cli::output::{write_error, write_stderr};
-use crate::cli::{Cli, CliError, Exit, print_diagnostics, write_stdout};
-
-use super::{interrupted, json_kind, lookup, read_json_object, read_text, with_runtime, worse};
-use crate::config::{self, ConfigSource, ExecSpec, RuntimeConfig};
+use crate::cli::{CliError, Console, Exit, Settings};
+use crate::config::ExecSpec;
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::{Outcome, last_lines};
-use crate::pack;
 use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
 
-/// `invoke-tool`: one call, shown exactly as it happened.
-pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
-    let config = load_config(cli)?;
+use super::emit::pretty;
+use super::exit::{of_tool, worse};
+use super::load::{self, json_kind, lookup, read_json_object, read_text};
+use super::runtime::{interrupted, with_runtime};
+
+/// The calls to make, their arguments read and checked; nothing has started.
+struct Plan {
+    name: String,
+    spec: ExecSpec,
+    calls: Calls,
+    timeout: Option<Duration>,
+    jobs: usize,
+    format: InvokeFormat,
+}
+
+enum Calls {
+    One(Json),
+    /// Each line's arguments, with its line number.
+    Batch(Vec<(usize, Json)>),
+}
+
+/// `invoke-tool`: plan, then one call or a batch.
+pub fn run(
+    settings: &Settings,
+    args: &InvokeArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let plan = plan(settings, args, console)?;
+    match &plan.calls {
+        Calls::One(tool_args) => {
+            let report = execute_one(&plan, tool_args)?;
+            show(console, &report, &plan)
+        }
+        Calls::Batch(lines) => execute_batch(&plan, lines, |report| envelope(console, report)),
+    }
+}
+
+fn plan(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Result<Plan, CliError> {
+    let config = load::config(settings, console)?;
     let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
     let Some(spec) = &binding.exec else {
         return Err(CliError::Usage(format!(
@@ -24,38 +59,32 @@ pub fn run(cli: &Cli, args: &InvokeArgs) -> Result<Exit, CliError> {
             args.name
         )));
     };
-    if let Some(source) = &args.batch {
-        let lines = read_batch(source)?;
-        if let Some(pack_path) = &args.pack {
-            let schema = tool_schema(pack_path, &args.name)?;
-            check_batch(&schema, &args.name, &lines)?;
-        }
-        return with_runtime(|| run_batch(&args.name, spec, &lines, args));
-    }
-    let tool_args = read_args(&args.args)?;
-    if let Some(pack_path) = &args.pack {
-        let schema = tool_schema(pack_path, &args.name)?;
-        check_args(&schema, &args.name, &tool_args, None)?;
-    }
-    let timeout = args.timeout_ms.map(Duration::from_millis);
-    let report = with_runtime(|| async {
-        let caller = ToolCaller::new(&args.name, spec);
-        let cancel = CancellationToken::new();
-        let call = caller.call(&tool_args, timeout, &cancel);
-        tokio::pin!(call);
-        let report = tokio::select! {
-            report = &mut call => report,
-            () = interrupted() => {
-                // Stop the child the same way a deadline does, then report.
-                cancel.cancel();
-                caller.stop_now();
-                call.await
+    let calls = match &args.batch {
+        Some(source) => {
+            let lines = read_batch(source)?;
+            if let Some(pack_path) = &args.pack {
+                let schema = tool_schema(pack_path, &args.name, console)?;
+                check_batch(&schema, &args.name, &lines)?;
             }
-        };
-        caller.shutdown().await;
-        Ok(report)
-    })?;
-    show(&report, args.format, spec)
+            Calls::Batch(lines)
+        }
+        None => {
+            let tool_args = read_json_object(&args.args, "--args", "the arguments")?;
+            if let Some(pack_path) = &args.pack {
+                let schema = tool_schema(pack_path, &args.name, console)?;
+                check_args(&schema, &args.name, &tool_args, None)?;
+            }
+            Calls::One(tool_args)
+        }
+    };
+    Ok(Plan {
+        name: args.name.clone(),
+        spec: spec.clone(),
+        calls,
+        timeout: args.timeout_ms.map(Duration::from_millis),
+        jobs: args.jobs as usize,
+        format: args.format,
+    })
 }
 
 /// The lines of a batch, each a JSON object, numbered from 1; blank lines are skipped.
@@ -100,99 +129,13 @@ fn check_batch(schema: &Json, name: &str, lines: &[(usize, Json)]) -> Result<(),
     Ok(())
 }
 
-/// Runs the batch with `-j` calls in flight and prints envelopes in input order.
-/// The exit code is the worst outcome: a failure, else a tool error, else a pending.
-async fn run_batch(
-    name: &str,
-    spec: &ExecSpec,
-    lines: &[(usize, Json)],
-    args: &InvokeArgs,
-) -> Result<Exit, CliError> {
-    use futures::StreamExt;
-
-    let caller = ToolCaller::new(name, spec);
-    let cancel = CancellationToken::new();
-    let timeout = args.timeout_ms.map(Duration::from_millis);
-    let mut worst = Exit::Success;
-    let work = async {
-        let mut replies = futures::stream::iter(lines.iter())
-            .map(|(_, tool_args)| caller.call(tool_args, timeout, &cancel))
-            .buffered(args.jobs as usize);
-        while let Some(report) = replies.next().await {
-            worst = worse(worst, exit_for(&report));
-            let line = serde_json::to_string(&report).unwrap_or_default();
-            write_stdout(&format!("{line}\n"))?;
-        }
-        Ok::<(), CliError>(())
-    };
-    let finished = tokio::select! {
-        result = work => Some(result),
-        () = interrupted() => None,
-    };
-    match finished {
-        Some(result) => {
-            caller.shutdown().await;
-            result.map(|()| worst)
-        }
-        None => {
-            cancel.cancel();
-            caller.stop_now();
-            caller.shutdown().await;
-            Ok(Exit::Interrupted)
-        }
-    }
-}
-
-fn exit_for(report: &ToolReport) -> Exit {
-    match (&report.status, &report.outcome) {
-        (_, Outcome::Interrupted) => Exit::Interrupted,
-        (ToolStatus::Ok, _) => Exit::Success,
-        (ToolStatus::Error, _) => Exit::No,
-        (ToolStatus::Pending, _) => Exit::Pending,
-        (ToolStatus::Failed | ToolStatus::Timeout, _) => Exit::ExtensionFailed,
-    }
-}
-
-pub(super) fn load_config(cli: &Cli) -> Result<RuntimeConfig, CliError> {
-    load_config_if_any(cli)?.ok_or_else(no_config)
-}
-
-/// The config given or found, or `None` when there is none.
-pub(super) fn load_config_if_any(cli: &Cli) -> Result<Option<RuntimeConfig>, CliError> {
-    let Some(path) = config_path(cli) else {
-        return Ok(None);
-    };
-    let loaded = config::load(&path, false)?;
-    print_diagnostics(&loaded.warnings);
-    Ok(Some(loaded.value))
-}
-
-/// Where the config is: `-c`, `$PROMPTEXEC_CONFIG`, or `./runtimeconfig.yaml`.
-pub(super) fn config_path(cli: &Cli) -> Option<std::path::PathBuf> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    match config::discover(cli.config.as_deref(), &cwd) {
-        ConfigSource::Given(path) | ConfigSource::Found(path) => Some(path),
-        ConfigSource::None => None,
-    }
-}
-
-/// What a command that needs a config says when there is none.
-pub(super) fn no_config() -> CliError {
-    CliError::Usage(
-        "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is".into(),
-    )
-}
-
-/// `--args`: inline JSON, `@FILE`, or `-` for stdin. Must be a JSON object.
-fn read_args(given: &str) -> Result<Json, CliError> {
-    read_json_object(given, "--args", "the arguments")
-}
-
 /// The JSON Schema of tool `name` in the pack.
-fn tool_schema(pack_path: &std::path::Path, name: &str) -> Result<Json, CliError> {
-    let loaded = pack::load(pack_path)?;
-    print_diagnostics(&loaded.warnings);
-    let pack = loaded.value;
+fn tool_schema(
+    pack_path: &std::path::Path,
+    name: &str,
+    console: &mut Console,
+) -> Result<Json, CliError> {
+    let pack = load::pack(pack_path, console)?;
     pack.tools
         .get(name)
         .map(|tool| tool.parameters.clone())
@@ -217,53 +160,110 @@ fn check_args(schema: &Json, name: &str, args: &Json, line: Option<usize>) -> Re
     Err(CliError::Invalid(problems))
 }
 
-fn show(
-    report: &ToolReport,
-    format: InvokeFormat,
-    spec: &config::ExecSpec,
+/// One call; an interrupt stops the child the way a deadline does, and the call is
+/// still reported.
+fn execute_one(plan: &Plan, tool_args: &Json) -> Result<ToolReport, CliError> {
+    with_runtime(|| async {
+        let caller = ToolCaller::new(&plan.name, &plan.spec);
+        let cancel = CancellationToken::new();
+        let call = caller.call(tool_args, plan.timeout, &cancel);
+        tokio::pin!(call);
+        let report = tokio::select! {
+            report = &mut call => report,
+            () = interrupted() => {
+                cancel.cancel();
+                caller.stop_now();
+                call.await
+            }
+        };
+        caller.shutdown().await;
+        Ok(report)
+    })
+}
+
+/// Runs the batch with `-j` calls in flight and hands each call to `each` in input
+/// order as soon as it and those before it are done. The exit code is the worst
+/// outcome: a failure, else a tool error, else a pending.
+fn execute_batch(
+    plan: &Plan,
+    lines: &[(usize, Json)],
+    mut each: impl FnMut(&ToolReport) -> Result<(), CliError>,
 ) -> Result<Exit, CliError> {
-    let exit = match (&report.status, &report.outcome) {
-        (_, Outcome::Interrupted) => Exit::Interrupted,
-        (ToolStatus::Ok, _) => Exit::Success,
-        (ToolStatus::Error, _) => Exit::No,
-        (ToolStatus::Pending, _) => Exit::Pending,
-        (ToolStatus::Failed | ToolStatus::Timeout, _) => Exit::ExtensionFailed,
-    };
-    match format {
-        InvokeFormat::Json => {
-            let envelope = serde_json::to_string_pretty(report).unwrap_or_default();
-            write_stdout(&format!("{envelope}\n"))?;
-        }
-        InvokeFormat::Result => {
-            if let Some(result) = &report.result {
-                let text = serde_json::to_string_pretty(result).unwrap_or_default();
-                write_stdout(&format!("{text}\n"))?;
+    use futures::StreamExt;
+
+    with_runtime(|| async {
+        let caller = ToolCaller::new(&plan.name, &plan.spec);
+        let cancel = CancellationToken::new();
+        let mut worst = Exit::Success;
+        let work = async {
+            let mut replies = futures::stream::iter(lines.iter())
+                .map(|(_, tool_args)| caller.call(tool_args, plan.timeout, &cancel))
+                .buffered(plan.jobs);
+            while let Some(report) = replies.next().await {
+                worst = worse(worst, of_tool(&report));
+                each(&report)?;
+            }
+            Ok::<(), CliError>(())
+        };
+        let finished = tokio::select! {
+            result = work => Some(result),
+            () = interrupted() => None,
+        };
+        match finished {
+            Some(result) => {
+                caller.shutdown().await;
+                result.map(|()| worst)
+            }
+            None => {
+                cancel.cancel();
+                caller.stop_now();
+                caller.shutdown().await;
+                Ok(Exit::Interrupted)
             }
         }
+    })
+}
+
+/// One call of a batch: its envelope on a line of its own.
+fn envelope(console: &mut Console, report: &ToolReport) -> Result<(), CliError> {
+    let line = serde_json::to_string(report).unwrap_or_default();
+    console.out(&format!("{line}\n"))
+}
+
+/// The result or the whole envelope on stdout, what went wrong on stderr.
+fn show(console: &mut Console, report: &ToolReport, plan: &Plan) -> Result<Exit, CliError> {
+    let shown = match plan.format {
+        InvokeFormat::Json => Some(pretty(report)),
+        InvokeFormat::Result => report.result.as_ref().map(pretty),
+    };
+    if let Some(text) = shown {
+        console.out(&text)?;
     }
     match report.status {
         ToolStatus::Ok => {}
-        ToolStatus::Error => write_stderr(&format!(
+        ToolStatus::Error => console.note(&format!(
             "tool `{}` answered with an error: {}",
             report.tool,
             report.error.as_deref().unwrap_or_default()
         )),
         ToolStatus::Pending => {
             let pending = report.pending.as_ref();
-            write_stderr(&format!(
+            console.note(&format!(
                 "tool `{}` is waiting for a decision ({}): {}",
                 report.tool,
                 pending.map_or("", |p| p.reason.as_str()),
                 pending.map_or("", |p| p.message.as_str())
             ));
         }
-        ToolStatus::Failed | ToolStatus::Timeout => explain_failure(report, spec),
+        ToolStatus::Failed | ToolStatus::Timeout => {
+            console.error(&explain_failure(report, &plan.spec));
+        }
     }
-    Ok(exit)
+    Ok(of_tool(report))
 }
 
 /// What ran, where, what it printed, and why that counts as a failure.
-fn explain_failure(report: &ToolReport, spec: &ExecSpec) {
+fn explain_failure(report: &ToolReport, spec: &ExecSpec) -> String {
     let mut lines = vec![format!(
         "error: tool `{}` {}",
         report.tool,
@@ -283,5 +283,5 @@ fn explain_failure(report: &ToolReport, spec: &ExecSpec) {
         lines.push("  stderr (last lines):".to_string());
         lines.extend(tail.iter().map(|line| format!("    {line}")));
     }
-    write_error(&lines.join("\n"));
+    lines.join("\n")
 }

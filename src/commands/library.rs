@@ -3,29 +3,31 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat};
-use crate::cli::{CliError, Exit, print_diagnostics, write_stdout};
-use crate::library::{Library, LibraryError, StoredPrompt, load_template_file};
+use crate::cli::args::{AuditCommand, LibraryCommand};
+use crate::cli::{CliError, Console, Exit};
+use crate::library::{StoredPrompt, load_template_file};
 use crate::report::table;
 
+use super::store::{open, refused, say, who};
+
 /// Runs one library command.
-pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
+pub fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliError> {
     match command {
         LibraryCommand::Add { file, library } => {
             let loaded = load_template_file(file)?;
-            print_diagnostics(&loaded.warnings);
+            console.diagnostics(&loaded.warnings);
             let content: Json = serde_json::from_str(loaded.value.text())
                 .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", file.display())))?;
             let mut lib = open(library)?;
             let stored = lib.add(&content, &who(library)).map_err(refused)?;
-            say(library.format, &summary(&stored), || {
+            say(console, library.format, &summary(&stored), || {
                 format!("added `{}` version {}", stored.id, stored.version)
             })
         }
         LibraryCommand::List { tags, library } => {
             let prompts = open(library)?.list(tags).map_err(refused)?;
             let rows: Vec<Json> = prompts.iter().map(summary).collect();
-            say(library.format, &Json::Array(rows), || {
+            say(console, library.format, &Json::Array(rows), || {
                 prompt_table(&prompts, None)
             })
         }
@@ -50,7 +52,7 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
                 .collect();
             let found: Vec<StoredPrompt> = ranked.iter().map(|(_, p)| (*p).clone()).collect();
             let scores: Vec<u32> = ranked.iter().map(|(r, _)| *r).collect();
-            say(library.format, &Json::Array(rows), || {
+            say(console, library.format, &Json::Array(rows), || {
                 if found.is_empty() {
                     format!("no prompt matches `{query}`")
                 } else {
@@ -66,11 +68,11 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             let prompt = open(library)?.get(id, *version).map_err(refused)?;
             let mut doc = summary(&prompt);
             doc["content"] = prompt.content.clone();
-            say(library.format, &doc, || show_text(&prompt))
+            say(console, library.format, &doc, || show_text(&prompt))
         }
         LibraryCommand::History { id, library } => {
             let versions = open(library)?.history(id).map_err(refused)?;
-            say(library.format, &json!(versions), || {
+            say(console, library.format, &json!(versions), || {
                 let mut table = table(&["version", "hash", "by", "at"]);
                 for v in &versions {
                     table.add_row(vec![
@@ -86,15 +88,21 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
         LibraryCommand::Lock { id, library } | LibraryCommand::Unlock { id, library } => {
             let lock = matches!(command, LibraryCommand::Lock { .. });
             open(library)?.set_locked(id, lock).map_err(refused)?;
-            say(library.format, &json!({"id": id, "locked": lock}), || {
-                format!("`{id}` is {}", if lock { "locked" } else { "unlocked" })
-            })
+            say(
+                console,
+                library.format,
+                &json!({"id": id, "locked": lock}),
+                || format!("`{id}` is {}", if lock { "locked" } else { "unlocked" }),
+            )
         }
         LibraryCommand::Rm { id, library } => {
             open(library)?.remove(id).map_err(refused)?;
-            say(library.format, &json!({"id": id, "removed": true}), || {
-                format!("removed `{id}`")
-            })
+            say(
+                console,
+                library.format,
+                &json!({"id": id, "removed": true}),
+                || format!("removed `{id}`"),
+            )
         }
         LibraryCommand::Rate {
             id,
@@ -106,7 +114,7 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             lib.rate(id, *score, comment.as_deref(), &who(library))
                 .map_err(refused)?;
             let prompt = lib.get(id, None).map_err(refused)?;
-            say(library.format, &summary(&prompt), || {
+            say(console, library.format, &summary(&prompt), || {
                 format!(
                     "rated `{id}` {score}; average {:.2} of {} rating(s)",
                     prompt.rating.unwrap_or_default(),
@@ -121,13 +129,14 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             let checked = open(library)?.verify_audit().map_err(refused)?;
             match checked {
                 Ok(count) => say(
+                    console,
                     library.format,
                     &json!({"ok": true, "records": count}),
                     || format!("the audit log holds: {count} record(s), none edited or removed"),
                 ),
                 Err(broken) => {
                     let doc = json!({"ok": false, "seq": broken.seq, "reason": broken.reason});
-                    say(library.format, &doc, || {
+                    say(console, library.format, &doc, || {
                         format!(
                             "the audit log is broken at record {}: {}",
                             broken.seq, broken.reason
@@ -154,7 +163,7 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             let records = open(library)?
                 .audit(id.as_deref(), since)
                 .map_err(refused)?;
-            say(library.format, &json!(records), || {
+            say(console, library.format, &json!(records), || {
                 let mut table = table(&["#", "at", "who", "prompt", "version", "variables"]);
                 for r in &records {
                     table.add_row(vec![
@@ -170,41 +179,6 @@ pub fn run(command: &LibraryCommand) -> Result<Exit, CliError> {
             })
         }
     }
-}
-
-/// The library named by `--library` or `PROMPTEXEC_LIBRARY`, else the per-user one.
-pub(super) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
-    let path = args.library.clone().unwrap_or_else(Library::default_path);
-    Library::open(&path).map_err(refused)
-}
-
-/// Who acts: `--agent`, else the user.
-pub(super) fn who(args: &LibraryArgs) -> String {
-    args.agent.clone().unwrap_or_else(|| {
-        let user = std::env::var("USER")
-            .or_else(|_| std::env::var("LOGNAME"))
-            .unwrap_or_else(|_| "unknown".into());
-        format!("user:{user}")
-    })
-}
-
-/// A refusal or failure of the library, as the user sees it.
-pub(super) fn refused(err: LibraryError) -> CliError {
-    CliError::from(err)
-}
-
-/// JSON on stdout, or the human text on stdout.
-pub(super) fn say(
-    format: LibraryFormat,
-    doc: &Json,
-    human: impl FnOnce() -> String,
-) -> Result<Exit, CliError> {
-    let text = match format {
-        LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
-        LibraryFormat::Human => human(),
-    };
-    write_stdout(&format!("{}\n", text.trim_end()))?;
-    Ok(Exit::Success)
 }
 
 fn summary(p: &StoredPrompt) -> Json {

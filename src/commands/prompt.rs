@@ -1,27 +1,27 @@
-use crate::cli::args::RenderArgs;
-use crate::cli::{CliError, Exit, print_diagnostics, write_stdout};
-use crate::doc::one_of;
+//! `prompt render`: a template from the library, a file or a pack, rendered.
+
 use std::path::PathBuf;
 
+use crate::cli::args::RenderArgs;
+use crate::cli::{CliError, Console, Exit};
 use crate::library::{load_template_file, parse_template};
-use crate::pack::{self, Pack, Prompt};
+use crate::pack;
 
-use super::{library, lookup, vars};
+use super::load;
+use super::store::{open, refused, who};
 
 /// `prompt render`: the rendered text alone on stdout; warnings and errors on stderr.
-pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
-    let inputs = vars::collect(&args.vars)?;
+pub fn render(args: &RenderArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let inputs = load::vars(&args.vars)?;
     let text = if let Some(id) = &args.id {
         render_from_library(args, id, &inputs)?
     } else if let Some(file) = &args.file {
         let loaded = load_template_file(file)?;
-        print_diagnostics(&loaded.warnings);
+        console.diagnostics(&loaded.warnings);
         loaded.value.render(&inputs).map_err(CliError::Invalid)?
     } else if let Some(pack_path) = &args.pack {
-        let loaded = pack::load(pack_path)?;
-        print_diagnostics(&loaded.warnings);
-        let pack = loaded.value;
-        let prompt = choose_prompt(&pack, args.prompt.as_deref())?;
+        let pack = load::pack(pack_path, console)?;
+        let prompt = load::choose_prompt(&pack, args.prompt.as_deref())?;
         let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
         pack::render_prompt_at(&pack, prompt, &inputs, now).map_err(CliError::Invalid)?
     } else {
@@ -29,7 +29,7 @@ pub fn render(args: &RenderArgs) -> Result<Exit, CliError> {
             "give a library prompt ID, --file TEMPLATE or --pack PACK".into(),
         ));
     };
-    write_stdout(&text)?;
+    console.out(&text)?;
     Ok(Exit::Success)
 }
 
@@ -40,8 +40,8 @@ fn render_from_library(
     id: &str,
     inputs: &crate::pack::VarInputs,
 ) -> Result<String, CliError> {
-    let mut lib = library::open(&args.library)?;
-    let stored = lib.get(id, args.version).map_err(library::refused)?;
+    let mut lib = open(&args.library)?;
+    let stored = lib.get(id, args.version).map_err(refused)?;
     let label = PathBuf::from(format!("{id}@v{}", stored.version));
     let template = parse_template(&label, &stored.content.to_string())?.value;
     let text = template.render(inputs).map_err(CliError::Invalid)?;
@@ -59,33 +59,12 @@ fn render_from_library(
             })
             .collect();
         lib.record_render(
-            &library::who(&args.library),
+            &who(&args.library),
             id,
             stored.version,
             serde_json::Value::Object(variables),
         )
-        .map_err(library::refused)?;
+        .map_err(refused)?;
     }
     Ok(text)
-}
-
-/// The named prompt, or the pack's only one.
-pub(super) fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p Prompt, CliError> {
-    let ids: Vec<&str> = pack.prompts.keys().map(String::as_str).collect();
-    match id {
-        Some(id) => lookup(
-            &pack.prompts,
-            id,
-            "prompt",
-            &pack.path.display().to_string(),
-        ),
-        None => match pack.prompts.values().next() {
-            Some(only) if pack.prompts.len() == 1 => Ok(only),
-            _ => Err(CliError::Usage(format!(
-                "{} has several prompts; choose one with --prompt: {}",
-                pack.path.display(),
-                one_of(&ids)
-            ))),
-        },
-    }
 }

@@ -1,98 +1,158 @@
-use std::cell::RefCell;
+//! `run`: plays every `--message` as a turn against the scripted model and reports
+//! what happened.
+
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::{Map, Value as Json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
-use crate::cli::output::{quiet, write_error};
-use crate::cli::{Cli, CliError, Exit};
+use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::RuntimeConfig;
-use crate::doc::{Diagnostic, Diagnostics};
-use crate::evals::{Evaluator, prompt_evals};
+use crate::doc::Diagnostics;
+use crate::evals::Evaluator;
 use crate::pack::{self, Pack, Prompt, VarInputs};
-use crate::provider::{ScriptedProvider, load_mock};
+use crate::provider::{MockScript, ScriptedProvider, load_mock};
 use crate::report::{
-    HumanStream, RunRecord, Terminal, Transcript, evals_of, failures_of, json_report, junit_report,
-    problems, summary,
+    HumanStream, RunRecord, Terminal, Transcript, json_report, junit_report, problems, summary,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
-use super::eval::exit_of;
-use super::prompt::choose_prompt;
+use super::ask;
+use super::emit::{pretty, write_output};
+use super::exit::of_run;
+use super::load::{self, choose_prompt, mock_path, prompt_evaluator};
+use super::runtime::{interrupted, with_runtime};
 use super::warnings::LoadWarnings;
-use super::{ask, interrupted, vars, with_runtime, write_output};
 
-/// `run`: plays every `--message` as a turn and reports what happened.
-pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
-    let mut warnings = LoadWarnings::new(args.strict);
-    let config = warnings.config(cli)?;
-    let pack = warnings.keep(pack::load(&args.pack))?;
-    let prompt = choose_prompt(&pack, args.prompt.as_deref())?;
-    for warning in pack::unbound_tools(&pack, prompt, &config).iter() {
-        warnings.add(warning.clone());
+/// Everything a run needs, loaded and checked; nothing has started.
+struct Plan {
+    config: RuntimeConfig,
+    pack: Pack,
+    prompt: Prompt,
+    system_prompt: String,
+    variables: Json,
+    script: MockScript,
+    scenario: String,
+    evaluator: Evaluator,
+    cancel: CancellationToken,
+    warnings: Diagnostics,
+    messages: Vec<String>,
+    max_rounds: Option<u64>,
+    approvals: Approvals,
+    transcript: Option<PathBuf>,
+}
+
+/// `run`: plan, play, report.
+pub fn run(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let plan = plan(settings, args, console)?;
+    let mut human = (args.format == RunFormat::Human).then(|| human_stream(console.quiet()));
+    let played = execute(plan, |event| {
+        if let Some(human) = &mut human {
+            human.event(event);
+        }
+    })?;
+    report(console, played, human, args)
+}
+
+/// The one place the live human view is made: on stderr, with a spinner when that
+/// is a terminal; nowhere under `-q` (its summary lines still come from `report`).
+fn human_stream(quiet: bool) -> HumanStream {
+    if quiet {
+        HumanStream::new(Box::new(std::io::sink()), None)
+    } else {
+        HumanStream::new(Box::new(std::io::stderr()), Terminal::stderr())
     }
-    let inputs = vars::collect(&args.vars)?;
+}
+
+/// Loads the config, pack, prompt, variables, mock script and evals; a problem in
+/// any of them stops the run before anything starts.
+fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Plan, CliError> {
+    let mut warnings = LoadWarnings::new(args.strict);
+    let config = warnings.config(settings, console)?;
+    let pack = warnings.keep(pack::load(&args.pack), console)?;
+    let prompt = choose_prompt(&pack, args.prompt.as_deref())?.clone();
+    for warning in pack::unbound_tools(&pack, &prompt, &config).iter() {
+        warnings.add(warning.clone(), console);
+    }
+    let inputs = load::vars(&args.vars)?;
     let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
     let system_prompt =
-        pack::render_prompt_at(&pack, prompt, &inputs, now).map_err(CliError::Invalid)?;
-    let mock_path = args
-        .mock
-        .clone()
-        .or_else(|| config.providers.iter().find_map(|p| p.mock_config.clone()));
-    let script = match &mock_path {
-        Some(path) => warnings.keep(load_mock(path))?,
+        pack::render_prompt_at(&pack, &prompt, &inputs, now).map_err(CliError::Invalid)?;
+    let script = match mock_path(args.mock.as_deref(), &config) {
+        Some(path) => warnings.keep(load_mock(&path), console)?,
         None => Default::default(),
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     match script.check_scenario(&scenario, args.scenario.is_some()) {
         Some(problem) if problem.is_error() => return Err(CliError::Invalid(problem.into())),
-        Some(warning) => warnings.add(warning),
+        Some(warning) => warnings.add(warning, console),
         None => {}
     }
     let warnings = warnings.settle()?;
     let cancel = CancellationToken::new();
-    let evaluator = prompt_evaluator(&pack, prompt, &config, cancel.clone())?;
-    let mut transcript = match &args.transcript {
+    let evaluator = prompt_evaluator(&pack, &prompt, &config, cancel.clone())?;
+    let variables = variables_json(&prompt, &inputs);
+    Ok(Plan {
+        config,
+        pack,
+        prompt,
+        system_prompt,
+        variables,
+        script,
+        scenario,
+        evaluator,
+        cancel,
+        warnings,
+        messages: args.messages.clone(),
+        max_rounds: args.max_rounds,
+        approvals: approvals(args),
+        transcript: args.transcript.clone(),
+    })
+}
+
+/// A finished run: what happened, and the exit code it comes to.
+struct Played {
+    record: RunRecord,
+    exit: Exit,
+}
+
+/// Plays the conversation, writing the transcript and showing each event to `watch`
+/// as it happens, and returns the record of the run.
+fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, CliError> {
+    let mut transcript = match &plan.transcript {
         Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
             path: path.clone(),
             source,
         })?),
         None => None,
     };
-    let variables = variables_json(prompt, &inputs);
-
     let started = Instant::now();
-    let human = RefCell::new(if quiet() {
-        HumanStream::new(Box::new(std::io::sink()), None)
-    } else {
-        HumanStream::new(Box::new(std::io::stderr()), Terminal::stderr())
-    });
+    let cancel = plan.cancel.clone();
     let played = with_runtime(|| async {
         let sink = |event: &SessionEvent| {
             if let Some(transcript) = &mut transcript {
                 transcript.write(event);
             }
-            if args.format == RunFormat::Human {
-                human.borrow_mut().event(event);
-            }
+            watch(event);
         };
         let mut session = Session::new(
-            &config,
-            &pack,
-            prompt,
-            system_prompt.clone(),
-            ScriptedProvider::new(script, &scenario),
+            &plan.config,
+            &plan.pack,
+            &plan.prompt,
+            plan.system_prompt.clone(),
+            ScriptedProvider::new(plan.script, &plan.scenario),
             cancel.clone(),
         )
-        .with_evals(evaluator)
+        .with_evals(plan.evaluator)
         .on_event(sink);
-        session.variables = variables.clone();
-        session.max_rounds = args.max_rounds;
-        session.approvals = approvals(args);
+        session.variables = plan.variables.clone();
+        session.max_rounds = plan.max_rounds;
+        session.approvals = plan.approvals;
         let played = tokio::select! {
-            turns = play(&mut session, &args.messages) => Some(turns),
+            turns = play(&mut session, &plan.messages) => Some(turns),
             () = interrupted() => None,
         };
         let Some(turns) = played else {
@@ -111,55 +171,60 @@ pub fn run(cli: &Cli, args: &RunArgs) -> Result<Exit, CliError> {
     });
     let closed = transcript.map(Transcript::close);
     let (turns, events, messages, dropped) = played?;
-    if let (Some(Err(source)), Some(path)) = (closed, &args.transcript) {
-        return Err(CliError::Write {
-            path: path.clone(),
-            source,
-        });
+    if let (Some(Err(source)), Some(path)) = (closed, plan.transcript) {
+        return Err(CliError::Write { path, source });
     }
-
-    let exit = run_exit(&turns, &events);
+    let exit = of_run(&turns, &events);
     let record = RunRecord {
-        prompt: prompt.id.clone(),
-        scenario,
-        variables,
-        system_prompt,
+        prompt: plan.prompt.id.clone(),
+        scenario: plan.scenario,
+        variables: plan.variables,
+        system_prompt: plan.system_prompt,
         messages,
         events,
         turns,
         dropped_events: dropped,
         duration_ms: started.elapsed().as_millis() as u64,
         exit_code: exit.code(),
-        warnings,
+        warnings: plan.warnings,
     };
-    let report = match args.format {
-        RunFormat::Human => {
-            let text = human.into_inner().close(&summary(&record));
-            if quiet() {
+    Ok(Played { record, exit })
+}
+
+/// The summary after the live view, or the JSON or JUnit document; what made the
+/// run fail always reaches stderr.
+fn report(
+    console: &mut Console,
+    played: Played,
+    human: Option<HumanStream>,
+    args: &RunArgs,
+) -> Result<Exit, CliError> {
+    let record = &played.record;
+    let text = match human {
+        Some(human) => {
+            let text = human.close(&summary(record));
+            if console.quiet() {
                 // The summary was left out; what made the run fail was not.
-                problems(&record).iter().for_each(|line| write_error(line));
+                problems(record).iter().for_each(|line| console.error(line));
             }
             args.output.as_ref().map(|_| text)
         }
-        RunFormat::Json | RunFormat::Junit => {
-            problems(&record).iter().for_each(|line| write_error(line));
-            machine_report(args.format, &record)?
+        None => {
+            problems(record).iter().for_each(|line| console.error(line));
+            machine_report(args.format, record)?
         }
     };
-    if let Some(text) = report {
-        write_output(args.output.as_deref(), &text)?;
+    if let Some(text) = text {
+        write_output(console, args.output.as_deref(), &text)?;
     }
-    Ok(exit)
+    Ok(played.exit)
 }
 
 /// The JSON document or the JUnit XML.
 fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String>, CliError> {
     Ok(match format {
         RunFormat::Human => None,
-        RunFormat::Json => Some(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&json_report(record)).unwrap_or_default()
-        )),
+        RunFormat::Json => Some(pretty(&json_report(record))),
         RunFormat::Junit => Some(
             junit_report(record, &format!("promptexec run {}", record.prompt))
                 .map_err(|e| CliError::Output(std::io::Error::other(e)))?,
@@ -195,24 +260,6 @@ fn approvals(args: &RunArgs) -> Approvals {
     }
 }
 
-/// The run's exit code: the most serious of its turns, evals and extension failures
-/// (a failure counts even when the conversation went on).
-fn run_exit(turns: &[TurnEnd], events: &[SessionEvent]) -> Exit {
-    let failed = failures_of(events)
-        .next()
-        .map_or(Exit::Success, |_| Exit::ExtensionFailed);
-    let from_turns = turns.iter().map(|end| match end {
-        TurnEnd::Answered | TurnEnd::RoundLimit => Exit::Success,
-        TurnEnd::Aborted { .. } | TurnEnd::HardAborted { .. } => Exit::No,
-        TurnEnd::Pending { .. } => Exit::Pending,
-        TurnEnd::Failed { .. } => Exit::ExtensionFailed,
-    });
-    from_turns.fold(
-        super::worse(exit_of(evals_of(events)), failed),
-        super::worse,
-    )
-}
-
 /// The variables evals see: the values given, else the declared defaults.
 fn variables_json(prompt: &Prompt, inputs: &VarInputs) -> Json {
     let mut values = Map::new();
@@ -222,25 +269,4 @@ fn variables_json(prompt: &Prompt, inputs: &VarInputs) -> Json {
         }
     }
     Json::Object(values)
-}
-
-/// The prompt's evals, ready to run; those that cannot run are bad input, each
-/// pointing at its place in the pack.
-pub(super) fn prompt_evaluator(
-    pack: &Pack,
-    prompt: &Prompt,
-    config: &RuntimeConfig,
-    cancel: CancellationToken,
-) -> Result<Evaluator, CliError> {
-    Evaluator::new(prompt_evals(&pack.evals, prompt), &config.evals, cancel).map_err(|problems| {
-        let mut diagnostics = Diagnostics::default();
-        for problem in problems {
-            diagnostics.push(Diagnostic::error(
-                &pack.path,
-                problem.pos,
-                problem.to_string(),
-            ));
-        }
-        CliError::Invalid(diagnostics)
-    })
 }

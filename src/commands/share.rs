@@ -6,94 +6,51 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{LibraryFormat, ShareCommand};
-use crate::cli::{CliError, Exit, write_stdout};
+use crate::cli::args::{LibraryArgs, LibraryFormat, ShareCommand};
+use crate::cli::{CliError, Console, Exit};
 use crate::library::{
     KeyPair, Receiving, ShareError, check_packet, inspect_bundle, make_bundle, make_packet,
     open_bundle, parse_template, read_key_file, write_key_files,
 };
 
-use super::library::{open, refused, say, who};
-use super::{read_text, write_output};
+use super::emit::{pretty, write_output};
+use super::load::read_text;
+use super::store::{open, refused, say, who};
 
 /// Runs one sharing command.
-pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
+pub fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
     match command {
-        ShareCommand::Keygen { out } => keygen(out),
+        ShareCommand::Keygen { out } => keygen(out, console),
         ShareCommand::Export {
             ids,
             sign_key,
             output,
             library,
-        } => (|| {
-            let key = key(sign_key)?;
-            let lib = open(library)?;
-            let prompts = ids
-                .iter()
-                .map(|id| {
-                    let p = lib.get(id, None).map_err(refused)?;
-                    Ok((p.id, p.version, p.content))
-                })
-                .collect::<Result<Vec<_>, CliError>>()?;
-            let bundle = make_bundle(&key, &prompts, SystemTime::now());
-            emit(output.as_deref(), &bundle)?;
-            Ok(Exit::Success)
-        })(),
+        } => export(ids, sign_key, output.as_deref(), library, console),
         ShareCommand::Verify {
             bundle,
             trust,
             format,
-        } => verify(bundle, trust, *format),
+        } => verify(bundle, trust, *format, console),
         ShareCommand::Import {
             bundle,
             trust,
             library,
-        } => (|| {
-            let prompts = open_bundle(&read_json(bundle)?, trust).map_err(share)?;
-            let templates = checked(bundle, prompts.into_iter().map(|(_, _, t)| t))?;
-            let stored = open(library)?
-                .add_all(&templates, &who(library))
-                .map_err(refused)?;
-            let doc = json!(
-                stored
-                    .iter()
-                    .map(|(id, v)| json!({"id": id, "version": v}))
-                    .collect::<Vec<_>>()
-            );
-            say(library.format, &doc, || {
-                let names: Vec<String> =
-                    stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
-                format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
-            })
-        })(),
+        } => import(bundle, trust, library, console),
         ShareCommand::SyncSend {
             id,
             sign_key,
             target,
             output,
             library,
-        } => (|| {
-            let key = key(sign_key)?;
-            crate::library::validate_did(target)
-                .map_err(|e| CliError::Usage(format!("--target: {e}")))?;
-            let prompt = open(library)?.get(id, None).map_err(refused)?;
-            let packet = make_packet(
-                &key,
-                &prompt.content,
-                &prompt.version.to_string(),
-                target,
-                SystemTime::now(),
-            );
-            emit(output.as_deref(), &packet)?;
-            Ok(Exit::Success)
-        })(),
+        } => sync_send(id, sign_key, target, output.as_deref(), library, console),
         ShareCommand::SyncReceive {
             packet,
             trust,
             key: receiver_key,
             window,
             library,
-        } => (|| {
+        } => {
             let receiver = key(receiver_key)?.did();
             let receiving = Receiving {
                 receiver: &receiver,
@@ -101,36 +58,119 @@ pub fn run(command: &ShareCommand) -> Result<Exit, CliError> {
                 now: SystemTime::now(),
                 window: Duration::from_secs(*window),
             };
-            let verified = check_packet(&read_json(packet)?, receiving).map_err(share)?;
-            let template = checked(packet, std::iter::once(verified.template.clone()))?.remove(0);
-            let version = open(library)?
-                .receive(&verified.digest, &template, &verified.source)
-                .map_err(refused)?;
-            let doc =
-                json!({"id": verified.prompt_id, "version": version, "source": verified.source});
-            say(library.format, &doc, || {
-                format!(
-                    "received `{}` from {} as version {version}",
-                    verified.prompt_id, verified.source
-                )
-            })
-        })(),
+            sync_receive(packet, receiving, library, console)
+        }
     }
 }
 
-fn keygen(out: &Path) -> Result<Exit, CliError> {
+/// The latest versions of `ids`, signed into a bundle.
+fn export(
+    ids: &[String],
+    sign_key: &Path,
+    output: Option<&Path>,
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let key = key(sign_key)?;
+    let lib = open(library)?;
+    let prompts = ids
+        .iter()
+        .map(|id| {
+            let p = lib.get(id, None).map_err(refused)?;
+            Ok((p.id, p.version, p.content))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let bundle = make_bundle(&key, &prompts, SystemTime::now());
+    write_output(console, output, &pretty(&bundle))?;
+    Ok(Exit::Success)
+}
+
+/// Every prompt of a trusted bundle, or none.
+fn import(
+    bundle: &Path,
+    trust: &[String],
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let prompts = open_bundle(&read_json(bundle)?, trust).map_err(share)?;
+    let templates = checked(bundle, prompts.into_iter().map(|(_, _, t)| t))?;
+    let stored = open(library)?
+        .add_all(&templates, &who(library))
+        .map_err(refused)?;
+    let doc = json!(
+        stored
+            .iter()
+            .map(|(id, v)| json!({"id": id, "version": v}))
+            .collect::<Vec<_>>()
+    );
+    say(console, library.format, &doc, || {
+        let names: Vec<String> = stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
+        format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
+    })
+}
+
+/// One prompt, signed for one receiver.
+fn sync_send(
+    id: &str,
+    sign_key: &Path,
+    target: &str,
+    output: Option<&Path>,
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let key = key(sign_key)?;
+    crate::library::validate_did(target).map_err(|e| CliError::Usage(format!("--target: {e}")))?;
+    let prompt = open(library)?.get(id, None).map_err(refused)?;
+    let packet = make_packet(
+        &key,
+        &prompt.content,
+        &prompt.version.to_string(),
+        target,
+        SystemTime::now(),
+    );
+    write_output(console, output, &pretty(&packet))?;
+    Ok(Exit::Success)
+}
+
+/// A packet that is signed by a trusted source, fresh, and never seen before.
+fn sync_receive(
+    packet: &Path,
+    receiving: Receiving,
+    library: &LibraryArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let verified = check_packet(&read_json(packet)?, receiving).map_err(share)?;
+    let template = checked(packet, std::iter::once(verified.template.clone()))?.remove(0);
+    let version = open(library)?
+        .receive(&verified.digest, &template, &verified.source)
+        .map_err(refused)?;
+    let doc = json!({"id": verified.prompt_id, "version": version, "source": verified.source});
+    say(console, library.format, &doc, || {
+        format!(
+            "received `{}` from {} as version {version}",
+            verified.prompt_id, verified.source
+        )
+    })
+}
+
+fn keygen(out: &Path, console: &mut Console) -> Result<Exit, CliError> {
     let key = KeyPair::generate().map_err(|e| CliError::Usage(e.to_string()))?;
     let public = write_key_files(out, &key).map_err(|e| CliError::Usage(e.to_string()))?;
-    crate::cli::output::write_stderr(&format!(
+    console.note(&format!(
         "wrote the private key to {} (mode 0600) and the public key to {}",
         out.display(),
         public.display()
     ));
-    write_stdout(&format!("{}\n", key.did()))?;
+    console.out(&format!("{}\n", key.did()))?;
     Ok(Exit::Success)
 }
 
-fn verify(bundle: &Path, trust: &[String], format: LibraryFormat) -> Result<Exit, CliError> {
+fn verify(
+    bundle: &Path,
+    trust: &[String],
+    format: LibraryFormat,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let bundle = read_json(bundle)?;
     let info = if trust.is_empty() {
         inspect_bundle(&bundle).map_err(share)?
@@ -144,7 +184,7 @@ fn verify(bundle: &Path, trust: &[String], format: LibraryFormat) -> Result<Exit
         "trusted": !trust.is_empty(),
         "prompts": info.entries.iter().map(|e| json!({"id": e.id, "version": e.version, "owner": e.owner, "content_hash": e.content_hash})).collect::<Vec<_>>(),
     });
-    say(format, &doc, || {
+    say(console, format, &doc, || {
         let names: Vec<String> = info
             .entries
             .iter()
@@ -185,10 +225,4 @@ fn read_json(path: &Path) -> Result<Json, CliError> {
 
 fn share(err: ShareError) -> CliError {
     CliError::from(err)
-}
-
-/// A bundle or packet, pretty-printed, to FILE or stdout.
-fn emit(output: Option<&Path>, doc: &Json) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(doc).unwrap_or_default();
-    write_output(output, &format!("{text}\n"))
 }

@@ -1,32 +1,49 @@
-use crate::cli::args::ValidateArgs;
-use crate::cli::{Cli, CliError, Exit, print_diagnostics};
-use crate::config::{self, ConfigSource, RuntimeConfig};
+//! `validate`: every problem in the config and the pack, then a one-line verdict.
+
+use std::path::Path;
+
 use tokio_util::sync::CancellationToken;
 
+use crate::cli::args::ValidateArgs;
+use crate::cli::{CliError, Console, Exit, Settings};
+use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
 use crate::pack::{self, EvalDef, Pack};
 
 use super::launch_check::launch_problems;
+use super::load::{config_path, current_dir};
 use super::warnings::strict_verdict;
 
-/// `validate`: every problem in the config and the pack, then a one-line verdict.
-pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let source = config::discover(cli.config.as_deref(), &cwd);
-    let config_path = match &source {
-        ConfigSource::Given(path) | ConfigSource::Found(path) => Some(path.clone()),
-        ConfigSource::None => None,
-    };
+/// What validating found: every problem, and a description of each file that loaded.
+struct Findings {
+    diagnostics: Diagnostics,
+    summary: Vec<String>,
+}
+
+/// `validate`: checks what there is, then says what it found.
+pub fn run(
+    settings: &Settings,
+    args: &ValidateArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let config_path = config_path(settings);
     if config_path.is_none() && args.pack.is_none() {
         return Err(CliError::Usage(
             "nothing to validate: no config (-c FILE, $PROMPTEXEC_CONFIG or ./runtimeconfig.yaml) and no --pack".into(),
         ));
     }
+    let findings = check(config_path.as_deref(), args.pack.as_deref());
+    Ok(report(findings, args.strict, console))
+}
 
+/// Loads the config and the pack and checks them, alone and against each other;
+/// nothing is started.
+fn check(config_path: Option<&Path>, pack_path: Option<&Path>) -> Findings {
+    let cwd = current_dir();
     let mut diagnostics = Diagnostics::default();
     let mut summary = Vec::new();
-    let config = config_path.and_then(|path| match config::load(&path, true) {
+    let config = config_path.and_then(|path| match config::load(path, true) {
         Ok(loaded) => {
             diagnostics.extend(loaded.warnings);
             summary.push(describe_config(&loaded.value));
@@ -55,7 +72,7 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
         }
         diagnostics.extend(launch_problems(config));
     }
-    let pack = args.pack.as_ref().and_then(|path| match pack::load(path) {
+    let pack = pack_path.and_then(|path| match pack::load(path) {
         Ok(loaded) => {
             diagnostics.extend(loaded.warnings);
             summary.push(describe_pack(&loaded.value));
@@ -72,24 +89,36 @@ pub fn run(cli: &Cli, args: &ValidateArgs) -> Result<Exit, CliError> {
     if let Some(pack) = &pack {
         diagnostics.extend(eval_diagnostics(pack, config.as_ref()));
     }
+    Findings {
+        diagnostics,
+        summary,
+    }
+}
 
+/// Every problem, then the verdict: exit 2 on any error, or any warning under
+/// `--strict`.
+fn report(findings: Findings, strict: bool, console: &mut Console) -> Exit {
+    let Findings {
+        mut diagnostics,
+        summary,
+    } = findings;
     let (errors, warnings) = (diagnostics.error_count(), diagnostics.warning_count());
-    if args.strict && errors == 0 && warnings > 0 {
+    if strict && errors == 0 && warnings > 0 {
         diagnostics.push(strict_verdict(warnings));
     }
-    print_diagnostics(&diagnostics);
-    if errors > 0 || (args.strict && warnings > 0) {
-        crate::cli::output::write_stderr(&format!(
+    console.diagnostics(&diagnostics);
+    if errors > 0 || (strict && warnings > 0) {
+        console.note(&format!(
             "validate: {} error{}, {} warning{}",
             errors,
             plural(errors),
             warnings,
             plural(warnings)
         ));
-        Ok(Exit::BadInput)
+        Exit::BadInput
     } else {
-        crate::cli::output::write_stderr(&format!("ok: {}", summary.join("; ")));
-        Ok(Exit::Success)
+        console.note(&format!("ok: {}", summary.join("; ")));
+        Exit::Success
     }
 }
 

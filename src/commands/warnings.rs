@@ -1,11 +1,11 @@
 //! Warnings found while loading a run's inputs (config, pack, mock file, scenario
 //! choice): shown once, kept for the report, and fatal under `--strict`.
 
-use crate::cli::{Cli, CliError, print_diagnostics};
+use crate::cli::{CliError, Console, Settings};
 use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Loaded, Rejected};
 
-use super::invoke::{config_path, no_config};
+use super::load::{config_path, no_config};
 
 /// Without `--strict` each warning is printed as soon as it is found, as before;
 /// with it they are held, and any one stops the command before anything starts.
@@ -25,11 +25,15 @@ impl LoadWarnings {
 
     /// The loaded value, its warnings kept; a rejected file is bad input, shown with
     /// the warnings held so far.
-    pub fn keep<T>(&mut self, loaded: Result<Loaded<T>, Rejected>) -> Result<T, CliError> {
+    pub fn keep<T>(
+        &mut self,
+        loaded: Result<Loaded<T>, Rejected>,
+        console: &mut Console,
+    ) -> Result<T, CliError> {
         match loaded {
             Ok(loaded) => {
                 for warning in loaded.warnings.iter() {
-                    self.add(warning.clone());
+                    self.add(warning.clone(), console);
                 }
                 Ok(loaded.value)
             }
@@ -45,17 +49,21 @@ impl LoadWarnings {
         }
     }
 
-    pub fn add(&mut self, warning: Diagnostic) {
+    pub fn add(&mut self, warning: Diagnostic, console: &mut Console) {
         if !self.strict {
-            print_diagnostics(&warning.clone().into());
+            console.diagnostics(&warning.clone().into());
         }
         self.found.push(warning);
     }
 
     /// The config given or found, like every command reads it, keeping its warnings.
-    pub fn config(&mut self, cli: &Cli) -> Result<RuntimeConfig, CliError> {
-        let path = config_path(cli).ok_or_else(no_config)?;
-        self.keep(config::load(&path, false))
+    pub fn config(
+        &mut self,
+        settings: &Settings,
+        console: &mut Console,
+    ) -> Result<RuntimeConfig, CliError> {
+        let path = config_path(settings).ok_or_else(no_config)?;
+        self.keep(config::load(&path, false), console)
     }
 
     /// Every warning, for the report; under `--strict` any warning is bad input.

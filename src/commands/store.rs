@@ -1,0 +1,43 @@
+//! The prompt library as the library and sharing commands open and answer from it.
+
+use serde_json::Value as Json;
+
+use crate::cli::args::{LibraryArgs, LibraryFormat};
+use crate::cli::{CliError, Console, Exit};
+use crate::library::{Library, LibraryError};
+
+/// The library named by `--library` or `PROMPTEXEC_LIBRARY`, else the per-user one.
+pub(super) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
+    let path = args.library.clone().unwrap_or_else(Library::default_path);
+    Library::open(&path).map_err(refused)
+}
+
+/// Who acts: `--agent`, else the user.
+pub(super) fn who(args: &LibraryArgs) -> String {
+    args.agent.clone().unwrap_or_else(|| {
+        let user = std::env::var("USER")
+            .or_else(|_| std::env::var("LOGNAME"))
+            .unwrap_or_else(|_| "unknown".into());
+        format!("user:{user}")
+    })
+}
+
+/// A refusal or failure of the library, as the user sees it.
+pub(super) fn refused(err: LibraryError) -> CliError {
+    CliError::from(err)
+}
+
+/// JSON on stdout, or the human text on stdout.
+pub(super) fn say(
+    console: &mut Console,
+    format: LibraryFormat,
+    doc: &Json,
+    human: impl FnOnce() -> String,
+) -> Result<Exit, CliError> {
+    let text = match format {
+        LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
+        LibraryFormat::Human => human(),
+    };
+    console.out(&format!("{}\n", text.trim_end()))?;
+    Ok(Exit::Success)
+}
