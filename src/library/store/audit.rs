@@ -26,17 +26,54 @@ pub struct AuditRecord {
 }
 
 impl AuditRecord {
-    /// The hash a record must carry: over the previous hash and its own fields.
+    /// The hash a record must carry: over the previous hash and its own fields, in
+    /// their RFC 8785 canonical form.
     fn expected_hash(&self) -> String {
-        let body = json!({
+        self.hash_over(&canonical_json(&self.body()))
+    }
+
+    /// Whether the record carries its own hash. Logs written before hashes used
+    /// RFC 8785 sorted keys by UTF-8 bytes and wrote numbers as serde_json does; the
+    /// two forms differ only for numbers like `2.0` or `1e21` and for rare keys, and
+    /// such a record still holds when its hash matches the older form.
+    fn holds(&self) -> bool {
+        self.hash == self.expected_hash()
+            || self.hash == self.hash_over(&sorted_keys(&self.body()).to_string())
+    }
+
+    fn body(&self) -> Json {
+        json!({
             "seq": self.seq,
             "at": self.at,
             "who": self.who,
             "prompt_id": self.prompt_id,
             "version": self.version,
             "variables": self.variables,
-        });
-        sha256_hex(format!("{}\n{}", self.prev_hash, canonical_json(&body)).as_bytes())
+        })
+    }
+
+    fn hash_over(&self, canonical_body: &str) -> String {
+        sha256_hex(format!("{}\n{}", self.prev_hash, canonical_body).as_bytes())
+    }
+}
+
+/// `value` with every object's keys in UTF-8 byte order: the canonical form that audit
+/// hashes used before RFC 8785 (serde_json keeps insertion order, so sorting the map
+/// is enough).
+fn sorted_keys(value: &Json) -> Json {
+    match value {
+        Json::Object(map) => {
+            let mut entries: Vec<(&String, &Json)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Json::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted_keys(v)))
+                    .collect(),
+            )
+        }
+        Json::Array(items) => Json::Array(items.iter().map(sorted_keys).collect()),
+        leaf => leaf.clone(),
     }
 }
 
@@ -177,7 +214,7 @@ fn check_chain(
                 "its link to the record before does not match".into(),
             ));
         }
-        if record.hash != record.expected_hash() {
+        if !record.holds() {
             return Err(broken(
                 "its content does not match its hash: it was edited".into(),
             ));
@@ -229,5 +266,29 @@ mod tests {
         let mut records = lib.audit_records().expect("records");
         records.pop();
         assert!(check_chain(&records, Some(&head)).is_err());
+    }
+
+    #[test]
+    fn records_hashed_before_rfc_8785_still_hold_and_edits_to_them_are_found() {
+        // A record as the older form hashed it, with a number the two forms write
+        // differently (`2.0` against `2`) and keys in insertion order.
+        let mut old = AuditRecord {
+            seq: 1,
+            at: "2025-06-01T12:00:00.000Z".into(),
+            who: "me".into(),
+            prompt_id: "p".into(),
+            version: 1,
+            variables: json!({"z": 2.0, "a": "x"}),
+            prev_hash: GENESIS.into(),
+            hash: String::new(),
+        };
+        let legacy = r#"{"at":"2025-06-01T12:00:00.000Z","prompt_id":"p","seq":1,"variables":{"a":"x","z":2.0},"version":1,"who":"me"}"#;
+        assert_eq!(sorted_keys(&old.body()).to_string(), legacy);
+        old.hash = sha256_hex(format!("{GENESIS}\n{legacy}").as_bytes());
+        assert_ne!(old.hash, old.expected_hash(), "the forms must differ here");
+        let head = (1, old.hash.clone());
+        assert_eq!(check_chain(std::slice::from_ref(&old), Some(&head)), Ok(1));
+        old.variables = json!({"z": 3.0, "a": "x"});
+        assert_eq!(check_chain(&[old], Some(&head)).map_err(|b| b.seq), Err(1));
     }
 }
