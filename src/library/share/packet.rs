@@ -190,12 +190,7 @@ mod tests {
     #[test]
     fn packet_round_trips() {
         let (k, p) = packet();
-        let keys: Vec<&str> = p
-            .as_object()
-            .expect("object")
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys: Vec<String> = p.as_object().expect("object").keys().cloned().collect();
         assert_eq!(
             keys,
             [

@@ -5,6 +5,7 @@
 mod audit;
 mod prompts;
 mod schema;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -14,6 +15,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 pub use audit::{AuditBreak, AuditRecord};
 pub use prompts::{StoredPrompt, VersionInfo};
 use schema::{BUSY_TIMEOUT, migrate, wal};
+pub use search::SearchHit;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {

@@ -48,6 +48,45 @@ pub struct VersionInfo {
     pub created_at: String,
 }
 
+/// The columns [`stored_prompt`] reads, over `p` (prompts) and `v` (versions).
+pub(super) const PROMPT_COLUMNS: &str = "p.id, p.locked, v.version, v.content, v.content_hash,
+    v.author, v.created_at,
+    (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
+    (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)";
+
+/// The latest version of each prompt in the library that carries every tag of `?1`
+/// (a JSON array, see [`tags_param`]); tags compare ignoring ASCII case.
+pub(super) const LISTED: &str = "prompts p JOIN versions v ON v.prompt_id = p.id
+    WHERE p.removed = 0
+      AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
+      AND NOT EXISTS (
+          SELECT 1 FROM json_each(?1) wanted WHERE NOT EXISTS (
+              SELECT 1 FROM json_each(v.content, '$.tags') have
+              WHERE json_type(v.content, '$.tags') = 'array' AND have.type = 'text'
+                AND have.value = wanted.value COLLATE NOCASE))";
+
+/// The tags a listing must carry, as [`LISTED`] takes them.
+pub(super) fn tags_param(tags: &[String]) -> String {
+    Json::from(tags).to_string()
+}
+
+/// A row of [`PROMPT_COLUMNS`]: a prompt at its latest version.
+pub(super) fn stored_prompt(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredPrompt> {
+    let content: String = row.get(3)?;
+    Ok(StoredPrompt {
+        id: row.get(0)?,
+        locked: row.get(1)?,
+        version: row.get(2)?,
+        latest_version: row.get(2)?,
+        content: serde_json::from_str(&content).unwrap_or(Json::Null),
+        content_hash: row.get(4)?,
+        author: row.get(5)?,
+        created_at: row.get(6)?,
+        rating: row.get(7)?,
+        ratings: row.get(8)?,
+    })
+}
+
 impl Library {
     /// Stores `template` as a new prompt, or as the next version of an existing one.
     pub fn add(&mut self, template: &Json, author: &str) -> Result<StoredPrompt> {
@@ -143,40 +182,12 @@ impl Library {
     /// The latest version of every prompt carrying all of `tags`, by id, read in
     /// one query.
     pub fn list(&self, tags: &[String]) -> Result<Vec<StoredPrompt>> {
-        let mut statement = self.conn.prepare(
-            "SELECT p.id, p.locked, v.version, v.content, v.content_hash, v.author, v.created_at,
-                    (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
-                    (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)
-             FROM prompts p JOIN versions v ON v.prompt_id = p.id
-             WHERE p.removed = 0
-               AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
-             ORDER BY p.id",
-        )?;
+        let sql = format!("SELECT {PROMPT_COLUMNS} FROM {LISTED} ORDER BY p.id");
+        let mut statement = self.conn.prepare(&sql)?;
         let prompts = statement
-            .query_map([], |row| {
-                let content: String = row.get(3)?;
-                Ok(StoredPrompt {
-                    id: row.get(0)?,
-                    locked: row.get(1)?,
-                    version: row.get(2)?,
-                    latest_version: row.get(2)?,
-                    content: serde_json::from_str(&content).unwrap_or(Json::Null),
-                    content_hash: row.get(4)?,
-                    author: row.get(5)?,
-                    created_at: row.get(6)?,
-                    rating: row.get(7)?,
-                    ratings: row.get(8)?,
-                })
-            })?
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        Ok(prompts
-            .into_iter()
-            .filter(|p| {
-                let have = p.tags();
-                tags.iter()
-                    .all(|t| have.iter().any(|h| h.eq_ignore_ascii_case(t)))
-            })
-            .collect())
+            .query_map([tags_param(tags)], stored_prompt)?
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(prompts)
     }
 
     /// Every version of a prompt, oldest first.
