@@ -55,7 +55,8 @@ pub(super) const PROMPT_COLUMNS: &str = "p.id, p.locked, v.version, v.content, v
     (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)";
 
 /// The latest version of each prompt in the library that carries every tag of `?1`
-/// (a JSON array, see [`tags_param`]); tags compare ignoring ASCII case.
+/// (a JSON array, see [`tags_param`]); tags compare ignoring ASCII case. It ends in
+/// its WHERE clause, so a query may add `AND …` conditions.
 pub(super) const LISTED: &str = "prompts p JOIN versions v ON v.prompt_id = p.id
     WHERE p.removed = 0
       AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
