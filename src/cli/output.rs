@@ -64,15 +64,20 @@ impl Console {
         self.raw_err(&format!("{}\n", paint_labels(line)));
     }
 
-    /// Diagnostics on stderr, sorted by file and position; under `-q` only the errors.
+    /// Diagnostics on stderr, sorted by file and position, each with the source line it points
+    /// at; under `-q` only the errors.
     pub fn diagnostics(&mut self, diagnostics: &Diagnostics) {
         let quiet = quiet();
+        let mut sources = crate::doc::Sources::default();
         let text: String = diagnostics
             .clone()
             .sorted()
             .iter()
             .filter(|d| !quiet || d.is_error())
-            .map(|d| format!("{}\n", paint_diagnostic(d)))
+            .map(|d| {
+                let snippet = sources.snippet(d, style::enabled());
+                format!("{}\n{snippet}", paint_diagnostic(d))
+            })
             .collect();
         self.raw_err(&text);
     }

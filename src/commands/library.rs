@@ -36,22 +36,17 @@ pub fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliE
             tags,
             library,
         } => {
-            let prompts = open(library)?.list(tags).map_err(refused)?;
-            let mut ranked: Vec<(u32, &StoredPrompt)> = prompts
+            let hits = open(library)?.search(query, tags).map_err(refused)?;
+            let rows: Vec<Json> = hits
                 .iter()
-                .filter_map(|p| relevance(p, query).map(|r| (r, p)))
-                .collect();
-            ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
-            let rows: Vec<Json> = ranked
-                .iter()
-                .map(|(r, p)| {
-                    let mut row = summary(p);
-                    row["relevance"] = json!(r);
+                .map(|hit| {
+                    let mut row = summary(&hit.prompt);
+                    row["relevance"] = json!(hit.relevance);
                     row
                 })
                 .collect();
-            let found: Vec<StoredPrompt> = ranked.iter().map(|(_, p)| (*p).clone()).collect();
-            let scores: Vec<u32> = ranked.iter().map(|(r, _)| *r).collect();
+            let found: Vec<StoredPrompt> = hits.iter().map(|hit| hit.prompt.clone()).collect();
+            let scores: Vec<u32> = hits.iter().map(|hit| hit.relevance).collect();
             say(console, library.format, &Json::Array(rows), || {
                 if found.is_empty() {
                     format!("no prompt matches `{query}`")
@@ -252,29 +247,4 @@ fn prompt_table(prompts: &[StoredPrompt], relevance: Option<&[u32]>) -> String {
         table.add_row(row);
     }
     table.to_string()
-}
-
-/// How well a prompt matches the query's words, ignoring case; `None` unless every
-/// word is found somewhere. A word in the title counts most, then in a tag, then in
-/// the description, then in the template.
-fn relevance(p: &StoredPrompt, query: &str) -> Option<u32> {
-    let fields = [
-        (p.field("title").to_lowercase(), 8),
-        (p.tags().join(" ").to_lowercase(), 4),
-        (p.field("description").to_lowercase(), 2),
-        (p.field("template").to_lowercase(), 1),
-    ];
-    let mut total = 0;
-    for word in query.split_whitespace().map(str::to_lowercase) {
-        let score: u32 = fields
-            .iter()
-            .filter(|(text, _)| text.contains(&word))
-            .map(|(_, weight)| weight)
-            .sum();
-        if score == 0 {
-            return None;
-        }
-        total += score;
-    }
-    (total > 0).then_some(total)
 }

@@ -9,6 +9,7 @@ mod diagnostic;
 mod fields;
 mod json_string;
 mod node;
+mod snippet;
 mod suggest;
 
 pub use check::{Checker, UnknownKeys, one_of};
@@ -16,6 +17,7 @@ pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use fields::Fields;
 pub use json_string::{JsonStringCursor, locate_in_json_string};
 pub use node::{Key, Node, Pos, Source, Value, parse_json, parse_yaml};
+pub use snippet::{Sources, snippet};
 pub use suggest::{did_you_mean, suggest};
 
 mod loaded;

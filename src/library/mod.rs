@@ -16,5 +16,7 @@ pub use sign::{
     verify, write_key_files,
 };
 pub use slots::Slot;
-pub use store::{AuditBreak, AuditRecord, Library, LibraryError, StoredPrompt, VersionInfo};
+pub use store::{
+    AuditBreak, AuditRecord, Library, LibraryError, SearchHit, StoredPrompt, VersionInfo,
+};
 pub use template_file::{PromptTemplate, load_template_file, parse_template, plain_text};

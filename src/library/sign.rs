@@ -1,7 +1,7 @@
 //! Identities and integrity for shared prompts: Ed25519 keys named by `did:key`, detached
 //! base58btc signatures, and the canonical JSON that signatures and content hashes cover.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
 use std::os::unix::fs::OpenOptionsExt;
@@ -89,7 +89,7 @@ impl KeyPair {
 
     /// Accepts the 64 hex digits written by [`write_key_files`] (surrounding whitespace ignored).
     pub fn from_seed_hex(text: &str) -> Result<KeyPair, SignError> {
-        let bytes = decode_hex(text.trim())?;
+        let bytes = hex::decode(text.trim()).map_err(|_| SignError::SeedNotHex)?;
         let seed: [u8; SEED_LEN] = bytes
             .as_slice()
             .try_into()
@@ -104,7 +104,7 @@ impl KeyPair {
     }
 
     pub fn seed_hex(&self) -> String {
-        hex(&self.signing.to_bytes())
+        hex::encode(self.signing.to_bytes())
     }
 
     pub fn did(&self) -> String {
@@ -212,43 +212,13 @@ pub fn verify(did: &str, bytes: &[u8], signature: &str) -> Result<(), SignError>
         .map_err(|_| SignError::BadSignature)
 }
 
-/// Compact JSON with object keys sorted (by UTF-8 bytes) at every depth, so signatures and
-/// hashes depend only on the content, not on key order or whitespace.
+/// The RFC 8785 (JCS) canonical form of `value`: compact, object keys sorted by UTF-16
+/// code units at every depth, numbers written as ECMAScript does. Signatures and hashes
+/// cover these bytes, so any JCS implementation can reproduce them.
 pub fn canonical_json(value: &Json) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Json, out: &mut String) {
-    match value {
-        Json::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                // A string's Display is its escaped JSON form.
-                out.push_str(&Json::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(item, out);
-            }
-            out.push('}');
-        }
-        Json::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        leaf => out.push_str(&leaf.to_string()),
-    }
+    // JCS refuses only non-finite numbers and non-string keys, which a `Value` cannot
+    // hold; the plain text is a fallback that is never taken.
+    serde_jcs::to_string(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// `sha256:` + lowercase hex of SHA-256 over the canonical JSON of `value`.
@@ -258,26 +228,7 @@ pub fn content_hash(value: &Json) -> String {
 
 /// Lowercase hex of SHA-256 over `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{byte:02x}");
-    }
-    out
-}
-
-fn decode_hex(text: &str) -> Result<Vec<u8>, SignError> {
-    if !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(SignError::SeedNotHex);
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).map_err(|_| SignError::SeedNotHex))
-        .collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 #[cfg(test)]
@@ -353,6 +304,47 @@ mod tests {
         assert_eq!(content_hash(&value), content_hash(&same));
         assert!(content_hash(&value).starts_with("sha256:"));
         assert_eq!(content_hash(&value).len(), "sha256:".len() + 64);
+    }
+
+    #[test]
+    fn canonical_json_follows_rfc_8785() {
+        // The key-sorting example of RFC 8785 §3.2.3: by UTF-16 code units, so the
+        // emoji (a surrogate pair) sorts before U+FB33, unlike in UTF-8 byte order.
+        let keys = json!({
+            "\u{20ac}": "Euro Sign", "\r": "Carriage Return", "\u{fb33}": "Hebrew Letter Dalet With Dagesh",
+            "1": "One", "\u{1f600}": "Emoji: Grinning Face", "\u{80}": "Control", "\u{f6}": "Latin Small Letter O With Diaeresis",
+        });
+        let order: Vec<String> =
+            serde_json::from_str::<serde_json::Map<String, Json>>(&canonical_json(&keys))
+                .expect("canonical JSON parses")
+                .values()
+                .map(|v| v.as_str().unwrap_or_default().to_string())
+                .collect();
+        assert_eq!(
+            order,
+            [
+                "Carriage Return",
+                "One",
+                "Control",
+                "Latin Small Letter O With Diaeresis",
+                "Euro Sign",
+                "Emoji: Grinning Face",
+                "Hebrew Letter Dalet With Dagesh"
+            ]
+        );
+        // Numbers as ECMAScript writes them (RFC 8785 §3.2.2.3).
+        let numbers: Json =
+            serde_json::from_str("[1.0, -0.0, 1e21, 1e-7, 0.000001, 333333333.33333329, 4.5]")
+                .expect("numbers parse");
+        assert_eq!(
+            canonical_json(&numbers),
+            "[1,0,1e+21,1e-7,0.000001,333333333.3333333,4.5]"
+        );
+        // Control characters are escaped, everything else is written as is.
+        assert_eq!(
+            canonical_json(&json!("\u{1}\n\u{e9}\u{2028}/")),
+            "\"\\u0001\\n\u{e9}\u{2028}/\""
+        );
     }
 
     #[test]

@@ -7,7 +7,19 @@ use crate::util::{repo_root, run, run_in};
 fn extensions_that_cannot_start_are_errors_at_the_offending_value() {
     let out = run(&["validate", "-c", "launch/launch.yaml"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let all: Vec<&str> = out.stderr.lines().collect();
+    // Each diagnostic is followed by its source line, between a gutter and carets.
+    let lines: Vec<&str> = all.iter().step_by(4).copied().collect();
+    assert_eq!(
+        all[5..8],
+        [
+            "   |",
+            "21 |         command: no-such-interpreter-here",
+            "   |                  ^^^^^^^^^^^^^^^^^^^^^^^^"
+        ],
+        "{}",
+        out.stderr
+    );
     let expected_starts = [
         "launch/launch.yaml:14:22: spec.tools.absent_script.exec.args: script `./scripts/absent.py` does not exist",
         "launch/launch.yaml:21:18: spec.tools.not_on_path.exec.command: `no-such-interpreter-here` is not found in PATH",

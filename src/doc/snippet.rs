@@ -1,0 +1,171 @@
+//! The source line under a diagnostic, rustc-style: the line with its number and a
+//! caret run under what the diagnostic points at. The `FILE:LINE:COL: message` line
+//! stays the diagnostic's own; this only adds the lines that follow it.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+
+use super::{Diagnostic, Pos, Severity};
+
+/// The text of the files diagnostics point into, each read once. A file that cannot
+/// be read (gone, or a label such as `id@v2` rather than a path) gets no snippet.
+#[derive(Debug, Default)]
+pub struct Sources {
+    texts: HashMap<PathBuf, Option<String>>,
+}
+
+impl Sources {
+    /// Makes `text` the source of `file`, for documents that never were on disk or
+    /// that were read once already.
+    pub fn insert(&mut self, file: impl Into<PathBuf>, text: impl Into<String>) {
+        self.texts.insert(file.into(), Some(text.into()));
+    }
+
+    /// The lines to print under `diagnostic` (each ending in a newline), or nothing
+    /// when it has no position or its file cannot be read.
+    pub fn snippet(&mut self, diagnostic: &Diagnostic, colour: bool) -> String {
+        let Some(pos) = diagnostic.pos else {
+            return String::new();
+        };
+        if diagnostic.file.as_os_str().is_empty() {
+            return String::new();
+        }
+        let text = self
+            .texts
+            .entry(diagnostic.file.clone())
+            .or_insert_with_key(|file| std::fs::read_to_string(file).ok());
+        match text {
+            Some(text) => snippet(text, pos, diagnostic.severity, colour),
+            None => String::new(),
+        }
+    }
+}
+
+/// Renders the line of `text` at `pos` with the token there underlined.
+pub fn snippet(text: &str, pos: Pos, severity: Severity, colour: bool) -> String {
+    let Some(span) = token_at(text, pos) else {
+        return String::new();
+    };
+    let level = match severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let group = Group::with_level(level).element(
+        Snippet::source(text)
+            .line_start(1)
+            .annotation(AnnotationKind::Primary.span(span)),
+    );
+    let renderer = if colour {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = renderer.render(&[group]);
+    out.push('\n');
+    out
+}
+
+/// The byte range of what starts at `pos` (1-based line and character column): a
+/// quoted string up to its closing quote, else the run up to the next space or
+/// separator; one character at least, none past the end of the line. `None` when the
+/// line is not in `text`.
+fn token_at(text: &str, pos: Pos) -> Option<Range<usize>> {
+    let line_index = usize::try_from(pos.line).ok()?.checked_sub(1)?;
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line_index)
+        .map(str::len)
+        .sum();
+    let line = text[line_start..].split_inclusive('\n').next()?;
+    let line = line.trim_end_matches(['\n', '\r']);
+    let col = usize::try_from(pos.col).unwrap_or(1).saturating_sub(1);
+    let start = line.char_indices().nth(col).map_or(line.len(), |(i, _)| i);
+    let rest = &line[start..];
+    let len = match rest.chars().next() {
+        None => 0,
+        Some(quote @ ('"' | '\'')) => closing_quote(rest, quote).unwrap_or(rest.len()),
+        Some('[' | '{') => closing_bracket(rest).unwrap_or(rest.len()),
+        Some(first) => rest
+            .char_indices()
+            .find(|&(_, c)| c.is_whitespace() || matches!(c, ',' | ':' | ']' | '}' | '[' | '{'))
+            .map_or(rest.len(), |(i, _)| i)
+            .max(first.len_utf8()),
+    };
+    Some(line_start + start..line_start + start + len)
+}
+
+/// The length of a quoted string at the start of `rest`, quotes included.
+fn closing_quote(rest: &str, quote: char) -> Option<usize> {
+    let mut escaped = false;
+    for (i, c) in rest.char_indices().skip(1) {
+        match c {
+            '\\' if quote == '"' && !escaped => escaped = true,
+            c if c == quote && !escaped => return Some(i + c.len_utf8()),
+            _ => escaped = false,
+        }
+    }
+    None
+}
+
+/// The length of a flow list or mapping at the start of `rest`, brackets included.
+fn closing_bracket(rest: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut chars = rest.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            '"' | '\'' => {
+                let skip = closing_quote(&rest[i..], c)?;
+                chars.nth(rest[i..i + skip].chars().count().saturating_sub(2));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: u32, col: u32) -> Pos {
+        Pos { line, col }
+    }
+
+    #[test]
+    fn the_line_is_shown_with_the_token_underlined() {
+        let text = "tools:\n  bad_key: 1\n  name: \"a b\"\n";
+        let shown = snippet(text, at(2, 3), Severity::Error, false);
+        assert_eq!(shown, "  |\n2 |   bad_key: 1\n  |   ^^^^^^^\n");
+        let shown = snippet(text, at(3, 9), Severity::Warning, false);
+        assert_eq!(shown, "  |\n3 |   name: \"a b\"\n  |         ^^^^^\n");
+        let text = "phases: [a, \"]\", {b: c}] # x\n";
+        let shown = snippet(text, at(1, 9), Severity::Error, false);
+        assert_eq!(
+            shown,
+            format!("  |\n1 | {}  |         {}\n", text, "^".repeat(16))
+        );
+    }
+
+    #[test]
+    fn a_position_past_the_text_or_a_file_that_cannot_be_read_gives_no_snippet() {
+        assert_eq!(snippet("one line\n", at(3, 1), Severity::Error, false), "");
+        let shown = snippet("key:\n", at(1, 5), Severity::Error, false);
+        assert!(shown.contains("1 | key:"), "{shown}");
+        let mut sources = Sources::default();
+        let missing = Diagnostic::error(std::path::Path::new("/no/such/file.yaml"), at(1, 1), "x");
+        assert_eq!(sources.snippet(&missing, false), "");
+        sources.insert("/no/such/file.yaml", "here: 1\n");
+        assert!(sources.snippet(&missing, false).contains("1 | here: 1"));
+        assert_eq!(sources.snippet(&Diagnostic::plain("x"), false), "");
+    }
+}

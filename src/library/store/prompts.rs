@@ -1,0 +1,377 @@
+//! Prompts and their versions: adding, reading, listing, locking, removing, rating.
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::super::sign::content_hash;
+use super::{Library, LibraryError, Result, now};
+
+/// One version of a prompt as stored, with what `list` and `show` report about it.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoredPrompt {
+    pub id: String,
+    pub version: u64,
+    pub latest_version: u64,
+    /// The PromptKind template JSON.
+    pub content: Json,
+    pub content_hash: String,
+    pub locked: bool,
+    pub author: String,
+    pub created_at: String,
+    pub rating: Option<f64>,
+    pub ratings: u64,
+}
+
+impl StoredPrompt {
+    pub fn field(&self, key: &str) -> &str {
+        self.content[key].as_str().unwrap_or_default()
+    }
+
+    pub fn tags(&self) -> Vec<String> {
+        self.content["tags"]
+            .as_array()
+            .map(|tags| {
+                tags.iter()
+                    .filter_map(|t| t.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VersionInfo {
+    pub version: u64,
+    pub content_hash: String,
+    pub author: String,
+    pub created_at: String,
+}
+
+/// The columns [`stored_prompt`] reads, over `p` (prompts) and `v` (versions).
+pub(super) const PROMPT_COLUMNS: &str = "p.id, p.locked, v.version, v.content, v.content_hash,
+    v.author, v.created_at,
+    (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
+    (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)";
+
+/// The latest version of each prompt in the library that carries every tag of `?1`
+/// (a JSON array, see [`tags_param`]); tags compare ignoring ASCII case. It ends in
+/// its WHERE clause, so a query may add `AND …` conditions.
+pub(super) const LISTED: &str = "prompts p JOIN versions v ON v.prompt_id = p.id
+    WHERE p.removed = 0
+      AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
+      AND NOT EXISTS (
+          SELECT 1 FROM json_each(?1) wanted WHERE NOT EXISTS (
+              SELECT 1 FROM json_each(v.content, '$.tags') have
+              WHERE json_type(v.content, '$.tags') = 'array' AND have.type = 'text'
+                AND have.value = wanted.value COLLATE NOCASE))";
+
+/// The tags a listing must carry, as [`LISTED`] takes them.
+pub(super) fn tags_param(tags: &[String]) -> String {
+    Json::from(tags).to_string()
+}
+
+/// A row of [`PROMPT_COLUMNS`]: a prompt at its latest version.
+pub(super) fn stored_prompt(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredPrompt> {
+    let content: String = row.get(3)?;
+    Ok(StoredPrompt {
+        id: row.get(0)?,
+        locked: row.get(1)?,
+        version: row.get(2)?,
+        latest_version: row.get(2)?,
+        content: serde_json::from_str(&content).unwrap_or(Json::Null),
+        content_hash: row.get(4)?,
+        author: row.get(5)?,
+        created_at: row.get(6)?,
+        rating: row.get(7)?,
+        ratings: row.get(8)?,
+    })
+}
+
+impl Library {
+    /// Stores `template` as a new prompt, or as the next version of an existing one.
+    pub fn add(&mut self, template: &Json, author: &str) -> Result<StoredPrompt> {
+        let tx = self.write()?;
+        let id = template["id"].as_str().unwrap_or_default().to_string();
+        let version = put_version(&tx, &id, template, author)?;
+        tx.commit()?;
+        self.get(&id, Some(version))
+    }
+
+    /// Stores every prompt or none.
+    pub fn add_all(&mut self, prompts: &[Json], author: &str) -> Result<Vec<(String, u64)>> {
+        let tx = self.write()?;
+        let mut stored = Vec::new();
+        for template in prompts {
+            let id = template["id"].as_str().unwrap_or_default().to_string();
+            let version = put_version(&tx, &id, template, author)?;
+            stored.push((id, version));
+        }
+        tx.commit()?;
+        Ok(stored)
+    }
+
+    /// Stores a prompt from a sync packet, unless the packet was seen before; both
+    /// in one transaction, so a replay can never slip in between.
+    pub fn receive(&mut self, digest: &str, template: &Json, author: &str) -> Result<u64> {
+        let tx = self.write()?;
+        let fresh = tx.execute(
+            "INSERT OR IGNORE INTO seen_packets (digest, received_at) VALUES (?1, ?2)",
+            params![digest, now()],
+        )?;
+        if fresh == 0 {
+            return Err(LibraryError::Replayed);
+        }
+        let id = template["id"].as_str().unwrap_or_default().to_string();
+        let version = put_version(&tx, &id, template, author)?;
+        tx.commit()?;
+        Ok(version)
+    }
+
+    /// A prompt at `version`, else at its latest.
+    pub fn get(&self, id: &str, version: Option<u64>) -> Result<StoredPrompt> {
+        let (locked, latest) = self
+            .conn
+            .query_row(
+                "SELECT p.locked, MAX(v.version) FROM prompts p JOIN versions v ON v.prompt_id = p.id
+                 WHERE p.id = ?1 AND p.removed = 0 GROUP BY p.id",
+                [id],
+                |row| Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?)),
+            )
+            .optional()?
+            .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
+        let version = version.unwrap_or(latest);
+        let (content, content_hash, author, created_at) = self
+            .conn
+            .query_row(
+                "SELECT content, content_hash, author, created_at FROM versions
+                 WHERE prompt_id = ?1 AND version = ?2",
+                params![id, version],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, String>(2)?,
+                        row.get::<_, String>(3)?,
+                    ))
+                },
+            )
+            .optional()?
+            .ok_or_else(|| LibraryError::NoVersion {
+                id: id.to_string(),
+                version,
+            })?;
+        let (rating, ratings) = self.conn.query_row(
+            "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1",
+            [id],
+            |row| Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?)),
+        )?;
+        Ok(StoredPrompt {
+            id: id.to_string(),
+            version,
+            latest_version: latest,
+            content: serde_json::from_str(&content).unwrap_or(Json::Null),
+            content_hash,
+            locked,
+            author,
+            created_at,
+            rating,
+            ratings,
+        })
+    }
+
+    /// The latest version of every prompt carrying all of `tags`, by id, read in
+    /// one query.
+    pub fn list(&self, tags: &[String]) -> Result<Vec<StoredPrompt>> {
+        let sql = format!("SELECT {PROMPT_COLUMNS} FROM {LISTED} ORDER BY p.id");
+        let mut statement = self.conn.prepare(&sql)?;
+        let prompts = statement
+            .query_map([tags_param(tags)], stored_prompt)?
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(prompts)
+    }
+
+    /// Every version of a prompt, oldest first.
+    pub fn history(&self, id: &str) -> Result<Vec<VersionInfo>> {
+        self.get(id, None)?;
+        let mut statement = self.conn.prepare(
+            "SELECT version, content_hash, author, created_at FROM versions
+             WHERE prompt_id = ?1 ORDER BY version",
+        )?;
+        let versions = statement
+            .query_map([id], |row| {
+                Ok(VersionInfo {
+                    version: row.get(0)?,
+                    content_hash: row.get(1)?,
+                    author: row.get(2)?,
+                    created_at: row.get(3)?,
+                })
+            })?
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(versions)
+    }
+
+    pub fn set_locked(&mut self, id: &str, locked: bool) -> Result<()> {
+        let tx = self.write()?;
+        let changed = tx.execute(
+            "UPDATE prompts SET locked = ?2 WHERE id = ?1 AND removed = 0",
+            params![id, locked],
+        )?;
+        if changed == 0 {
+            return Err(LibraryError::NotFound(id.to_string()));
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Takes a prompt out of the library; its versions stay on record.
+    pub fn remove(&mut self, id: &str) -> Result<()> {
+        let tx = self.write()?;
+        refuse_locked(&tx, id)?;
+        tx.execute("UPDATE prompts SET removed = 1 WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn rate(
+        &mut self,
+        id: &str,
+        score: f64,
+        comment: Option<&str>,
+        author: &str,
+    ) -> Result<()> {
+        if !(0.0..=5.0).contains(&score) {
+            return Err(LibraryError::BadRating(score));
+        }
+        let tx = self.write()?;
+        is_locked(&tx, id)?;
+        tx.execute(
+            "INSERT INTO ratings (prompt_id, score, comment, author, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, score, comment, author, now()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+fn is_locked(tx: &Transaction<'_>, id: &str) -> Result<bool> {
+    tx.query_row(
+        "SELECT locked FROM prompts WHERE id = ?1 AND removed = 0",
+        [id],
+        |row| row.get::<_, bool>(0),
+    )
+    .optional()?
+    .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+}
+
+fn refuse_locked(tx: &Transaction<'_>, id: &str) -> Result<()> {
+    if is_locked(tx, id)? {
+        return Err(LibraryError::Locked(id.to_string()));
+    }
+    Ok(())
+}
+
+/// Writes the next version of `id` (creating the prompt, or bringing a removed one
+/// back); a locked prompt refuses.
+fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) -> Result<u64> {
+    let state: Option<(bool, bool)> = tx
+        .query_row(
+            "SELECT locked, removed FROM prompts WHERE id = ?1",
+            [id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    match state {
+        Some((true, false)) => return Err(LibraryError::Locked(id.to_string())),
+        Some((_, true)) => {
+            tx.execute(
+                "UPDATE prompts SET removed = 0, locked = 0 WHERE id = ?1",
+                [id],
+            )?;
+        }
+        Some(_) => {}
+        None => {
+            tx.execute(
+                "INSERT INTO prompts (id, created_at) VALUES (?1, ?2)",
+                params![id, now()],
+            )?;
+        }
+    }
+    let version: u64 = tx.query_row(
+        "SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1",
+        [id],
+        |row| row.get(0),
+    )?;
+    tx.execute(
+        "INSERT INTO versions (prompt_id, version, content, content_hash, author, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            id,
+            version,
+            template.to_string(),
+            content_hash(template),
+            author,
+            now()
+        ],
+    )?;
+    Ok(version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::library;
+    use super::*;
+    use serde_json::json;
+
+    fn template(id: &str, text: &str) -> Json {
+        json!({"id": id, "title": "T", "template": text, "slots": [], "tags": ["a"]})
+    }
+
+    #[test]
+    fn every_change_is_a_new_version_and_old_ones_stay_readable() {
+        let (_dir, mut lib) = library();
+        assert_eq!(
+            lib.add(&template("p", "one"), "me").expect("add").version,
+            1
+        );
+        assert_eq!(
+            lib.add(&template("p", "two"), "me").expect("add").version,
+            2
+        );
+        assert_eq!(
+            lib.get("p", Some(1)).expect("v1").content["template"],
+            "one"
+        );
+        assert_eq!(
+            lib.get("p", None).expect("latest").content["template"],
+            "two"
+        );
+        assert_eq!(lib.history("p").expect("history").len(), 2);
+    }
+
+    #[test]
+    fn a_locked_prompt_refuses_changes_and_removal() {
+        let (_dir, mut lib) = library();
+        lib.add(&template("p", "one"), "me").expect("add");
+        lib.set_locked("p", true).expect("lock");
+        assert!(matches!(
+            lib.add(&template("p", "x"), "me"),
+            Err(LibraryError::Locked(_))
+        ));
+        assert!(matches!(lib.remove("p"), Err(LibraryError::Locked(_))));
+        lib.set_locked("p", false).expect("unlock");
+        lib.remove("p").expect("removed");
+        assert!(matches!(lib.get("p", None), Err(LibraryError::NotFound(_))));
+    }
+
+    #[test]
+    fn a_replayed_packet_is_refused() {
+        let (_dir, mut lib) = library();
+        lib.receive("d1", &template("p", "x"), "src")
+            .expect("first");
+        assert!(matches!(
+            lib.receive("d1", &template("p", "x"), "src"),
+            Err(LibraryError::Replayed)
+        ));
+    }
+}

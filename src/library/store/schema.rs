@@ -1,0 +1,139 @@
+//! The schema: each migration upgrades a library file by one version, in place, and
+//! the file is switched to write-ahead logging so readers never wait on a writer.
+
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::{LibraryError, Result};
+
+/// How long a writer waits for another to finish.
+pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Each entry upgrades the schema by one version (`PRAGMA user_version`).
+const MIGRATIONS: &[&str] = &[FIRST_SCHEMA, SEARCH_INDEX];
+
+/// Version 1: prompts and their versions, ratings, the audit chain, seen packets.
+pub(super) const FIRST_SCHEMA: &str = r#"
+    CREATE TABLE prompts (
+        id TEXT PRIMARY KEY,
+        locked INTEGER NOT NULL DEFAULT 0,
+        removed INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE versions (
+        prompt_id TEXT NOT NULL REFERENCES prompts(id),
+        version INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        author TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (prompt_id, version)
+    );
+    CREATE TABLE ratings (
+        id INTEGER PRIMARY KEY,
+        prompt_id TEXT NOT NULL REFERENCES prompts(id),
+        score REAL NOT NULL,
+        comment TEXT,
+        author TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        who TEXT NOT NULL,
+        prompt_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        variables TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+    );
+    CREATE TABLE audit_head (
+        one INTEGER PRIMARY KEY CHECK (one = 1),
+        seq INTEGER NOT NULL,
+        hash TEXT NOT NULL
+    );
+    CREATE TABLE seen_packets (
+        digest TEXT PRIMARY KEY,
+        received_at TEXT NOT NULL
+    );
+"#;
+
+/// Version 2: a full-text index (FTS5) over each prompt's latest title, tags,
+/// description and template, for `search`. A trigger keeps it current on every new
+/// version, whoever writes it; removed prompts stay indexed and are left out by the
+/// query. The index's rowid comes from `search_keys`, an integer key per prompt
+/// (prompts' own rowid may change on VACUUM). Existing libraries are indexed here.
+const SEARCH_INDEX: &str = r#"
+    CREATE TABLE search_keys (
+        key INTEGER PRIMARY KEY,
+        prompt_id TEXT NOT NULL UNIQUE REFERENCES prompts(id)
+    );
+    CREATE VIRTUAL TABLE prompt_search USING fts5(
+        title, tags, description, template,
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+    -- The searchable text of every version: string fields only, tags joined by spaces.
+    CREATE VIEW version_text AS
+    SELECT prompt_id, version,
+        iif(json_type(content, '$.title') = 'text', content ->> '$.title', '') AS title,
+        iif(json_type(content, '$.tags') = 'array',
+            (SELECT group_concat(value, ' ') FROM json_each(content, '$.tags') WHERE type = 'text'),
+            '') AS tags,
+        iif(json_type(content, '$.description') = 'text', content ->> '$.description', '') AS description,
+        iif(json_type(content, '$.template') = 'text', content ->> '$.template', '') AS template
+    FROM versions;
+    CREATE TRIGGER index_new_version AFTER INSERT ON versions BEGIN
+        INSERT OR IGNORE INTO search_keys (prompt_id) VALUES (NEW.prompt_id);
+        DELETE FROM prompt_search
+        WHERE rowid = (SELECT key FROM search_keys WHERE prompt_id = NEW.prompt_id);
+        INSERT INTO prompt_search (rowid, title, tags, description, template)
+        SELECT k.key, t.title, t.tags, t.description, t.template
+        FROM search_keys k JOIN version_text t ON t.prompt_id = k.prompt_id
+        WHERE k.prompt_id = NEW.prompt_id AND t.version = NEW.version;
+    END;
+    INSERT INTO search_keys (prompt_id) SELECT id FROM prompts ORDER BY id;
+    INSERT INTO prompt_search (rowid, title, tags, description, template)
+    SELECT k.key, t.title, t.tags, t.description, t.template
+    FROM search_keys k JOIN version_text t ON t.prompt_id = k.prompt_id
+    WHERE t.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = k.prompt_id);
+"#;
+
+/// Switches the file to write-ahead logging. SQLite answers "busy" at once, without
+/// the busy handler, when another connection holds the file while this one asks, as
+/// happens when several processes open a new library together: ask again until the
+/// busy timeout.
+pub(super) fn wal(conn: &Connection) -> rusqlite::Result<()> {
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        }) {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
+    let known = MIGRATIONS.len() as i64;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if found > known {
+        return Err(LibraryError::TooNew { found, known });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
