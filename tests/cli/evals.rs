@@ -18,35 +18,37 @@ fn evals_dir() -> PathBuf {
 /// `promptexec -c evals.yaml eval TYPE --content "Thank you" EXTRA...`.
 #[track_caller]
 fn eval_once(eval_type: &str, extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        "-c",
-        "evals.yaml",
-        "eval",
-        eval_type,
-        "--content",
-        "Thank you",
-    ];
-    args.extend_from_slice(extra);
-    promptexec().in_dir(evals_dir()).args(&args).run()
+    promptexec()
+        .in_dir(evals_dir())
+        .args([
+            "-c",
+            "evals.yaml",
+            "eval",
+            eval_type,
+            "--content",
+            "Thank you",
+        ])
+        .args(extra)
+        .run()
 }
 
 /// `promptexec -c evals.yaml run evals.pack.json --prompt PROMPT`, one `--message` per
 /// entry of `messages`, then EXTRA.
 #[track_caller]
 fn play(prompt: &str, messages: &[&str], extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        "-c",
-        "evals.yaml",
-        "run",
-        "evals.pack.json",
-        "--prompt",
-        prompt,
-    ];
-    for message in messages {
-        args.extend_from_slice(&["--message", message]);
-    }
-    args.extend_from_slice(extra);
-    promptexec().in_dir(evals_dir()).args(&args).run()
+    promptexec()
+        .in_dir(evals_dir())
+        .args([
+            "-c",
+            "evals.yaml",
+            "run",
+            "evals.pack.json",
+            "--prompt",
+            prompt,
+        ])
+        .args(messages.iter().flat_map(|message| ["--message", message]))
+        .args(extra)
+        .run()
 }
 
 /// Like [`play`] with `--format json`: the outcome and its report.

@@ -28,13 +28,11 @@ struct Played {
 fn play(config: &str, prompt: &str, extra: &[&str]) -> Played {
     let temp = tempfile::tempdir().expect("temp dir");
     let record = temp.path().join("requests.jsonl");
-    let record_path = record.display().to_string();
-    let mut args = vec!["-c", config, "run", "honest.pack.json", "--prompt", prompt];
-    args.extend_from_slice(extra);
     let out = promptexec()
         .in_dir(honest_dir())
-        .args(&args)
-        .envs(&[("RECORD", &record_path)])
+        .args(["-c", config, "run", "honest.pack.json", "--prompt", prompt])
+        .args(extra)
+        .env("RECORD", &record)
         .run();
     let recorded = match std::fs::read_to_string(&record) {
         Ok(text) => text

@@ -58,9 +58,12 @@ const FAILURE_KINDS: &[&str] = &[
 
 #[track_caller]
 fn hook_test(dir: &Path, config: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let mut all = vec!["-c", config, "hook", "test"];
-    all.extend_from_slice(args);
-    promptexec().in_dir(dir).args(&all).envs(env).run()
+    promptexec()
+        .in_dir(dir)
+        .args(["-c", config, "hook", "test"])
+        .args(args)
+        .envs(env)
+        .run()
 }
 
 #[test]

@@ -14,16 +14,19 @@ fn tools_dir() -> PathBuf {
 
 #[track_caller]
 fn invoke(tool: &str, extra: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let mut args = vec![
-        "-c",
-        "hostile.yaml",
-        "invoke-tool",
-        tool,
-        "--format",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    promptexec().in_dir(tools_dir()).args(&args).envs(env).run()
+    promptexec()
+        .in_dir(tools_dir())
+        .args([
+            "-c",
+            "hostile.yaml",
+            "invoke-tool",
+            tool,
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .envs(env)
+        .run()
 }
 
 #[track_caller]
