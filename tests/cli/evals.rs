@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::util::Outcome;
-use crate::util::{fixtures, promptexec, repo_root};
+use crate::util::{Outcome, fixtures, promptexec, repo_root, run_all};
 
 fn evals_dir() -> PathBuf {
     fixtures().join("evals")
@@ -517,9 +516,9 @@ fn run_then_replay(dir: &Path, config: &str, pack: &str, run_args: &[&str]) -> (
     let run = promptexec().in_dir(dir).args(&args).run();
     let played = report_of(&run);
 
-    let replay = promptexec()
-        .in_dir(dir)
-        .args(&[
+    // The replay and its JUnit form both read the transcript: they overlap.
+    let replay_as = |format: &str| {
+        promptexec().in_dir(dir).args([
             "-c",
             config,
             "eval",
@@ -528,9 +527,12 @@ fn run_then_replay(dir: &Path, config: &str, pack: &str, run_args: &[&str]) -> (
             "--transcript",
             transcript,
             "--format",
-            "json",
+            format,
         ])
-        .run();
+    };
+    let [replay, junit] =
+        <[Outcome; 2]>::try_from(run_all(vec![replay_as("json"), replay_as("junit")]))
+            .expect("two outcomes");
     let replayed = report_of(&replay);
     assert_eq!(replay.code, run.code, "{}", replay.report());
     assert!(
@@ -539,20 +541,6 @@ fn run_then_replay(dir: &Path, config: &str, pack: &str, run_args: &[&str]) -> (
         replay.stderr
     );
 
-    let junit = promptexec()
-        .in_dir(dir)
-        .args(&[
-            "-c",
-            config,
-            "eval",
-            "--pack",
-            pack,
-            "--transcript",
-            transcript,
-            "--format",
-            "junit",
-        ])
-        .run();
     assert_eq!(junit.code, run.code, "{}", junit.report());
     let cases = junit_cases(&junit.stdout);
     assert_eq!(

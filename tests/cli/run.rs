@@ -2,7 +2,7 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Invocation, promptexec, repo_root};
+use crate::util::{Invocation, promptexec, readme_run, repo_root};
 
 /// `run` of the bundled example pack with the example config, from the repository root.
 fn run_example() -> Invocation {
@@ -16,14 +16,7 @@ fn run_example() -> Invocation {
 
 #[test]
 fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
-    let out = run_example()
-        .args(&[
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "Hi, where is my order A-1002?",
-        ])
-        .run();
+    let out = readme_run();
     out.expect_code(0);
     for line in [
         "user: Hi, where is my order A-1002?",

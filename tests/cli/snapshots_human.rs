@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::util::{Invocation, Outcome, promptexec, repo_root};
+use crate::util::{Invocation, Outcome, promptexec, readme_run, repo_root};
 
 /// Exit code, stdout and stderr as one text.
 fn human(out: &Outcome) -> String {
@@ -83,18 +83,7 @@ fn example(args: &[&str]) -> Invocation {
 
 #[test]
 fn run_of_the_bundled_example() {
-    let out = example(&[
-        "run",
-        "examples/assistant.pack.json",
-        "--var",
-        "customer_name=Dana",
-        "--message",
-        "Hi, where is my order A-1002?",
-        "--message",
-        "My SSN is 123-45-6789",
-    ])
-    .run();
-    snapshot("run_example", &out);
+    snapshot("run_example", readme_run());
 }
 
 #[test]

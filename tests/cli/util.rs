@@ -14,7 +14,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
@@ -287,6 +287,26 @@ impl Outcome {
             )
         })
     }
+}
+
+/// The run the README shows: the bundled example pack with its config, one message.
+pub const README_RUN: [&str; 8] = [
+    "-c",
+    "runtimeconfig.example.yaml",
+    "run",
+    "examples/assistant.pack.json",
+    "--var",
+    "customer_name=Dana",
+    "--message",
+    "Hi, where is my order A-1002?",
+];
+
+/// [`README_RUN`] from the repository root, started once per test binary: the tests
+/// that only read what that run printed share it instead of each playing the whole
+/// example again.
+pub fn readme_run() -> &'static Outcome {
+    static RUN: OnceLock<Outcome> = OnceLock::new();
+    RUN.get_or_init(|| promptexec().in_dir(repo_root()).args(README_RUN).run())
 }
 
 /// How many invocations of one test [`run_all`] runs at a time: enough to overlap the
