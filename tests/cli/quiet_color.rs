@@ -3,7 +3,9 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Invocation, Outcome, fixtures, promptexec, repo_root, run_all};
+use crate::util::{
+    Invocation, Outcome, README_RUN, fixtures, promptexec, readme_run, repo_root, run_all,
+};
 
 const ESC: &str = "\x1b[";
 
@@ -41,14 +43,31 @@ fn machine(stdout: &str) -> Vec<Json> {
         .collect()
 }
 
-const RUN: &[&str] = &[
-    "run",
-    "examples/assistant.pack.json",
-    "--var",
-    "customer_name=Dana",
-    "--message",
-    "Hi, where is my order A-1002?",
-];
+/// The README's run, after its `-c runtimeconfig.example.yaml`.
+const RUN: &[&str] = README_RUN.split_at(2).1;
+
+/// One run of a matrix: global flags, command, environment.
+type Run<'a> = (&'a [&'a str], &'a [&'a str], &'a [(&'a str, &'a str)]);
+
+/// The outcomes of `runs`, overlapping; the README run itself (`RUN` with no flag,
+/// colour off as in every test) is the shared one instead of one more run.
+fn outcomes(runs: &[Run]) -> Vec<Outcome> {
+    let is_readme_run = |(global, command, env): &Run| {
+        global.is_empty() && *command == RUN && env.iter().all(|&pair| pair == ("NO_COLOR", "1"))
+    };
+    let fresh = runs
+        .iter()
+        .filter(|run| !is_readme_run(run))
+        .map(|(global, command, env)| invocation(global, command).envs(env))
+        .collect();
+    let mut fresh = run_all(fresh).into_iter();
+    runs.iter()
+        .map(|run| match is_readme_run(run) {
+            true => readme_run().clone(),
+            false => fresh.next().expect("one outcome per fresh run"),
+        })
+        .collect()
+}
 
 #[test]
 fn quiet_commands_that_answer_leave_stderr_empty_and_stdout_as_it_was() {
@@ -73,13 +92,18 @@ fn quiet_commands_that_answer_leave_stderr_empty_and_stdout_as_it_was() {
         ],
     ];
     // Every command runs loud and quiet, overlapping: the runs do not depend on each other.
-    let runs = commands
+    let runs: Vec<Run> = commands
         .iter()
-        .flat_map(|command| [invocation(&[], command), invocation(&["-q"], command)])
+        .flat_map(|command| {
+            [
+                (&[][..], *command, &[][..]),
+                (&["-q"][..], *command, &[][..]),
+            ]
+        })
         .collect();
-    let mut outcomes = run_all(runs).into_iter();
+    let mut results = outcomes(&runs).into_iter();
     for command in commands {
-        let (Some(loud), Some(quiet)) = (outcomes.next(), outcomes.next()) else {
+        let (Some(loud), Some(quiet)) = (results.next(), results.next()) else {
             unreachable!("two outcomes per command")
         };
         assert!(
@@ -294,18 +318,14 @@ fn never_and_no_color_leave_every_stream_plain() {
         (&[][..], unset),
     ];
     // Every command under every setting, overlapping: the runs are independent.
-    let runs = commands
+    let runs: Vec<Run> = commands
         .iter()
-        .flat_map(|command| {
-            settings
-                .iter()
-                .map(move |(global, env)| invocation(global, command).envs(env))
-        })
+        .flat_map(|command| settings.map(|(global, env)| (global, *command, env)))
         .collect();
-    let mut outcomes = run_all(runs).into_iter();
+    let mut results = outcomes(&runs).into_iter();
     for command in commands {
         for (global, env) in settings {
-            let out = outcomes.next().expect("one outcome per run");
+            let out = results.next().expect("one outcome per run");
             assert!(
                 !out.stderr.contains(ESC) && !out.stdout.contains(ESC),
                 "{global:?} {env:?} {command:?}: {}",

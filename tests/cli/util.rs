@@ -223,7 +223,7 @@ pub fn finish(child: Child) -> Outcome {
 }
 
 /// What one run printed and how it ended.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     pub code: i32,
     pub stdout: String,
