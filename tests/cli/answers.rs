@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value as Json, json};
 
-use crate::util::{fixtures, run_in};
+use crate::util::{fixtures, promptexec};
 
 fn answers_dir() -> PathBuf {
     fixtures().join("answers")
@@ -13,10 +13,10 @@ fn answers_dir() -> PathBuf {
 
 #[track_caller]
 fn invoke(tool: &str, args: &str) -> Json {
-    let out = run_in(
-        &answers_dir(),
-        &["-c", "answers.yaml", "invoke-tool", tool, "--args", args],
-    );
+    let out = promptexec()
+        .in_dir(answers_dir())
+        .args(&["-c", "answers.yaml", "invoke-tool", tool, "--args", args])
+        .run();
     assert_eq!(out.code, 0, "{tool} {args}: {}", out.stderr);
     serde_json::from_str(&out.stdout).expect("the result as JSON")
 }
@@ -41,17 +41,17 @@ fn a_null_or_empty_error_beside_a_result_is_success_in_server_mode() {
 
 #[test]
 fn a_real_error_is_still_an_error() {
-    let out = run_in(
-        &answers_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(answers_dir())
+        .args(&[
             "-c",
             "answers.yaml",
             "invoke-tool",
             "one_shot",
             "--args",
             r#"{"error": "no such order"}"#,
-        ],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("no such order"), "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(1);
+    out.stderr_has("no such order");
 }

@@ -5,9 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::Command;
-
-use crate::util::{fixtures, gone, pid_in};
+use crate::util::{fixtures, gone, pid_in, promptexec};
 
 /// A config whose hook stops reading after `hook.hello`, observes every event and
 /// intercepts `before_llm`; and a mock whose first answer asks for 700 tool calls
@@ -61,25 +59,18 @@ fn row26_a_hook_that_stops_reading_while_events_flood_in_times_out_and_the_run_f
     let config = write_flood(temp.path());
     let pidfile = temp.path().join("hook.pid");
     let pack = fixtures().join("deadlines/deadlines.pack.json");
-    let output = Command::cargo_bin("promptexec")
-        .expect("the promptexec binary is built")
-        .current_dir(temp.path())
-        .env_remove("PROMPTEXEC_CONFIG")
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
+    let output = promptexec()
+        .in_dir(temp.path())
         .env("PIDFILE", &pidfile)
-        .args([
-            "-c",
-            &config.display().to_string(),
-            "run",
-            &pack.display().to_string(),
-        ])
+        .arg("-c")
+        .arg(&config)
+        .arg("run")
+        .arg(&pack)
         .args(["--message", "look everything up"])
         // Only a guard against a hang, far beyond what the run needs.
         .timeout(Duration::from_secs(120))
-        .output()
-        .expect("promptexec runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        .run();
+    let stderr = &output.stderr;
     let hook = pid_in(&pidfile);
     let hook_alive = !gone(hook);
     if hook_alive {
@@ -89,8 +80,7 @@ fn row26_a_hook_that_stops_reading_while_events_flood_in_times_out_and_the_run_f
         );
     }
     assert_eq!(
-        output.status.code(),
-        Some(3),
+        output.code, 3,
         "the run finished, the hook's timeouts failing it:\n{stderr}"
     );
     assert!(

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::util::{fixtures, run_env, run_in};
+use crate::util::{fixtures, promptexec};
 
 fn env_dir() -> PathBuf {
     fixtures().join("env_rule")
@@ -12,16 +12,16 @@ fn env_dir() -> PathBuf {
 /// The variable names the fixture tool `tool` was started with.
 #[track_caller]
 fn names_seen(config: &str, tool: &str) -> Vec<String> {
-    let out = run_env(
-        &env_dir(),
-        &["-c", config, "invoke-tool", tool, "--args", "{}"],
-        &[
+    let out = promptexec()
+        .in_dir(env_dir())
+        .args(&["-c", config, "invoke-tool", tool, "--args", "{}"])
+        .envs(&[
             ("LISTED_SECRET", "listed"),
             ("UNLISTED_SECRET", "unlisted"),
             ("PATH", &std::env::var("PATH").unwrap_or_default()),
             ("HOME", "/home/tester"),
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
     serde_json::from_str(&out.stdout).expect("a list of names")
 }
@@ -75,11 +75,10 @@ fn spec_env_mode_is_the_default_and_a_binding_can_override_it() {
 
 #[test]
 fn an_unknown_env_mode_is_a_config_error_with_its_position() {
-    let out = run_in(&env_dir(), &["-c", "bad_env_mode.yaml", "validate"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("bad_env_mode.yaml:6:50: spec.tools.typo.exec.env_mode: `lsited` is not one of `base` or `listed`; did you mean `listed`?"),
-        "{}",
-        out.stderr
-    );
+    let out = promptexec()
+        .in_dir(env_dir())
+        .args(&["-c", "bad_env_mode.yaml", "validate"])
+        .run();
+    out.expect_code(2);
+    out.stderr_has("bad_env_mode.yaml:6:50: spec.tools.typo.exec.env_mode: `lsited` is not one of `base` or `listed`; did you mean `listed`?");
 }

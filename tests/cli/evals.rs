@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::util::Outcome;
-use crate::util::{fixtures, repo_root, run_in};
+use crate::util::{Outcome, fixtures, promptexec, repo_root, run_all};
 
 fn evals_dir() -> PathBuf {
     fixtures().join("evals")
@@ -18,35 +17,37 @@ fn evals_dir() -> PathBuf {
 /// `promptexec -c evals.yaml eval TYPE --content "Thank you" EXTRA...`.
 #[track_caller]
 fn eval_once(eval_type: &str, extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        "-c",
-        "evals.yaml",
-        "eval",
-        eval_type,
-        "--content",
-        "Thank you",
-    ];
-    args.extend_from_slice(extra);
-    run_in(&evals_dir(), &args)
+    promptexec()
+        .in_dir(evals_dir())
+        .args([
+            "-c",
+            "evals.yaml",
+            "eval",
+            eval_type,
+            "--content",
+            "Thank you",
+        ])
+        .args(extra)
+        .run()
 }
 
 /// `promptexec -c evals.yaml run evals.pack.json --prompt PROMPT`, one `--message` per
 /// entry of `messages`, then EXTRA.
 #[track_caller]
 fn play(prompt: &str, messages: &[&str], extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        "-c",
-        "evals.yaml",
-        "run",
-        "evals.pack.json",
-        "--prompt",
-        prompt,
-    ];
-    for message in messages {
-        args.extend_from_slice(&["--message", message]);
-    }
-    args.extend_from_slice(extra);
-    run_in(&evals_dir(), &args)
+    promptexec()
+        .in_dir(evals_dir())
+        .args([
+            "-c",
+            "evals.yaml",
+            "run",
+            "evals.pack.json",
+            "--prompt",
+            prompt,
+        ])
+        .args(messages.iter().flat_map(|message| ["--message", message]))
+        .args(extra)
+        .run()
 }
 
 /// Like [`play`] with `--format json`: the outcome and its report.
@@ -441,9 +442,9 @@ fn an_eval_scoring_within_range_passes_or_fails_by_the_given_bounds() {
 
 #[test]
 fn the_bundled_example_run_is_valid_junit() {
-    let out = run_in(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "run",
@@ -454,8 +455,8 @@ fn the_bundled_example_run_is_valid_junit() {
             "Where is A-1002?",
             "--format",
             "junit",
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 0, "{}", out.report());
     let cases = junit_cases(&out.stdout);
     for name in [
@@ -512,12 +513,12 @@ fn run_then_replay(dir: &Path, config: &str, pack: &str, run_args: &[&str]) -> (
     let mut args = vec!["-c", config, "run", pack];
     args.extend_from_slice(run_args);
     args.extend_from_slice(&["--transcript", transcript, "--format", "json"]);
-    let run = run_in(dir, &args);
+    let run = promptexec().in_dir(dir).args(&args).run();
     let played = report_of(&run);
 
-    let replay = run_in(
-        dir,
-        &[
+    // The replay and its JUnit form both read the transcript: they overlap.
+    let replay_as = |format: &str| {
+        promptexec().in_dir(dir).args([
             "-c",
             config,
             "eval",
@@ -526,9 +527,12 @@ fn run_then_replay(dir: &Path, config: &str, pack: &str, run_args: &[&str]) -> (
             "--transcript",
             transcript,
             "--format",
-            "json",
-        ],
-    );
+            format,
+        ])
+    };
+    let [replay, junit] =
+        <[Outcome; 2]>::try_from(run_all(vec![replay_as("json"), replay_as("junit")]))
+            .expect("two outcomes");
     let replayed = report_of(&replay);
     assert_eq!(replay.code, run.code, "{}", replay.report());
     assert!(
@@ -537,20 +541,6 @@ fn run_then_replay(dir: &Path, config: &str, pack: &str, run_args: &[&str]) -> (
         replay.stderr
     );
 
-    let junit = run_in(
-        dir,
-        &[
-            "-c",
-            config,
-            "eval",
-            "--pack",
-            pack,
-            "--transcript",
-            transcript,
-            "--format",
-            "junit",
-        ],
-    );
     assert_eq!(junit.code, run.code, "{}", junit.report());
     let cases = junit_cases(&junit.stdout);
     assert_eq!(
@@ -642,9 +632,9 @@ fn assert_corrupted_line_is_pointed_at(replacement: &str) {
     lines[at] = replacement.to_string();
     std::fs::write(&path, lines.join("\n") + "\n").expect("rewrite the transcript");
 
-    let out = run_in(
-        &evals_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(evals_dir())
+        .args(&[
             "-c",
             "evals.yaml",
             "eval",
@@ -654,8 +644,8 @@ fn assert_corrupted_line_is_pointed_at(replacement: &str) {
             transcript,
             "--format",
             "json",
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 2, "{}", out.report());
     assert_eq!(out.stdout, "", "no report for a bad transcript");
     let prefix = format!("{transcript}:{}:", at + 1);
@@ -795,9 +785,9 @@ fn object_position(text: &str, needle: &str) -> String {
 /// eval `eval_id` with a message that says all of `says`.
 #[track_caller]
 fn assert_refused_at_eval(pack: &str, eval_id: &str, says: &[&str]) {
-    let out = run_in(
-        &evals_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(evals_dir())
+        .args(&[
             "-c",
             "evals.yaml",
             "run",
@@ -806,8 +796,8 @@ fn assert_refused_at_eval(pack: &str, eval_id: &str, says: &[&str]) {
             "Hello",
             "--format",
             "json",
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 2, "{}", out.report());
     assert_eq!(out.stdout, "", "nothing ran, so no report");
     let text = std::fs::read_to_string(evals_dir().join(pack)).expect("the fixture");

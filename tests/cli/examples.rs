@@ -2,13 +2,13 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, repo_root, run_env};
+use crate::util::{Outcome, promptexec, repo_root};
 
 #[track_caller]
 fn invoke(tool: &str, args: &str, env: &[(&str, &str)]) -> Outcome {
-    run_env(
-        &repo_root(),
-        &[
+    promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "invoke-tool",
@@ -17,14 +17,14 @@ fn invoke(tool: &str, args: &str, env: &[(&str, &str)]) -> Outcome {
             "examples/assistant.pack.json",
             "--args",
             args,
-        ],
-        env,
-    )
+        ])
+        .envs(env)
+        .run()
 }
 
 #[track_caller]
 fn result(out: &Outcome) -> Json {
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     serde_json::from_str(&out.stdout).expect("the result is JSON")
 }
 
@@ -35,11 +35,7 @@ fn lookup_order_reads_its_json_file() {
     assert_eq!(found["item"], "rain jacket");
     let missing = invoke("lookup_order", r#"{"order_id": "A-0404"}"#, &[]);
     assert_eq!(missing.code, 1);
-    assert!(
-        missing.stderr.contains("no order A-0404"),
-        "{}",
-        missing.stderr
-    );
+    missing.stderr_has("no order A-0404");
 }
 
 #[test]
@@ -72,12 +68,8 @@ fn refund_order_asks_a_person_above_the_limit() {
         r#"{"order_id": "A-1002", "amount": 149}"#,
         &[],
     );
-    assert_eq!(large.code, 4, "{}", large.stderr);
-    assert!(
-        large.stderr.contains("needs a manager's approval"),
-        "{}",
-        large.stderr
-    );
+    large.expect_code(4);
+    large.stderr_has("needs a manager's approval");
     // The limit comes from a listed environment variable.
     let raised = invoke(
         "refund_order",
@@ -105,5 +97,5 @@ fn example_arguments_are_checked_against_the_pack() {
         &[],
     );
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("/amount"), "{}", out.stderr);
+    out.stderr_has("/amount");
 }

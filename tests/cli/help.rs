@@ -1,9 +1,9 @@
-use crate::util::run;
+use crate::util::promptexec;
 
 #[track_caller]
 fn help(args: &[&str]) -> String {
-    let out = run(args);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec().args(args).run();
+    out.expect_code(0);
     out.stdout
 }
 
@@ -59,13 +59,9 @@ fn completions_for_each_shell() {
 
 #[test]
 fn unknown_subcommand_is_a_usage_error() {
-    let out = run(&["frobnicate"]);
+    let out = promptexec().args(&["frobnicate"]).run();
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("unrecognized subcommand"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("unrecognized subcommand");
 }
 
 #[test]

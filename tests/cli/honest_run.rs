@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value as Json, json};
 
-use crate::util::{Outcome, fixtures, run_env};
+use crate::util::{Outcome, fixtures, promptexec};
 
 fn honest_dir() -> PathBuf {
     fixtures().join("honest")
@@ -28,10 +28,12 @@ struct Played {
 fn play(config: &str, prompt: &str, extra: &[&str]) -> Played {
     let temp = tempfile::tempdir().expect("temp dir");
     let record = temp.path().join("requests.jsonl");
-    let record_path = record.display().to_string();
-    let mut args = vec!["-c", config, "run", "honest.pack.json", "--prompt", prompt];
-    args.extend_from_slice(extra);
-    let out = run_env(&honest_dir(), &args, &[("RECORD", &record_path)]);
+    let out = promptexec()
+        .in_dir(honest_dir())
+        .args(["-c", config, "run", "honest.pack.json", "--prompt", prompt])
+        .args(extra)
+        .env("RECORD", &record)
+        .run();
     let recorded = match std::fs::read_to_string(&record) {
         Ok(text) => text
             .lines()
@@ -175,13 +177,8 @@ fn the_human_stream_shows_the_failure_where_it_happened_with_the_stderr_tail() {
         "reported as it happened:\n{}",
         out.stderr
     );
-    assert!(
-        out.stderr
-            .contains("| RuntimeError: the crasher lost its database connection"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("exit 3"), "{}", out.stderr);
+    out.stderr_has("| RuntimeError: the crasher lost its database connection");
+    out.stderr_has("exit 3");
 }
 
 #[test]
@@ -355,18 +352,18 @@ fn hook_payloads_name_the_configured_provider_and_model() {
 fn a_standalone_eval_gets_empty_objects_not_null_in_its_context() {
     let temp = tempfile::tempdir().expect("temp dir");
     let record = temp.path().join("requests.jsonl");
-    let out = run_env(
-        &honest_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(honest_dir())
+        .args(&[
             "-c",
             "honest.yaml",
             "eval",
             "context_probe",
             "--content",
             "hi",
-        ],
-        &[("RECORD", &record.display().to_string())],
-    );
+        ])
+        .envs(&[("RECORD", &record.display().to_string())])
+        .run();
     assert_eq!(out.code, 0, "{}", out.report());
     let text = std::fs::read_to_string(&record).expect("the eval recorded its request");
     let request: Json = serde_json::from_str(text.trim()).expect("JSON");
@@ -382,12 +379,7 @@ fn under_quiet_the_run_says_only_why_it_failed() {
     let played = play("honest.yaml", "crash", &["-q", "--message", "first"]);
     let out = &played.out;
     assert_eq!(out.code, 3, "{}", out.report());
-    assert!(
-        out.stderr
-            .contains("tool `crasher` failed: exited with status 1"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("tool `crasher` failed: exited with status 1");
     assert!(
         !out.stderr.contains("assistant:") && !out.stderr.contains("summary:"),
         "nothing but the error:\n{}",
@@ -531,9 +523,9 @@ fn observing_hooks_hear_skipped_tools_and_errors() {
     let temp = tempfile::tempdir().expect("temp dir");
     let log = temp.path().join("hook.log");
     let record = temp.path().join("requests.jsonl");
-    let out = run_env(
-        &honest_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(honest_dir())
+        .args(&[
             "-c",
             "skipped_events.yaml",
             "run",
@@ -544,12 +536,12 @@ fn observing_hooks_hear_skipped_tools_and_errors() {
             "probe_plain",
             "--message",
             "go",
-        ],
-        &[
+        ])
+        .envs(&[
             ("HOOK_LOG", &log.display().to_string()),
             ("RECORD", &record.display().to_string()),
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 3, "{}", out.report());
     let text = std::fs::read_to_string(&log).expect("the listener logged");
     let kinds: Vec<String> = text
@@ -587,9 +579,9 @@ fn a_server_mode_exec_hook_is_told_its_hook_type_like_a_one_shot_one() {
     let temp = tempfile::tempdir().expect("temp dir");
     let log = temp.path().join("hook.log");
     let record = temp.path().join("requests.jsonl");
-    let out = run_env(
-        &honest_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(honest_dir())
+        .args(&[
             "-c",
             "server_filter.yaml",
             "run",
@@ -600,12 +592,12 @@ fn a_server_mode_exec_hook_is_told_its_hook_type_like_a_one_shot_one() {
             "probe_plain",
             "--message",
             "go",
-        ],
-        &[
+        ])
+        .envs(&[
             ("HOOK_LOG", &log.display().to_string()),
             ("RECORD", &record.display().to_string()),
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 0, "{}", out.report());
     let types = std::fs::read_to_string(&log).expect("the hook logged");
     assert_eq!(types, "tool\n");

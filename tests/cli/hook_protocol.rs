@@ -17,7 +17,7 @@ use promptexec::hooks::{
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, fixtures, gone, run_env};
+use crate::util::{Outcome, fixtures, gone, promptexec};
 
 fn flow_dir() -> PathBuf {
     fixtures().join("hooks/flow")
@@ -55,15 +55,15 @@ fn play(config: &str, scenario: &str, messages: &[&str]) -> Played {
         args.extend(["--message", text]);
     }
     args.extend(["--format", "json"]);
-    let out = run_env(
-        &flow_dir(),
-        &args,
-        &[
+    let out = promptexec()
+        .in_dir(flow_dir())
+        .args(&args)
+        .envs(&[
             ("RECORD", &record.display().to_string()),
             ("HOOK_LOG", &hook_log.display().to_string()),
             ("SERVER_LOG", &hook_log.display().to_string()),
-        ],
-    );
+        ])
+        .run();
     Played {
         tool_requests: json_lines(&record),
         hook_log: json_lines(&hook_log),
@@ -72,8 +72,7 @@ fn play(config: &str, scenario: &str, messages: &[&str]) -> Played {
 }
 
 fn report(out: &Outcome) -> Json {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|err| panic!("one JSON document ({err}):\n{}\n{}", out.stdout, out.stderr))
+    out.json()
 }
 
 /// The content of the tool message the model got for `call_id`.
@@ -378,9 +377,9 @@ fn hook_test_sends_a_server_mode_exec_hook_its_payload_over_execute() {
     let temp = tempfile::tempdir().expect("temp dir");
     let log = temp.path().join("server.jsonl");
     let event = r#"{"name": "probe", "args": {"topic": "secrets"}, "call_id": "c1"}"#;
-    let out = run_env(
-        &flow_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(flow_dir())
+        .args(&[
             "-c",
             "server_hooks.yaml",
             "hook",
@@ -388,10 +387,10 @@ fn hook_test_sends_a_server_mode_exec_hook_its_payload_over_execute() {
             "guard",
             "--event",
             event,
-        ],
-        &[("SERVER_LOG", &log.display().to_string())],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+        ])
+        .envs(&[("SERVER_LOG", &log.display().to_string())])
+        .run();
+    out.expect_code(1);
     let decision: Json = serde_json::from_str(&out.stdout).expect("a decision");
     assert_eq!(decision["decision"], "deny");
     assert_eq!(decision["reason"], "secrets stay hidden");

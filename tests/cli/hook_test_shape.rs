@@ -1,12 +1,9 @@
 //! `hook test` prints one shape for exec and JSON-RPC hooks, and reads `--event -`
 //! from stdin.
 
-use std::time::Instant;
-
-use assert_cmd::Command;
 use serde_json::{Value as Json, json};
 
-use crate::util::{Outcome, repo_root, run_env};
+use crate::util::{Invocation, Outcome, promptexec, repo_root};
 
 /// Every key of a `hook test` decision, whatever kind of hook answered.
 const KEYS: [&str; 9] = [
@@ -21,44 +18,16 @@ const KEYS: [&str; 9] = [
     "stderr_tail",
 ];
 
-#[track_caller]
-fn example(args: &[&str]) -> Outcome {
-    let mut all = vec!["-c", "runtimeconfig.example.yaml", "hook", "test"];
-    all.extend_from_slice(args);
-    run_env(&repo_root(), &all, &[])
-}
-
-/// Like [`example`], with `stdin` piped in.
-#[track_caller]
-fn example_with_stdin(args: &[&str], stdin: &str) -> Outcome {
-    let mut command = Command::cargo_bin("promptexec").expect("the promptexec binary is built");
-    command
-        .current_dir(repo_root())
-        .env_remove("PROMPTEXEC_CONFIG")
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
+/// `hook test` with the bundled example config, from the repository root.
+fn hook_test() -> Invocation {
+    promptexec()
+        .in_dir(repo_root())
         .args(["-c", "runtimeconfig.example.yaml", "hook", "test"])
-        .args(args)
-        .write_stdin(stdin);
-    let started = Instant::now();
-    let output = command.output().expect("promptexec runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked"),
-        "promptexec panicked:\n{stderr}"
-    );
-    Outcome {
-        code: output.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr,
-        elapsed: started.elapsed(),
-    }
 }
 
 #[track_caller]
 fn one(out: &Outcome) -> Json {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|err| panic!("one JSON object ({err}): {}\n{}", out.stdout, out.stderr))
+    out.json()
 }
 
 #[track_caller]
@@ -82,11 +51,13 @@ fn keys(report: &Json) -> Vec<String> {
 
 #[test]
 fn exec_and_json_rpc_hooks_print_the_same_keys() {
-    let exec = example(&["pii_guard"]);
-    assert_eq!(exec.code, 0, "{}", exec.stderr);
+    let exec = hook_test().args(&["pii_guard"]).run();
+    exec.expect_code(0);
     let exec = one(&exec);
-    let rpc = example(&["review_gate", "--phase", "before_tool"]);
-    assert_eq!(rpc.code, 0, "{}", rpc.stderr);
+    let rpc = hook_test()
+        .args(&["review_gate", "--phase", "before_tool"])
+        .run();
+    rpc.expect_code(0);
     let rpc = one(&rpc);
 
     assert_eq!(keys(&exec), KEYS);
@@ -106,7 +77,7 @@ fn exec_and_json_rpc_hooks_print_the_same_keys() {
 #[test]
 fn every_line_of_all_phases_has_the_same_keys_for_both_kinds() {
     for hook in ["pii_guard", "review_gate"] {
-        let out = example(&[hook, "--all-phases"]);
+        let out = hook_test().args(&[hook, "--all-phases"]).run();
         assert_eq!(out.code, 0, "{hook}: {}", out.stderr);
         let reports = lines(&out);
         assert_eq!(reports.len(), 2, "{hook}: one line per phase");
@@ -119,8 +90,10 @@ fn every_line_of_all_phases_has_the_same_keys_for_both_kinds() {
 #[test]
 fn a_json_rpc_denial_is_deny_with_the_action_beside_it() {
     let event = r#"{"tool": "shell", "arguments": {"command": "rm -rf /"}}"#;
-    let out = example(&["review_gate", "--phase", "before_tool", "--event", event]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = hook_test()
+        .args(&["review_gate", "--phase", "before_tool", "--event", event])
+        .run();
+    out.expect_code(1);
     let report = one(&out);
     assert_eq!(report["decision"], "deny");
     assert_eq!(report["action"], "deny_tool");
@@ -133,30 +106,29 @@ fn a_json_rpc_denial_is_deny_with_the_action_beside_it() {
 #[test]
 fn event_dash_reads_the_event_from_stdin() {
     let ssn = json!({"messages": [{"role": "user", "content": "My SSN is 123-45-6789"}]});
-    let out = example_with_stdin(
-        &["pii_guard", "--phase", "before_call", "--event", "-"],
-        &ssn.to_string(),
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = hook_test()
+        .args(&["pii_guard", "--phase", "before_call", "--event", "-"])
+        .stdin(ssn.to_string())
+        .run();
+    out.expect_code(1);
     assert_eq!(one(&out)["decision"], "deny");
 
     let shell = r#"{"tool": "shell", "arguments": {"command": "rm -rf /"}}"#;
-    let out = example_with_stdin(
-        &["review_gate", "--phase", "before_tool", "--event", "-"],
-        shell,
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = hook_test()
+        .args(&["review_gate", "--phase", "before_tool", "--event", "-"])
+        .stdin(shell)
+        .run();
+    out.expect_code(1);
     assert_eq!(one(&out)["action"], "deny_tool");
 }
 
 #[test]
 fn an_event_on_stdin_that_is_not_json_is_bad_input() {
-    let out = example_with_stdin(&["pii_guard", "--event", "-"], "not json");
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("--event is not valid JSON"),
-        "{}",
-        out.stderr
-    );
+    let out = hook_test()
+        .args(&["pii_guard", "--event", "-"])
+        .stdin("not json")
+        .run();
+    out.expect_code(2);
+    out.stderr_has("--event is not valid JSON");
     assert!(out.stdout.is_empty(), "{}", out.stdout);
 }

@@ -9,7 +9,7 @@ use promptexec::hooks::{Gate, HookDispatcher, ProviderRequest, ToolCallInfo, mes
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, fixtures, gone, pid_in, repo_root, run_env};
+use crate::util::{Outcome, fixtures, gone, pid_in, promptexec, repo_root};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -58,9 +58,12 @@ const FAILURE_KINDS: &[&str] = &[
 
 #[track_caller]
 fn hook_test(dir: &Path, config: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let mut all = vec!["-c", config, "hook", "test"];
-    all.extend_from_slice(args);
-    run_env(dir, &all, env)
+    promptexec()
+        .in_dir(dir)
+        .args(["-c", config, "hook", "test"])
+        .args(args)
+        .envs(env)
+        .run()
 }
 
 #[test]
@@ -94,7 +97,7 @@ fn every_failure_of_a_filter_hook_denies_and_names_the_hook() {
         &["filter_probe"],
         &[("MODE", "allow")],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
 }
 
 #[tokio::test]
@@ -172,7 +175,7 @@ fn hook_test_of_one_hook_is_not_held_by_a_sleeping_observer() {
         &["gate", "--all-phases"],
         &[("PIDFILE", &pidfile), ("ORDER_LOG", &order)],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(out.stdout.lines().count(), 2, "one decision per phase");
     assert!(out.elapsed < Duration::from_secs(5), "{:?}", out.elapsed);
     assert!(
@@ -242,14 +245,14 @@ fn pii_guard_denies_an_ssn_and_allows_a_clean_message() {
 
     write("My SSN is 123-45-6789, please update my account.");
     let out = example(&["pii_guard", "--phase", "before_call", "--event", &arg]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.expect_code(1);
     let report: Json = serde_json::from_str(&out.stdout).expect("JSON");
     assert_eq!(report["decision"], "deny");
     assert_eq!(report["reason"], "personal data (ssn) in the conversation");
 
     write("Where is my order A-1002?");
     let out = example(&["pii_guard", "--phase", "before_call", "--event", &arg]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
 }
 
 #[test]
@@ -264,7 +267,7 @@ fn every_example_hook_answers_its_sample_events() {
     let example = |args: &[&str]| hook_test(&repo_root(), "runtimeconfig.example.yaml", args, &env);
 
     let out = example(&["pii_guard", "--all-phases"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let phases: Vec<Json> = out
         .stdout
         .lines()
@@ -289,21 +292,17 @@ fn every_example_hook_answers_its_sample_events() {
         "--event",
         r#"{"name": "db_query", "args": {"sql": "SELECT name FROM products WHERE stock = 0"}, "call_id": "c1"}"#,
     ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let out = example(&[
         "sql_allowlist",
         "--event",
         r#"{"name": "db_query", "args": {"sql": "DELETE FROM products"}, "call_id": "c2"}"#,
     ]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stdout.contains("query not on the allowlist"),
-        "{}",
-        out.stdout
-    );
+    out.expect_code(1);
+    out.stdout_has("query not on the allowlist");
 
     let out = example(&["audit_log", "--all-phases"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let lines: Vec<Json> = std::fs::read_to_string(&audit)
         .expect("audit log written")
         .lines()
@@ -316,7 +315,7 @@ fn every_example_hook_answers_its_sample_events() {
     assert_eq!(phases, ["session_start", "session_update", "session_end"]);
 
     let out = example(&["eval_metrics"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let metric: Json = serde_json::from_str(
         std::fs::read_to_string(&metrics)
             .expect("metrics written")
@@ -336,12 +335,7 @@ fn phase_errors_are_usage_errors() {
         &[],
     );
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr
-            .contains("it can take `before_call` or `after_call`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("it can take `before_call` or `after_call`");
     let out = hook_test(
         &repo_root(),
         "runtimeconfig.example.yaml",
@@ -349,9 +343,5 @@ fn phase_errors_are_usage_errors() {
         &[],
     );
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("did you mean `pii_guard`?"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("did you mean `pii_guard`?");
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, gone, pid_in, repo_root, run_env, run_in};
+use crate::util::{Outcome, fixtures, gone, pid_in, promptexec, repo_root};
 
 fn tools_dir() -> PathBuf {
     fixtures().join("tools")
@@ -14,16 +14,19 @@ fn tools_dir() -> PathBuf {
 
 #[track_caller]
 fn invoke(tool: &str, extra: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let mut args = vec![
-        "-c",
-        "hostile.yaml",
-        "invoke-tool",
-        tool,
-        "--format",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    run_env(&tools_dir(), &args, env)
+    promptexec()
+        .in_dir(tools_dir())
+        .args([
+            "-c",
+            "hostile.yaml",
+            "invoke-tool",
+            tool,
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .envs(env)
+        .run()
 }
 
 #[track_caller]
@@ -78,7 +81,7 @@ fn row2_a_grandchild_holding_stdout_does_not_hold_the_call() {
     let dir = tempfile::tempdir().expect("temp dir");
     let pidfile = temp_file(dir.path(), "pid");
     let out = invoke("grandchild", &[], &[("PIDFILE", &pidfile)]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(envelope(&out)["result"], "answered early");
     assert!(
         out.elapsed < Duration::from_secs(5),
@@ -99,14 +102,14 @@ fn row3_a_child_that_never_reads_a_10_mib_request_does_not_deadlock() {
     std::fs::write(&args, serde_json::json!({ "text": big }).to_string()).expect("write args");
     let arg = format!("@{}", args.display());
     let out = invoke("no_read", &["--args", &arg], &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(envelope(&out)["result"], "did not read");
 }
 
 #[test]
 fn row4_stdin_is_closed_after_the_request() {
     let out = invoke("read_all", &["--args", r#"{"text": "hello"}"#], &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let env = envelope(&out);
     assert_eq!(env["result"]["text_len"], 5);
     assert_eq!(env["result"]["bytes"], r#"{"args":{"text":"hello"}}"#.len());
@@ -155,7 +158,7 @@ fn row8_non_zero_exit_fails_whatever_stdout_says() {
             .unwrap_or_default()
             .contains("database is locked")
     );
-    assert!(out.stderr.contains("database is locked"), "{}", out.stderr);
+    out.stderr_has("database is locked");
 }
 
 #[test]
@@ -182,7 +185,7 @@ fn row17_only_listed_variables_reach_the_child() {
             ("UNLISTED_SECRET", "must not leak"),
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let env = &envelope(&out)["result"];
     assert_eq!(env["LISTED_SECRET"], "shared on purpose");
     assert_eq!(
@@ -226,7 +229,7 @@ fn row21_arguments_breaking_the_schema_start_no_process() {
         ],
         &[("MARKER", &marker)],
     );
-    assert_eq!(out.code, 2, "{}", out.stderr);
+    out.expect_code(2);
     assert!(
         out.stderr.contains("/order/id"),
         "names the pointer:\n{}",
@@ -244,7 +247,7 @@ fn row21_arguments_breaking_the_schema_start_no_process() {
         ],
         &[("MARKER", &marker)],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert!(Path::new(&marker).exists(), "valid arguments run the tool");
 }
 
@@ -259,7 +262,7 @@ fn row25_a_1_mib_argument_goes_through_stdin_not_argv() {
     .expect("write");
     let arg = format!("@{}", args.display());
     let out = invoke("read_all", &["--args", &arg], &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let env = envelope(&out);
     assert_eq!(env["result"]["text_len"], 1024 * 1024);
     assert_eq!(env["result"]["argv"], serde_json::json!([]));
@@ -267,17 +270,17 @@ fn row25_a_1_mib_argument_goes_through_stdin_not_argv() {
 
 #[test]
 fn tool_errors_exit_1_and_pending_exits_4() {
-    let out = run_in(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "invoke-tool",
             "lookup_order",
             "--args",
             r#"{"order_id": "A-0000"}"#,
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 1);
     assert_eq!(out.stdout, "");
     assert_eq!(
@@ -297,18 +300,18 @@ fn default_output_is_the_result_alone_from_any_directory() {
     let elsewhere = tempfile::tempdir().expect("temp dir");
     let config = repo_root().join("runtimeconfig.example.yaml");
     let config = config.display().to_string();
-    let out = run_in(
-        elsewhere.path(),
-        &[
+    let out = promptexec()
+        .in_dir(elsewhere.path())
+        .args(&[
             "-c",
             &config,
             "invoke-tool",
             "lookup_order",
             "--args",
             r#"{"order_id": "A-1001"}"#,
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     let result: Json = serde_json::from_str(&out.stdout).expect("the result is JSON");
     assert_eq!(result["status"], "shipped");
     assert_eq!(out.stderr, "");
@@ -346,21 +349,13 @@ fn the_envelope_has_every_documented_field() {
 fn unknown_tool_and_bad_arguments_are_usage_errors() {
     let out = invoke("flod", &[], &[]);
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("did you mean `flood`?"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("did you mean `flood`?");
     let out = invoke("read_all", &["--args", "[1, 2]"], &[]);
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("must be a JSON object, found an array"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("must be a JSON object, found an array");
     let out = invoke("read_all", &["--args", "{oops"], &[]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("not valid JSON"), "{}", out.stderr);
+    out.stderr_has("not valid JSON");
 }
 
 #[test]
@@ -372,7 +367,7 @@ fn timeout_flag_overrides_the_config() {
         &["--timeout-ms", "5000"],
         &[("PIDFILE", &pidfile)],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
 }
 
 #[test]
@@ -382,14 +377,12 @@ fn an_interrupt_stops_the_child_and_exits_130() {
 
     let dir = tempfile::tempdir().expect("temp dir");
     let pidfile = dir.path().join("pid");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_promptexec"))
-        .current_dir(tools_dir())
+    let mut child = promptexec()
+        .in_dir(tools_dir())
         .env("PIDFILE", &pidfile)
         .args(["-c", "hostile.yaml", "invoke-tool", "ignore_term_slow"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("promptexec starts");
+        .discard_output()
+        .spawn();
     // The tool writes its pid once it runs; wait for that, boundedly.
     let started = std::time::Instant::now();
     while std::fs::read_to_string(&pidfile).map_or(true, |t| t.trim().is_empty()) {

@@ -26,6 +26,7 @@ mod run_rpc;
 mod run_signals;
 mod server;
 mod session;
+mod snapshots_human;
 mod stderr;
 mod strict;
 mod sync_key;

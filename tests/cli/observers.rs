@@ -7,11 +7,10 @@
 //! `slow_observer.sh`, an observer that falls behind on purpose).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, run_env};
+use crate::util::{fixtures, promptexec, run_all};
 
 fn flow_dir() -> PathBuf {
     fixtures().join("hooks/flow")
@@ -20,30 +19,34 @@ fn flow_dir() -> PathBuf {
 #[test]
 fn a_session_observer_hears_start_every_update_and_end_in_order() {
     let turns = 30;
-    for run in 0..2 {
-        let temp = tempfile::tempdir().expect("temp dir");
+    let mut args = vec![
+        "-c",
+        "session_log.yaml",
+        "run",
+        "flow.pack.json",
+        "--scenario",
+        "chat",
+    ];
+    for _ in 0..turns {
+        args.extend(["--message", "hi"]);
+    }
+    // Two runs, each in its own directory, at the same time: the order must hold in both.
+    let temps: Vec<_> = (0..2)
+        .map(|_| tempfile::tempdir().expect("temp dir"))
+        .collect();
+    let runs = temps
+        .iter()
+        .map(|temp| {
+            promptexec()
+                .in_dir(flow_dir())
+                .args(&args)
+                .env("PHASE_LOG", temp.path().join("phases.log"))
+                .env("RECORD", temp.path().join("record.jsonl"))
+        })
+        .collect();
+    for (run, (temp, out)) in temps.iter().zip(run_all(runs)).enumerate() {
         let log = temp.path().join("phases.log");
-        let record = temp.path().join("record.jsonl");
-        let mut args = vec![
-            "-c",
-            "session_log.yaml",
-            "run",
-            "flow.pack.json",
-            "--scenario",
-            "chat",
-        ];
-        for _ in 0..turns {
-            args.extend(["--message", "hi"]);
-        }
-        let out = run_env(
-            &flow_dir(),
-            &args,
-            &[
-                ("PHASE_LOG", &log.display().to_string()),
-                ("RECORD", &record.display().to_string()),
-            ],
-        );
-        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.expect_code(0);
         let heard = std::fs::read_to_string(&log).expect("the observer logged");
         let mut expected = vec!["session_start 0".to_string()];
         expected.extend((1..=turns).map(|turn| format!("session_update {turn}")));
@@ -98,37 +101,6 @@ spec:
     path
 }
 
-/// Runs promptexec under `ulimit -n 256`, the way a constrained host would.
-fn run_with_few_files(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Outcome {
-    let binary = assert_cmd::cargo::cargo_bin("promptexec");
-    let mut command = Command::new("sh");
-    command
-        .current_dir(dir)
-        .env_remove("PROMPTEXEC_CONFIG")
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
-        .arg("-c")
-        .arg("ulimit -n 256 && exec \"$0\" \"$@\"")
-        .arg(binary)
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let started = std::time::Instant::now();
-    let output = command.output().expect("sh runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked"),
-        "promptexec panicked:\n{stderr}"
-    );
-    Outcome {
-        code: output.status.code().expect("exited"),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr,
-        elapsed: started.elapsed(),
-    }
-}
-
 #[test]
 fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_limit() {
     let calls = 300;
@@ -136,9 +108,9 @@ fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_l
     let config = many_calls(temp.path(), calls);
     let pack = flow_dir().join("flow.pack.json");
     let counter = temp.path().join("calls.log");
-    let out = run_with_few_files(
-        temp.path(),
-        &[
+    let out = promptexec()
+        .in_dir(temp.path())
+        .args(&[
             "-c",
             &config.display().to_string(),
             "run",
@@ -149,18 +121,13 @@ fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_l
             "count",
             "--format",
             "json",
-        ],
-        &[
-            ("CALLS", counter.display().to_string()),
-            ("EXPECTED_CALLS", calls.to_string()),
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        !out.stderr.contains("Too many open files"),
-        "{}",
-        out.stderr
-    );
+        ])
+        .env("CALLS", &counter)
+        .env("EXPECTED_CALLS", calls.to_string())
+        .after_shell("ulimit -n 256")
+        .run();
+    out.expect_code(0);
+    out.stderr_lacks("Too many open files");
     let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
     let tool_calls = report["tool_calls"].as_array().expect("tool_calls");
     assert_eq!(tool_calls.len(), calls);
@@ -233,7 +200,7 @@ spec:
     for _ in 0..30 {
         args.extend(["--message", "hi"]);
     }
-    let out = run_env(temp.path(), &args, &[]);
+    let out = promptexec().in_dir(temp.path()).args(&args).run();
     assert_eq!(out.code, 3, "its timeouts fail the run:\n{}", out.stderr);
     let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
     assert_eq!(

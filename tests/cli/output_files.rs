@@ -3,45 +3,39 @@
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::Path;
-use std::process::Command;
 
-use crate::util::{Outcome, fixtures, run};
+use crate::util::{Outcome, promptexec};
 
 const REPORT_START: &str = "{\n  \"eval_id\": \"contains\"";
 
 /// A one-eval report written to `target`.
 #[track_caller]
 fn eval_to(target: &Path) -> Outcome {
-    run(&[
-        "eval",
-        "contains",
-        "--content",
-        "Thank you",
-        "--params",
-        r#"{"patterns": ["thank"]}"#,
-        "--output",
-        &target.display().to_string(),
-    ])
+    promptexec()
+        .args(&[
+            "eval",
+            "contains",
+            "--content",
+            "Thank you",
+            "--params",
+            r#"{"patterns": ["thank"]}"#,
+            "--output",
+            &target.display().to_string(),
+        ])
+        .run()
 }
 
 /// The same, with the given umask (set by a shell in front of the binary).
 #[track_caller]
 fn eval_under_umask(umask: &str, target: &Path) -> i32 {
-    let binary = assert_cmd::cargo::cargo_bin("promptexec");
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
-        .arg(binary)
+    promptexec()
+        .after_shell(&format!("umask {umask}"))
         .args(["eval", "contains", "--content", "hi", "--params"])
         .arg(r#"{"patterns": ["hi"]}"#)
         .arg("--output")
         .arg(target)
-        .current_dir(fixtures())
-        .env("NO_COLOR", "1")
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("sh runs");
-    status.code().expect("exited")
+        .run()
+        .code
 }
 
 fn mode(path: &Path) -> u32 {
@@ -51,7 +45,7 @@ fn mode(path: &Path) -> u32 {
 #[test]
 fn output_to_dev_null_leaves_it_a_character_device() {
     let out = eval_to(Path::new("/dev/null"));
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(out.stdout, "");
     let meta = std::fs::symlink_metadata("/dev/null").expect("/dev/null");
     assert!(meta.file_type().is_char_device(), "{meta:?}");
@@ -68,7 +62,7 @@ fn output_through_a_symlink_writes_the_target_and_keeps_the_link() {
     std::os::unix::fs::symlink("reports/latest.json", &link).expect("link");
 
     let out = eval_to(&link);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let meta = std::fs::symlink_metadata(&link).expect("the link");
     assert!(meta.file_type().is_symlink(), "the link is still a link");
     let written = std::fs::read_to_string(&target).expect("the target");
@@ -83,7 +77,7 @@ fn a_dangling_symlink_creates_its_target() {
     let link = dir.path().join("report.json");
     std::os::unix::fs::symlink("new.json", &link).expect("link");
     let out = eval_to(&link);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert!(std::fs::symlink_metadata(&link).expect("link").is_symlink());
     let written = std::fs::read_to_string(dir.path().join("new.json")).expect("target");
     assert!(written.starts_with(REPORT_START), "{written}");
@@ -116,17 +110,12 @@ fn an_existing_file_keeps_its_mode() {
 fn a_private_key_is_0600_whatever_the_umask() {
     let dir = tempfile::tempdir().expect("temp dir");
     let key = dir.path().join("me.key");
-    let binary = assert_cmd::cargo::cargo_bin("promptexec");
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg("umask 000 && exec \"$0\" prompt keygen --out \"$1\"")
-        .arg(binary)
+    let keygen = promptexec()
+        .after_shell("umask 000")
+        .args(["prompt", "keygen", "--out"])
         .arg(&key)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("sh runs");
-    assert_eq!(status.code(), Some(0));
+        .run();
+    assert_eq!(keygen.code, 0);
     assert_eq!(mode(&key), 0o600);
 }
 
@@ -134,7 +123,7 @@ fn a_private_key_is_0600_whatever_the_umask() {
 fn a_fifo_receives_the_report() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fifo = dir.path().join("pipe");
-    let made = Command::new("mkfifo")
+    let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
         .status()
         .expect("mkfifo runs");
@@ -144,7 +133,7 @@ fn a_fifo_receives_the_report() {
         std::thread::spawn(move || std::fs::read_to_string(fifo).expect("reads the fifo"))
     };
     let out = eval_to(&fifo);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     let received = reader.join().expect("reader thread");
     assert!(received.starts_with(REPORT_START), "{received}");
     let meta = std::fs::symlink_metadata(&fifo).expect("the fifo");

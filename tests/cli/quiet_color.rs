@@ -3,21 +3,24 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, repo_root, run_env, run_in};
+use crate::util::{
+    Invocation, Outcome, README_RUN, fixtures, promptexec, readme_run, repo_root, run_all,
+};
 
 const ESC: &str = "\x1b[";
 
-#[track_caller]
-fn example(global: &[&str], args: &[&str]) -> Outcome {
-    example_env(global, args, &[])
+/// `promptexec GLOBAL -c runtimeconfig.example.yaml ARGS` from the repository root.
+fn invocation(global: &[&str], args: &[&str]) -> Invocation {
+    promptexec()
+        .in_dir(repo_root())
+        .args(global)
+        .args(["-c", "runtimeconfig.example.yaml"])
+        .args(args)
 }
 
 #[track_caller]
-fn example_env(global: &[&str], args: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let mut all = global.to_vec();
-    all.extend(["-c", "runtimeconfig.example.yaml"]);
-    all.extend_from_slice(args);
-    run_env(&repo_root(), &all, env)
+fn example(global: &[&str], args: &[&str]) -> Outcome {
+    invocation(global, args).run()
 }
 
 /// What a script reads on stdout, without the timings that differ between runs.
@@ -40,14 +43,31 @@ fn machine(stdout: &str) -> Vec<Json> {
         .collect()
 }
 
-const RUN: &[&str] = &[
-    "run",
-    "examples/assistant.pack.json",
-    "--var",
-    "customer_name=Dana",
-    "--message",
-    "Hi, where is my order A-1002?",
-];
+/// The README's run, after its `-c runtimeconfig.example.yaml`.
+const RUN: &[&str] = README_RUN.split_at(2).1;
+
+/// One run of a matrix: global flags, command, environment.
+type Run<'a> = (&'a [&'a str], &'a [&'a str], &'a [(&'a str, &'a str)]);
+
+/// The outcomes of `runs`, overlapping; the README run itself (`RUN` with no flag,
+/// colour off as in every test) is the shared one instead of one more run.
+fn outcomes(runs: &[Run]) -> Vec<Outcome> {
+    let is_readme_run = |(global, command, env): &Run| {
+        global.is_empty() && *command == RUN && env.iter().all(|&pair| pair == ("NO_COLOR", "1"))
+    };
+    let fresh = runs
+        .iter()
+        .filter(|run| !is_readme_run(run))
+        .map(|(global, command, env)| invocation(global, command).envs(env))
+        .collect();
+    let mut fresh = run_all(fresh).into_iter();
+    runs.iter()
+        .map(|run| match is_readme_run(run) {
+            true => readme_run().clone(),
+            false => fresh.next().expect("one outcome per fresh run"),
+        })
+        .collect()
+}
 
 #[test]
 fn quiet_commands_that_answer_leave_stderr_empty_and_stdout_as_it_was() {
@@ -71,9 +91,21 @@ fn quiet_commands_that_answer_leave_stderr_empty_and_stdout_as_it_was() {
             r#"{"patterns": ["hello"]}"#,
         ],
     ];
+    // Every command runs loud and quiet, overlapping: the runs do not depend on each other.
+    let runs: Vec<Run> = commands
+        .iter()
+        .flat_map(|command| {
+            [
+                (&[][..], *command, &[][..]),
+                (&["-q"][..], *command, &[][..]),
+            ]
+        })
+        .collect();
+    let mut results = outcomes(&runs).into_iter();
     for command in commands {
-        let loud = example(&[], command);
-        let quiet = example(&["-q"], command);
+        let (Some(loud), Some(quiet)) = (results.next(), results.next()) else {
+            unreachable!("two outcomes per command")
+        };
         assert!(
             !loud.stderr.is_empty(),
             "{command:?} says something without -q"
@@ -121,19 +153,13 @@ fn quiet_still_prints_the_error_that_stopped_a_command() {
 
 #[test]
 fn quiet_validate_keeps_error_diagnostics_and_drops_warnings() {
-    let out = run_in(
-        &fixtures(),
-        &["-q", "-c", "config/many_problems.yaml", "validate"],
-    );
+    let out = promptexec()
+        .args(&["-q", "-c", "config/many_problems.yaml", "validate"])
+        .run();
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr
-            .contains("config/many_problems.yaml:9:18: spec.tools.weather.exec.command"),
-        "{}",
-        out.stderr
-    );
-    assert!(!out.stderr.contains("warning:"), "{}", out.stderr);
-    assert!(!out.stderr.contains("validate: 5 errors"), "{}", out.stderr);
+    out.stderr_has("config/many_problems.yaml:9:18: spec.tools.weather.exec.command");
+    out.stderr_lacks("warning:");
+    out.stderr_lacks("validate: 5 errors");
 
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(
@@ -141,10 +167,16 @@ fn quiet_validate_keeps_error_diagnostics_and_drops_warnings() {
         "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n    sink:\n      command: sh\n      args: [-c, cat]\n      hook: eval\n      phases: [before_call]\n",
     )
     .expect("write config");
-    let loud = run_in(dir.path(), &["-c", "warn.yaml", "validate"]);
-    assert!(loud.stderr.contains("warning:"), "{}", loud.stderr);
-    let quiet = run_in(dir.path(), &["-q", "-c", "warn.yaml", "validate"]);
-    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    let loud = promptexec()
+        .in_dir(dir.path())
+        .args(&["-c", "warn.yaml", "validate"])
+        .run();
+    loud.stderr_has("warning:");
+    let quiet = promptexec()
+        .in_dir(dir.path())
+        .args(&["-q", "-c", "warn.yaml", "validate"])
+        .run();
+    quiet.expect_code(0);
     assert_eq!(quiet.stderr, "");
 }
 
@@ -152,26 +184,28 @@ fn quiet_validate_keeps_error_diagnostics_and_drops_warnings() {
 fn quiet_library_commands_print_only_their_answer() {
     let dir = tempfile::tempdir().expect("temp dir");
     let key = dir.path().join("key").display().to_string();
-    let loud = run_in(dir.path(), &["prompt", "keygen", "--out", &key]);
-    assert!(
-        loud.stderr.contains("wrote the private key"),
-        "{}",
-        loud.stderr
-    );
+    let loud = promptexec()
+        .in_dir(dir.path())
+        .args(&["prompt", "keygen", "--out", &key])
+        .run();
+    loud.stderr_has("wrote the private key");
     let key = dir.path().join("key2").display().to_string();
-    let quiet = run_in(dir.path(), &["-q", "prompt", "keygen", "--out", &key]);
-    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    let quiet = promptexec()
+        .in_dir(dir.path())
+        .args(&["-q", "prompt", "keygen", "--out", &key])
+        .run();
+    quiet.expect_code(0);
     assert_eq!(quiet.stderr, "");
     assert!(quiet.stdout.starts_with("did:key:"), "{}", quiet.stdout);
 
     let library = dir.path().join("library.db").display().to_string();
     let nope = fixtures().join("library/nope.json").display().to_string();
-    let failed = run_in(
-        dir.path(),
-        &["-q", "prompt", "add", &nope, "--library", &library],
-    );
+    let failed = promptexec()
+        .in_dir(dir.path())
+        .args(&["-q", "prompt", "add", &nope, "--library", &library])
+        .run();
     assert_ne!(failed.code, 0);
-    assert!(failed.stderr.contains("nope.json"), "{}", failed.stderr);
+    failed.stderr_has("nope.json");
 }
 
 #[test]
@@ -181,18 +215,9 @@ fn color_always_paints_the_status_words_of_run_but_not_its_output_file() {
     let mut args = RUN.to_vec();
     args.extend(["--output", &report]);
     let out = example(&["--color", "always"], &args);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("tool lookup_order (call_1_lookup_order) \x1b[32mok\x1b[0m in"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("\x1b[32mpassed\x1b[0m"),
-        "{}",
-        out.stderr
-    );
+    out.expect_code(0);
+    out.stderr_has("tool lookup_order (call_1_lookup_order) \x1b[32mok\x1b[0m in");
+    out.stderr_has("\x1b[32mpassed\x1b[0m");
     let written = std::fs::read_to_string(&report).expect("the report was written");
     assert!(written.contains(") ok in"), "{written}");
     assert!(!written.contains(ESC), "{written}");
@@ -204,12 +229,8 @@ fn color_always_paints_hook_test_verdicts_and_leaves_stdout_plain() {
         &["--color", "always"],
         &["hook", "test", "pii_guard", "--phase", "before_call"],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("\x1b[32mallowed\x1b[0m"),
-        "{}",
-        out.stderr
-    );
+    out.expect_code(0);
+    out.stderr_has("\x1b[32mallowed\x1b[0m");
     assert!(!out.stdout.contains(ESC), "{}", out.stdout);
 
     let event = r#"{"messages": [{"role": "user", "content": "My SSN is 123-45-6789"}]}"#;
@@ -225,12 +246,8 @@ fn color_always_paints_hook_test_verdicts_and_leaves_stdout_plain() {
             event,
         ],
     );
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("\x1b[1;31mdenied\x1b[0m"),
-        "{}",
-        out.stderr
-    );
+    out.expect_code(1);
+    out.stderr_has("\x1b[1;31mdenied\x1b[0m");
 
     let shell = r#"{"tool": "shell", "arguments": {"command": "rm -rf /"}}"#;
     let out = example(
@@ -245,45 +262,31 @@ fn color_always_paints_hook_test_verdicts_and_leaves_stdout_plain() {
             shell,
         ],
     );
-    assert!(
-        out.stderr.contains("\x1b[1;31mdeny_tool\x1b[0m"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("\x1b[1;31mdeny_tool\x1b[0m");
 }
 
 #[test]
 fn color_always_paints_diagnostics_and_errors() {
-    let out = run_in(
-        &fixtures(),
-        &[
+    let out = promptexec()
+        .args(&[
             "--color",
             "always",
             "-c",
             "config/many_problems.yaml",
             "validate",
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains(
-            "\x1b[1;31mconfig/many_problems.yaml:9:18:\x1b[0m spec.tools.weather.exec.command"
-        ),
-        "{}",
-        out.stderr
+    out.stderr_has(
+        "\x1b[1;31mconfig/many_problems.yaml:9:18:\x1b[0m spec.tools.weather.exec.command",
     );
-    assert!(
-        out.stderr
-            .contains("\x1b[33mwarning:\x1b[0m spec.hooks.eval_sink"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("\x1b[33mwarning:\x1b[0m spec.hooks.eval_sink");
 
     let out = example(
         &["--color", "always"],
         &["validate", "--pack", "examples/assistant.pack.json"],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert!(
         out.stderr.starts_with("\x1b[32mok:\x1b[0m "),
         "{}",
@@ -308,14 +311,21 @@ fn never_and_no_color_leave_every_stream_plain() {
     ];
     let no_color: &[(&str, &str)] = &[("NO_COLOR", "1")];
     let unset: &[(&str, &str)] = &[("NO_COLOR", "")];
+    let settings = [
+        (&["--color", "never"][..], unset),
+        (&["--color", "auto"][..], no_color),
+        (&[][..], no_color),
+        (&[][..], unset),
+    ];
+    // Every command under every setting, overlapping: the runs are independent.
+    let runs: Vec<Run> = commands
+        .iter()
+        .flat_map(|command| settings.map(|(global, env)| (global, *command, env)))
+        .collect();
+    let mut results = outcomes(&runs).into_iter();
     for command in commands {
-        for (global, env) in [
-            (&["--color", "never"][..], unset),
-            (&["--color", "auto"][..], no_color),
-            (&[][..], no_color),
-            (&[][..], unset),
-        ] {
-            let out = example_env(global, command, env);
+        for (global, env) in settings {
+            let out = results.next().expect("one outcome per run");
             assert!(
                 !out.stderr.contains(ESC) && !out.stdout.contains(ESC),
                 "{global:?} {env:?} {command:?}: {}",
@@ -323,21 +333,15 @@ fn never_and_no_color_leave_every_stream_plain() {
             );
         }
     }
-    let out = run_in(
-        &fixtures(),
-        &[
+    let out = promptexec()
+        .args(&[
             "--color",
             "never",
             "-c",
             "config/many_problems.yaml",
             "validate",
-        ],
-    );
+        ])
+        .run();
     assert!(!out.stderr.contains(ESC), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("config/many_problems.yaml:9:18: spec.tools"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("config/many_problems.yaml:9:18: spec.tools");
 }

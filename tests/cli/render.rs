@@ -1,10 +1,10 @@
-use crate::util::{repo_root, run, run_in};
+use crate::util::{promptexec, repo_root};
 
 #[test]
 fn renders_the_example_pack_prompt_and_nothing_else() {
-    let out = run_in(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "prompt",
             "render",
             "--pack",
@@ -15,9 +15,9 @@ fn renders_the_example_pack_prompt_and_nothing_else() {
             "customer_name=Dana",
             "--var",
             "tone=formal",
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(
         out.stdout,
         "You are the support assistant of Acme Outfitters.\n\
@@ -29,15 +29,17 @@ fn renders_the_example_pack_prompt_and_nothing_else() {
 
 #[test]
 fn defaults_fill_what_is_not_given_and_braces_can_be_literal() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--var",
-        "name=Ada",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--var",
+            "name=Ada",
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(
         out.stdout,
         "Greet Ada in English.\nUse {{braces}} literally."
@@ -46,15 +48,17 @@ fn defaults_fill_what_is_not_given_and_braces_can_be_literal() {
 
 #[test]
 fn values_are_inserted_as_text_and_never_expanded() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--var",
-        "name={{language}} <b>",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--var",
+            "name={{language}} <b>",
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(
         out.stdout,
         "Greet {{language}} <b> in English.\nUse {{braces}} literally."
@@ -67,28 +71,32 @@ fn vars_file_is_read_and_var_overrides_it() {
     let vars = dir.path().join("vars.yaml");
     std::fs::write(&vars, "name: Grace\nlanguage: French\n").expect("write vars");
     let vars = vars.display().to_string();
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--vars-file",
-        &vars,
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--vars-file",
+            &vars,
+        ])
+        .run();
     assert_eq!(
         out.stdout,
         "Greet Grace in French.\nUse {{braces}} literally."
     );
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--vars-file",
-        &vars,
-        "--var",
-        "name=Alan",
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--vars-file",
+            &vars,
+            "--var",
+            "name=Alan",
+        ])
+        .run();
     assert_eq!(
         out.stdout,
         "Greet Alan in French.\nUse {{braces}} literally."
@@ -97,7 +105,9 @@ fn vars_file_is_read_and_var_overrides_it() {
 
 #[test]
 fn missing_required_variable_names_it_and_where_it_is_used() {
-    let out = run(&["prompt", "render", "--pack", "packs/greeter.json"]);
+    let out = promptexec()
+        .args(&["prompt", "render", "--pack", "packs/greeter.json"])
+        .run();
     assert_eq!(out.code, 2);
     assert_eq!(out.stdout, "");
     insta::assert_snapshot!(out.report());
@@ -105,61 +115,69 @@ fn missing_required_variable_names_it_and_where_it_is_used() {
 
 #[test]
 fn a_value_outside_the_enum_is_rejected() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--var",
-        "name=A",
-        "--var",
-        "language=Klingon",
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--var",
+            "name=A",
+            "--var",
+            "language=Klingon",
+        ])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn an_undeclared_variable_on_the_command_line_is_an_error() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--var",
-        "name=A",
-        "--var",
-        "langauge=French",
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--var",
+            "name=A",
+            "--var",
+            "langauge=French",
+        ])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn unknown_prompt_lists_the_prompts() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        "packs/greeter.json",
-        "--prompt",
-        "gret",
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            "packs/greeter.json",
+            "--prompt",
+            "gret",
+        ])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn renders_a_promptkind_template_file() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--file",
-        "templates/goal.json",
-        "--var",
-        "goal_topic=running a 10k",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--file",
+            "templates/goal.json",
+            "--var",
+            "goal_topic=running a 10k",
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(
         out.stdout,
         "Please help the user create a SMART goal for running a 10k."
@@ -168,35 +186,41 @@ fn renders_a_promptkind_template_file() {
 
 #[test]
 fn a_promptkind_placeholder_outside_slots_is_an_error() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--file",
-        "templates/undeclared_slot.json",
-        "--var",
-        "goal_topic=x",
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--file",
+            "templates/undeclared_slot.json",
+            "--var",
+            "goal_topic=x",
+        ])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn a_missing_slot_is_an_error() {
-    let out = run(&["prompt", "render", "--file", "templates/goal.json"]);
+    let out = promptexec()
+        .args(&["prompt", "render", "--file", "templates/goal.json"])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn malformed_var_is_a_usage_error() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--file",
-        "templates/goal.json",
-        "--var",
-        "no-equals-sign",
-    ]);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--file",
+            "templates/goal.json",
+            "--var",
+            "no-equals-sign",
+        ])
+        .run();
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("expected KEY=VALUE"), "{}", out.stderr);
+    out.stderr_has("expected KEY=VALUE");
 }

@@ -8,7 +8,7 @@ use promptexec::hooks::{Action, Intercepted, RpcHook};
 use promptexec::tools::RestartPolicy;
 use serde_json::{Value as Json, json};
 
-use crate::util::{Outcome, fixtures, gone, repo_root, run_env};
+use crate::util::{Invocation, Outcome, fixtures, gone, promptexec, repo_root, run_all};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -16,9 +16,15 @@ fn hooks_dir() -> PathBuf {
 
 #[track_caller]
 fn hook_test(args: &[&str]) -> Outcome {
-    let mut all = vec!["-c", "rpc.yaml", "hook", "test"];
-    all.extend_from_slice(args);
-    run_env(&hooks_dir(), &all, &[])
+    hook_test_of(args).run()
+}
+
+/// `promptexec -c rpc.yaml hook test ARGS` in the hooks fixtures, not started yet.
+fn hook_test_of(args: &[&str]) -> Invocation {
+    promptexec()
+        .in_dir(hooks_dir())
+        .args(["-c", "rpc.yaml", "hook", "test"])
+        .args(args)
 }
 
 #[track_caller]
@@ -30,7 +36,7 @@ fn decision(out: &Outcome) -> Json {
 #[test]
 fn a_handshake_that_never_answers_fails_within_its_deadline_naming_the_hook() {
     let out = hook_test(&["mute_hello"]);
-    assert_eq!(out.code, 3, "{}", out.stderr);
+    out.expect_code(3);
     let report = decision(&out);
     assert_eq!(report["phase"], "hook.hello");
     let reason = report["reason"].as_str().unwrap_or_default();
@@ -122,9 +128,15 @@ fn every_action_of_every_method() {
         ("before_tool", json!({"action": "explode"}), "failed", 3),
         ("after_llm", json!({"action": "deny_tool"}), "failed", 3),
     ];
-    for (phase, reply, expected, code) in cases {
-        let event = json!({"tool": "t", "arguments": {}, "_reply": reply}).to_string();
-        let out = hook_test(&["gate", "--phase", phase, "--event", &event]);
+    // One `hook test` per case, overlapping: each starts its own hook process.
+    let runs = cases
+        .iter()
+        .map(|(phase, reply, _, _)| {
+            let event = json!({"tool": "t", "arguments": {}, "_reply": reply}).to_string();
+            hook_test_of(&["gate", "--phase", phase, "--event", &event])
+        })
+        .collect();
+    for ((phase, reply, expected, code), out) in cases.iter().zip(run_all(runs)) {
         assert_eq!(out.code, *code, "{phase} {reply}: {}", out.stderr);
         let report = decision(&out);
         assert_eq!(report["action"], *expected, "{phase} {reply}");
@@ -151,11 +163,7 @@ fn an_unknown_action_names_itself() {
     let event = json!({"_reply": {"action": "teleport"}}).to_string();
     let out = hook_test(&["gate", "--phase", "before_tool", "--event", &event]);
     assert_eq!(out.code, 3);
-    assert!(
-        out.stderr.contains("unknown action `teleport`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("unknown action `teleport`");
 }
 
 #[test]
@@ -167,14 +175,20 @@ fn a_reply_to_an_unknown_id_is_skipped() {
         "--event",
         r#"{"_stray": true}"#,
     ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(decision(&out)["action"], "continue");
 }
 
 #[test]
 fn a_timed_out_interceptor_is_skipped_unless_the_hook_denies_on_failure() {
-    let slow = r#"{"tool": "t", "arguments": {}, "_sleep": 3}"#;
-    let out = hook_test(&["gate", "--phase", "before_tool", "--event", slow]);
+    // The hook answers after 1 s, twice its 500 ms deadline; `hook test` then waits for
+    // it to finish, so a longer sleep only makes the test slower. Both gates overlap.
+    let slow = r#"{"tool": "t", "arguments": {}, "_sleep": 1}"#;
+    let [out, strict] = <[Outcome; 2]>::try_from(run_all(vec![
+        hook_test_of(&["gate", "--phase", "before_tool", "--event", slow]),
+        hook_test_of(&["strict_gate", "--phase", "before_tool", "--event", slow]),
+    ]))
+    .expect("two outcomes");
     assert_eq!(out.code, 3);
     let reason = decision(&out)["reason"]
         .as_str()
@@ -185,7 +199,7 @@ fn a_timed_out_interceptor_is_skipped_unless_the_hook_denies_on_failure() {
         "{reason}"
     );
 
-    let out = hook_test(&["strict_gate", "--phase", "before_tool", "--event", slow]);
+    let out = strict;
     assert_eq!(out.code, 3);
     let reason = decision(&out)["reason"]
         .as_str()
@@ -204,7 +218,8 @@ fn an_approval_that_times_out_denies() {
         "--phase",
         "approve_tool",
         "--event",
-        r#"{"_sleep": 3}"#,
+        // Twice the 500 ms approval deadline.
+        r#"{"_sleep": 1}"#,
     ]);
     assert_eq!(out.code, 3);
     let reason = decision(&out)["reason"]
@@ -249,9 +264,9 @@ async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process(
 
 #[test]
 fn the_review_gate_refuses_rm_rf() {
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "hook",
@@ -261,19 +276,18 @@ fn the_review_gate_refuses_rm_rf() {
             "before_tool",
             "--event",
             r#"{"tool": "shell", "arguments": {"command": "rm -rf /var/lib"}}"#,
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(1);
     assert!(
         decision(&out)["reason"]
             .as_str()
             .unwrap_or_default()
             .contains("dangerous shell command")
     );
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "hook",
@@ -283,17 +297,16 @@ fn the_review_gate_refuses_rm_rf() {
             "approve_tool",
             "--event",
             r#"{"tool": "refund_order", "arguments": {"order_id": "A-1002", "amount": 149}}"#,
-        ],
-        &[],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 1, "writes need a reviewer: {}", out.stderr);
 }
 
 #[test]
 fn the_faq_plugin_injects_its_tool_and_serves_it() {
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "hook",
@@ -301,10 +314,9 @@ fn the_faq_plugin_injects_its_tool_and_serves_it() {
             "faq_plugin",
             "--phase",
             "before_llm",
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     let tools = decision(&out)["output"]["tools"].clone();
     assert!(
         tools
@@ -312,9 +324,9 @@ fn the_faq_plugin_injects_its_tool_and_serves_it() {
             .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "store_faq")),
         "{tools}"
     );
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "hook",
@@ -324,10 +336,9 @@ fn the_faq_plugin_injects_its_tool_and_serves_it() {
             "before_tool",
             "--event",
             r#"{"tool": "store_faq", "arguments": {"topic": "returns"}}"#,
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     let report = decision(&out);
     assert_eq!(report["action"], "respond");
     assert_eq!(report["decision"], "allow");

@@ -2,29 +2,22 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, repo_root, run_env};
+use crate::util::{Invocation, promptexec, readme_run, repo_root};
 
-#[track_caller]
-fn run(extra: &[&str]) -> Outcome {
-    let mut args = vec![
+/// `run` of the bundled example pack with the example config, from the repository root.
+fn run_example() -> Invocation {
+    promptexec().in_dir(repo_root()).args([
         "-c",
         "runtimeconfig.example.yaml",
         "run",
         "examples/assistant.pack.json",
-    ];
-    args.extend_from_slice(extra);
-    run_env(&repo_root(), &args, &[])
+    ])
 }
 
 #[test]
 fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
-    let out = run(&[
-        "--var",
-        "customer_name=Dana",
-        "--message",
-        "Hi, where is my order A-1002?",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = readme_run();
+    out.expect_code(0);
     for line in [
         "user: Hi, where is my order A-1002?",
         "tool lookup_order (call_1_lookup_order) ok",
@@ -60,17 +53,19 @@ fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
 
 #[test]
 fn json_format_holds_every_tool_call_hook_decision_and_eval_result() {
-    let out = run(&[
-        "--var",
-        "customer_name=Dana",
-        "--message",
-        "Where is A-1002?",
-        "--message",
-        "My SSN is 123-45-6789",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = run_example()
+        .args(&[
+            "--var",
+            "customer_name=Dana",
+            "--message",
+            "Where is A-1002?",
+            "--message",
+            "My SSN is 123-45-6789",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(1);
     let report: Json = serde_json::from_str(&out.stdout).expect("one JSON document");
     assert_eq!(report["prompt"], "support");
     assert_eq!(report["exit_code"], 1);
@@ -103,30 +98,23 @@ fn json_format_holds_every_tool_call_hook_decision_and_eval_result() {
 
 #[test]
 fn a_provider_hook_denial_ends_the_turn_with_exit_1_and_the_hook_name() {
-    let out = run(&[
-        "--var",
-        "customer_name=Dana",
-        "--message",
-        "My SSN is 123-45-6789",
-    ]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("turn 1 aborted by hook `pii_guard`: personal data (ssn)"),
-        "{}",
-        out.stderr
-    );
+    let out = run_example()
+        .args(&[
+            "--var",
+            "customer_name=Dana",
+            "--message",
+            "My SSN is 123-45-6789",
+        ])
+        .run();
+    out.expect_code(1);
+    out.stderr_has("turn 1 aborted by hook `pii_guard`: personal data (ssn)");
 }
 
 #[test]
 fn a_missing_required_variable_is_bad_input_naming_it() {
-    let out = run(&["--message", "hello"]);
+    let out = run_example().args(&["--message", "hello"]).run();
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("needs variable `customer_name`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("needs variable `customer_name`");
 }
 
 #[test]
@@ -134,9 +122,9 @@ fn session_hooks_hear_the_start_every_turn_and_the_end() {
     let dir = tempfile::tempdir().expect("temp dir");
     let audit = dir.path().join("audit.jsonl");
     let audit_path = audit.display().to_string();
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "run",
@@ -147,10 +135,10 @@ fn session_hooks_hear_the_start_every_turn_and_the_end() {
             "Where is A-1002?",
             "--message",
             "Thanks!",
-        ],
-        &[("AUDIT_LOG", &audit_path)],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .envs(&[("AUDIT_LOG", &audit_path)])
+        .run();
+    out.expect_code(0);
     let phases: Vec<String> = std::fs::read_to_string(&audit)
         .expect("the audit hook wrote its log")
         .lines()
@@ -198,9 +186,9 @@ fn a_json_rpc_hook_that_fails_its_handshake_aborts_the_run_with_exit_3() {
         ),
     );
     let config = config.display().to_string();
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             &config,
             "run",
@@ -211,10 +199,9 @@ fn a_json_rpc_hook_that_fails_its_handshake_aborts_the_run_with_exit_3() {
             "hi",
             "--format",
             "json",
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 3, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(3);
     let report: Json = serde_json::from_str(&out.stdout).expect("a report all the same");
     assert_eq!(report["turns"][0]["outcome"], "failed");
     let reason = report["turns"][0]["reason"].as_str().unwrap_or_default();
@@ -226,17 +213,19 @@ fn a_json_rpc_hook_that_fails_its_handshake_aborts_the_run_with_exit_3() {
 fn output_writes_the_report_to_a_file_and_nothing_to_stdout() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("report.xml");
-    let out = run(&[
-        "--var",
-        "customer_name=Dana",
-        "--message",
-        "Where is A-1002?",
-        "--format",
-        "junit",
-        "--output",
-        &path.display().to_string(),
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_example()
+        .args(&[
+            "--var",
+            "customer_name=Dana",
+            "--message",
+            "Where is A-1002?",
+            "--format",
+            "junit",
+            "--output",
+            &path.display().to_string(),
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(out.stdout, "");
     let xml = std::fs::read_to_string(&path).expect("the report file");
     let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
@@ -263,15 +252,17 @@ fn replaying_evals_points_out_a_result_that_differs_from_the_recording() {
     let dir = tempfile::tempdir().expect("temp dir");
     let transcript = dir.path().join("run.jsonl");
     let path = transcript.display().to_string();
-    let out = run(&[
-        "--var",
-        "customer_name=Dana",
-        "--message",
-        "Where is A-1002?",
-        "--transcript",
-        &path,
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_example()
+        .args(&[
+            "--var",
+            "customer_name=Dana",
+            "--message",
+            "Where is A-1002?",
+            "--transcript",
+            &path,
+        ])
+        .run();
+    out.expect_code(0);
     // Pretend the run had scored the turn's `mentions-order` differently.
     let edited: Vec<String> = std::fs::read_to_string(&transcript)
         .expect("transcript")
@@ -285,9 +276,9 @@ fn replaying_evals_points_out_a_result_that_differs_from_the_recording() {
         })
         .collect();
     std::fs::write(&transcript, edited.join("\n") + "\n").expect("rewrite");
-    let replay = run_env(
-        &repo_root(),
-        &[
+    let replay = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "eval",
@@ -295,21 +286,14 @@ fn replaying_evals_points_out_a_result_that_differs_from_the_recording() {
             "examples/assistant.pack.json",
             "--transcript",
             &path,
-        ],
-        &[],
-    );
+        ])
+        .run();
     assert_eq!(
         replay.code, 0,
         "a measurement never fails: {}",
         replay.stderr
     );
-    assert!(
-        replay.stderr.contains(
-            "warning: eval `mentions-order` on turn 1: the run recorded measured 0.00, now measured 1.00"
-        ),
-        "{}",
-        replay.stderr
-    );
+    replay.stderr_has("warning: eval `mentions-order` on turn 1: the run recorded measured 0.00, now measured 1.00");
     assert!(
         !replay.stderr.contains("`polite-tone` on turn 1"),
         "unchanged results are not pointed out: {}",

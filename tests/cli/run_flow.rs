@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 use tempfile::TempDir;
 
-use crate::util::{Outcome, fixtures, run_env};
+use crate::util::{Outcome, fixtures, promptexec};
 
 fn run_dir() -> PathBuf {
     fixtures().join("run")
@@ -18,7 +18,7 @@ fn run_dir() -> PathBuf {
 fn play(config: &str, pack: &str, prompt: &str, extra: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut args = vec!["-c", config, "run", pack, "--prompt", prompt];
     args.extend_from_slice(extra);
-    run_env(&run_dir(), &args, env)
+    promptexec().in_dir(run_dir()).args(&args).envs(env).run()
 }
 
 /// Like [`play`] with `--format json`: the outcome and its one report document, whose
@@ -244,12 +244,7 @@ fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
         &[],
     );
     assert_eq!(out.code, 1, "{}", out.report());
-    assert!(
-        out.stderr
-            .contains("turn 1 aborted by hook `topic_guard`: off-topic request"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("turn 1 aborted by hook `topic_guard`: off-topic request");
 
     let (out, report) = play_json(
         "deny_call.yaml",
@@ -367,11 +362,7 @@ fn a_missing_required_variable_is_exit_2_naming_it() {
         &[],
     );
     assert_eq!(out.code, 2, "{}", out.report());
-    assert!(
-        out.stderr.contains("needs variable `customer`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("needs variable `customer`");
     assert_eq!(out.stdout, "", "no report for a run that never started");
 
     let out = play(

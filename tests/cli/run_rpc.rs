@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value as Json, json};
 
-use crate::util::{Outcome, fixtures, run_env};
+use crate::util::{Outcome, fixtures, promptexec};
 
 fn run_rpc_dir() -> PathBuf {
     fixtures().join("run_rpc")
@@ -32,7 +32,11 @@ fn play(config: &str, scenario: &str, extra: &[&str]) -> Played {
     let record_path = record.display().to_string();
     let mut args = vec!["-c", config, "run", "rpc.pack.json", "--scenario", scenario];
     args.extend_from_slice(extra);
-    let out = run_env(&run_rpc_dir(), &args, &[("RECORD", &record_path)]);
+    let out = promptexec()
+        .in_dir(run_rpc_dir())
+        .args(&args)
+        .envs(&[("RECORD", &record_path)])
+        .run();
     let tool_requests = match std::fs::read_to_string(&record) {
         Ok(text) => text
             .lines()
@@ -89,7 +93,7 @@ fn a_hook_that_responds_before_a_tool_answers_the_model_and_the_tool_never_runs(
         &["--message", "hi", "--format", "json"],
     );
     let out = &played.out;
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(
         played.tool_requests,
         Vec::<Json>::new(),
@@ -129,7 +133,7 @@ fn a_hook_that_denies_a_tool_gives_the_model_a_blocked_result_naming_it_and_the_
         &["--message", "hi", "--message", "again", "--format", "json"],
     );
     let out = &played.out;
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(
         played.tool_requests,
         Vec::<Json>::new(),
@@ -168,7 +172,7 @@ fn an_aborted_turn_ends_with_exit_1_yet_the_next_message_still_plays() {
         &["--message", "hi", "--message", "again", "--format", "json"],
     );
     let out = &played.out;
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.expect_code(1);
     assert_eq!(
         played.tool_requests,
         Vec::<Json>::new(),
@@ -197,13 +201,8 @@ fn a_hard_abort_stops_the_run_before_the_next_message_with_exit_1_naming_the_hoo
     let args = ["--message", "hi", "--message", "again"];
     let played = play("rpc.yaml", "hard_abort", &args);
     let out = &played.out;
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("run stopped by hook `gate` in turn 1: stop everything"),
-        "{}",
-        out.stderr
-    );
+    out.expect_code(1);
+    out.stderr_has("run stopped by hook `gate` in turn 1: stop everything");
     assert!(
         !out.stderr.contains("again"),
         "the second message is not played:\n{}",
@@ -240,7 +239,7 @@ fn a_denied_approval_blocks_the_call_naming_the_hook_and_the_tool_never_runs() {
         &["--message", "hi", "--format", "json"],
     );
     let out = &played.out;
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.expect_code(0);
     assert_eq!(
         played.tool_requests,
         Vec::<Json>::new(),
@@ -345,7 +344,7 @@ fn an_undecided_pending_call_stops_the_run_with_exit_4_naming_the_tool_its_call_
     let args = ["--message", "hi", "--message", "again"];
     let played = play("pending.yaml", "pending", &args);
     let out = &played.out;
-    assert_eq!(out.code, 4, "{}", out.stderr);
+    out.expect_code(4);
     let line = out
         .stderr
         .lines()
@@ -405,7 +404,7 @@ fn approving_another_tool_leaves_the_pending_call_undecided() {
         ],
     );
     let out = &played.out;
-    assert_eq!(out.code, 4, "{}", out.stderr);
+    out.expect_code(4);
     assert_eq!(
         played.tool_requests,
         [json!({"args": {"amount": 500}})],

@@ -2,14 +2,14 @@
 //! the reliability table); SIGKILL leaves a transcript of whole lines.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value as Json;
 
-use crate::util::{alive, fixtures, gone, pid_in};
+use crate::util::{alive, fixtures, gone, pid_in, promptexec};
 
 fn interrupt_dir() -> PathBuf {
     fixtures().join("interrupt")
@@ -17,18 +17,14 @@ fn interrupt_dir() -> PathBuf {
 
 /// Starts a run that calls a server tool, then blocks on a slow one.
 fn start_run(piddir: &Path, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_promptexec"))
-        .current_dir(interrupt_dir())
+    promptexec()
+        .in_dir(interrupt_dir())
         .env("PIDDIR", piddir)
-        .env("NO_COLOR", "1")
         .args(["-c", "interrupt.yaml", "run", "interrupt.pack.json"])
         .args(["--message", "go"])
         .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .discard_output()
         .spawn()
-        .expect("promptexec starts")
 }
 
 /// Waits, boundedly, until `ready` holds.

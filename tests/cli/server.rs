@@ -8,7 +8,7 @@ use promptexec::config::{ExecSpec, RuntimeMode};
 use promptexec::tools::{RestartPolicy, ToolReport, ToolServer, ToolStatus};
 use serde_json::{Value as Json, json};
 
-use crate::util::{fixtures, gone, repo_root, run_env};
+use crate::util::{fixtures, gone, promptexec, repo_root};
 
 fn servers_dir() -> PathBuf {
     fixtures().join("servers")
@@ -221,9 +221,9 @@ fn batch_of_a_thousand_lines_uses_one_server_process_and_keeps_order() {
         .collect();
     std::fs::write(&batch, lines.join("\n")).expect("write batch");
     let batch = batch.display().to_string();
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "invoke-tool",
@@ -232,10 +232,9 @@ fn batch_of_a_thousand_lines_uses_one_server_process_and_keeps_order() {
             &batch,
             "-j",
             "16",
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     let replies: Vec<Json> = out
         .stdout
         .lines()
@@ -262,9 +261,9 @@ fn batch_lines_are_checked_before_anything_runs() {
     let batch = dir.path().join("batch.jsonl");
     std::fs::write(&batch, "{\"sql\": \"SELECT 1\"}\n\n{\"sql\": 5}\n[1]\n").expect("write");
     let batch = batch.display().to_string();
-    let out = run_env(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "-c",
             "runtimeconfig.example.yaml",
             "invoke-tool",
@@ -273,47 +272,35 @@ fn batch_lines_are_checked_before_anything_runs() {
             "examples/assistant.pack.json",
             "--batch",
             &batch,
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains(":4: the arguments must be a JSON object"),
-        "{}",
-        out.stderr
-    );
+        ])
+        .run();
+    out.expect_code(2);
+    out.stderr_has(":4: the arguments must be a JSON object");
     assert_eq!(out.stdout, "");
 }
 
 #[test]
 fn invoke_tool_calls_a_server_tool_once_and_stops_it() {
-    let out = run_env(
-        &servers_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(servers_dir())
+        .args(&[
             "-c",
             "servers.yaml",
             "invoke-tool",
             "noisy",
             "--args",
             r#"{"k": "v"}"#,
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     let result: Json = serde_json::from_str(&out.stdout).expect("result JSON");
     assert_eq!(result["echo"]["k"], "v");
     assert!(gone(result["pid"].as_i64().expect("pid") as i32));
 
-    let out = run_env(
-        &servers_dir(),
-        &["-c", "servers.yaml", "invoke-tool", "crash_on_start"],
-        &[],
-    );
-    assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("cannot open database"),
-        "{}",
-        out.stderr
-    );
+    let out = promptexec()
+        .in_dir(servers_dir())
+        .args(&["-c", "servers.yaml", "invoke-tool", "crash_on_start"])
+        .run();
+    out.expect_code(3);
+    out.stderr_has("cannot open database");
 }

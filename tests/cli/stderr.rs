@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::util::{fixtures, run_in};
+use crate::util::{fixtures, promptexec};
 
 fn stderr_dir() -> PathBuf {
     fixtures().join("stderr")
@@ -11,23 +11,14 @@ fn stderr_dir() -> PathBuf {
 
 #[test]
 fn hook_test_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
-    let out = run_in(
-        &stderr_dir(),
-        &["-c", "stderr.yaml", "hook", "test", "broken"],
-    );
-    assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("`broken` failed its `hook.hello` handshake"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("its stderr ended with:"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+    let out = promptexec()
+        .in_dir(stderr_dir())
+        .args(&["-c", "stderr.yaml", "hook", "test", "broken"])
+        .run();
+    out.expect_code(3);
+    out.stderr_has("`broken` failed its `hook.hello` handshake");
+    out.stderr_has("its stderr ended with:");
+    out.stderr_has("SyntaxError");
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON report");
     assert!(
         report["reason"]
@@ -45,9 +36,9 @@ fn hook_test_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
 
 #[test]
 fn run_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
-    let out = run_in(
-        &stderr_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(stderr_dir())
+        .args(&[
             "-c",
             "stderr.yaml",
             "run",
@@ -56,16 +47,12 @@ fn run_shows_the_traceback_of_a_hook_that_dies_before_its_handshake() {
             "name=Dana",
             "--message",
             "hi",
-        ],
-    );
-    assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("the run could not go on"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("def answer(:"), "{}", out.stderr);
-    assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(3);
+    out.stderr_has("the run could not go on");
+    out.stderr_has("def answer(:");
+    out.stderr_has("SyntaxError");
 }
 
 #[test]
@@ -79,21 +66,11 @@ fn verbose_logs_a_server_tools_stderr_lines_under_its_name() {
         "--args",
         r#"{"order_id": "A-7"}"#,
     ];
-    let out = run_in(&stderr_dir(), &args);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("[tool lookup_order] lookup service ready"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("[tool lookup_order] looking up order A-7"),
-        "{}",
-        out.stderr
-    );
-    let quiet = run_in(&stderr_dir(), &args[1..]);
+    let out = promptexec().in_dir(stderr_dir()).args(&args).run();
+    out.expect_code(0);
+    out.stderr_has("[tool lookup_order] lookup service ready");
+    out.stderr_has("[tool lookup_order] looking up order A-7");
+    let quiet = promptexec().in_dir(stderr_dir()).args(&args[1..]).run();
     assert!(
         !quiet.stderr.contains("looking up order"),
         "only at -v: {}",
@@ -103,9 +80,9 @@ fn verbose_logs_a_server_tools_stderr_lines_under_its_name() {
 
 #[test]
 fn verbose_logs_a_one_shot_tools_stderr_lines_under_its_name() {
-    let out = run_in(
-        &stderr_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(stderr_dir())
+        .args(&[
             "-v",
             "-c",
             "stderr.yaml",
@@ -113,9 +90,9 @@ fn verbose_logs_a_one_shot_tools_stderr_lines_under_its_name() {
             "chatty_once",
             "--args",
             "{}",
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     let first = out.stderr.find("[tool chatty_once] first stderr line");
     let second = out.stderr.find("[tool chatty_once] second stderr line");
     assert!(
@@ -127,21 +104,19 @@ fn verbose_logs_a_one_shot_tools_stderr_lines_under_its_name() {
 
 #[test]
 fn a_server_that_never_flushes_times_out_with_a_hint() {
-    let out = run_in(
-        &stderr_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(stderr_dir())
+        .args(&[
             "-c",
             "stderr.yaml",
             "invoke-tool",
             "unflushed",
             "--args",
             "{}",
-        ],
-    );
-    assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("timed out after 500 ms; nothing was read from its stdout: is it flushing after each line?"),
-        "{}",
-        out.stderr
+        ])
+        .run();
+    out.expect_code(3);
+    out.stderr_has(
+        "timed out after 500 ms; nothing was read from its stdout: is it flushing after each line?",
     );
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, run_env, run_in};
+use crate::util::{Outcome, fixtures, promptexec};
 
 fn strict_dir() -> PathBuf {
     fixtures().join("strict")
@@ -33,22 +33,26 @@ fn play(extra: &[&str]) -> (Outcome, bool) {
         args.extend(["--prompt", "chat"]);
     }
     args.extend_from_slice(extra);
-    let out = run_env(&strict_dir(), &args, &[("MARKER", &marker_text)]);
+    let out = promptexec()
+        .in_dir(strict_dir())
+        .args(&args)
+        .envs(&[("MARKER", &marker_text)])
+        .run();
     (out, marker.exists())
 }
 
 #[test]
 fn ignored_keys_are_warnings_that_name_them_and_where_they_are() {
-    let out = run_in(
-        &strict_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(strict_dir())
+        .args(&[
             "validate",
             "-c",
             "strict.yaml",
             "--pack",
             "strict.pack.json",
-        ],
-    );
+        ])
+        .run();
     assert_eq!(out.code, 0, "warnings alone pass: {}", out.stderr);
     assert!(out.stderr.contains(BASE_URL), "{}", out.stderr);
     assert!(out.stderr.contains(VALIDATORS), "{}", out.stderr);
@@ -56,38 +60,30 @@ fn ignored_keys_are_warnings_that_name_them_and_where_they_are() {
 
 #[test]
 fn validate_strict_fails_on_warnings() {
-    let out = run_in(
-        &strict_dir(),
-        &[
+    let out = promptexec()
+        .in_dir(strict_dir())
+        .args(&[
             "validate",
             "--strict",
             "-c",
             "strict.yaml",
             "--pack",
             "strict.pack.json",
-        ],
-    );
-    assert_eq!(out.code, 2, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(2);
     assert!(out.stderr.contains(VALIDATORS), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("error: --strict: 2 warnings count as errors"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("error: --strict: 2 warnings count as errors");
 }
 
 #[test]
 fn a_misspelt_eval_threshold_is_an_error_not_a_measurement() {
-    let out = run_in(&strict_dir(), &["validate", "--pack", "typo.pack.json"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(
-            "typo.pack.json:17:11: unknown key `treshold` in /prompts/chat/evals/0; did you mean `threshold`?"
-        ),
-        "{}",
-        out.stderr
-    );
+    let out = promptexec()
+        .in_dir(strict_dir())
+        .args(&["validate", "--pack", "typo.pack.json"])
+        .run();
+    out.expect_code(2);
+    out.stderr_has("typo.pack.json:17:11: unknown key `treshold` in /prompts/chat/evals/0; did you mean `threshold`?");
 }
 
 #[test]
@@ -131,11 +127,7 @@ fn run_strict_stops_on_warnings_before_anything_starts() {
     assert!(out.stdout.is_empty(), "no report: {}", out.stdout);
     assert!(out.stderr.contains(BASE_URL), "{}", out.stderr);
     assert!(out.stderr.contains(VALIDATORS), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("--strict: 2 warnings"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("--strict: 2 warnings");
 }
 
 #[test]
@@ -143,13 +135,7 @@ fn a_named_scenario_the_mock_lacks_is_bad_input_with_a_suggestion() {
     let (out, ran) = play(&["--scenario", "chta"]);
     assert_eq!(out.code, 2, "{}", out.report());
     assert!(!ran);
-    assert!(
-        out.stderr.contains(
-            "strict.mock.yaml:1:1: --scenario `chta` is not a scenario of this file (it defines `chat`); did you mean `chat`?"
-        ),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("strict.mock.yaml:1:1: --scenario `chta` is not a scenario of this file (it defines `chat`); did you mean `chat`?");
 }
 
 #[test]

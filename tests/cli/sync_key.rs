@@ -1,6 +1,6 @@
 //! `prompt sync-receive --key`: a sync packet is taken only by the receiver it names.
 
-use crate::util::{Outcome, fixtures, run_in};
+use crate::util::{Outcome, promptexec};
 
 /// A directory holding a sender's and two receivers' keys, and a library per receiver.
 struct Parties {
@@ -21,16 +21,15 @@ impl Parties {
     /// Makes a key file `NAME.key` and returns its did.
     #[track_caller]
     fn keygen(&self, name: &str) -> String {
-        let out = run_in(
-            &fixtures(),
-            &[
+        let out = promptexec()
+            .args(&[
                 "prompt",
                 "keygen",
                 "--out",
                 &self.path(&format!("{name}.key")),
-            ],
-        );
-        assert_eq!(out.code, 0, "{}", out.stderr);
+            ])
+            .run();
+        out.expect_code(0);
         out.stdout.trim().to_string()
     }
 
@@ -41,7 +40,7 @@ impl Parties {
         let mut all = vec!["prompt"];
         all.extend_from_slice(args);
         all.extend(["--library", &db]);
-        run_in(&fixtures(), &all)
+        promptexec().args(&all).run()
     }
 }
 
@@ -55,7 +54,7 @@ fn a_packet_sent_to_b_is_refused_with_a_key_and_accepted_with_b_key() {
         "sender",
         &["add", "library/greeting.json", "--agent", "alice"],
     );
-    assert_eq!(added.code, 0, "{}", added.stderr);
+    added.expect_code(0);
     let packet = parties.path("packet.json");
     let sent = parties.prompt(
         "sender",
@@ -70,7 +69,7 @@ fn a_packet_sent_to_b_is_refused_with_a_key_and_accepted_with_b_key() {
             &packet,
         ],
     );
-    assert_eq!(sent.code, 0, "{}", sent.stderr);
+    sent.expect_code(0);
 
     let receive = |library: &str, key: &str| {
         parties.prompt(
@@ -86,7 +85,7 @@ fn a_packet_sent_to_b_is_refused_with_a_key_and_accepted_with_b_key() {
         )
     };
     let refused = receive("a", "a.key");
-    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    refused.expect_code(1);
     assert!(
         refused.stderr.contains(&format!(
             "sync packet is addressed to {b}, not to this receiver {a}"
@@ -104,7 +103,7 @@ fn a_packet_sent_to_b_is_refused_with_a_key_and_accepted_with_b_key() {
     );
 
     let accepted = receive("b", "b.key");
-    assert_eq!(accepted.code, 0, "{}", accepted.stderr);
+    accepted.expect_code(0);
     assert_eq!(
         accepted.stdout,
         format!("received `greeting` from {sender} as version 1\n")
@@ -118,8 +117,8 @@ fn sync_receive_needs_the_receiver_key() {
         "a",
         &["sync-receive", "packet.json", "--trust", "did:key:x"],
     );
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains("--key <FILE>"), "{}", out.stderr);
+    out.expect_code(2);
+    out.stderr_has("--key <FILE>");
     let missing = parties.prompt(
         "a",
         &[
@@ -131,7 +130,7 @@ fn sync_receive_needs_the_receiver_key() {
             &parties.path("nope.key"),
         ],
     );
-    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    missing.expect_code(2);
     assert!(
         missing.stderr.contains("nope.key"),
         "names the key file: {}",

@@ -1,25 +1,27 @@
 //! PromptKit's time variables, `--now`, and placeholders no variable declares.
 
-use crate::util::run;
+use crate::util::promptexec;
 
 const PACK: &str = "packs/time_vars.json";
 const WORKFLOW_WARNING: &str = "packs/time_vars.json:28:80: warning: placeholder `{{workflow_context}}` is not a declared variable of prompt `handoff`, so it needs a value when rendered (--var workflow_context=…)";
 
 #[test]
 fn time_variables_are_filled_from_now_in_utc() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        PACK,
-        "--prompt",
-        "plan",
-        "--var",
-        "customer=Dana",
-        "--now",
-        "2025-06-01T11:05:07+02:00",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            PACK,
+            "--prompt",
+            "plan",
+            "--var",
+            "customer=Dana",
+            "--now",
+            "2025-06-01T11:05:07+02:00",
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(
         out.stdout,
         "Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z."
@@ -28,35 +30,39 @@ fn time_variables_are_filled_from_now_in_utc() {
 
 #[test]
 fn the_clock_wins_over_a_declared_default_as_in_promptkit() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        PACK,
-        "--prompt",
-        "defaulted",
-        "--now",
-        "2025-06-01T11:05:07Z",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            PACK,
+            "--prompt",
+            "defaulted",
+            "--now",
+            "2025-06-01T11:05:07Z",
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(out.stdout, "Today is 2025-06-01.");
 }
 
 #[test]
 fn a_given_value_wins_over_the_clock() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        PACK,
-        "--prompt",
-        "handoff",
-        "--var",
-        "current_date=someday",
-        "--var",
-        "workflow_context=step 3",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            PACK,
+            "--prompt",
+            "handoff",
+            "--var",
+            "current_date=someday",
+            "--var",
+            "workflow_context=step 3",
+        ])
+        .run();
+    out.expect_code(0);
     assert_eq!(
         out.stdout,
         "Continue the workflow on someday.\nContext: step 3"
@@ -65,17 +71,19 @@ fn a_given_value_wins_over_the_clock() {
 
 #[test]
 fn without_now_the_date_is_today() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        PACK,
-        "--prompt",
-        "handoff",
-        "--var",
-        "workflow_context=x",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            PACK,
+            "--prompt",
+            "handoff",
+            "--var",
+            "workflow_context=x",
+        ])
+        .run();
+    out.expect_code(0);
     let date = out
         .stdout
         .strip_prefix("Continue the workflow on ")
@@ -95,8 +103,8 @@ fn without_now_the_date_is_today() {
 
 #[test]
 fn an_undeclared_placeholder_is_a_warning_at_load_pointing_into_the_template() {
-    let out = run(&["validate", "--pack", PACK]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec().args(&["validate", "--pack", PACK]).run();
+    out.expect_code(0);
     assert!(out.stderr.contains(WORKFLOW_WARNING), "{}", out.stderr);
     // The warning shows the template's line, which uses time variables too.
     assert!(
@@ -116,37 +124,37 @@ fn an_undeclared_placeholder_is_a_warning_at_load_pointing_into_the_template() {
 
 #[test]
 fn an_undeclared_placeholder_without_a_value_fails_the_render() {
-    let out = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        PACK,
-        "--prompt",
-        "handoff",
-        "--now",
-        "2025-06-01T09:05:07Z",
-    ]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            PACK,
+            "--prompt",
+            "handoff",
+            "--now",
+            "2025-06-01T09:05:07Z",
+        ])
+        .run();
+    out.expect_code(2);
     assert_eq!(out.stdout, "");
-    assert!(
-        out.stderr.contains("packs/time_vars.json:28:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("packs/time_vars.json:28:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE");
 
-    let filled = run(&[
-        "prompt",
-        "render",
-        "--pack",
-        PACK,
-        "--prompt",
-        "handoff",
-        "--now",
-        "2025-06-01T09:05:07Z",
-        "--var",
-        "workflow_context=x",
-    ]);
-    assert_eq!(filled.code, 0, "{}", filled.stderr);
+    let filled = promptexec()
+        .args(&[
+            "prompt",
+            "render",
+            "--pack",
+            PACK,
+            "--prompt",
+            "handoff",
+            "--now",
+            "2025-06-01T09:05:07Z",
+            "--var",
+            "workflow_context=x",
+        ])
+        .run();
+    filled.expect_code(0);
     assert_eq!(
         filled.stdout,
         "Continue the workflow on 2025-06-01.\nContext: x"
@@ -160,40 +168,40 @@ fn an_undeclared_placeholder_without_a_value_fails_the_render() {
 
 #[test]
 fn a_bad_now_is_a_usage_error() {
-    let out = run(&[
-        "prompt", "render", "--pack", PACK, "--prompt", "handoff", "--now", "tomorrow",
-    ]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("`tomorrow` is not an RFC 3339 time"),
-        "{}",
-        out.stderr
-    );
+    let out = promptexec()
+        .args(&[
+            "prompt", "render", "--pack", PACK, "--prompt", "handoff", "--now", "tomorrow",
+        ])
+        .run();
+    out.expect_code(2);
+    out.stderr_has("`tomorrow` is not an RFC 3339 time");
 }
 
 #[test]
 fn run_renders_the_system_prompt_at_now() {
-    let out = run(&[
-        "-c",
-        "run/flow.yaml",
-        "run",
-        PACK,
-        "--prompt",
-        "plan",
-        "--var",
-        "customer=Dana",
-        "--now",
-        "2025-06-01T09:05:07Z",
-        "--message",
-        "hi",
-        "--mock",
-        "run/bare.mock.yaml",
-        "--scenario",
-        "s",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = promptexec()
+        .args(&[
+            "-c",
+            "run/flow.yaml",
+            "run",
+            PACK,
+            "--prompt",
+            "plan",
+            "--var",
+            "customer=Dana",
+            "--now",
+            "2025-06-01T09:05:07Z",
+            "--message",
+            "hi",
+            "--mock",
+            "run/bare.mock.yaml",
+            "--scenario",
+            "s",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON report");
     assert_eq!(
         report["system_prompt"],

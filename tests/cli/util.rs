@@ -1,7 +1,23 @@
+//! The one way tests start promptexec: a builder for the invocation, an [`Outcome`]
+//! with expectations on what it printed, and a few process probes.
+//!
+//! ```ignore
+//! promptexec()
+//!     .in_dir(&dir)
+//!     .args(["invoke-tool", "lookup_order", "--args", "{}"])
+//!     .env("PIDFILE", &pidfile)
+//!     .run()
+//!     .expect_code(0)
+//!     .stdout_has("A-1002");
+//! ```
+
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use serde_json::Value as Json;
 
 /// The fixtures directory; tests run inside it so paths in messages stay short.
 pub fn fixtures() -> PathBuf {
@@ -12,8 +28,202 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The path of the binary under test.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_promptexec"))
+}
+
+/// Variables of the caller's environment that would change what promptexec does.
+const SCRUBBED: &[&str] = &["PROMPTEXEC_CONFIG", "PROMPTEXEC_LIBRARY", "RUST_LOG"];
+
+/// A promptexec invocation in the fixtures directory, isolated from the caller's
+/// environment and without colour.
+pub fn promptexec() -> Invocation {
+    Invocation {
+        dir: fixtures(),
+        args: Vec::new(),
+        env: Vec::new(),
+        stdin: None,
+        files: Vec::new(),
+        shell_setup: None,
+        timeout: None,
+        keep_output: true,
+    }
+}
+
+/// How to start promptexec once; [`Invocation::run`] starts it and waits.
+#[must_use = "an invocation does nothing until it is run"]
+pub struct Invocation {
+    dir: PathBuf,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    stdin: Option<Vec<u8>>,
+    files: Vec<(PathBuf, String)>,
+    shell_setup: Option<String>,
+    timeout: Option<Duration>,
+    keep_output: bool,
+}
+
+impl Invocation {
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I>(mut self, args: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((name.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    /// Several variables at once, as `(name, value)` pairs.
+    pub fn envs(mut self, pairs: &[(&str, &str)]) -> Self {
+        for (name, value) in pairs {
+            self = self.env(name, value);
+        }
+        self
+    }
+
+    /// The working directory (the fixtures directory unless given).
+    pub fn in_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    /// Text piped to promptexec's stdin (otherwise stdin is empty).
+    pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(text.into());
+        self
+    }
+
+    /// A file written into the working directory just before the run.
+    pub fn file(mut self, name: impl AsRef<Path>, text: impl Into<String>) -> Self {
+        self.files.push((name.as_ref().to_path_buf(), text.into()));
+        self
+    }
+
+    /// A shell command run first in the same process (`umask 000`, `ulimit -n 256`),
+    /// which then becomes promptexec.
+    pub fn after_shell(mut self, setup: &str) -> Self {
+        self.shell_setup = Some(setup.to_string());
+        self
+    }
+
+    /// Kill promptexec if it has not finished by then: a guard against a hang.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// Send stdout and stderr nowhere (for a process that is spawned and signalled).
+    pub fn discard_output(mut self) -> Self {
+        self.keep_output = false;
+        self
+    }
+
+    /// The prepared command, with the files written.
+    fn command(&self) -> std::process::Command {
+        for (name, text) in &self.files {
+            let path = self.dir.join(name);
+            std::fs::write(&path, text)
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        }
+        let mut command = match &self.shell_setup {
+            None => std::process::Command::new(binary()),
+            Some(setup) => {
+                let mut sh = std::process::Command::new("sh");
+                sh.arg("-c")
+                    .arg(format!("{setup} && exec \"$0\" \"$@\""))
+                    .arg(binary());
+                sh
+            }
+        };
+        command.current_dir(&self.dir);
+        for name in SCRUBBED {
+            command.env_remove(name);
+        }
+        command.env("NO_COLOR", "1");
+        command.args(&self.args);
+        for (name, value) in &self.env {
+            command.env(name, value);
+        }
+        command
+    }
+
+    /// Starts promptexec, waits for it, and checks it did not panic.
+    #[track_caller]
+    pub fn run(self) -> Outcome {
+        let mut command = assert_cmd::Command::from_std(self.command());
+        if let Some(limit) = self.timeout {
+            command.timeout(limit);
+        }
+        command.write_stdin(self.stdin.clone().unwrap_or_default());
+        let started = Instant::now();
+        let output = command.output().expect("promptexec runs");
+        let elapsed = started.elapsed();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            !stderr.contains("panicked"),
+            "promptexec panicked:\n{stderr}"
+        );
+        Outcome {
+            code: output.status.code().expect("exited, not killed"),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr,
+            elapsed,
+        }
+    }
+
+    /// Starts promptexec without waiting (stdin empty, stdout and stderr piped unless
+    /// discarded); [`finish`] waits for it.
+    pub fn spawn(self) -> Child {
+        assert!(self.stdin.is_none(), "a spawned promptexec reads no stdin");
+        let streams = || {
+            if self.keep_output {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            }
+        };
+        self.command()
+            .stdin(Stdio::null())
+            .stdout(streams())
+            .stderr(streams())
+            .spawn()
+            .expect("promptexec starts")
+    }
+}
+
+/// Waits for a spawned promptexec and reads what it printed.
+#[track_caller]
+pub fn finish(child: Child) -> Outcome {
+    let started = Instant::now();
+    let output = child.wait_with_output().expect("promptexec is waited for");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        !stderr.contains("panicked"),
+        "promptexec panicked:\n{stderr}"
+    );
+    Outcome {
+        code: output.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr,
+        elapsed: started.elapsed(),
+    }
+}
+
 /// What one run printed and how it ended.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     pub code: i32,
     pub stdout: String,
@@ -26,41 +236,107 @@ impl Outcome {
     pub fn report(&self) -> String {
         format!("exit: {}\n--- stderr\n{}", self.code, self.stderr)
     }
+
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stdout_has(&self, text: &str) -> &Self {
+        assert!(
+            self.stdout.contains(text),
+            "stdout lacks {text:?}:\n{}",
+            self.stdout
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_has(&self, text: &str) -> &Self {
+        assert!(
+            self.stderr.contains(text),
+            "stderr lacks {text:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_lacks(&self, text: &str) -> &Self {
+        assert!(
+            !self.stderr.contains(text),
+            "stderr has {text:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    /// Stdout as one JSON document.
+    #[track_caller]
+    pub fn json(&self) -> Json {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n--- stderr\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
 }
 
-/// Runs promptexec with `args` in `dir`, isolated from the caller's environment.
-#[track_caller]
-pub fn run_in(dir: &Path, args: &[&str]) -> Outcome {
-    run_env(dir, args, &[])
+/// The run the README shows: the bundled example pack with its config, one message.
+pub const README_RUN: [&str; 8] = [
+    "-c",
+    "runtimeconfig.example.yaml",
+    "run",
+    "examples/assistant.pack.json",
+    "--var",
+    "customer_name=Dana",
+    "--message",
+    "Hi, where is my order A-1002?",
+];
+
+/// [`README_RUN`] from the repository root, started once per test binary: the tests
+/// that only read what that run printed share it instead of each playing the whole
+/// example again.
+pub fn readme_run() -> &'static Outcome {
+    static RUN: OnceLock<Outcome> = OnceLock::new();
+    RUN.get_or_init(|| promptexec().in_dir(repo_root()).args(README_RUN).run())
 }
 
-/// Like [`run_in`], with extra environment variables for promptexec.
-#[track_caller]
-pub fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let mut command = Command::cargo_bin("promptexec").expect("the promptexec binary is built");
-    command
-        .current_dir(dir)
-        .env_remove("PROMPTEXEC_CONFIG")
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
-        .args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let started = Instant::now();
-    let output = command.output().expect("promptexec runs");
-    let elapsed = started.elapsed();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked"),
-        "promptexec panicked:\n{stderr}"
-    );
-    Outcome {
-        code: output.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr,
-        elapsed,
-    }
+/// How many invocations of one test [`run_all`] runs at a time: enough to overlap the
+/// waiting, few enough that the extensions they start (Python, mostly) still start
+/// well within their deadlines on a 2-core machine running other tests too.
+const AT_ONCE: usize = 3;
+
+/// Runs the invocations a few at a time and returns the outcomes in order: the runs
+/// of one test that do not depend on each other overlap instead of queueing.
+pub fn run_all(invocations: Vec<Invocation>) -> Vec<Outcome> {
+    let count = invocations.len();
+    let queue = Mutex::new(invocations.into_iter().enumerate());
+    let done = Mutex::new(Vec::with_capacity(count));
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE.min(count) {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().expect("the queue is whole").next();
+                    let Some((index, invocation)) = next else {
+                        break;
+                    };
+                    let outcome = invocation.run();
+                    done.lock().expect("no run panicked").push((index, outcome));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("no run panicked");
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, outcome)| outcome).collect()
 }
 
 /// Whether process `pid` still runs (a zombie waiting to be reaped does not count).
@@ -95,8 +371,8 @@ pub fn pid_in(path: &Path) -> i32 {
     text.trim().parse().expect("a pid")
 }
 
-/// Runs promptexec in the fixtures directory.
+/// Runs promptexec with `args` in `dir` (the built-in check tables still call this).
 #[track_caller]
-pub fn run(args: &[&str]) -> Outcome {
-    run_in(&fixtures(), args)
+pub fn run_in(dir: &Path, args: &[&str]) -> Outcome {
+    promptexec().in_dir(dir).args(args).run()
 }

@@ -1,8 +1,10 @@
-use crate::util::{fixtures, repo_root, run, run_in};
+use crate::util::{fixtures, promptexec, repo_root};
 
 #[track_caller]
 fn validate_config(name: &str) -> String {
-    let out = run(&["validate", "-c", &format!("config/{name}.yaml")]);
+    let out = promptexec()
+        .args(&["validate", "-c", &format!("config/{name}.yaml")])
+        .run();
     assert_eq!(out.code, 2, "a broken config is bad input:\n{}", out.stderr);
     assert!(out.stdout.is_empty(), "nothing on stdout: {}", out.stdout);
     out.report()
@@ -58,46 +60,47 @@ fn every_problem_is_reported_not_just_the_first() {
 #[test]
 fn unused_promptkit_sections_are_warnings_naming_them() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(
-        dir.path().join("runtimeconfig.yaml"),
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers: []\n  state_store: {type: memory}\n",
-    )
-    .expect("write config");
-    let out = run_in(dir.path(), &["validate"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(
-            "runtimeconfig.yaml:4:3: warning: `mcp_servers` in spec is a PromptKit key promptexec does not apply; it is ignored"
-        ),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("`state_store` in spec"),
-        "{}",
-        out.stderr
-    );
-    let strict = run_in(dir.path(), &["validate", "--strict"]);
-    assert_eq!(strict.code, 2, "{}", strict.stderr);
+    let out = promptexec()
+        .in_dir(dir.path())
+        .file(
+            "runtimeconfig.yaml",
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers: []\n  state_store: {type: memory}\n",
+        )
+        .args(["validate"])
+        .run();
+    out.expect_code(0);
+    out.stderr_has("runtimeconfig.yaml:4:3: warning: `mcp_servers` in spec is a PromptKit key promptexec does not apply; it is ignored");
+    out.stderr_has("`state_store` in spec");
+    let strict = promptexec()
+        .in_dir(dir.path())
+        .args(&["validate", "--strict"])
+        .run();
+    strict.expect_code(2);
 }
 
 #[test]
 fn missing_config_file_names_it() {
-    let out = run(&["validate", "-c", "config/nope.yaml"]);
+    let out = promptexec()
+        .args(&["validate", "-c", "config/nope.yaml"])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn malformed_json_pack_gives_line_and_column() {
-    let out = run(&["validate", "--pack", "packs/malformed.json"]);
+    let out = promptexec()
+        .args(&["validate", "--pack", "packs/malformed.json"])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
 
 #[test]
 fn undeclared_placeholder_points_into_the_template() {
-    let out = run(&["validate", "--pack", "packs/undeclared.json"]);
+    let out = promptexec()
+        .args(&["validate", "--pack", "packs/undeclared.json"])
+        .run();
     assert_eq!(
         out.code, 0,
         "a warning: a value may be given when rendering"
@@ -107,7 +110,9 @@ fn undeclared_placeholder_points_into_the_template() {
 
 #[test]
 fn missing_pack_file_names_it() {
-    let out = run(&["validate", "--pack", "packs/nope.json"]);
+    let out = promptexec()
+        .args(&["validate", "--pack", "packs/nope.json"])
+        .run();
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.report());
 }
@@ -115,24 +120,24 @@ fn missing_pack_file_names_it() {
 #[test]
 fn nothing_to_validate_is_a_usage_error() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = run_in(dir.path(), &["validate"]);
+    let out = promptexec().in_dir(dir.path()).args(&["validate"]).run();
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("nothing to validate"), "{}", out.stderr);
+    out.stderr_has("nothing to validate");
 }
 
 #[test]
 fn the_bundled_example_is_valid() {
-    let out = run_in(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "validate",
             "-c",
             "runtimeconfig.example.yaml",
             "--pack",
             "examples/assistant.pack.json",
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
     assert!(
         out.stderr.starts_with("ok: runtimeconfig.example.yaml"),
         "{}",
@@ -165,8 +170,10 @@ fn the_mock_responses_a_config_names_are_checked_too() {
 
 #[test]
 fn a_built_in_eval_with_a_misnamed_param_is_an_error_even_without_a_config() {
-    let out = run(&["validate", "--pack", "evals/unknown_param.pack.json"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = promptexec()
+        .args(&["validate", "--pack", "evals/unknown_param.pack.json"])
+        .run();
+    out.expect_code(2);
     assert!(
         out.stderr
             .contains("evals/unknown_param.pack.json:12:9: eval `misnamed`")
@@ -179,10 +186,10 @@ fn a_built_in_eval_with_a_misnamed_param_is_an_error_even_without_a_config() {
 #[test]
 fn eval_types_are_checked_against_the_config_only_when_there_is_one() {
     let root = repo_root();
-    let alone = run_in(
-        &root,
-        &["validate", "--pack", "examples/assistant.pack.json"],
-    );
+    let alone = promptexec()
+        .in_dir(&root)
+        .args(&["validate", "--pack", "examples/assistant.pack.json"])
+        .run();
     assert_eq!(
         alone.code, 0,
         "exec eval types cannot be judged without a config: {}",
@@ -190,21 +197,16 @@ fn eval_types_are_checked_against_the_config_only_when_there_is_one() {
     );
     let config = fixtures().join("hooks/observers.yaml");
     let config = config.display().to_string();
-    let out = run_in(
-        &root,
-        &[
+    let out = promptexec()
+        .in_dir(&root)
+        .args(&[
             "validate",
             "-c",
             &config,
             "--pack",
             "examples/assistant.pack.json",
-        ],
-    );
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("eval `polite-tone`: type `tone` is neither bound"),
-        "{}",
-        out.stderr
-    );
+        ])
+        .run();
+    out.expect_code(2);
+    out.stderr_has("eval `polite-tone`: type `tone` is neither bound");
 }

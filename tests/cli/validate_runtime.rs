@@ -1,12 +1,14 @@
 //! `validate` catches extensions that would fail to start: a command not in PATH or
 //! not executable, and a script an interpreter is given that does not exist.
 
-use crate::util::{repo_root, run, run_in};
+use crate::util::{promptexec, repo_root};
 
 #[test]
 fn extensions_that_cannot_start_are_errors_at_the_offending_value() {
-    let out = run(&["validate", "-c", "launch/launch.yaml"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = promptexec()
+        .args(&["validate", "-c", "launch/launch.yaml"])
+        .run();
+    out.expect_code(2);
     let all: Vec<&str> = out.stderr.lines().collect();
     // Each diagnostic is followed by its source line, between a gutter and carets.
     let lines: Vec<&str> = all.iter().step_by(4).copied().collect();
@@ -49,32 +51,26 @@ fn extensions_that_cannot_start_are_errors_at_the_offending_value() {
 
 #[test]
 fn an_empty_path_makes_bare_commands_unfindable() {
-    let out = crate::util::run_env(
-        &crate::util::fixtures(),
-        &["validate", "-c", "launch/launch.yaml"],
-        &[("PATH", "")],
-    );
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("spec.tools.present.exec.command: `python3` is not found in PATH"),
-        "{}",
-        out.stderr
-    );
+    let out = promptexec()
+        .args(["validate", "-c", "launch/launch.yaml"])
+        .env("PATH", "")
+        .run();
+    out.expect_code(2);
+    out.stderr_has("spec.tools.present.exec.command: `python3` is not found in PATH");
 }
 
 #[test]
 fn the_bundled_example_passes_the_start_checks_strictly() {
-    let out = run_in(
-        &repo_root(),
-        &[
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args(&[
             "validate",
             "--strict",
             "-c",
             "runtimeconfig.example.yaml",
             "--pack",
             "examples/assistant.pack.json",
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+        ])
+        .run();
+    out.expect_code(0);
 }
