@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, promptexec, repo_root, run_all};
+use crate::util::{Outcome, dana_asks, fixtures, promptexec, repo_root, run_all};
 
 fn evals_dir() -> PathBuf {
     fixtures().join("evals")
@@ -442,20 +442,8 @@ fn an_eval_scoring_within_range_passes_or_fails_by_the_given_bounds() {
 
 #[test]
 fn the_bundled_example_run_is_valid_junit() {
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "run",
-            "examples/assistant.pack.json",
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "Where is A-1002?",
-            "--format",
-            "junit",
-        ])
+    let out = dana_asks("Where is A-1002?")
+        .args(&["--format", "junit"])
         .run();
     assert_eq!(out.code, 0, "{}", out.report());
     let cases = junit_cases(&out.stdout);

@@ -2,15 +2,12 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, promptexec, repo_root};
+use crate::util::{Outcome, example_config};
 
 #[track_caller]
 fn invoke(tool: &str, args: &str, env: &[(&str, &str)]) -> Outcome {
-    promptexec()
-        .in_dir(repo_root())
+    example_config()
         .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
             "invoke-tool",
             tool,
             "--pack",

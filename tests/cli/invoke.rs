@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, gone, pid_in, promptexec, repo_root};
+use crate::util::{Outcome, example_config, fixtures, gone, pid_in, promptexec, repo_root};
 
 fn tools_dir() -> PathBuf {
     fixtures().join("tools")
@@ -270,11 +270,8 @@ fn row25_a_1_mib_argument_goes_through_stdin_not_argv() {
 
 #[test]
 fn tool_errors_exit_1_and_pending_exits_4() {
-    let out = promptexec()
-        .in_dir(repo_root())
+    let out = example_config()
         .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
             "invoke-tool",
             "lookup_order",
             "--args",

@@ -4,7 +4,8 @@
 use serde_json::Value as Json;
 
 use crate::util::{
-    Invocation, Outcome, README_RUN, fixtures, promptexec, readme_run, repo_root, run_all,
+    Invocation, Outcome, README_RUN, fixtures, hook_event, promptexec, readme_run, repo_root,
+    run_all,
 };
 
 const ESC: &str = "\x1b[";
@@ -236,15 +237,7 @@ fn color_always_paints_hook_test_verdicts_and_leaves_stdout_plain() {
     let event = r#"{"messages": [{"role": "user", "content": "My SSN is 123-45-6789"}]}"#;
     let out = example(
         &["--color", "always"],
-        &[
-            "hook",
-            "test",
-            "pii_guard",
-            "--phase",
-            "before_call",
-            "--event",
-            event,
-        ],
+        &hook_event("pii_guard", "before_call", event),
     );
     out.expect_code(1);
     out.stderr_has("\x1b[1;31mdenied\x1b[0m");
@@ -252,15 +245,7 @@ fn color_always_paints_hook_test_verdicts_and_leaves_stdout_plain() {
     let shell = r#"{"tool": "shell", "arguments": {"command": "rm -rf /"}}"#;
     let out = example(
         &["--color", "always"],
-        &[
-            "hook",
-            "test",
-            "review_gate",
-            "--phase",
-            "before_tool",
-            "--event",
-            shell,
-        ],
+        &hook_event("review_gate", "before_tool", shell),
     );
     out.stderr_has("\x1b[1;31mdeny_tool\x1b[0m");
 }

@@ -8,7 +8,9 @@ use promptexec::hooks::{Action, Intercepted, RpcHook};
 use promptexec::tools::RestartPolicy;
 use serde_json::{Value as Json, json};
 
-use crate::util::{Invocation, Outcome, fixtures, gone, promptexec, repo_root, run_all};
+use crate::util::{
+    Invocation, Outcome, example_config, fixtures, gone, hook_event, promptexec, run_all,
+};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -264,19 +266,12 @@ async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process(
 
 #[test]
 fn the_review_gate_refuses_rm_rf() {
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "hook",
-            "test",
+    let out = example_config()
+        .args(hook_event(
             "review_gate",
-            "--phase",
             "before_tool",
-            "--event",
             r#"{"tool": "shell", "arguments": {"command": "rm -rf /var/lib"}}"#,
-        ])
+        ))
         .run();
     out.expect_code(1);
     assert!(
@@ -285,36 +280,20 @@ fn the_review_gate_refuses_rm_rf() {
             .unwrap_or_default()
             .contains("dangerous shell command")
     );
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "hook",
-            "test",
+    let out = example_config()
+        .args(hook_event(
             "review_gate",
-            "--phase",
             "approve_tool",
-            "--event",
             r#"{"tool": "refund_order", "arguments": {"order_id": "A-1002", "amount": 149}}"#,
-        ])
+        ))
         .run();
     assert_eq!(out.code, 1, "writes need a reviewer: {}", out.stderr);
 }
 
 #[test]
 fn the_faq_plugin_injects_its_tool_and_serves_it() {
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "hook",
-            "test",
-            "faq_plugin",
-            "--phase",
-            "before_llm",
-        ])
+    let out = example_config()
+        .args(&["hook", "test", "faq_plugin", "--phase", "before_llm"])
         .run();
     out.expect_code(0);
     let tools = decision(&out)["output"]["tools"].clone();
@@ -324,19 +303,12 @@ fn the_faq_plugin_injects_its_tool_and_serves_it() {
             .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "store_faq")),
         "{tools}"
     );
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "hook",
-            "test",
+    let out = example_config()
+        .args(hook_event(
             "faq_plugin",
-            "--phase",
             "before_tool",
-            "--event",
             r#"{"tool": "store_faq", "arguments": {"topic": "returns"}}"#,
-        ])
+        ))
         .run();
     out.expect_code(0);
     let report = decision(&out);

@@ -2,17 +2,7 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Invocation, promptexec, readme_run, repo_root};
-
-/// `run` of the bundled example pack with the example config, from the repository root.
-fn run_example() -> Invocation {
-    promptexec().in_dir(repo_root()).args([
-        "-c",
-        "runtimeconfig.example.yaml",
-        "run",
-        "examples/assistant.pack.json",
-    ])
-}
+use crate::util::{dana_asks, example_config, promptexec, readme_run, repo_root, run_example};
 
 #[test]
 fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
@@ -53,17 +43,8 @@ fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
 
 #[test]
 fn json_format_holds_every_tool_call_hook_decision_and_eval_result() {
-    let out = run_example()
-        .args(&[
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "Where is A-1002?",
-            "--message",
-            "My SSN is 123-45-6789",
-            "--format",
-            "json",
-        ])
+    let out = dana_asks("Where is A-1002?")
+        .args(&["--message", "My SSN is 123-45-6789", "--format", "json"])
         .run();
     out.expect_code(1);
     let report: Json = serde_json::from_str(&out.stdout).expect("one JSON document");
@@ -98,14 +79,7 @@ fn json_format_holds_every_tool_call_hook_decision_and_eval_result() {
 
 #[test]
 fn a_provider_hook_denial_ends_the_turn_with_exit_1_and_the_hook_name() {
-    let out = run_example()
-        .args(&[
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "My SSN is 123-45-6789",
-        ])
-        .run();
+    let out = dana_asks("My SSN is 123-45-6789").run();
     out.expect_code(1);
     out.stderr_has("turn 1 aborted by hook `pii_guard`: personal data (ssn)");
 }
@@ -122,20 +96,8 @@ fn session_hooks_hear_the_start_every_turn_and_the_end() {
     let dir = tempfile::tempdir().expect("temp dir");
     let audit = dir.path().join("audit.jsonl");
     let audit_path = audit.display().to_string();
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "run",
-            "examples/assistant.pack.json",
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "Where is A-1002?",
-            "--message",
-            "Thanks!",
-        ])
+    let out = dana_asks("Where is A-1002?")
+        .args(&["--message", "Thanks!"])
         .envs(&[("AUDIT_LOG", &audit_path)])
         .run();
     out.expect_code(0);
@@ -213,17 +175,8 @@ fn a_json_rpc_hook_that_fails_its_handshake_aborts_the_run_with_exit_3() {
 fn output_writes_the_report_to_a_file_and_nothing_to_stdout() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("report.xml");
-    let out = run_example()
-        .args(&[
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "Where is A-1002?",
-            "--format",
-            "junit",
-            "--output",
-            &path.display().to_string(),
-        ])
+    let out = dana_asks("Where is A-1002?")
+        .args(&["--format", "junit", "--output", &path.display().to_string()])
         .run();
     out.expect_code(0);
     assert_eq!(out.stdout, "");
@@ -252,15 +205,8 @@ fn replaying_evals_points_out_a_result_that_differs_from_the_recording() {
     let dir = tempfile::tempdir().expect("temp dir");
     let transcript = dir.path().join("run.jsonl");
     let path = transcript.display().to_string();
-    let out = run_example()
-        .args(&[
-            "--var",
-            "customer_name=Dana",
-            "--message",
-            "Where is A-1002?",
-            "--transcript",
-            &path,
-        ])
+    let out = dana_asks("Where is A-1002?")
+        .args(&["--transcript", &path])
         .run();
     out.expect_code(0);
     // Pretend the run had scored the turn's `mentions-order` differently.
@@ -276,11 +222,8 @@ fn replaying_evals_points_out_a_result_that_differs_from_the_recording() {
         })
         .collect();
     std::fs::write(&transcript, edited.join("\n") + "\n").expect("rewrite");
-    let replay = promptexec()
-        .in_dir(repo_root())
+    let replay = example_config()
         .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
             "eval",
             "--pack",
             "examples/assistant.pack.json",

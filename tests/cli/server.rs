@@ -8,7 +8,7 @@ use promptexec::config::{ExecSpec, RuntimeMode};
 use promptexec::tools::{RestartPolicy, ToolReport, ToolServer, ToolStatus};
 use serde_json::{Value as Json, json};
 
-use crate::util::{fixtures, gone, promptexec, repo_root};
+use crate::util::{example_config, fixtures, gone, promptexec};
 
 fn servers_dir() -> PathBuf {
     fixtures().join("servers")
@@ -221,18 +221,8 @@ fn batch_of_a_thousand_lines_uses_one_server_process_and_keeps_order() {
         .collect();
     std::fs::write(&batch, lines.join("\n")).expect("write batch");
     let batch = batch.display().to_string();
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
-            "invoke-tool",
-            "db_query",
-            "--batch",
-            &batch,
-            "-j",
-            "16",
-        ])
+    let out = example_config()
+        .args(&["invoke-tool", "db_query", "--batch", &batch, "-j", "16"])
         .run();
     out.expect_code(0);
     let replies: Vec<Json> = out
@@ -261,11 +251,8 @@ fn batch_lines_are_checked_before_anything_runs() {
     let batch = dir.path().join("batch.jsonl");
     std::fs::write(&batch, "{\"sql\": \"SELECT 1\"}\n\n{\"sql\": 5}\n[1]\n").expect("write");
     let batch = batch.display().to_string();
-    let out = promptexec()
-        .in_dir(repo_root())
+    let out = example_config()
         .args(&[
-            "-c",
-            "runtimeconfig.example.yaml",
             "invoke-tool",
             "db_query",
             "--pack",

@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use crate::util::{Invocation, Outcome, promptexec, readme_run, repo_root};
+use crate::util::{
+    Invocation, Outcome, example_config, hook_event, promptexec, readme_run, repo_root,
+};
 
 /// Exit code, stdout and stderr as one text.
 fn human(out: &Outcome) -> String {
@@ -75,10 +77,7 @@ fn one_by_one(invocations: Vec<Invocation>) -> Vec<Outcome> {
 
 /// A command with the bundled example config, from the repository root.
 fn example(args: &[&str]) -> Invocation {
-    promptexec()
-        .in_dir(repo_root())
-        .args(["-c", "runtimeconfig.example.yaml"])
-        .args(args)
+    example_config().args(args)
 }
 
 #[test]
@@ -91,25 +90,17 @@ fn hook_test_of_a_filter_hook_and_a_json_rpc_hook() {
     let outs = one_by_one(vec![
         example(&["hook", "test", "pii_guard"]),
         example(&["hook", "test", "pii_guard", "--all-phases"]),
-        example(&[
-            "hook",
-            "test",
+        example(&hook_event(
             "pii_guard",
-            "--phase",
             "before_call",
-            "--event",
             r#"{"messages": [{"role": "user", "content": "My SSN is 123-45-6789"}]}"#,
-        ]),
+        )),
         example(&["hook", "test", "review_gate", "--phase", "before_tool"]),
-        example(&[
-            "hook",
-            "test",
+        example(&hook_event(
             "review_gate",
-            "--phase",
             "approve_tool",
-            "--event",
             r#"{"tool_name": "refund_order", "arguments": {"order_id": "A-1002", "amount": 500}}"#,
-        ]),
+        )),
     ]);
     for (name, out) in [
         "filter",

@@ -1,26 +1,29 @@
 //! PromptKit's time variables, `--now`, and placeholders no variable declares.
 
-use crate::util::promptexec;
+use crate::util::{Outcome, promptexec};
 
 const PACK: &str = "packs/time_vars.json";
 const WORKFLOW_WARNING: &str = "packs/time_vars.json:28:80: warning: placeholder `{{workflow_context}}` is not a declared variable of prompt `handoff`, so it needs a value when rendered (--var workflow_context=…)";
 
+/// `prompt render --pack PACK --prompt PROMPT` followed by `rest`.
+fn render(prompt: &str, rest: &[&str]) -> Outcome {
+    promptexec()
+        .args(["prompt", "render", "--pack", PACK, "--prompt", prompt])
+        .args(rest)
+        .run()
+}
+
 #[test]
 fn time_variables_are_filled_from_now_in_utc() {
-    let out = promptexec()
-        .args(&[
-            "prompt",
-            "render",
-            "--pack",
-            PACK,
-            "--prompt",
-            "plan",
+    let out = render(
+        "plan",
+        &[
             "--var",
             "customer=Dana",
             "--now",
             "2025-06-01T11:05:07+02:00",
-        ])
-        .run();
+        ],
+    );
     out.expect_code(0);
     assert_eq!(
         out.stdout,
@@ -30,38 +33,22 @@ fn time_variables_are_filled_from_now_in_utc() {
 
 #[test]
 fn the_clock_wins_over_a_declared_default_as_in_promptkit() {
-    let out = promptexec()
-        .args(&[
-            "prompt",
-            "render",
-            "--pack",
-            PACK,
-            "--prompt",
-            "defaulted",
-            "--now",
-            "2025-06-01T11:05:07Z",
-        ])
-        .run();
+    let out = render("defaulted", &["--now", "2025-06-01T11:05:07Z"]);
     out.expect_code(0);
     assert_eq!(out.stdout, "Today is 2025-06-01.");
 }
 
 #[test]
 fn a_given_value_wins_over_the_clock() {
-    let out = promptexec()
-        .args(&[
-            "prompt",
-            "render",
-            "--pack",
-            PACK,
-            "--prompt",
-            "handoff",
+    let out = render(
+        "handoff",
+        &[
             "--var",
             "current_date=someday",
             "--var",
             "workflow_context=step 3",
-        ])
-        .run();
+        ],
+    );
     out.expect_code(0);
     assert_eq!(
         out.stdout,
@@ -71,18 +58,7 @@ fn a_given_value_wins_over_the_clock() {
 
 #[test]
 fn without_now_the_date_is_today() {
-    let out = promptexec()
-        .args(&[
-            "prompt",
-            "render",
-            "--pack",
-            PACK,
-            "--prompt",
-            "handoff",
-            "--var",
-            "workflow_context=x",
-        ])
-        .run();
+    let out = render("handoff", &["--var", "workflow_context=x"]);
     out.expect_code(0);
     let date = out
         .stdout
@@ -124,36 +100,20 @@ fn an_undeclared_placeholder_is_a_warning_at_load_pointing_into_the_template() {
 
 #[test]
 fn an_undeclared_placeholder_without_a_value_fails_the_render() {
-    let out = promptexec()
-        .args(&[
-            "prompt",
-            "render",
-            "--pack",
-            PACK,
-            "--prompt",
-            "handoff",
-            "--now",
-            "2025-06-01T09:05:07Z",
-        ])
-        .run();
+    let out = render("handoff", &["--now", "2025-06-01T09:05:07Z"]);
     out.expect_code(2);
     assert_eq!(out.stdout, "");
     out.stderr_has("packs/time_vars.json:28:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE");
 
-    let filled = promptexec()
-        .args(&[
-            "prompt",
-            "render",
-            "--pack",
-            PACK,
-            "--prompt",
-            "handoff",
+    let filled = render(
+        "handoff",
+        &[
             "--now",
             "2025-06-01T09:05:07Z",
             "--var",
             "workflow_context=x",
-        ])
-        .run();
+        ],
+    );
     filled.expect_code(0);
     assert_eq!(
         filled.stdout,
@@ -168,11 +128,7 @@ fn an_undeclared_placeholder_without_a_value_fails_the_render() {
 
 #[test]
 fn a_bad_now_is_a_usage_error() {
-    let out = promptexec()
-        .args(&[
-            "prompt", "render", "--pack", PACK, "--prompt", "handoff", "--now", "tomorrow",
-        ])
-        .run();
+    let out = render("handoff", &["--now", "tomorrow"]);
     out.expect_code(2);
     out.stderr_has("`tomorrow` is not an RFC 3339 time");
 }

@@ -170,18 +170,7 @@ impl Invocation {
         command.write_stdin(self.stdin.clone().unwrap_or_default());
         let started = Instant::now();
         let output = command.output().expect("promptexec runs");
-        let elapsed = started.elapsed();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(
-            !stderr.contains("panicked"),
-            "promptexec panicked:\n{stderr}"
-        );
-        Outcome {
-            code: output.status.code().expect("exited, not killed"),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr,
-            elapsed,
-        }
+        Outcome::of(output, started.elapsed())
     }
 
     /// Starts promptexec without waiting (stdin empty, stdout and stderr piped unless
@@ -209,17 +198,7 @@ impl Invocation {
 pub fn finish(child: Child) -> Outcome {
     let started = Instant::now();
     let output = child.wait_with_output().expect("promptexec is waited for");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked"),
-        "promptexec panicked:\n{stderr}"
-    );
-    Outcome {
-        code: output.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr,
-        elapsed: started.elapsed(),
-    }
+    Outcome::of(output, started.elapsed())
 }
 
 /// What one run printed and how it ended.
@@ -232,6 +211,22 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// What a finished promptexec printed, checked for a panic.
+    #[track_caller]
+    fn of(output: std::process::Output, elapsed: Duration) -> Self {
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            !stderr.contains("panicked"),
+            "promptexec panicked:\n{stderr}"
+        );
+        Outcome {
+            code: output.status.code().expect("exited, not killed"),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr,
+            elapsed,
+        }
+    }
+
     /// Exit code and stderr together, the way a snapshot should show them.
     pub fn report(&self) -> String {
         format!("exit: {}\n--- stderr\n{}", self.code, self.stderr)
@@ -249,30 +244,27 @@ impl Outcome {
 
     #[track_caller]
     pub fn stdout_has(&self, text: &str) -> &Self {
-        assert!(
-            self.stdout.contains(text),
-            "stdout lacks {text:?}:\n{}",
-            self.stdout
-        );
-        self
+        self.holds("stdout", &self.stdout, text, true)
     }
 
     #[track_caller]
     pub fn stderr_has(&self, text: &str) -> &Self {
-        assert!(
-            self.stderr.contains(text),
-            "stderr lacks {text:?}:\n{}",
-            self.stderr
-        );
-        self
+        self.holds("stderr", &self.stderr, text, true)
     }
 
     #[track_caller]
     pub fn stderr_lacks(&self, text: &str) -> &Self {
+        self.holds("stderr", &self.stderr, text, false)
+    }
+
+    /// Checks that `stream` (called `name`) holds `text`, or does not when `wanted` is
+    /// false.
+    #[track_caller]
+    fn holds(&self, name: &str, stream: &str, text: &str, wanted: bool) -> &Self {
+        let verb = if wanted { "lacks" } else { "has" };
         assert!(
-            !self.stderr.contains(text),
-            "stderr has {text:?}:\n{}",
-            self.stderr
+            stream.contains(text) == wanted,
+            "{name} {verb} {text:?}:\n{stream}"
         );
         self
     }
@@ -300,6 +292,29 @@ pub const README_RUN: [&str; 8] = [
     "--message",
     "Hi, where is my order A-1002?",
 ];
+
+/// A command with the bundled example config, from the repository root.
+pub fn example_config() -> Invocation {
+    promptexec()
+        .in_dir(repo_root())
+        .args(["-c", "runtimeconfig.example.yaml"])
+}
+
+/// `hook test HOOK --phase PHASE --event EVENT`: one hook's answer to one event.
+pub fn hook_event<'a>(hook: &'a str, phase: &'a str, event: &'a str) -> [&'a str; 7] {
+    ["hook", "test", hook, "--phase", phase, "--event", event]
+}
+
+/// The bundled example pack with its config, from the repository root, for the tests
+/// that vary the rest of [`README_RUN`].
+pub fn run_example() -> Invocation {
+    example_config().args(["run", "examples/assistant.pack.json"])
+}
+
+/// [`run_example`] for Dana, who sends `message`; more arguments may follow.
+pub fn dana_asks(message: &str) -> Invocation {
+    run_example().args(["--var", "customer_name=Dana", "--message", message])
+}
 
 /// [`README_RUN`] from the repository root, started once per test binary: the tests
 /// that only read what that run printed share it instead of each playing the whole

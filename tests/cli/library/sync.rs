@@ -35,7 +35,8 @@ fn a_sync_packet_is_accepted_once_and_its_replay_is_refused() {
     assert_eq!(doc["target"], receiver_did.as_str());
 
     let receiver = Lib::new();
-    let first = receiver.ok(&[
+    // The same arguments twice: the second receipt is the replay.
+    let receive: [&str; 7] = [
         "prompt",
         "sync-receive",
         &packet,
@@ -43,20 +44,13 @@ fn a_sync_packet_is_accepted_once_and_its_replay_is_refused() {
         &did,
         "--key",
         &receiver_key,
-    ]);
+    ];
+    let first = receiver.ok(&receive);
     assert_eq!(
         first.stdout,
         format!("received `greeting` from {did} as version 1\n")
     );
-    let replay = receiver.run(&[
-        "prompt",
-        "sync-receive",
-        &packet,
-        "--trust",
-        &did,
-        "--key",
-        &receiver_key,
-    ]);
+    let replay = receiver.run(&receive);
     replay.expect_code(1);
     replay.stderr_has("this sync packet was received before");
     assert_eq!(replay.stdout, "");
