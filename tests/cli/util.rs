@@ -153,6 +153,7 @@ impl Invocation {
             command.env_remove(name);
         }
         command.env("NO_COLOR", "1");
+        command.env("PATH", path_with_interpreter());
         command.args(&self.args);
         for (name, value) in &self.env {
             command.env(name, value);
@@ -314,6 +315,30 @@ pub fn run_example() -> Invocation {
 /// [`run_example`] for Dana, who sends `message`; more arguments may follow.
 pub fn dana_asks(message: &str) -> Invocation {
     run_example().args(["--var", "customer_name=Dana", "--message", message])
+}
+
+/// The host's `PATH` with the directory of the interpreter `python3` stands for in
+/// front. A version manager's shim (pyenv's is a shell script that runs pyenv, which
+/// then starts Python) costs each of the suite's thousands of extension starts a shell
+/// and two more execs; the extensions run on the very same interpreter either way.
+fn path_with_interpreter() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let host = std::env::var("PATH").unwrap_or_default();
+        let real = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import os, sys; print(os.path.dirname(sys.executable))",
+            ])
+            .output();
+        match real {
+            Ok(out) if out.status.success() => {
+                let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                format!("{dir}:{host}")
+            }
+            _ => host,
+        }
+    })
 }
 
 /// [`README_RUN`] from the repository root, started once per test binary: the tests
