@@ -4,6 +4,7 @@
 mod discover;
 mod load;
 mod model;
+mod phase;
 mod resolve;
 
 pub use discover::{ConfigSource, discover};
@@ -13,3 +14,4 @@ pub use model::{
     Intercept, LogFormat, LogLevel, Logging, ObserveEvents, OnFailure, Provider, RuntimeConfig,
     RuntimeMode, ServerHook, ToolBinding,
 };
+pub use phase::{Phase, Place};

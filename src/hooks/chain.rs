@@ -122,7 +122,7 @@ impl HookDispatcher {
     fn failed(&self, rpc: &RpcHook, intercept: Intercept, why: &str, stderr: &str) -> Action {
         self.failures.record(HookFailure::new(
             &rpc.hook.name,
-            intercept.as_str(),
+            intercept.into(),
             why,
             stderr,
         ));

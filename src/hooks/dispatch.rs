@@ -218,7 +218,7 @@ impl HookDispatcher {
             if matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
                 notified.push(hook.hook.name.clone());
                 self.observers
-                    .send(&hook, CallKind::Hook, phase.as_str(), payload.clone());
+                    .send(&hook, CallKind::Hook, phase.into(), payload.clone());
             }
         }
         notified
@@ -240,8 +240,12 @@ impl HookDispatcher {
         for hook in self.exec_hooks() {
             if matches!(hook.hook.kind, HookKind::Eval) {
                 notified.push(hook.hook.name.clone());
-                self.observers
-                    .send(&hook, CallKind::EvalHook, "eval", result.clone());
+                self.observers.send(
+                    &hook,
+                    CallKind::EvalHook,
+                    crate::config::Phase::EVAL,
+                    result.clone(),
+                );
             }
         }
         notified

@@ -33,7 +33,7 @@ impl HookDispatcher {
         };
         if mode == HookMode::Observe {
             self.observers
-                .send(hook, CallKind::Hook, phase.as_str(), payload.clone());
+                .send(hook, CallKind::Hook, phase.into(), payload.clone());
             return None;
         }
         let name = &hook.hook.name;
@@ -47,7 +47,7 @@ impl HookDispatcher {
             );
             self.failures.record(HookFailure::new(
                 name,
-                phase.as_str(),
+                phase.into(),
                 reason,
                 &run.stderr_tail,
             ));

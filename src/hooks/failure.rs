@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::config::Phase;
 use crate::exec::{Outcome, last_lines};
 
 /// How much of a failed hook's stderr a failure keeps: its last lines, enough to see
@@ -15,7 +16,7 @@ const TAIL_CHARS: usize = 2000;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct HookFailure {
     pub hook: String,
-    pub phase: String,
+    pub phase: Phase,
     pub reason: String,
     pub stderr_tail: String,
     /// The turn it belongs to, when that is not the one in progress as it is taken
@@ -24,10 +25,10 @@ pub struct HookFailure {
 }
 
 impl HookFailure {
-    pub fn new(hook: &str, phase: &str, reason: &str, stderr: &str) -> Self {
+    pub fn new(hook: &str, phase: Phase, reason: &str, stderr: &str) -> Self {
         Self {
             hook: hook.to_string(),
-            phase: phase.to_string(),
+            phase,
             reason: reason.to_string(),
             stderr_tail: short_tail(stderr),
             turn: None,
@@ -125,7 +126,7 @@ mod tests {
         let shared = failures.clone();
         shared.record(HookFailure::new(
             "audit",
-            "session_end",
+            crate::config::HookPhase::SessionEnd.into(),
             "exited with status 1",
             "boom\n",
         ));

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::Phase;
 use crate::exec::{CallKind, Outcome};
 
 use super::failure::{Failures, HookFailure, observer_failed};
@@ -27,7 +28,7 @@ pub const OBSERVER_QUEUE: usize = 256;
 /// One event for one observer.
 struct Job {
     kind: CallKind,
-    phase: String,
+    phase: Phase,
     payload: Json,
     /// The turn in progress when the event happened, so a late failure is reported
     /// on the turn it belongs to.
@@ -63,14 +64,14 @@ impl Observers {
     }
 
     /// Queues one event for `hook`; never waits. A full queue drops the event.
-    pub fn send(&mut self, hook: &Arc<ExecHook>, kind: CallKind, phase: &str, payload: Json) {
+    pub fn send(&mut self, hook: &Arc<ExecHook>, kind: CallKind, phase: Phase, payload: Json) {
         let queue = self
             .queues
             .entry(hook.hook.name.clone())
             .or_insert_with(|| Queue::start(hook, &self.failures, &self.cancel));
         let job = Job {
             kind,
-            phase: phase.to_string(),
+            phase,
             payload,
             turn: self.turn,
         };
@@ -152,7 +153,7 @@ async fn deliver(
         let reason = run.outcome.describe();
         let name = &hook.hook.name;
         tracing::info!("observer `{name}` {reason} at {} (recorded)", job.phase);
-        let mut failure = HookFailure::new(name, &job.phase, &reason, &run.stderr_tail);
+        let mut failure = HookFailure::new(name, job.phase, &reason, &run.stderr_tail);
         failure.turn = Some(job.turn);
         failures.record(failure);
     }

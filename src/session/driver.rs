@@ -363,31 +363,21 @@ impl<'a> Session<'a> {
 
     /// Records who a phase consulted, then any hook failure reported since.
     fn hooks_ran(&mut self, phase: impl Into<Phase>, hooks: Vec<String>) {
-        let phase = phase.into();
-        self.hook_failures(phase);
+        self.hook_failures();
         if !hooks.is_empty() {
+            let phase = phase.into();
             self.emit(SessionEvent::HooksRan { phase, hooks });
         }
     }
 
-    /// Every hook that failed since the last look, as an extension failure. The
-    /// hooks name where with the names of [`Phase`]; a name they should not give is
-    /// put at `taken_at`, the phase whose end looked, rather than lost.
-    fn hook_failures(&mut self, taken_at: Phase) {
+    /// Every hook that failed since the last look, as an extension failure.
+    fn hook_failures(&mut self) {
         for failure in self.hooks.take_failures() {
-            let phase = Phase::from_wire(&failure.phase).unwrap_or_else(|| {
-                tracing::warn!(
-                    "hook `{}` failed at unknown phase `{}`",
-                    failure.hook,
-                    failure.phase
-                );
-                taken_at
-            });
             self.emit(SessionEvent::ExtensionFailed {
                 turn: failure.turn.unwrap_or(self.turn),
                 kind: ExtensionKind::Hook,
                 name: failure.hook,
-                phase,
+                phase: failure.phase,
                 reason: failure.reason,
                 stderr_tail: failure.stderr_tail,
             });
@@ -500,7 +490,7 @@ impl<'a> Session<'a> {
     /// events JSON-RPC hooks could not be sent.
     pub async fn finish(&mut self) -> u64 {
         let dropped = self.hooks.finish().await;
-        self.hook_failures(HookPhase::SessionEnd.into());
+        self.hook_failures();
         for caller in self.tools.values() {
             caller.shutdown().await;
         }

@@ -5,11 +5,10 @@
 mod approval;
 mod driver;
 mod event;
-mod phase;
 mod status;
 
+pub use crate::config::{Phase, Place};
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use driver::{Session, TurnEnd};
 pub use event::{ExtensionKind, SessionEvent};
-pub use phase::{Phase, Place};
 pub use status::{CallStatus, HookAction, TurnEndReason};

@@ -27,7 +27,7 @@ crate::wire_enum! {
 #[derive(Debug, Clone, Serialize)]
 pub struct ToolReport {
     pub tool: String,
-    pub mode: &'static str,
+    pub mode: RuntimeMode,
     pub status: ToolStatus,
     pub result: Option<Json>,
     pub error: Option<String>,
@@ -63,10 +63,7 @@ impl ToolReport {
     pub fn new(tool: &str, runtime: RuntimeMode) -> Self {
         Self {
             tool: tool.to_string(),
-            mode: match runtime {
-                RuntimeMode::Exec => "exec",
-                RuntimeMode::Server => "server",
-            },
+            mode: runtime,
             status: ToolStatus::Failed,
             result: None,
             error: None,

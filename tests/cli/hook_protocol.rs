@@ -346,7 +346,7 @@ async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
         .iter()
         .find(|f| f.hook == "garbler")
         .expect("garbler failure");
-    assert_eq!(garbler.phase, "after_llm");
+    assert_eq!(garbler.phase.as_str(), "after_llm");
     assert!(
         garbler.reason.contains("its `modify` could not be read"),
         "{garbler:?}"
@@ -358,7 +358,7 @@ async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
         watcher,
         [&HookFailure {
             hook: "watcher".into(),
-            phase: "session_start".into(),
+            phase: HookPhase::SessionStart.into(),
             reason: "exited with status 2".into(),
             stderr_tail: "watcher broke".into(),
             turn: Some(0),

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::config::{HookPhase, Intercept};
+use super::{HookPhase, Intercept};
 
 /// Where a hook ran or decided, or where an extension failed. Its wire name is the
 /// hook phase's or the place's own.
