@@ -18,12 +18,6 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// Makes `text` the source of `file`, for documents that never were on disk or
-    /// that were read once already.
-    pub fn insert(&mut self, file: impl Into<PathBuf>, text: impl Into<String>) {
-        self.texts.insert(file.into(), Some(text.into()));
-    }
-
     /// The lines to print under `diagnostic` (each ending in a newline), or nothing
     /// when it has no position or its file cannot be read.
     pub fn snippet(&mut self, diagnostic: &Diagnostic, colour: bool) -> String {
@@ -164,8 +158,11 @@ mod tests {
         let mut sources = Sources::default();
         let missing = Diagnostic::error(std::path::Path::new("/no/such/file.yaml"), at(1, 1), "x");
         assert_eq!(sources.snippet(&missing, false), "");
-        sources.insert("/no/such/file.yaml", "here: 1\n");
-        assert!(sources.snippet(&missing, false).contains("1 | here: 1"));
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let present = dir.path().join("file.yaml");
+        std::fs::write(&present, "here: 1\n").expect("written");
+        let found = Diagnostic::error(&present, at(1, 1), "x");
+        assert!(sources.snippet(&found, false).contains("1 | here: 1"));
         assert_eq!(sources.snippet(&Diagnostic::plain("x"), false), "");
     }
 }

@@ -4,11 +4,10 @@
 use std::time::Duration;
 
 use serde_json::Value as Json;
-use tokio::time::Instant;
 
 use crate::config::{Hook, HookKind, Intercept, ObserveEvents, ServerHook};
 use crate::exec::CallKind;
-use crate::exec::rpc::{Handshake, Reply, RestartPolicy, RpcError, Supervisor, Timeout};
+use crate::exec::rpc::{Handshake, Missed, Reply, RestartPolicy, RpcError, Supervisor};
 
 use super::action::{Action, Approval, read_action, read_approval};
 use super::events::selects;
@@ -110,51 +109,29 @@ impl RpcHook {
                 .timeout
                 .unwrap_or_else(|| CallKind::Hook.default_timeout()),
         };
-        // A restart after a crash counts against this call's deadline.
-        let deadline = Instant::now() + timeout;
-        let client = match self.process.client_by(Some(deadline)).await {
-            Ok(client) => client,
-            Err(why) => return Intercepted::failed(why.to_string(), self.process.stderr_tail()),
+        // The deadline covers a restart after a crash that the call waits for.
+        let reply = match self
+            .process
+            .exchange(&method_name(intercept), params, timeout)
+            .await
+        {
+            Ok(reply) => reply,
+            Err(missed) => return missed_call(missed),
         };
-        let left = deadline.saturating_duration_since(Instant::now());
-        let failed = |why: String| Intercepted::failed(why, client.stderr_tail());
-        match client.call(&method_name(intercept), params, left).await {
-            Ok(Reply::Result(result)) => {
-                self.process.answered().await;
-                match intercept {
-                    Intercept::ApproveTool => match read_approval(&result) {
-                        Ok(approval) => Intercepted::Approval(approval),
-                        Err(why) => failed(why.to_string()),
-                    },
-                    _ => match read_action(intercept, &result) {
-                        Ok(action) => Intercepted::Action(action),
-                        Err(why) => failed(why.to_string()),
-                    },
-                }
-            }
-            Ok(Reply::Error { code, message }) => {
-                self.process.answered().await;
+        let failed = |why: String| Intercepted::failed(why, self.process.stderr_tail());
+        match reply {
+            Reply::Result(result) => match intercept {
+                Intercept::ApproveTool => match read_approval(&result) {
+                    Ok(approval) => Intercepted::Approval(approval),
+                    Err(why) => failed(why.to_string()),
+                },
+                _ => match read_action(intercept, &result) {
+                    Ok(action) => Intercepted::Action(action),
+                    Err(why) => failed(why.to_string()),
+                },
+            },
+            Reply::Error { code, message } => {
                 failed(format!("answered with JSON-RPC error {code}: {message}"))
-            }
-            Err(RpcError::TimedOut(missed)) => {
-                self.process.timed_out(&client).await;
-                // Say the deadline the user set, not what was left of it.
-                let missed = Timeout {
-                    after: timeout,
-                    ..missed
-                };
-                failed(RpcError::TimedOut(missed).to_string())
-            }
-            Err(RpcError::Exited {
-                status,
-                stderr_tail,
-            }) => {
-                let why = RpcError::Exited {
-                    status,
-                    stderr_tail: String::new(),
-                }
-                .to_string();
-                Intercepted::failed(why, stderr_tail)
             }
         }
     }
@@ -189,5 +166,26 @@ impl RpcHook {
 
     pub async fn shutdown(&self) {
         self.process.shutdown().await;
+    }
+}
+
+/// A call that got no reply, worded as the JSON-RPC client words it.
+fn missed_call(missed: Missed) -> Intercepted {
+    match missed {
+        Missed::NoProcess { why, stderr_tail } => Intercepted::failed(why.to_string(), stderr_tail),
+        Missed::Exited {
+            status,
+            stderr_tail,
+        } => {
+            let why = RpcError::Exited {
+                status,
+                stderr_tail: String::new(),
+            };
+            Intercepted::failed(why.to_string(), stderr_tail)
+        }
+        Missed::TimedOut {
+            missed,
+            stderr_tail,
+        } => Intercepted::failed(RpcError::TimedOut(missed).to_string(), stderr_tail),
     }
 }

@@ -15,4 +15,4 @@ pub use client::{NOT_FLUSHING_HINT, Reply, RpcClient, RpcError, Timeout};
 pub use errors::{HandshakeError, Refused, ServerError, Unavailable};
 pub use framing::{Line, LineReader};
 pub use policy::{Decision, ExitHistory, RestartPolicy};
-pub use supervisor::{Handshake, NoReply, Supervisor};
+pub use supervisor::{Handshake, Missed, NoReply, Supervisor};

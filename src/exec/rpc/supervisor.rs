@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::errors::{HandshakeError, Refused, ServerError, Unavailable};
 use super::policy::{Decision, ExitHistory, RestartPolicy};
-use super::{Reply, RpcClient, RpcError};
+use super::{Reply, RpcClient, RpcError, Timeout};
 use crate::config::ExecSpec;
 use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, child_env_for};
 
@@ -31,6 +31,25 @@ use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, child_en
 pub struct NoReply {
     pub outcome: Outcome,
     pub stderr_tail: String,
+}
+
+/// Why [`Supervisor::exchange`] got no reply, and what the process last wrote on
+/// stderr.
+#[derive(Debug)]
+pub enum Missed {
+    /// No process to ask: it could not start, is broken, or was still starting at
+    /// the deadline.
+    NoProcess {
+        why: Unavailable,
+        stderr_tail: String,
+    },
+    /// The process exited while the call was in flight.
+    Exited { status: String, stderr_tail: String },
+    /// The process gave no reply by the deadline.
+    TimedOut {
+        missed: Timeout,
+        stderr_tail: String,
+    },
 }
 
 /// A first request every new process must answer before it gets calls.
@@ -140,7 +159,7 @@ impl Supervisor {
 
     /// The running process, started when needed; waits for a start only until
     /// `deadline`, when one is given.
-    pub async fn client_by(
+    async fn client_by(
         &self,
         deadline: Option<Instant>,
     ) -> Result<Arc<RpcClient>, Unavailable> {
@@ -193,23 +212,64 @@ impl Supervisor {
         params: Json,
         timeout: Duration,
     ) -> Result<Reply, NoReply> {
-        let deadline = Instant::now() + timeout;
-        let client = match self.client_by(Some(deadline)).await {
-            Ok(client) => client,
-            Err(Unavailable::Failed(err)) => {
-                return Err(NoReply {
+        self.exchange(method, params, timeout)
+            .await
+            .map_err(|missed| match missed {
+                Missed::NoProcess {
+                    why: Unavailable::Failed(err),
+                    ..
+                } => NoReply {
                     outcome: Outcome::ServerFailed {
                         reason: format!("server {err}"),
                     },
                     stderr_tail: String::new(),
-                });
-            }
-            Err(Unavailable::Late) => {
-                return Err(NoReply {
+                },
+                Missed::NoProcess {
+                    why: Unavailable::Late,
+                    stderr_tail,
+                } => NoReply {
                     outcome: Outcome::TimedOut {
                         after: timeout,
                         nothing_read: false,
                     },
+                    stderr_tail,
+                },
+                Missed::Exited {
+                    status,
+                    stderr_tail,
+                } => NoReply {
+                    outcome: Outcome::ServerFailed {
+                        reason: format!("server {status} while the call was in flight"),
+                    },
+                    stderr_tail,
+                },
+                Missed::TimedOut {
+                    missed,
+                    stderr_tail,
+                } => NoReply {
+                    outcome: Outcome::TimedOut {
+                        after: missed.after,
+                        nothing_read: missed.nothing_read,
+                    },
+                    stderr_tail,
+                },
+            })
+    }
+
+    /// [`Supervisor::call`] with the reason for a missing reply in the supervisor's
+    /// own terms, for callers that word failures their own way.
+    pub async fn exchange(
+        &self,
+        method: &str,
+        params: Json,
+        timeout: Duration,
+    ) -> Result<Reply, Missed> {
+        let deadline = Instant::now() + timeout;
+        let client = match self.client_by(Some(deadline)).await {
+            Ok(client) => client,
+            Err(why) => {
+                return Err(Missed::NoProcess {
+                    why,
                     stderr_tail: self.stderr_tail(),
                 });
             }
@@ -223,18 +283,17 @@ impl Supervisor {
             Err(RpcError::Exited {
                 status,
                 stderr_tail,
-            }) => Err(NoReply {
-                outcome: Outcome::ServerFailed {
-                    reason: format!("server {status} while the call was in flight"),
-                },
+            }) => Err(Missed::Exited {
+                status,
                 stderr_tail,
             }),
             Err(RpcError::TimedOut(missed)) => {
                 self.timed_out(&client).await;
-                Err(NoReply {
-                    outcome: Outcome::TimedOut {
+                Err(Missed::TimedOut {
+                    // The whole deadline, start-up included, not what was left of it.
+                    missed: Timeout {
                         after: timeout,
-                        nothing_read: missed.nothing_read,
+                        ..missed
                     },
                     stderr_tail: client.stderr_tail(),
                 })
