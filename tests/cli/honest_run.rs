@@ -406,6 +406,35 @@ fn play_probe(config: &str, scenario: &str) -> (Played, Json) {
     (played, report)
 }
 
+/// `play`'s `modify` prompt on the `probe_plain` scenario, without a report, with fresh
+/// files for `HOOK_LOG` and `RECORD`; gives the log's path and the directory holding it.
+#[track_caller]
+fn play_logged(config: &str) -> (Outcome, PathBuf, tempfile::TempDir) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let log = temp.path().join("hook.log");
+    let record = temp.path().join("requests.jsonl");
+    let out = promptexec()
+        .in_dir(honest_dir())
+        .args([
+            "-c",
+            config,
+            "run",
+            "honest.pack.json",
+            "--prompt",
+            "modify",
+            "--scenario",
+            "probe_plain",
+            "--message",
+            "go",
+        ])
+        .envs(&[
+            ("HOOK_LOG", &log.display().to_string()),
+            ("RECORD", &record.display().to_string()),
+        ])
+        .run();
+    (out, log, temp)
+}
+
 #[test]
 fn a_crashing_session_observer_fails_the_run_without_holding_the_conversation() {
     let (played, report) = play_probe("hook_failures.yaml", "probe_plain");
@@ -520,28 +549,7 @@ fn an_approval_without_a_boolean_denies_and_fails_the_run() {
 
 #[test]
 fn observing_hooks_hear_skipped_tools_and_errors() {
-    let temp = tempfile::tempdir().expect("temp dir");
-    let log = temp.path().join("hook.log");
-    let record = temp.path().join("requests.jsonl");
-    let out = promptexec()
-        .in_dir(honest_dir())
-        .args(&[
-            "-c",
-            "skipped_events.yaml",
-            "run",
-            "honest.pack.json",
-            "--prompt",
-            "modify",
-            "--scenario",
-            "probe_plain",
-            "--message",
-            "go",
-        ])
-        .envs(&[
-            ("HOOK_LOG", &log.display().to_string()),
-            ("RECORD", &record.display().to_string()),
-        ])
-        .run();
+    let (out, log, _temp) = play_logged("skipped_events.yaml");
     assert_eq!(out.code, 3, "{}", out.report());
     let text = std::fs::read_to_string(&log).expect("the listener logged");
     let kinds: Vec<String> = text
@@ -576,28 +584,7 @@ fn an_enforced_after_call_keeps_the_text_and_drops_the_tool_calls() {
 
 #[test]
 fn a_server_mode_exec_hook_is_told_its_hook_type_like_a_one_shot_one() {
-    let temp = tempfile::tempdir().expect("temp dir");
-    let log = temp.path().join("hook.log");
-    let record = temp.path().join("requests.jsonl");
-    let out = promptexec()
-        .in_dir(honest_dir())
-        .args(&[
-            "-c",
-            "server_filter.yaml",
-            "run",
-            "honest.pack.json",
-            "--prompt",
-            "modify",
-            "--scenario",
-            "probe_plain",
-            "--message",
-            "go",
-        ])
-        .envs(&[
-            ("HOOK_LOG", &log.display().to_string()),
-            ("RECORD", &record.display().to_string()),
-        ])
-        .run();
+    let (out, log, _temp) = play_logged("server_filter.yaml");
     assert_eq!(out.code, 0, "{}", out.report());
     let types = std::fs::read_to_string(&log).expect("the hook logged");
     assert_eq!(types, "tool\n");
