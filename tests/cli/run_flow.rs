@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
-use tempfile::TempDir;
 
 use crate::util::{Outcome, fixtures, promptexec};
 
@@ -52,31 +51,28 @@ fn report_of(out: &Outcome) -> Json {
     report
 }
 
-/// A directory the echo tool appends a line to `echo.ran` in each time it runs, and its
-/// path, for `RUN_MARKER_DIR` (listed in the tool's `env`).
-fn markers() -> (TempDir, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().display().to_string();
-    (dir, path)
-}
-
-/// How many times the echo tool ran.
+/// How many times the echo tool ran, by the lines it appended to `echo.ran` in `markers`.
 fn tool_runs(markers: &Path) -> usize {
     std::fs::read_to_string(markers.join("echo.ran")).map_or(0, |text| text.lines().count())
 }
 
-/// A run of flow.pack.json under `config`, with the echo tool's marker directory.
+/// A run of flow.pack.json under `config` that must exit 0, with a fresh marker directory
+/// for the echo tool; gives the report and how many times the tool ran.
 #[track_caller]
-fn flow_json(config: &str, prompt: &str, extra: &[&str], markers: &str) -> (Outcome, Json) {
+fn flow_ok(config: &str, prompt: &str, extra: &[&str]) -> (Json, usize) {
+    let markers = tempfile::tempdir().expect("temp dir");
+    let marker_dir = markers.path().display().to_string();
     let mut args = vec!["--message", "hi"];
     args.extend_from_slice(extra);
-    play_json(
+    let (out, report) = play_json(
         config,
         "flow.pack.json",
         prompt,
         &args,
-        &[("RUN_MARKER_DIR", markers)],
-    )
+        &[("RUN_MARKER_DIR", &marker_dir)],
+    );
+    assert_eq!(out.code, 0, "{}", out.report());
+    (report, tool_runs(markers.path()))
 }
 
 fn messages(report: &Json) -> &Vec<Json> {
@@ -185,10 +181,8 @@ fn only_eval(report: &Json) -> &Json {
 
 #[test]
 fn a_tool_call_is_dispatched_and_its_result_is_fed_back_to_the_model() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "echo", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 1, "the echo tool ran once");
+    let (report, runs) = flow_ok("flow.yaml", "echo", &[]);
+    assert_eq!(runs, 1, "the echo tool ran once");
 
     let call = only_tool_call(&report);
     assert_eq!(call["status"], "ok", "{call:#}");
@@ -215,10 +209,8 @@ fn a_tool_call_is_dispatched_and_its_result_is_fed_back_to_the_model() {
 
 #[test]
 fn a_schema_violation_reaches_the_model_as_a_tool_error_and_the_tool_never_runs() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "bad_args", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 0, "the echo tool must not run");
+    let (report, runs) = flow_ok("flow.yaml", "bad_args", &[]);
+    assert_eq!(runs, 0, "the echo tool must not run");
 
     let call = only_tool_call(&report);
     assert_eq!(call["status"], "error", "{call:#}");
@@ -298,10 +290,8 @@ fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not
 
 #[test]
 fn a_tool_blocked_by_a_before_execution_filter_reaches_the_model_as_blocked() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("block_tool.yaml", "echo", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 0, "the echo tool must not run");
+    let (report, runs) = flow_ok("block_tool.yaml", "echo", &[]);
+    assert_eq!(runs, 0, "the echo tool must not run");
 
     let call = only_tool_call(&report);
     assert_eq!(call["status"], "blocked", "{call:#}");
@@ -324,10 +314,8 @@ fn a_tool_blocked_by_a_before_execution_filter_reaches_the_model_as_blocked() {
 
 #[test]
 fn max_rounds_ends_a_turn_that_keeps_calling_tools_after_that_many_model_calls() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "loop", &["--max-rounds", "2"], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 2, "one tool call per round");
+    let (report, runs) = flow_ok("flow.yaml", "loop", &["--max-rounds", "2"]);
+    assert_eq!(runs, 2, "one tool call per round");
     assert_eq!(
         report["turns"],
         json!([{"turn": 1, "outcome": "round_limit"}])
@@ -342,9 +330,7 @@ fn max_rounds_ends_a_turn_that_keeps_calling_tools_after_that_many_model_calls()
 
 #[test]
 fn without_the_flag_the_prompts_max_rounds_limits_the_turn() {
-    let (_dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "loop", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
+    let (report, _) = flow_ok("flow.yaml", "loop", &[]);
     assert_eq!(
         report["turns"],
         json!([{"turn": 1, "outcome": "round_limit"}])
