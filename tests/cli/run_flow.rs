@@ -338,26 +338,22 @@ fn without_the_flag_the_prompts_max_rounds_limits_the_turn() {
     assert_eq!(report["totals"]["model_calls"], 5, "tool_policy.max_rounds");
 }
 
+/// The `greet` prompt, which needs the variable `customer`, told `hi`.
+#[track_caller]
+fn greet(extra: &[&str]) -> Outcome {
+    let mut args = vec!["--message", "hi"];
+    args.extend_from_slice(extra);
+    play("flow.yaml", "flow.pack.json", "greet", &args, &[])
+}
+
 #[test]
 fn a_missing_required_variable_is_exit_2_naming_it() {
-    let out = play(
-        "flow.yaml",
-        "flow.pack.json",
-        "greet",
-        &["--message", "hi", "--format", "json"],
-        &[],
-    );
+    let out = greet(&["--format", "json"]);
     assert_eq!(out.code, 2, "{}", out.report());
     out.stderr_has("needs variable `customer`");
     assert_eq!(out.stdout, "", "no report for a run that never started");
 
-    let out = play(
-        "flow.yaml",
-        "flow.pack.json",
-        "greet",
-        &["--message", "hi", "--var", "customer=Dana"],
-        &[],
-    );
+    let out = greet(&["--var", "customer=Dana"]);
     assert_eq!(out.code, 0, "with the variable given: {}", out.report());
 }
 
