@@ -40,13 +40,7 @@ fn play_json(
 /// The one JSON document on stdout; its `exit_code` must be the process's.
 #[track_caller]
 fn report_of(out: &Outcome) -> Json {
-    let report: Json = serde_json::from_str(&out.stdout).unwrap_or_else(|err| {
-        panic!(
-            "one JSON document on stdout ({err}):\n{}\n{}",
-            out.stdout,
-            out.report()
-        )
-    });
+    let report = out.json_report();
     assert_eq!(report["exit_code"], out.code, "{}", out.report());
     report
 }

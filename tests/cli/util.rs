@@ -270,6 +270,18 @@ impl Outcome {
         self
     }
 
+    /// Stdout as one JSON report document, shown with the exit code on failure.
+    #[track_caller]
+    pub fn json_report(&self) -> Json {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+            panic!(
+                "one JSON document on stdout ({err}):\n{}\n{}",
+                self.stdout,
+                self.report()
+            )
+        })
+    }
+
     /// Stdout as one JSON document.
     #[track_caller]
     pub fn json(&self) -> Json {
