@@ -306,6 +306,22 @@ pub const README_RUN: [&str; 8] = [
     "Hi, where is my order A-1002?",
 ];
 
+/// The start of a config whose one provider is the mock playing `mock_file`; the rest of
+/// `spec` follows, indented by two spaces.
+pub fn mock_config_head(mock_file: impl std::fmt::Display) -> String {
+    format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  providers:
+    - id: mock
+      type: mock
+      additional_config:
+        mock_config: {mock_file}
+"
+    )
+}
+
 /// A command with the bundled example config, from the repository root.
 pub fn example_config() -> Invocation {
     promptexec()
