@@ -10,22 +10,12 @@ use promptexec::hooks::{
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{fixtures, repo_root};
+use crate::util::{fixtures, load_hooks, repo_root};
 
 /// Hooks from a config written into `dir`; `FIXTURES` stands for the hook fixtures.
 fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<Hook> {
-    let config = dir.join("runtimeconfig.yaml");
-    let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{}",
-        hooks_yaml.replace("FIXTURES", &fixtures().join("hooks").display().to_string())
-    );
-    std::fs::write(&config, text).expect("write config");
-    config::load(&config, true)
-        .expect("loads")
-        .value
-        .hooks
-        .into_values()
-        .collect()
+    let fixtures = fixtures().join("hooks").display().to_string();
+    load_hooks(dir, &hooks_yaml.replace("FIXTURES", &fixtures))
 }
 
 fn rpc(name: &str, args: &str, intercept: &str, extra: &str) -> String {

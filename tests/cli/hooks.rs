@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use promptexec::config::{self, Hook};
+use promptexec::config::Hook;
 use promptexec::hooks::{Gate, HookDispatcher, ProviderRequest, ToolCallInfo, message};
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, fixtures, gone, pid_in, promptexec, repo_root};
+use crate::util::{Outcome, fixtures, gone, load_hooks, pid_in, promptexec, repo_root};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -18,14 +18,8 @@ fn hooks_dir() -> PathBuf {
 /// Hooks from a config written into `dir`; fixture scripts get their files and modes
 /// as arguments, so tests running side by side do not share environment variables.
 fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<Hook> {
-    let config = dir.join("runtimeconfig.yaml");
-    let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{}",
-        hooks_yaml.replace("FIXTURES", &hooks_dir().display().to_string())
-    );
-    std::fs::write(&config, text).expect("write config");
-    let loaded = config::load(&config, true).expect("the config loads");
-    loaded.value.hooks.into_values().collect()
+    let fixtures = hooks_dir().display().to_string();
+    load_hooks(dir, &hooks_yaml.replace("FIXTURES", &fixtures))
 }
 
 fn probe(name: &str, hook_mode: &str, mode_arg: &str, pidfile: &Path) -> String {

@@ -322,6 +322,22 @@ spec:
     )
 }
 
+/// The hooks of a config written into `dir` as `runtimeconfig.yaml`, with `hooks_yaml`
+/// under `spec.hooks`.
+pub fn load_hooks(dir: &Path, hooks_yaml: &str) -> Vec<promptexec::config::Hook> {
+    let path = dir.join("runtimeconfig.yaml");
+    let text = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{hooks_yaml}"
+    );
+    std::fs::write(&path, text).expect("write config");
+    promptexec::config::load(&path, true)
+        .expect("loads")
+        .value
+        .hooks
+        .into_values()
+        .collect()
+}
+
 /// A command with the bundled example config, from the repository root.
 pub fn example_config() -> Invocation {
     promptexec()
