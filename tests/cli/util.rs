@@ -345,6 +345,22 @@ pub fn example_config() -> Invocation {
         .args(["-c", "runtimeconfig.example.yaml"])
 }
 
+/// `validate FLAGS -c runtimeconfig.example.yaml --pack examples/assistant.pack.json`
+/// from the repository root: the bundled example checked.
+pub fn validate_example(flags: &[&str]) -> Outcome {
+    promptexec()
+        .in_dir(repo_root())
+        .arg("validate")
+        .args(flags)
+        .args([
+            "-c",
+            "runtimeconfig.example.yaml",
+            "--pack",
+            "examples/assistant.pack.json",
+        ])
+        .run()
+}
+
 /// `hook test HOOK --phase PHASE --event EVENT`: one hook's answer to one event.
 pub fn hook_event<'a>(hook: &'a str, phase: &'a str, event: &'a str) -> [&'a str; 7] {
     ["hook", "test", hook, "--phase", phase, "--event", event]
