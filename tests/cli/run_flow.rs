@@ -69,6 +69,19 @@ fn flow_ok(config: &str, prompt: &str, extra: &[&str]) -> (Json, usize) {
     (report, tool_runs(markers.path()))
 }
 
+/// A [`flow_ok`] run with one tool call, checked for how often the echo tool ran
+/// (`runs`: the count and what it means) and for the call's `status`; gives the report
+/// and the call.
+#[track_caller]
+fn flow_one_call(config: &str, prompt: &str, runs: (usize, &str), status: &str) -> (Json, Json) {
+    let (report, ran) = flow_ok(config, prompt, &[]);
+    assert_eq!(ran, runs.0, "{}", runs.1);
+
+    let call = only_tool_call(&report).clone();
+    assert_eq!(call["status"], status, "{call:#}");
+    (report, call)
+}
+
 fn messages(report: &Json) -> &Vec<Json> {
     report["messages"].as_array().expect("messages")
 }
@@ -175,11 +188,7 @@ fn only_eval(report: &Json) -> &Json {
 
 #[test]
 fn a_tool_call_is_dispatched_and_its_result_is_fed_back_to_the_model() {
-    let (report, runs) = flow_ok("flow.yaml", "echo", &[]);
-    assert_eq!(runs, 1, "the echo tool ran once");
-
-    let call = only_tool_call(&report);
-    assert_eq!(call["status"], "ok", "{call:#}");
+    let (report, call) = flow_one_call("flow.yaml", "echo", (1, "the echo tool ran once"), "ok");
     assert_eq!(call["name"], "echo");
     assert_eq!(call["call_id"], "call_1_echo");
     assert_eq!(call["args"], json!({"text": "ping"}));
@@ -203,11 +212,12 @@ fn a_tool_call_is_dispatched_and_its_result_is_fed_back_to_the_model() {
 
 #[test]
 fn a_schema_violation_reaches_the_model_as_a_tool_error_and_the_tool_never_runs() {
-    let (report, runs) = flow_ok("flow.yaml", "bad_args", &[]);
-    assert_eq!(runs, 0, "the echo tool must not run");
-
-    let call = only_tool_call(&report);
-    assert_eq!(call["status"], "error", "{call:#}");
+    let (report, call) = flow_one_call(
+        "flow.yaml",
+        "bad_args",
+        (0, "the echo tool must not run"),
+        "error",
+    );
     let content = call["content"].as_str().expect("text");
     assert!(content.starts_with("invalid arguments:"), "{content}");
     assert!(content.contains("/text"), "names the pointer: {content}");
@@ -220,25 +230,37 @@ fn a_schema_violation_reaches_the_model_as_a_tool_error_and_the_tool_never_runs(
     assert_eq!(report["totals"]["tool_errors"], 1);
 }
 
-#[test]
-fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
-    let out = play(
-        "deny_call.yaml",
+/// flow.pack.json's `chat` prompt under `config`, told `message`.
+#[track_caller]
+fn chat(config: &str, message: &str) -> Outcome {
+    play(
+        config,
         "flow.pack.json",
         "chat",
-        &["--message", "hi"],
+        &["--message", message],
         &[],
-    );
+    )
+}
+
+/// Like [`chat`] with `--format json`: the outcome and its report.
+#[track_caller]
+fn chat_json(config: &str, message: &str) -> (Outcome, Json) {
+    play_json(
+        config,
+        "flow.pack.json",
+        "chat",
+        &["--message", message],
+        &[],
+    )
+}
+
+#[test]
+fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
+    let out = chat("deny_call.yaml", "hi");
     assert_eq!(out.code, 1, "{}", out.report());
     out.stderr_has("turn 1 aborted by hook `topic_guard`: off-topic request");
 
-    let (out, report) = play_json(
-        "deny_call.yaml",
-        "flow.pack.json",
-        "chat",
-        &["--message", "hi"],
-        &[],
-    );
+    let (out, report) = chat_json("deny_call.yaml", "hi");
     assert_eq!(out.code, 1, "{}", out.report());
     assert_eq!(
         report["turns"],
@@ -253,13 +275,7 @@ fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
 
 #[test]
 fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not_called() {
-    let (out, report) = play_json(
-        "enforce.yaml",
-        "flow.pack.json",
-        "chat",
-        &["--message", "my SSN is 123-45-6789"],
-        &[],
-    );
+    let (out, report) = chat_json("enforce.yaml", "my SSN is 123-45-6789");
     assert_eq!(out.code, 0, "{}", out.report());
     let decisions = report["hook_decisions"].as_array().expect("hook_decisions");
     assert_eq!(decisions.len(), 1, "{decisions:#?}");
@@ -284,11 +300,12 @@ fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not
 
 #[test]
 fn a_tool_blocked_by_a_before_execution_filter_reaches_the_model_as_blocked() {
-    let (report, runs) = flow_ok("block_tool.yaml", "echo", &[]);
-    assert_eq!(runs, 0, "the echo tool must not run");
-
-    let call = only_tool_call(&report);
-    assert_eq!(call["status"], "blocked", "{call:#}");
+    let (report, call) = flow_one_call(
+        "block_tool.yaml",
+        "echo",
+        (0, "the echo tool must not run"),
+        "blocked",
+    );
     let blocked = "blocked by hook `no_tools`: tools are switched off";
     assert_eq!(call["content"], blocked);
 
