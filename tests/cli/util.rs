@@ -338,6 +338,17 @@ pub fn load_hooks(dir: &Path, hooks_yaml: &str) -> Vec<promptexec::config::Hook>
         .collect()
 }
 
+/// A provider request for the mock: one user message, `hello`, in round 1.
+pub fn provider_request() -> promptexec::hooks::ProviderRequest {
+    promptexec::hooks::ProviderRequest {
+        provider_id: "mock".into(),
+        model: "mock-model".into(),
+        messages: vec![promptexec::hooks::message("user", "hello")],
+        system_prompt: "Be kind.".into(),
+        round: 1,
+    }
+}
+
 /// A command with the bundled example config, from the repository root.
 pub fn example_config() -> Invocation {
     promptexec()
