@@ -4,28 +4,16 @@
 use std::path::Path;
 
 use promptexec::config::{self, Hook};
-use promptexec::hooks::{
-    Gate, HookDispatcher, ProviderRequest, ToolCallInfo, ToolResultInfo, message,
-};
+use promptexec::hooks::{Gate, HookDispatcher, ToolCallInfo, ToolResultInfo};
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{fixtures, repo_root};
+use crate::util::{fixtures, load_hooks, provider_request, repo_root};
 
 /// Hooks from a config written into `dir`; `FIXTURES` stands for the hook fixtures.
 fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<Hook> {
-    let config = dir.join("runtimeconfig.yaml");
-    let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{}",
-        hooks_yaml.replace("FIXTURES", &fixtures().join("hooks").display().to_string())
-    );
-    std::fs::write(&config, text).expect("write config");
-    config::load(&config, true)
-        .expect("loads")
-        .value
-        .hooks
-        .into_values()
-        .collect()
+    let fixtures = fixtures().join("hooks").display().to_string();
+    load_hooks(dir, &hooks_yaml.replace("FIXTURES", &fixtures))
 }
 
 fn rpc(name: &str, args: &str, intercept: &str, extra: &str) -> String {
@@ -39,16 +27,6 @@ fn call(args: Json) -> ToolCallInfo {
         name: "db_query".into(),
         args,
         call_id: "call_1_db_query".into(),
-    }
-}
-
-fn request() -> ProviderRequest {
-    ProviderRequest {
-        provider_id: "mock".into(),
-        model: "mock-model".into(),
-        messages: vec![message("user", "hello")],
-        system_prompt: "Be kind.".into(),
-        round: 1,
     }
 }
 
@@ -147,7 +125,7 @@ async fn an_enforced_exec_denial_goes_on_with_the_replacement() {
         dir.path().join("pid").display()
     );
     let mut dispatcher = HookDispatcher::new(hooks_in(dir.path(), &yaml), CancellationToken::new());
-    let phase = dispatcher.before_call(request(), vec![]).await;
+    let phase = dispatcher.before_call(provider_request(), vec![]).await;
     let Gate::Replaced {
         hook,
         reason,
@@ -175,7 +153,7 @@ async fn an_injected_tool_is_offered_and_served_by_the_plugin() {
         .filter(|h| h.name == "faq_plugin")
         .collect();
     let mut dispatcher = HookDispatcher::new(plugin, CancellationToken::new());
-    let phase = dispatcher.before_call(request(), vec![]).await;
+    let phase = dispatcher.before_call(provider_request(), vec![]).await;
     let Gate::Proceed((_, tools)) = phase.gate else {
         panic!("proceeds")
     };

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::util::{fixtures, gone, pid_in, promptexec};
+use crate::util::{fixtures, gone, mock_config_head, pid_in, promptexec};
 
 /// A config whose hook stops reading after `hook.hello`, observes every event and
 /// intercepts `before_llm`; and a mock whose first answer asks for 700 tool calls
@@ -24,15 +24,7 @@ fn write_flood(dir: &Path) -> std::path::PathBuf {
     }
     std::fs::write(dir.join("flood.mock.yaml"), mock).expect("write the mock");
     let config = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1
-kind: RuntimeConfig
-spec:
-  providers:
-    - id: mock
-      type: mock
-      additional_config:
-        mock_config: flood.mock.yaml
-  tools:
+        "{head}  tools:
     lookup:
       exec: {{ command: {answer}, timeout_ms: 5000 }}
   hooks:
@@ -45,6 +37,7 @@ spec:
       timeout_ms: 500
       handshake_timeout_ms: 5000
 ",
+        head = mock_config_head("flood.mock.yaml"),
         answer = fixtures.join("answer.sh").display(),
         hook = fixtures.join("deaf_hook.py").display(),
     );

@@ -62,13 +62,7 @@ fn play_json(prompt: &str, messages: &[&str]) -> (Outcome, Json) {
 /// process's.
 #[track_caller]
 fn report_of(out: &Outcome) -> Json {
-    let report: Json = serde_json::from_str(&out.stdout).unwrap_or_else(|err| {
-        panic!(
-            "one JSON document on stdout ({err}):\n{}\n{}",
-            out.stdout,
-            out.report()
-        )
-    });
+    let report = out.json_report();
     if let Some(code) = report.get("exit_code") {
         assert_eq!(*code, out.code, "{}", out.report());
     }

@@ -45,6 +45,40 @@ fn play(config: &str, prompt: &str, extra: &[&str]) -> Played {
     Played { out, recorded }
 }
 
+/// `play`'s `modify` prompt on one scenario, one message, a JSON report.
+#[track_caller]
+fn play_scenario(config: &str, scenario: &str) -> Played {
+    play(
+        config,
+        "modify",
+        &[
+            "--scenario",
+            scenario,
+            "--message",
+            "go",
+            "--format",
+            "json",
+        ],
+    )
+}
+
+/// The `crash` prompt over two messages, reported in `format`.
+#[track_caller]
+fn play_crash_twice(format: &str) -> Played {
+    play(
+        "honest.yaml",
+        "crash",
+        &[
+            "--message",
+            "first",
+            "--message",
+            "second",
+            "--format",
+            format,
+        ],
+    )
+}
+
 /// The one JSON document on stdout; its `exit_code` must be the process's.
 #[track_caller]
 fn report_of(out: &Outcome) -> Json {
@@ -57,18 +91,7 @@ fn report_of(out: &Outcome) -> Json {
 #[test]
 fn a_crashing_tool_fails_the_run_with_exit_3_and_its_traceback_even_though_the_conversation_went_on()
  {
-    let played = play(
-        "honest.yaml",
-        "crash",
-        &[
-            "--message",
-            "first",
-            "--message",
-            "second",
-            "--format",
-            "json",
-        ],
-    );
+    let played = play_crash_twice("json");
     let out = &played.out;
     assert_eq!(out.code, 3, "{}", out.report());
     let report = report_of(out);
@@ -107,18 +130,7 @@ fn a_crashing_tool_fails_the_run_with_exit_3_and_its_traceback_even_though_the_c
 
 #[test]
 fn a_crashing_tool_is_an_error_on_its_turn_in_junit_with_its_stderr() {
-    let played = play(
-        "honest.yaml",
-        "crash",
-        &[
-            "--message",
-            "first",
-            "--message",
-            "second",
-            "--format",
-            "junit",
-        ],
-    );
+    let played = play_crash_twice("junit");
     let out = &played.out;
     assert_eq!(out.code, 3, "{}", out.report());
     let doc = roxmltree::Document::parse(&out.stdout).expect("JUnit XML");
@@ -224,18 +236,7 @@ fn a_tools_own_error_answer_is_a_normal_outcome() {
 
 #[test]
 fn a_modify_that_points_at_a_blocklisted_tool_starts_no_process() {
-    let played = play(
-        "modify.yaml",
-        "modify",
-        &[
-            "--scenario",
-            "to_blocklisted",
-            "--message",
-            "go",
-            "--format",
-            "json",
-        ],
-    );
+    let played = play_scenario("modify.yaml", "to_blocklisted");
     let out = &played.out;
     assert_eq!(out.code, 0, "{}", out.report());
     assert_eq!(played.recorded, Vec::<Json>::new(), "no tool ran");
@@ -252,18 +253,7 @@ fn a_modify_that_points_at_a_blocklisted_tool_starts_no_process() {
 
 #[test]
 fn a_modify_that_breaks_the_schema_starts_no_process() {
-    let played = play(
-        "modify.yaml",
-        "modify",
-        &[
-            "--scenario",
-            "to_bad_args",
-            "--message",
-            "go",
-            "--format",
-            "json",
-        ],
-    );
+    let played = play_scenario("modify.yaml", "to_bad_args");
     let out = &played.out;
     assert_eq!(out.code, 0, "{}", out.report());
     assert_eq!(played.recorded, Vec::<Json>::new(), "no tool ran");
@@ -279,18 +269,7 @@ fn a_modify_that_breaks_the_schema_starts_no_process() {
 
 #[test]
 fn a_modify_that_passes_the_checks_runs_the_rewritten_call() {
-    let played = play(
-        "modify.yaml",
-        "modify",
-        &[
-            "--scenario",
-            "to_good_args",
-            "--message",
-            "go",
-            "--format",
-            "json",
-        ],
-    );
+    let played = play_scenario("modify.yaml", "to_good_args");
     assert_eq!(played.out.code, 0, "{}", played.out.report());
     assert_eq!(played.recorded.len(), 1, "{:?}", played.recorded);
     assert_eq!(played.recorded[0]["args"], json!({"topic": "rewritten"}));
@@ -390,20 +369,38 @@ fn under_quiet_the_run_says_only_why_it_failed() {
 /// Plays the `modify` prompt (the probe on offer) in `scenario` with `config`.
 #[track_caller]
 fn play_probe(config: &str, scenario: &str) -> (Played, Json) {
-    let played = play(
-        config,
-        "modify",
-        &[
-            "--scenario",
-            scenario,
-            "--message",
-            "go",
-            "--format",
-            "json",
-        ],
-    );
+    let played = play_scenario(config, scenario);
     let report = report_of(&played.out);
     (played, report)
+}
+
+/// `play`'s `modify` prompt on the `probe_plain` scenario, without a report, with fresh
+/// files for `HOOK_LOG` and `RECORD`; gives the log's path and the directory holding it.
+#[track_caller]
+fn play_logged(config: &str) -> (Outcome, PathBuf, tempfile::TempDir) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let log = temp.path().join("hook.log");
+    let record = temp.path().join("requests.jsonl");
+    let out = promptexec()
+        .in_dir(honest_dir())
+        .args([
+            "-c",
+            config,
+            "run",
+            "honest.pack.json",
+            "--prompt",
+            "modify",
+            "--scenario",
+            "probe_plain",
+            "--message",
+            "go",
+        ])
+        .envs(&[
+            ("HOOK_LOG", &log.display().to_string()),
+            ("RECORD", &record.display().to_string()),
+        ])
+        .run();
+    (out, log, temp)
 }
 
 #[test]
@@ -520,28 +517,7 @@ fn an_approval_without_a_boolean_denies_and_fails_the_run() {
 
 #[test]
 fn observing_hooks_hear_skipped_tools_and_errors() {
-    let temp = tempfile::tempdir().expect("temp dir");
-    let log = temp.path().join("hook.log");
-    let record = temp.path().join("requests.jsonl");
-    let out = promptexec()
-        .in_dir(honest_dir())
-        .args(&[
-            "-c",
-            "skipped_events.yaml",
-            "run",
-            "honest.pack.json",
-            "--prompt",
-            "modify",
-            "--scenario",
-            "probe_plain",
-            "--message",
-            "go",
-        ])
-        .envs(&[
-            ("HOOK_LOG", &log.display().to_string()),
-            ("RECORD", &record.display().to_string()),
-        ])
-        .run();
+    let (out, log, _temp) = play_logged("skipped_events.yaml");
     assert_eq!(out.code, 3, "{}", out.report());
     let text = std::fs::read_to_string(&log).expect("the listener logged");
     let kinds: Vec<String> = text
@@ -576,28 +552,7 @@ fn an_enforced_after_call_keeps_the_text_and_drops_the_tool_calls() {
 
 #[test]
 fn a_server_mode_exec_hook_is_told_its_hook_type_like_a_one_shot_one() {
-    let temp = tempfile::tempdir().expect("temp dir");
-    let log = temp.path().join("hook.log");
-    let record = temp.path().join("requests.jsonl");
-    let out = promptexec()
-        .in_dir(honest_dir())
-        .args(&[
-            "-c",
-            "server_filter.yaml",
-            "run",
-            "honest.pack.json",
-            "--prompt",
-            "modify",
-            "--scenario",
-            "probe_plain",
-            "--message",
-            "go",
-        ])
-        .envs(&[
-            ("HOOK_LOG", &log.display().to_string()),
-            ("RECORD", &record.display().to_string()),
-        ])
-        .run();
+    let (out, log, _temp) = play_logged("server_filter.yaml");
     assert_eq!(out.code, 0, "{}", out.report());
     let types = std::fs::read_to_string(&log).expect("the hook logged");
     assert_eq!(types, "tool\n");

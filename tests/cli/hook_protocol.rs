@@ -17,7 +17,7 @@ use promptexec::hooks::{
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, fixtures, gone, promptexec};
+use crate::util::{Outcome, fixtures, gone, load_hooks, promptexec};
 
 fn flow_dir() -> PathBuf {
     fixtures().join("hooks/flow")
@@ -268,18 +268,10 @@ fn a_process_hook_configured_as_picoclaw_documents_it_hears_runtime_events() {
 
 /// Hooks from a config written into `dir`; `FLOW` stands for the flow fixtures.
 fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<config::Hook> {
-    let path = dir.join("runtimeconfig.yaml");
-    let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{}",
-        hooks_yaml.replace("FLOW", &flow_dir().display().to_string())
-    );
-    std::fs::write(&path, text).expect("write config");
-    config::load(&path, true)
-        .expect("loads")
-        .value
-        .hooks
-        .into_values()
-        .collect()
+    load_hooks(
+        dir,
+        &hooks_yaml.replace("FLOW", &flow_dir().display().to_string()),
+    )
 }
 
 #[tokio::test]

@@ -4,12 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use promptexec::config::{self, Hook};
-use promptexec::hooks::{Gate, HookDispatcher, ProviderRequest, ToolCallInfo, message};
+use promptexec::config::Hook;
+use promptexec::hooks::{Gate, HookDispatcher, ToolCallInfo};
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, fixtures, gone, pid_in, promptexec, repo_root};
+use crate::util::{
+    Outcome, fixtures, gone, load_hooks, pid_in, promptexec, provider_request, repo_root,
+};
 
 fn hooks_dir() -> PathBuf {
     fixtures().join("hooks")
@@ -18,14 +20,8 @@ fn hooks_dir() -> PathBuf {
 /// Hooks from a config written into `dir`; fixture scripts get their files and modes
 /// as arguments, so tests running side by side do not share environment variables.
 fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<Hook> {
-    let config = dir.join("runtimeconfig.yaml");
-    let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{}",
-        hooks_yaml.replace("FIXTURES", &hooks_dir().display().to_string())
-    );
-    std::fs::write(&config, text).expect("write config");
-    let loaded = config::load(&config, true).expect("the config loads");
-    loaded.value.hooks.into_values().collect()
+    let fixtures = hooks_dir().display().to_string();
+    load_hooks(dir, &hooks_yaml.replace("FIXTURES", &fixtures))
 }
 
 fn probe(name: &str, hook_mode: &str, mode_arg: &str, pidfile: &Path) -> String {
@@ -33,16 +29,6 @@ fn probe(name: &str, hook_mode: &str, mode_arg: &str, pidfile: &Path) -> String 
         "    {name}:\n      command: FIXTURES/probe.sh\n      args: [{mode_arg}, {}]\n      hook: provider\n      phases: [before_call]\n      mode: {hook_mode}\n      timeout_ms: 500\n",
         pidfile.display()
     )
-}
-
-fn request() -> ProviderRequest {
-    ProviderRequest {
-        provider_id: "mock".into(),
-        model: "mock-model".into(),
-        messages: vec![message("user", "hello")],
-        system_prompt: "Be kind.".into(),
-        round: 1,
-    }
 }
 
 const FAILURE_KINDS: &[&str] = &[
@@ -107,7 +93,7 @@ async fn failures_deny_through_the_dispatcher_and_observers_never_deny() {
     for mode in FAILURE_KINDS {
         let filter = hooks_in(dir.path(), &probe("filter_probe", "filter", mode, &pidfile));
         let mut filters = HookDispatcher::new(filter, CancellationToken::new());
-        let phase = filters.before_call(request(), vec![]).await;
+        let phase = filters.before_call(provider_request(), vec![]).await;
         assert_eq!(phase.ran, ["filter_probe"]);
         let Gate::AbortTurn { hook, reason } = phase.gate else {
             panic!("{mode}: a failing filter must deny")
@@ -123,7 +109,7 @@ async fn failures_deny_through_the_dispatcher_and_observers_never_deny() {
             &probe("observe_probe", "observe", mode, &pidfile),
         );
         let mut observers = HookDispatcher::new(observer, CancellationToken::new());
-        let phase = observers.before_call(request(), vec![]).await;
+        let phase = observers.before_call(provider_request(), vec![]).await;
         assert!(
             matches!(phase.gate, Gate::Proceed(_)),
             "{mode}: observers never deny"
@@ -147,7 +133,7 @@ async fn a_sleeping_observer_neither_delays_the_turn_nor_outlives_its_deadline()
     );
     let mut dispatcher = HookDispatcher::new(hooks, CancellationToken::new());
     let started = Instant::now();
-    let phase = dispatcher.before_call(request(), vec![]).await;
+    let phase = dispatcher.before_call(provider_request(), vec![]).await;
     let turn = started.elapsed();
     assert!(matches!(phase.gate, Gate::Proceed(_)));
     assert_eq!(phase.ran, ["gate"], "only the filter is waited for");

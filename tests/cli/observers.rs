@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::util::{fixtures, promptexec, run_all};
+use crate::util::{fixtures, mock_config_head, promptexec, run_all};
 
 fn flow_dir() -> PathBuf {
     fixtures().join("hooks/flow")
@@ -71,15 +71,7 @@ fn many_calls(dir: &Path, calls: usize) -> PathBuf {
     mock.push_str("      2: \"Counted.\"\n");
     std::fs::write(dir.join("many.mock.yaml"), mock).expect("mock written");
     let config = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1
-kind: RuntimeConfig
-spec:
-  providers:
-    - id: mock
-      type: mock
-      additional_config:
-        mock_config: many.mock.yaml
-  tools:
+        "{head}  tools:
     probe:
       exec:
         command: {flow}/count.sh
@@ -94,6 +86,7 @@ spec:
       env: [CALLS, EXPECTED_CALLS]
       timeout_ms: 120000
 ",
+        head = mock_config_head("many.mock.yaml"),
         flow = flow.display()
     );
     let path = dir.join("many.yaml");
@@ -165,15 +158,7 @@ fn at_the_end_a_hanging_observer_loses_the_rest_of_its_queue_at_its_first_missed
     std::fs::write(
         &config,
         format!(
-            "apiVersion: promptkit.altairalabs.ai/v1alpha1
-kind: RuntimeConfig
-spec:
-  providers:
-    - id: mock
-      type: mock
-      additional_config:
-        mock_config: {flow}/flow.mock.yaml
-  hooks:
+            "{head}  hooks:
     stuck:
       command: sh
       args: [-c, 'cat > /dev/null; exec sleep 30']
@@ -181,7 +166,7 @@ spec:
       phases: [session_start, session_update, session_end]
       timeout_ms: 1000
 ",
-            flow = flow.display()
+            head = mock_config_head(format!("{}/flow.mock.yaml", flow.display())),
         ),
     )
     .expect("config written");

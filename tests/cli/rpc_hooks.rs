@@ -35,6 +35,26 @@ fn decision(out: &Outcome) -> Json {
         .unwrap_or_else(|err| panic!("JSON ({err}): {}\n{}", out.stdout, out.stderr))
 }
 
+/// The `reason` of a decision, empty when there is none.
+#[track_caller]
+fn reason_of(out: &Outcome) -> String {
+    decision(out)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A failed hook whose failure a run would count as a denial.
+#[track_caller]
+fn expect_denial(out: &Outcome) {
+    assert_eq!(out.code, 3);
+    let reason = reason_of(out);
+    assert!(
+        reason.ends_with("in a run this is a denial (and the run exits 3)"),
+        "{reason}"
+    );
+}
+
 #[test]
 fn a_handshake_that_never_answers_fails_within_its_deadline_naming_the_hook() {
     let out = hook_test(&["mute_hello"]);
@@ -57,10 +77,7 @@ fn a_handshake_that_never_answers_fails_within_its_deadline_naming_the_hook() {
 fn a_handshake_error_reply_is_reported() {
     let out = hook_test(&["refusing_hello"]);
     assert_eq!(out.code, 3);
-    let reason = decision(&out)["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let reason = reason_of(&out);
     assert!(
         reason.contains("JSON-RPC error -32001: config missing"),
         "{reason}"
@@ -192,25 +209,13 @@ fn a_timed_out_interceptor_is_skipped_unless_the_hook_denies_on_failure() {
     ]))
     .expect("two outcomes");
     assert_eq!(out.code, 3);
-    let reason = decision(&out)["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let reason = reason_of(&out);
     assert!(
         reason.contains("no reply within 500 ms; in a run this is skipped (and the run exits 3)"),
         "{reason}"
     );
 
-    let out = strict;
-    assert_eq!(out.code, 3);
-    let reason = decision(&out)["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(
-        reason.ends_with("in a run this is a denial (and the run exits 3)"),
-        "{reason}"
-    );
+    expect_denial(&strict);
 }
 
 #[test]
@@ -223,15 +228,7 @@ fn an_approval_that_times_out_denies() {
         // Twice the 500 ms approval deadline.
         r#"{"_sleep": 1}"#,
     ]);
-    assert_eq!(out.code, 3);
-    let reason = decision(&out)["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(
-        reason.ends_with("in a run this is a denial (and the run exits 3)"),
-        "{reason}"
-    );
+    expect_denial(&out);
 }
 
 #[tokio::test]

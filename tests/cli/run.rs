@@ -2,7 +2,9 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{dana_asks, example_config, promptexec, readme_run, repo_root, run_example};
+use crate::util::{
+    dana_asks, example_config, mock_config_head, promptexec, readme_run, repo_root, run_example,
+};
 
 #[test]
 fn the_readme_run_plays_the_example_with_every_extension_and_a_summary() {
@@ -128,8 +130,8 @@ fn session_hooks_hear_the_start_every_turn_and_the_end() {
 fn config_with_hook(dir: &std::path::Path, hook_yaml: &str) -> std::path::PathBuf {
     let root = repo_root();
     let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: mock\n      type: mock\n      additional_config:\n        mock_config: {}\n  hooks:\n{hook_yaml}",
-        root.join("examples/mock-responses.yaml").display()
+        "{}  hooks:\n{hook_yaml}",
+        mock_config_head(root.join("examples/mock-responses.yaml").display())
     );
     let path = dir.join("runtimeconfig.yaml");
     std::fs::write(&path, text).expect("write config");

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
-use tempfile::TempDir;
 
 use crate::util::{Outcome, fixtures, promptexec};
 
@@ -41,42 +40,46 @@ fn play_json(
 /// The one JSON document on stdout; its `exit_code` must be the process's.
 #[track_caller]
 fn report_of(out: &Outcome) -> Json {
-    let report: Json = serde_json::from_str(&out.stdout).unwrap_or_else(|err| {
-        panic!(
-            "one JSON document on stdout ({err}):\n{}\n{}",
-            out.stdout,
-            out.report()
-        )
-    });
+    let report = out.json_report();
     assert_eq!(report["exit_code"], out.code, "{}", out.report());
     report
 }
 
-/// A directory the echo tool appends a line to `echo.ran` in each time it runs, and its
-/// path, for `RUN_MARKER_DIR` (listed in the tool's `env`).
-fn markers() -> (TempDir, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().display().to_string();
-    (dir, path)
-}
-
-/// How many times the echo tool ran.
+/// How many times the echo tool ran, by the lines it appended to `echo.ran` in `markers`.
 fn tool_runs(markers: &Path) -> usize {
     std::fs::read_to_string(markers.join("echo.ran")).map_or(0, |text| text.lines().count())
 }
 
-/// A run of flow.pack.json under `config`, with the echo tool's marker directory.
+/// A run of flow.pack.json under `config` that must exit 0, with a fresh marker directory
+/// for the echo tool; gives the report and how many times the tool ran.
 #[track_caller]
-fn flow_json(config: &str, prompt: &str, extra: &[&str], markers: &str) -> (Outcome, Json) {
+fn flow_ok(config: &str, prompt: &str, extra: &[&str]) -> (Json, usize) {
+    let markers = tempfile::tempdir().expect("temp dir");
+    let marker_dir = markers.path().display().to_string();
     let mut args = vec!["--message", "hi"];
     args.extend_from_slice(extra);
-    play_json(
+    let (out, report) = play_json(
         config,
         "flow.pack.json",
         prompt,
         &args,
-        &[("RUN_MARKER_DIR", markers)],
-    )
+        &[("RUN_MARKER_DIR", &marker_dir)],
+    );
+    assert_eq!(out.code, 0, "{}", out.report());
+    (report, tool_runs(markers.path()))
+}
+
+/// A [`flow_ok`] run with one tool call, checked for how often the echo tool ran
+/// (`runs`: the count and what it means) and for the call's `status`; gives the report
+/// and the call.
+#[track_caller]
+fn flow_one_call(config: &str, prompt: &str, runs: (usize, &str), status: &str) -> (Json, Json) {
+    let (report, ran) = flow_ok(config, prompt, &[]);
+    assert_eq!(ran, runs.0, "{}", runs.1);
+
+    let call = only_tool_call(&report).clone();
+    assert_eq!(call["status"], status, "{call:#}");
+    (report, call)
 }
 
 fn messages(report: &Json) -> &Vec<Json> {
@@ -185,13 +188,7 @@ fn only_eval(report: &Json) -> &Json {
 
 #[test]
 fn a_tool_call_is_dispatched_and_its_result_is_fed_back_to_the_model() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "echo", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 1, "the echo tool ran once");
-
-    let call = only_tool_call(&report);
-    assert_eq!(call["status"], "ok", "{call:#}");
+    let (report, call) = flow_one_call("flow.yaml", "echo", (1, "the echo tool ran once"), "ok");
     assert_eq!(call["name"], "echo");
     assert_eq!(call["call_id"], "call_1_echo");
     assert_eq!(call["args"], json!({"text": "ping"}));
@@ -215,13 +212,12 @@ fn a_tool_call_is_dispatched_and_its_result_is_fed_back_to_the_model() {
 
 #[test]
 fn a_schema_violation_reaches_the_model_as_a_tool_error_and_the_tool_never_runs() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "bad_args", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 0, "the echo tool must not run");
-
-    let call = only_tool_call(&report);
-    assert_eq!(call["status"], "error", "{call:#}");
+    let (report, call) = flow_one_call(
+        "flow.yaml",
+        "bad_args",
+        (0, "the echo tool must not run"),
+        "error",
+    );
     let content = call["content"].as_str().expect("text");
     assert!(content.starts_with("invalid arguments:"), "{content}");
     assert!(content.contains("/text"), "names the pointer: {content}");
@@ -234,25 +230,37 @@ fn a_schema_violation_reaches_the_model_as_a_tool_error_and_the_tool_never_runs(
     assert_eq!(report["totals"]["tool_errors"], 1);
 }
 
-#[test]
-fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
-    let out = play(
-        "deny_call.yaml",
+/// flow.pack.json's `chat` prompt under `config`, told `message`.
+#[track_caller]
+fn chat(config: &str, message: &str) -> Outcome {
+    play(
+        config,
         "flow.pack.json",
         "chat",
-        &["--message", "hi"],
+        &["--message", message],
         &[],
-    );
+    )
+}
+
+/// Like [`chat`] with `--format json`: the outcome and its report.
+#[track_caller]
+fn chat_json(config: &str, message: &str) -> (Outcome, Json) {
+    play_json(
+        config,
+        "flow.pack.json",
+        "chat",
+        &["--message", message],
+        &[],
+    )
+}
+
+#[test]
+fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
+    let out = chat("deny_call.yaml", "hi");
     assert_eq!(out.code, 1, "{}", out.report());
     out.stderr_has("turn 1 aborted by hook `topic_guard`: off-topic request");
 
-    let (out, report) = play_json(
-        "deny_call.yaml",
-        "flow.pack.json",
-        "chat",
-        &["--message", "hi"],
-        &[],
-    );
+    let (out, report) = chat_json("deny_call.yaml", "hi");
     assert_eq!(out.code, 1, "{}", out.report());
     assert_eq!(
         report["turns"],
@@ -267,13 +275,7 @@ fn a_provider_filter_denial_aborts_the_turn_with_exit_1_naming_the_hook() {
 
 #[test]
 fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not_called() {
-    let (out, report) = play_json(
-        "enforce.yaml",
-        "flow.pack.json",
-        "chat",
-        &["--message", "my SSN is 123-45-6789"],
-        &[],
-    );
+    let (out, report) = chat_json("enforce.yaml", "my SSN is 123-45-6789");
     assert_eq!(out.code, 0, "{}", out.report());
     let decisions = report["hook_decisions"].as_array().expect("hook_decisions");
     assert_eq!(decisions.len(), 1, "{decisions:#?}");
@@ -298,13 +300,12 @@ fn an_enforced_provider_filter_answers_with_its_replacement_and_the_model_is_not
 
 #[test]
 fn a_tool_blocked_by_a_before_execution_filter_reaches_the_model_as_blocked() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("block_tool.yaml", "echo", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 0, "the echo tool must not run");
-
-    let call = only_tool_call(&report);
-    assert_eq!(call["status"], "blocked", "{call:#}");
+    let (report, call) = flow_one_call(
+        "block_tool.yaml",
+        "echo",
+        (0, "the echo tool must not run"),
+        "blocked",
+    );
     let blocked = "blocked by hook `no_tools`: tools are switched off";
     assert_eq!(call["content"], blocked);
 
@@ -324,10 +325,8 @@ fn a_tool_blocked_by_a_before_execution_filter_reaches_the_model_as_blocked() {
 
 #[test]
 fn max_rounds_ends_a_turn_that_keeps_calling_tools_after_that_many_model_calls() {
-    let (dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "loop", &["--max-rounds", "2"], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
-    assert_eq!(tool_runs(dir.path()), 2, "one tool call per round");
+    let (report, runs) = flow_ok("flow.yaml", "loop", &["--max-rounds", "2"]);
+    assert_eq!(runs, 2, "one tool call per round");
     assert_eq!(
         report["turns"],
         json!([{"turn": 1, "outcome": "round_limit"}])
@@ -342,9 +341,7 @@ fn max_rounds_ends_a_turn_that_keeps_calling_tools_after_that_many_model_calls()
 
 #[test]
 fn without_the_flag_the_prompts_max_rounds_limits_the_turn() {
-    let (_dir, marker_dir) = markers();
-    let (out, report) = flow_json("flow.yaml", "loop", &[], &marker_dir);
-    assert_eq!(out.code, 0, "{}", out.report());
+    let (report, _) = flow_ok("flow.yaml", "loop", &[]);
     assert_eq!(
         report["turns"],
         json!([{"turn": 1, "outcome": "round_limit"}])
@@ -352,26 +349,22 @@ fn without_the_flag_the_prompts_max_rounds_limits_the_turn() {
     assert_eq!(report["totals"]["model_calls"], 5, "tool_policy.max_rounds");
 }
 
+/// The `greet` prompt, which needs the variable `customer`, told `hi`.
+#[track_caller]
+fn greet(extra: &[&str]) -> Outcome {
+    let mut args = vec!["--message", "hi"];
+    args.extend_from_slice(extra);
+    play("flow.yaml", "flow.pack.json", "greet", &args, &[])
+}
+
 #[test]
 fn a_missing_required_variable_is_exit_2_naming_it() {
-    let out = play(
-        "flow.yaml",
-        "flow.pack.json",
-        "greet",
-        &["--message", "hi", "--format", "json"],
-        &[],
-    );
+    let out = greet(&["--format", "json"]);
     assert_eq!(out.code, 2, "{}", out.report());
     out.stderr_has("needs variable `customer`");
     assert_eq!(out.stdout, "", "no report for a run that never started");
 
-    let out = play(
-        "flow.yaml",
-        "flow.pack.json",
-        "greet",
-        &["--message", "hi", "--var", "customer=Dana"],
-        &[],
-    );
+    let out = greet(&["--var", "customer=Dana"]);
     assert_eq!(out.code, 0, "with the variable given: {}", out.report());
 }
 

@@ -48,6 +48,26 @@ fn play(config: &str, scenario: &str, extra: &[&str]) -> Played {
     Played { out, tool_requests }
 }
 
+/// Plays `scenario` with `config` over `messages` with a JSON report, expects exit `code`
+/// and a tool that never ran; gives the report.
+#[track_caller]
+fn play_without_tool(config: &str, scenario: &str, messages: &[&str], code: i32) -> Json {
+    let mut extra = Vec::new();
+    for message in messages {
+        extra.extend(["--message", message]);
+    }
+    extra.extend(["--format", "json"]);
+    let played = play(config, scenario, &extra);
+    let out = &played.out;
+    out.expect_code(code);
+    assert_eq!(
+        played.tool_requests,
+        Vec::<Json>::new(),
+        "the tool never ran"
+    );
+    report(out)
+}
+
 /// The `--format json` report of a run.
 #[track_caller]
 fn report(out: &Outcome) -> Json {
@@ -87,19 +107,7 @@ fn only_tool_call(report: &Json) -> &Json {
 
 #[test]
 fn a_hook_that_responds_before_a_tool_answers_the_model_and_the_tool_never_runs() {
-    let played = play(
-        "rpc.yaml",
-        "respond",
-        &["--message", "hi", "--format", "json"],
-    );
-    let out = &played.out;
-    out.expect_code(0);
-    assert_eq!(
-        played.tool_requests,
-        Vec::<Json>::new(),
-        "the tool never ran"
-    );
-    let report = report(out);
+    let report = play_without_tool("rpc.yaml", "respond", &["hi"], 0);
     let message = tool_message(&report, "call_1_probe");
     assert_eq!(message["content"], "answered by the hook", "{message:#}");
     assert_eq!(message["tool_result"]["error"], Json::Null, "{message:#}");
@@ -127,19 +135,7 @@ fn a_hook_that_responds_before_a_tool_answers_the_model_and_the_tool_never_runs(
 
 #[test]
 fn a_hook_that_denies_a_tool_gives_the_model_a_blocked_result_naming_it_and_the_run_goes_on() {
-    let played = play(
-        "rpc.yaml",
-        "deny",
-        &["--message", "hi", "--message", "again", "--format", "json"],
-    );
-    let out = &played.out;
-    out.expect_code(0);
-    assert_eq!(
-        played.tool_requests,
-        Vec::<Json>::new(),
-        "the tool never ran"
-    );
-    let report = report(out);
+    let report = play_without_tool("rpc.yaml", "deny", &["hi", "again"], 0);
     let call = only_tool_call(&report);
     assert_eq!(call["status"], "blocked", "{call:#}");
     let message = tool_message(&report, "call_1_probe");
@@ -166,19 +162,7 @@ fn a_hook_that_denies_a_tool_gives_the_model_a_blocked_result_naming_it_and_the_
 
 #[test]
 fn an_aborted_turn_ends_with_exit_1_yet_the_next_message_still_plays() {
-    let played = play(
-        "rpc.yaml",
-        "abort",
-        &["--message", "hi", "--message", "again", "--format", "json"],
-    );
-    let out = &played.out;
-    out.expect_code(1);
-    assert_eq!(
-        played.tool_requests,
-        Vec::<Json>::new(),
-        "the tool never ran"
-    );
-    let report = report(out);
+    let report = play_without_tool("rpc.yaml", "abort", &["hi", "again"], 1);
     assert_eq!(
         report["turns"],
         json!([
@@ -233,19 +217,7 @@ fn a_hard_abort_stops_the_run_before_the_next_message_with_exit_1_naming_the_hoo
 
 #[test]
 fn a_denied_approval_blocks_the_call_naming_the_hook_and_the_tool_never_runs() {
-    let played = play(
-        "approvals.yaml",
-        "approve",
-        &["--message", "hi", "--format", "json"],
-    );
-    let out = &played.out;
-    out.expect_code(0);
-    assert_eq!(
-        played.tool_requests,
-        Vec::<Json>::new(),
-        "the tool never ran"
-    );
-    let report = report(out);
+    let report = play_without_tool("approvals.yaml", "approve", &["hi"], 0);
     let call = only_tool_call(&report);
     assert_eq!(call["status"], "blocked", "{call:#}");
     let message = tool_message(&report, "call_1_probe");

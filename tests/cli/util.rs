@@ -270,6 +270,18 @@ impl Outcome {
         self
     }
 
+    /// Stdout as one JSON report document, shown with the exit code on failure.
+    #[track_caller]
+    pub fn json_report(&self) -> Json {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
+            panic!(
+                "one JSON document on stdout ({err}):\n{}\n{}",
+                self.stdout,
+                self.report()
+            )
+        })
+    }
+
     /// Stdout as one JSON document.
     #[track_caller]
     pub fn json(&self) -> Json {
@@ -294,11 +306,70 @@ pub const README_RUN: [&str; 8] = [
     "Hi, where is my order A-1002?",
 ];
 
+/// The start of a config whose one provider is the mock playing `mock_file`; the rest of
+/// `spec` follows, indented by two spaces.
+pub fn mock_config_head(mock_file: impl std::fmt::Display) -> String {
+    format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  providers:
+    - id: mock
+      type: mock
+      additional_config:
+        mock_config: {mock_file}
+"
+    )
+}
+
+/// The hooks of a config written into `dir` as `runtimeconfig.yaml`, with `hooks_yaml`
+/// under `spec.hooks`.
+pub fn load_hooks(dir: &Path, hooks_yaml: &str) -> Vec<promptexec::config::Hook> {
+    let path = dir.join("runtimeconfig.yaml");
+    let text = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{hooks_yaml}"
+    );
+    std::fs::write(&path, text).expect("write config");
+    promptexec::config::load(&path, true)
+        .expect("loads")
+        .value
+        .hooks
+        .into_values()
+        .collect()
+}
+
+/// A provider request for the mock: one user message, `hello`, in round 1.
+pub fn provider_request() -> promptexec::hooks::ProviderRequest {
+    promptexec::hooks::ProviderRequest {
+        provider_id: "mock".into(),
+        model: "mock-model".into(),
+        messages: vec![promptexec::hooks::message("user", "hello")],
+        system_prompt: "Be kind.".into(),
+        round: 1,
+    }
+}
+
 /// A command with the bundled example config, from the repository root.
 pub fn example_config() -> Invocation {
     promptexec()
         .in_dir(repo_root())
         .args(["-c", "runtimeconfig.example.yaml"])
+}
+
+/// `validate FLAGS -c runtimeconfig.example.yaml --pack examples/assistant.pack.json`
+/// from the repository root: the bundled example checked.
+pub fn validate_example(flags: &[&str]) -> Outcome {
+    promptexec()
+        .in_dir(repo_root())
+        .arg("validate")
+        .args(flags)
+        .args([
+            "-c",
+            "runtimeconfig.example.yaml",
+            "--pack",
+            "examples/assistant.pack.json",
+        ])
+        .run()
 }
 
 /// `hook test HOOK --phase PHASE --event EVENT`: one hook's answer to one event.

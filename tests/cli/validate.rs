@@ -1,4 +1,4 @@
-use crate::util::{fixtures, promptexec, repo_root};
+use crate::util::{fixtures, promptexec, repo_root, validate_example};
 
 #[track_caller]
 fn validate_config(name: &str) -> String {
@@ -127,16 +127,7 @@ fn nothing_to_validate_is_a_usage_error() {
 
 #[test]
 fn the_bundled_example_is_valid() {
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "validate",
-            "-c",
-            "runtimeconfig.example.yaml",
-            "--pack",
-            "examples/assistant.pack.json",
-        ])
-        .run();
+    let out = validate_example(&[]);
     out.expect_code(0);
     assert!(
         out.stderr.starts_with("ok: runtimeconfig.example.yaml"),

@@ -1,7 +1,7 @@
 //! `validate` catches extensions that would fail to start: a command not in PATH or
 //! not executable, and a script an interpreter is given that does not exist.
 
-use crate::util::{promptexec, repo_root};
+use crate::util::{promptexec, validate_example};
 
 #[test]
 fn extensions_that_cannot_start_are_errors_at_the_offending_value() {
@@ -61,16 +61,6 @@ fn an_empty_path_makes_bare_commands_unfindable() {
 
 #[test]
 fn the_bundled_example_passes_the_start_checks_strictly() {
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args(&[
-            "validate",
-            "--strict",
-            "-c",
-            "runtimeconfig.example.yaml",
-            "--pack",
-            "examples/assistant.pack.json",
-        ])
-        .run();
+    let out = validate_example(&["--strict"]);
     out.expect_code(0);
 }
