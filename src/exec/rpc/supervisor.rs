@@ -159,10 +159,7 @@ impl Supervisor {
 
     /// The running process, started when needed; waits for a start only until
     /// `deadline`, when one is given.
-    async fn client_by(
-        &self,
-        deadline: Option<Instant>,
-    ) -> Result<Arc<RpcClient>, Unavailable> {
+    async fn client_by(&self, deadline: Option<Instant>) -> Result<Arc<RpcClient>, Unavailable> {
         loop {
             let mut result = match self.shared.next() {
                 Next::Ready(client) => return Ok(client),
