@@ -1,6 +1,9 @@
 //! `invoke-tool`: one call (or a batch of calls) to one tool, shown exactly as it
 //! happened.
 
+mod batch;
+mod lines;
+
 use std::time::Duration;
 
 use serde_json::Value as Json;
@@ -14,24 +17,25 @@ use crate::exec::{Outcome, last_lines};
 use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
 
 use super::emit::pretty;
-use super::exit::{of_tool, worse};
-use super::load::{self, json_kind, lookup, read_json_object, read_text};
+use super::exit::of_tool;
+use super::load::{self, lookup, read_json_object};
 use super::runtime::{interrupted, with_runtime};
+use lines::{BatchLines, BatchSource, SchemaCheck};
 
-/// The calls to make, their arguments read and checked; nothing has started.
+/// How to call the tool; nothing has started.
 struct Plan {
     name: String,
     spec: ExecSpec,
-    calls: Calls,
     timeout: Option<Duration>,
     jobs: usize,
     format: InvokeFormat,
 }
 
+/// The calls to make, their arguments read and checked (a batch as it streams).
 enum Calls {
     One(Json),
-    /// Each line's arguments, with its line number.
-    Batch(Vec<(usize, Json)>),
+    /// Lines read as the calls go, each checked against the schema when given.
+    Batch(BatchLines),
 }
 
 /// `invoke-tool`: plan, then one call or a batch.
@@ -40,17 +44,21 @@ pub fn run(
     args: &InvokeArgs,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let plan = plan(settings, args, console)?;
-    match &plan.calls {
+    let (plan, calls) = plan(settings, args, console)?;
+    match calls {
         Calls::One(tool_args) => {
-            let report = execute_one(&plan, tool_args)?;
+            let report = execute_one(&plan, &tool_args)?;
             show(console, &report, &plan)
         }
-        Calls::Batch(lines) => execute_batch(&plan, lines, |report| envelope(console, report)),
+        Calls::Batch(lines) => batch::execute(&plan, lines, console),
     }
 }
 
-fn plan(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Result<Plan, CliError> {
+fn plan(
+    settings: &Settings,
+    args: &InvokeArgs,
+    console: &mut Console,
+) -> Result<(Plan, Calls), CliError> {
     let config = load::config(settings, console)?;
     let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
     let Some(spec) = &binding.exec else {
@@ -60,14 +68,7 @@ fn plan(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Result
         )));
     };
     let calls = match &args.batch {
-        Some(source) => {
-            let lines = read_batch(source)?;
-            if let Some(pack_path) = &args.pack {
-                let schema = tool_schema(pack_path, &args.name, console)?;
-                check_batch(&schema, &args.name, &lines)?;
-            }
-            Calls::Batch(lines)
-        }
+        Some(source) => Calls::Batch(batch_lines(&BatchSource::new(source), args, console)?),
         None => {
             let tool_args = read_json_object(&args.args, "--args", "the arguments")?;
             if let Some(pack_path) = &args.pack {
@@ -77,56 +78,39 @@ fn plan(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Result
             Calls::One(tool_args)
         }
     };
-    Ok(Plan {
+    let plan = Plan {
         name: args.name.clone(),
         spec: spec.clone(),
-        calls,
         timeout: args.timeout_ms.map(Duration::from_millis),
         jobs: args.jobs as usize,
         format: args.format,
-    })
+    };
+    Ok((plan, calls))
 }
 
-/// The lines of a batch, each a JSON object, numbered from 1; blank lines are skipped.
-fn read_batch(source: &str) -> Result<Vec<(usize, Json)>, CliError> {
-    let text = read_text(source)?;
-    let mut problems = Diagnostics::default();
-    let mut lines = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Json>(line) {
-            Ok(value @ Json::Object(_)) => lines.push((i + 1, value)),
-            Ok(other) => problems.push(Diagnostic::plain(format!(
-                "{source}:{}: the arguments must be a JSON object, found {}",
-                i + 1,
-                json_kind(&other)
-            ))),
-            Err(err) => problems.push(Diagnostic::plain(format!(
-                "{source}:{}: the arguments are not valid JSON: {err}",
-                i + 1
-            ))),
-        }
+/// The lines of a batch. A file is read through once first, so a bad line fails
+/// the batch before any call as it always did; stdin and pipes are read once, each
+/// line checked as it comes.
+fn batch_lines(
+    source: &BatchSource,
+    args: &InvokeArgs,
+    console: &mut Console,
+) -> Result<BatchLines, CliError> {
+    let mut schema = || -> Result<Option<SchemaCheck>, CliError> {
+        let Some(pack_path) = &args.pack else {
+            return Ok(None);
+        };
+        Ok(Some(SchemaCheck {
+            schema: tool_schema(pack_path, &args.name, console)?,
+            tool: args.name.clone(),
+        }))
+    };
+    if source.rereadable() {
+        lines::check_first(source, schema)?;
+        source.lines(None)
+    } else {
+        source.lines(schema()?)
     }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
-    Ok(lines)
-}
-
-/// Every line is checked before any process starts.
-fn check_batch(schema: &Json, name: &str, lines: &[(usize, Json)]) -> Result<(), CliError> {
-    let mut problems = Diagnostics::default();
-    for (line, args) in lines {
-        if let Err(CliError::Invalid(found)) = check_args(schema, name, args, Some(*line)) {
-            problems.extend(found);
-        }
-    }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
-    Ok(())
 }
 
 /// The JSON Schema of tool `name` in the pack.
@@ -179,55 +163,6 @@ fn execute_one(plan: &Plan, tool_args: &Json) -> Result<ToolReport, CliError> {
         caller.shutdown().await;
         Ok(report)
     })
-}
-
-/// Runs the batch with `-j` calls in flight and hands each call to `each` in input
-/// order as soon as it and those before it are done. The exit code is the worst
-/// outcome: a failure, else a tool error, else a pending.
-fn execute_batch(
-    plan: &Plan,
-    lines: &[(usize, Json)],
-    mut each: impl FnMut(&ToolReport) -> Result<(), CliError>,
-) -> Result<Exit, CliError> {
-    use futures::StreamExt;
-
-    with_runtime(|| async {
-        let caller = ToolCaller::new(&plan.name, &plan.spec);
-        let cancel = CancellationToken::new();
-        let mut worst = Exit::Success;
-        let work = async {
-            let mut replies = futures::stream::iter(lines.iter())
-                .map(|(_, tool_args)| caller.call(tool_args, plan.timeout, &cancel))
-                .buffered(plan.jobs);
-            while let Some(report) = replies.next().await {
-                worst = worse(worst, of_tool(&report));
-                each(&report)?;
-            }
-            Ok::<(), CliError>(())
-        };
-        let finished = tokio::select! {
-            result = work => Some(result),
-            () = interrupted() => None,
-        };
-        match finished {
-            Some(result) => {
-                caller.shutdown().await;
-                result.map(|()| worst)
-            }
-            None => {
-                cancel.cancel();
-                caller.stop_now();
-                caller.shutdown().await;
-                Ok(Exit::Interrupted)
-            }
-        }
-    })
-}
-
-/// One call of a batch: its envelope on a line of its own.
-fn envelope(console: &mut Console, report: &ToolReport) -> Result<(), CliError> {
-    let line = serde_json::to_string(report).unwrap_or_default();
-    console.out(&format!("{line}\n"))
 }
 
 /// The result or the whole envelope on stdout, what went wrong on stderr.

@@ -177,7 +177,20 @@ impl Invocation {
     /// Starts promptexec without waiting (stdin empty, stdout and stderr piped unless
     /// discarded); [`finish`] waits for it.
     pub fn spawn(self) -> Child {
-        assert!(self.stdin.is_none(), "a spawned promptexec reads no stdin");
+        self.start(Stdio::null())
+    }
+
+    /// Starts promptexec with a pipe to its stdin, for a test that writes to it while
+    /// promptexec runs; [`finish`] waits for it.
+    pub fn spawn_fed(self) -> Child {
+        self.start(Stdio::piped())
+    }
+
+    fn start(self, stdin: Stdio) -> Child {
+        assert!(
+            self.stdin.is_none(),
+            "stdin text is for run(); a spawned promptexec gets a pipe or nothing"
+        );
         let streams = || {
             if self.keep_output {
                 Stdio::piped()
@@ -186,7 +199,7 @@ impl Invocation {
             }
         };
         self.command()
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(streams())
             .stderr(streams())
             .spawn()
