@@ -22,8 +22,12 @@ use super::super::runtime::{interrupted, with_runtime};
 use super::Plan;
 use super::lines::{BatchLines, Line};
 
-/// Lines parsed ahead of the calls, so a slow reader rarely holds a call back.
-const READ_AHEAD: usize = 256;
+/// Lines travel from the reading thread in chunks of up to this many, so the two
+/// threads wake each other once per chunk rather than once per line.
+const CHUNK: usize = 64;
+
+/// Chunks parsed ahead of the calls, so a slow reader rarely holds a call back.
+const CHUNKS_AHEAD: usize = 4;
 
 /// Output is written when this much is waiting, even if more results are ready.
 const FLUSH_AT: usize = 64 * 1024;
@@ -66,18 +70,51 @@ pub(super) fn execute(
     })
 }
 
+type Chunk = Vec<Result<Line, CliError>>;
+
 /// The lines, parsed (and checked) on a thread of their own, a bounded number ahead.
-/// The thread ends when the input does or when nobody is listening any more.
-fn read_in_background(lines: BatchLines) -> mpsc::Receiver<Result<Line, CliError>> {
-    let (sender, receiver) = mpsc::channel(READ_AHEAD);
+/// A chunk goes as soon as the input has nothing more at hand, so a line typed on
+/// stdin is not held back waiting for the next one. The thread ends when the input
+/// does or when nobody is listening any more.
+fn read_in_background(mut lines: BatchLines) -> Input {
+    let (sender, receiver) = mpsc::channel::<Chunk>(CHUNKS_AHEAD);
     std::thread::spawn(move || {
-        for line in lines {
-            if sender.blocking_send(line).is_err() {
-                break;
+        let mut chunk = Vec::with_capacity(CHUNK);
+        while let Some(line) = lines.next() {
+            chunk.push(line);
+            if (chunk.len() >= CHUNK || !lines.buffered())
+                && sender.blocking_send(std::mem::take(&mut chunk)).is_err()
+            {
+                return;
             }
         }
+        if !chunk.is_empty() {
+            let _ = sender.blocking_send(chunk);
+        }
     });
-    receiver
+    Input {
+        chunks: receiver,
+        current: VecDeque::new(),
+    }
+}
+
+/// The receiving end: the chunk being taken apart, then the ones still to come.
+struct Input {
+    chunks: mpsc::Receiver<Chunk>,
+    current: VecDeque<Result<Line, CliError>>,
+}
+
+impl Input {
+    /// The next line, or `None` at the end of the input. Cancel-safe: a line is
+    /// taken only when it is returned.
+    async fn next(&mut self) -> Option<Result<Line, CliError>> {
+        loop {
+            if let Some(line) = self.current.pop_front() {
+                return Some(line);
+            }
+            self.current = self.chunks.recv().await?.into();
+        }
+    }
 }
 
 /// What happened next: a call finished, or the input had something to say.
@@ -93,7 +130,7 @@ async fn stream_calls(
     plan: &Plan,
     caller: &ToolCaller,
     cancel: &CancellationToken,
-    mut input: mpsc::Receiver<Result<Line, CliError>>,
+    mut input: Input,
     out: &mut Output<'_>,
 ) -> Result<Exit, CliError> {
     let mut running = FuturesUnordered::new();
@@ -163,11 +200,7 @@ async fn call(
 }
 
 /// A finished call if one is ready, else the next line when there is room for it.
-async fn next_step<F>(
-    input: &mut mpsc::Receiver<Result<Line, CliError>>,
-    running: &mut FuturesUnordered<F>,
-    room: bool,
-) -> Step
+async fn next_step<F>(input: &mut Input, running: &mut FuturesUnordered<F>, room: bool) -> Step
 where
     F: Future<Output = (usize, Box<ToolReport>)>,
 {
@@ -175,18 +208,15 @@ where
     tokio::select! {
         biased;
         Some((seq, report)) = running.next(), if busy => Step::Finished(seq, report),
-        line = input.recv(), if room => Step::Read(line),
+        line = input.next(), if room => Step::Read(line),
         // Not reached: the loop stops before there is nothing to wait for.
         else => Step::Read(None),
     }
 }
 
 /// The input after a bad line, read to the end so every bad line is named.
-async fn rest_of_bad_lines(
-    mut problems: Diagnostics,
-    input: &mut mpsc::Receiver<Result<Line, CliError>>,
-) -> CliError {
-    while let Some(line) = input.recv().await {
+async fn rest_of_bad_lines(mut problems: Diagnostics, input: &mut Input) -> CliError {
+    while let Some(line) = input.next().await {
         match line {
             Ok(Line::Call(_)) => {}
             Ok(Line::Unreadable(problem)) => problems.push(problem),

@@ -1,7 +1,7 @@
 //! The lines of a batch, read one at a time so memory does not grow with the input:
 //! each a JSON object, numbered from 1; blank lines are skipped.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 
 use serde_json::Value as Json;
 
@@ -52,12 +52,13 @@ impl BatchSource {
 
     /// The lines from the start, each checked against `schema` when one is given.
     pub(super) fn lines(&self, schema: Option<SchemaCheck>) -> Result<BatchLines, CliError> {
-        let reader: Box<dyn BufRead + Send> = if self.given == "-" {
-            Box::new(BufReader::with_capacity(READ_BUFFER, std::io::stdin()))
+        let input: Box<dyn Read + Send> = if self.given == "-" {
+            Box::new(std::io::stdin())
         } else {
             let file = std::fs::File::open(&self.given).map_err(|err| self.read_error(err))?;
-            Box::new(BufReader::with_capacity(READ_BUFFER, file))
+            Box::new(file)
         };
+        let reader = BufReader::with_capacity(READ_BUFFER, input);
         Ok(BatchLines {
             source: self.clone(),
             reader,
@@ -83,7 +84,7 @@ impl BatchSource {
 /// Reads a batch line by line; ends after the first read error.
 pub(super) struct BatchLines {
     source: BatchSource,
-    reader: Box<dyn BufRead + Send>,
+    reader: BufReader<Box<dyn Read + Send>>,
     number: usize,
     buffer: Vec<u8>,
     schema: Option<SchemaCheck>,
@@ -115,6 +116,12 @@ impl Iterator for BatchLines {
 }
 
 impl BatchLines {
+    /// Whether more of the input is read already: the next line comes without
+    /// waiting on whoever writes it.
+    pub(super) fn buffered(&self) -> bool {
+        !self.reader.buffer().is_empty()
+    }
+
     /// The line just read, or `None` when it is blank.
     fn parse(&mut self) -> Option<Result<Line, CliError>> {
         let Ok(text) = std::str::from_utf8(&self.buffer) else {
