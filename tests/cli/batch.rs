@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value as Json, json};
 
-use crate::util::{example_config, finish, fixtures, promptexec};
+use crate::util::{Invocation, example_config, finish, fixtures, promptexec};
 
 /// A one-shot tool that answers with its own request, `{"args": …}`.
 const CAT_CONFIG: &str = "apiVersion: promptkit.altairalabs.ai/v1alpha1
@@ -46,6 +46,15 @@ fn watchdog(pid: u32, limit: Duration) -> mpsc::Sender<()> {
     disarm
 }
 
+/// `invoke-tool cat --batch BATCH -j JOBS` in `dir`, with the config written there.
+fn cat_batch(dir: &std::path::Path, batch: &str, jobs: &str) -> Invocation {
+    promptexec()
+        .in_dir(dir)
+        .file("cat.yaml", CAT_CONFIG)
+        .args(["-c", "cat.yaml", "invoke-tool", "cat", "--batch", batch])
+        .args(["-j", jobs])
+}
+
 fn envelope(line: &str) -> Json {
     serde_json::from_str(line).unwrap_or_else(|err| panic!("an envelope ({err}): {line:?}"))
 }
@@ -53,20 +62,7 @@ fn envelope(line: &str) -> Json {
 #[test]
 fn the_first_envelope_comes_back_before_the_input_ends() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = promptexec()
-        .in_dir(dir.path())
-        .file("cat.yaml", CAT_CONFIG)
-        .args([
-            "-c",
-            "cat.yaml",
-            "invoke-tool",
-            "cat",
-            "--batch",
-            "-",
-            "-j",
-            "4",
-        ])
-        .spawn_fed();
+    let mut child = cat_batch(dir.path(), "-", "4").spawn_fed();
     let disarm = watchdog(child.id(), Duration::from_secs(120));
     let mut input = child.stdin.take().expect("stdin pipe");
     let mut output = BufReader::new(child.stdout.take().expect("stdout pipe"));
@@ -131,21 +127,11 @@ fn input_order_is_kept_when_later_calls_finish_first() {
 #[test]
 fn every_bad_line_of_a_file_is_named_before_any_call() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = promptexec()
-        .in_dir(dir.path())
-        .file("cat.yaml", CAT_CONFIG)
+    let out = cat_batch(dir.path(), "batch.jsonl", "8")
         .file(
             "batch.jsonl",
             "{\"n\": 1}\n\nnot json\n{\"n\": 2}\n\"text\"\n",
         )
-        .args([
-            "-c",
-            "cat.yaml",
-            "invoke-tool",
-            "cat",
-            "--batch",
-            "batch.jsonl",
-        ])
         .run();
     out.expect_code(2)
         .stderr_has("batch.jsonl:3: the arguments are not valid JSON")
@@ -156,19 +142,7 @@ fn every_bad_line_of_a_file_is_named_before_any_call() {
 #[test]
 fn a_bad_line_on_stdin_ends_the_batch_after_the_calls_before_it() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = promptexec()
-        .in_dir(dir.path())
-        .file("cat.yaml", CAT_CONFIG)
-        .args([
-            "-c",
-            "cat.yaml",
-            "invoke-tool",
-            "cat",
-            "--batch",
-            "-",
-            "-j",
-            "2",
-        ])
+    let out = cat_batch(dir.path(), "-", "2")
         .stdin("{\"n\": 1}\n{\"n\": 2}\n\n[1]\n{\"n\": 5}\n{\"n\": \n")
         .run();
     out.expect_code(2)
