@@ -140,6 +140,34 @@ fn every_bad_line_of_a_file_is_named_before_any_call() {
 }
 
 #[test]
+fn stdin_redirected_from_a_file_is_checked_before_any_call() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = cat_batch(dir.path(), "-", "8")
+        .file("batch.jsonl", "{\"n\": 1}\n[2]\n{\"n\": 3}\n")
+        .after_shell("exec < batch.jsonl")
+        .run();
+    out.expect_code(2)
+        .stderr_has("-:2: the arguments must be a JSON object, found an array");
+    assert_eq!(out.stdout, "", "no call ran");
+
+    let out = cat_batch(dir.path(), "-", "8")
+        .file("batch.jsonl", "{\"n\": 1}\n{\"n\": 2}\n")
+        .after_shell("exec < batch.jsonl")
+        .run();
+    out.expect_code(0);
+    let numbers: Vec<Json> = out
+        .stdout
+        .lines()
+        .map(|l| envelope(l)["result"]["args"]["n"].clone())
+        .collect();
+    assert_eq!(
+        numbers,
+        [1, 2],
+        "the file read again from its start for the calls"
+    );
+}
+
+#[test]
 fn a_bad_line_on_stdin_ends_the_batch_after_the_calls_before_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = cat_batch(dir.path(), "-", "2")

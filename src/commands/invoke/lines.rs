@@ -1,7 +1,8 @@
 //! The lines of a batch, read one at a time so memory does not grow with the input:
 //! each a JSON object, numbered from 1; blank lines are skipped.
 
-use std::io::{BufRead, BufReader, Read};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 use serde_json::Value as Json;
 
@@ -18,6 +19,9 @@ const READ_BUFFER: usize = 64 * 1024;
 #[derive(Clone)]
 pub(super) struct BatchSource {
     given: String,
+    /// Where stdin stood at the start when it is a regular file (`< FILE`), which
+    /// can be read twice from there like a file given by name.
+    stdin_start: Option<u64>,
 }
 
 /// One non-blank line of a batch.
@@ -38,25 +42,36 @@ pub(super) struct SchemaCheck {
 
 impl BatchSource {
     pub(super) fn new(given: &str) -> Self {
+        let stdin_start = (given == "-")
+            .then(stdin_file)
+            .flatten()
+            .and_then(|mut file| file.stream_position().ok());
         Self {
             given: given.to_string(),
+            stdin_start,
         }
     }
 
     /// A regular file can be read twice, so every line is checked before any call
-    /// starts; stdin and pipes are checked as they stream.
+    /// starts; pipes and terminals are checked as they stream.
     pub(super) fn rereadable(&self) -> bool {
-        self.given != "-"
-            && std::fs::metadata(&self.given).is_ok_and(|meta| meta.file_type().is_file())
+        if self.given == "-" {
+            return self.stdin_start.is_some();
+        }
+        std::fs::metadata(&self.given).is_ok_and(|meta| meta.file_type().is_file())
     }
 
     /// The lines from the start, each checked against `schema` when one is given.
     pub(super) fn lines(&self, schema: Option<SchemaCheck>) -> Result<BatchLines, CliError> {
-        let input: Box<dyn Read + Send> = if self.given == "-" {
-            Box::new(std::io::stdin())
-        } else {
-            let file = std::fs::File::open(&self.given).map_err(|err| self.read_error(err))?;
-            Box::new(file)
+        let input: Box<dyn Read + Send> = match (self.given.as_str(), self.stdin_start) {
+            ("-", None) => Box::new(std::io::stdin()),
+            ("-", Some(start)) => {
+                let rewound = stdin_file()
+                    .ok_or_else(|| std::io::Error::other("stdin is no longer a file"))
+                    .and_then(|mut file| file.seek(SeekFrom::Start(start)).map(|_| file));
+                Box::new(rewound.map_err(|err| self.read_error(err))?)
+            }
+            (path, _) => Box::new(File::open(path).map_err(|err| self.read_error(err))?),
         };
         let reader = BufReader::with_capacity(READ_BUFFER, input);
         Ok(BatchLines {
@@ -79,6 +94,14 @@ impl BatchSource {
             source: err,
         }
     }
+}
+
+/// Stdin as a file of its own when it is a regular file; reading it moves stdin too.
+fn stdin_file() -> Option<File> {
+    use std::os::fd::AsFd;
+    let file = File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let regular = file.metadata().is_ok_and(|meta| meta.file_type().is_file());
+    regular.then_some(file)
 }
 
 /// Reads a batch line by line; ends after the first read error.
