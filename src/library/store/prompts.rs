@@ -1,6 +1,6 @@
 //! Prompts and their versions: adding, reading, listing, locking, removing, rating.
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -54,21 +54,34 @@ pub(super) const PROMPT_COLUMNS: &str = "p.id, p.locked, v.version, v.content, v
     (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
     (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)";
 
-/// The latest version of each prompt in the library that carries every tag of `?1`
-/// (a JSON array, see [`tags_param`]); tags compare ignoring ASCII case. It ends in
-/// its WHERE clause, so a query may add `AND …` conditions.
+/// The latest version of each prompt in the library. It ends in its WHERE clause, so
+/// a query may add `AND …` conditions, such as [`tagged`].
 pub(super) const LISTED: &str = "prompts p JOIN versions v ON v.prompt_id = p.id
     WHERE p.removed = 0
-      AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
-      AND NOT EXISTS (
-          SELECT 1 FROM json_each(?1) wanted WHERE NOT EXISTS (
-              SELECT 1 FROM json_each(v.content, '$.tags') have
-              WHERE json_type(v.content, '$.tags') = 'array' AND have.type = 'text'
-                AND have.value = wanted.value COLLATE NOCASE))";
+      AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)";
 
-/// The tags a listing must carry, as [`LISTED`] takes them.
+/// The condition on `p` that it carries every tag of `?1` (a JSON array, see
+/// [`tags_param`]), looked up in the tags index; tags compare ignoring ASCII case. No
+/// condition at all when no tag is asked for.
+pub(super) fn tagged(tags: &[String]) -> &'static str {
+    if tags.is_empty() {
+        ""
+    } else {
+        "AND p.id IN (
+             SELECT prompt_id FROM prompt_tags WHERE tag IN (SELECT value FROM json_each(?1))
+             GROUP BY prompt_id
+             HAVING COUNT(*) = (SELECT COUNT(DISTINCT value COLLATE NOCASE) FROM json_each(?1)))"
+    }
+}
+
+/// The tags a listing must carry, as [`tagged`] takes them.
 pub(super) fn tags_param(tags: &[String]) -> String {
     Json::from(tags).to_string()
+}
+
+/// The parameters of a query whose only one is [`tagged`]'s: none without tags.
+fn tagged_params(tags: &[String]) -> Option<String> {
+    (!tags.is_empty()).then(|| tags_param(tags))
 }
 
 /// A row of [`PROMPT_COLUMNS`]: a prompt at its latest version.
@@ -183,10 +196,13 @@ impl Library {
     /// The latest version of every prompt carrying all of `tags`, by id, read in
     /// one query.
     pub fn list(&self, tags: &[String]) -> Result<Vec<StoredPrompt>> {
-        let sql = format!("SELECT {PROMPT_COLUMNS} FROM {LISTED} ORDER BY p.id");
+        let sql = format!(
+            "SELECT {PROMPT_COLUMNS} FROM {LISTED} {} ORDER BY p.id",
+            tagged(tags)
+        );
         let mut statement = self.conn.prepare(&sql)?;
         let prompts = statement
-            .query_map([tags_param(tags)], stored_prompt)?
+            .query_map(params_from_iter(tagged_params(tags)), stored_prompt)?
             .collect::<std::result::Result<_, _>>()?;
         Ok(prompts)
     }
