@@ -1,6 +1,6 @@
 //! Prompts and their versions: adding, reading, listing, locking, removing, rating.
 
-use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -104,11 +104,24 @@ pub(super) fn stored_prompt(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredP
 impl Library {
     /// Stores `template` as a new prompt, or as the next version of an existing one.
     pub fn add(&mut self, template: &Json, author: &str) -> Result<StoredPrompt> {
+        let mut stored = self.add_many(std::slice::from_ref(template), author)?;
+        stored
+            .pop()
+            .ok_or_else(|| LibraryError::NotFound(String::new()))
+    }
+
+    /// Stores every template (each a new prompt or the next version of one) in one
+    /// transaction, or none of them, and returns each as stored.
+    pub fn add_many(&mut self, templates: &[Json], author: &str) -> Result<Vec<StoredPrompt>> {
         let tx = self.write()?;
-        let id = template["id"].as_str().unwrap_or_default().to_string();
-        let version = put_version(&tx, &id, template, author)?;
+        let mut stored = Vec::with_capacity(templates.len());
+        for template in templates {
+            let id = template["id"].as_str().unwrap_or_default();
+            let version = put_version(&tx, id, template, author)?;
+            stored.push(read_prompt(&tx, id, Some(version))?);
+        }
         tx.commit()?;
-        self.get(&id, Some(version))
+        Ok(stored)
     }
 
     /// Stores every prompt or none.
@@ -143,54 +156,7 @@ impl Library {
 
     /// A prompt at `version`, else at its latest.
     pub fn get(&self, id: &str, version: Option<u64>) -> Result<StoredPrompt> {
-        let (locked, latest) = self
-            .conn
-            .query_row(
-                "SELECT p.locked, MAX(v.version) FROM prompts p JOIN versions v ON v.prompt_id = p.id
-                 WHERE p.id = ?1 AND p.removed = 0 GROUP BY p.id",
-                [id],
-                |row| Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?)),
-            )
-            .optional()?
-            .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
-        let version = version.unwrap_or(latest);
-        let (content, content_hash, author, created_at) = self
-            .conn
-            .query_row(
-                "SELECT content, content_hash, author, created_at FROM versions
-                 WHERE prompt_id = ?1 AND version = ?2",
-                params![id, version],
-                |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, String>(2)?,
-                        row.get::<_, String>(3)?,
-                    ))
-                },
-            )
-            .optional()?
-            .ok_or_else(|| LibraryError::NoVersion {
-                id: id.to_string(),
-                version,
-            })?;
-        let (rating, ratings) = self.conn.query_row(
-            "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1",
-            [id],
-            |row| Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?)),
-        )?;
-        Ok(StoredPrompt {
-            id: id.to_string(),
-            version,
-            latest_version: latest,
-            content: serde_json::from_str(&content).unwrap_or(Json::Null),
-            content_hash,
-            locked,
-            author,
-            created_at,
-            rating,
-            ratings,
-        })
+        read_prompt(&self.conn, id, version)
     }
 
     /// The latest version of every prompt carrying all of `tags`, by id, read in
@@ -268,6 +234,56 @@ impl Library {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// A prompt at `version`, else at its latest, as `conn` sees it.
+fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<StoredPrompt> {
+    let (locked, latest) = conn
+        .query_row(
+            "SELECT p.locked, MAX(v.version) FROM prompts p JOIN versions v ON v.prompt_id = p.id
+             WHERE p.id = ?1 AND p.removed = 0 GROUP BY p.id",
+            [id],
+            |row| Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?)),
+        )
+        .optional()?
+        .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
+    let version = version.unwrap_or(latest);
+    let (content, content_hash, author, created_at) = conn
+        .query_row(
+            "SELECT content, content_hash, author, created_at FROM versions
+             WHERE prompt_id = ?1 AND version = ?2",
+            params![id, version],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                ))
+            },
+        )
+        .optional()?
+        .ok_or_else(|| LibraryError::NoVersion {
+            id: id.to_string(),
+            version,
+        })?;
+    let (rating, ratings) = conn.query_row(
+        "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1",
+        [id],
+        |row| Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?)),
+    )?;
+    Ok(StoredPrompt {
+        id: id.to_string(),
+        version,
+        latest_version: latest,
+        content: serde_json::from_str(&content).unwrap_or(Json::Null),
+        content_hash,
+        locked,
+        author,
+        created_at,
+        rating,
+        ratings,
+    })
 }
 
 fn is_locked(tx: &Transaction<'_>, id: &str) -> Result<bool> {
