@@ -239,39 +239,39 @@ impl Library {
 /// A prompt at `version`, else at its latest, as `conn` sees it.
 fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<StoredPrompt> {
     let (locked, latest) = conn
-        .query_row(
+        .prepare_cached(
             "SELECT p.locked, MAX(v.version) FROM prompts p JOIN versions v ON v.prompt_id = p.id
              WHERE p.id = ?1 AND p.removed = 0 GROUP BY p.id",
-            [id],
-            |row| Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?)),
-        )
+        )?
+        .query_row([id], |row| {
+            Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?))
+        })
         .optional()?
         .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
     let version = version.unwrap_or(latest);
     let (content, content_hash, author, created_at) = conn
-        .query_row(
+        .prepare_cached(
             "SELECT content, content_hash, author, created_at FROM versions
              WHERE prompt_id = ?1 AND version = ?2",
-            params![id, version],
-            |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            },
-        )
+        )?
+        .query_row(params![id, version], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+            ))
+        })
         .optional()?
         .ok_or_else(|| LibraryError::NoVersion {
             id: id.to_string(),
             version,
         })?;
-    let (rating, ratings) = conn.query_row(
-        "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1",
-        [id],
-        |row| Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?)),
-    )?;
+    let (rating, ratings) = conn
+        .prepare_cached("SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1")?
+        .query_row([id], |row| {
+            Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?))
+        })?;
     Ok(StoredPrompt {
         id: id.to_string(),
         version,
@@ -307,45 +307,36 @@ fn refuse_locked(tx: &Transaction<'_>, id: &str) -> Result<()> {
 /// back); a locked prompt refuses.
 fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) -> Result<u64> {
     let state: Option<(bool, bool)> = tx
-        .query_row(
-            "SELECT locked, removed FROM prompts WHERE id = ?1",
-            [id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        .prepare_cached("SELECT locked, removed FROM prompts WHERE id = ?1")?
+        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     match state {
         Some((true, false)) => return Err(LibraryError::Locked(id.to_string())),
         Some((_, true)) => {
-            tx.execute(
-                "UPDATE prompts SET removed = 0, locked = 0 WHERE id = ?1",
-                [id],
-            )?;
+            tx.prepare_cached("UPDATE prompts SET removed = 0, locked = 0 WHERE id = ?1")?
+                .execute([id])?;
         }
         Some(_) => {}
         None => {
-            tx.execute(
-                "INSERT INTO prompts (id, created_at) VALUES (?1, ?2)",
-                params![id, now()],
-            )?;
+            tx.prepare_cached("INSERT INTO prompts (id, created_at) VALUES (?1, ?2)")?
+                .execute(params![id, now()])?;
         }
     }
-    let version: u64 = tx.query_row(
-        "SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1",
-        [id],
-        |row| row.get(0),
-    )?;
-    tx.execute(
+    let version: u64 = tx
+        .prepare_cached("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1")?
+        .query_row([id], |row| row.get(0))?;
+    tx.prepare_cached(
         "INSERT INTO versions (prompt_id, version, content, content_hash, author, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            id,
-            version,
-            template.to_string(),
-            content_hash(template),
-            author,
-            now()
-        ],
-    )?;
+    )?
+    .execute(params![
+        id,
+        version,
+        template.to_string(),
+        content_hash(template),
+        author,
+        now()
+    ])?;
     Ok(version)
 }
 
