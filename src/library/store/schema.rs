@@ -155,6 +155,11 @@ pub(super) fn wal(conn: &Connection) -> rusqlite::Result<()> {
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     let known = MIGRATIONS.len() as i64;
+    // An up-to-date library, the usual case, is opened without taking the write lock.
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if found == known {
+        return Ok(());
+    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if found > known {
