@@ -94,6 +94,36 @@ fn template(i: usize) -> serde_json::Value {
 
 /// Wall time of one process, which must succeed; its output is read and dropped.
 fn timed(command: &mut Command) -> Duration {
+    timed_with_cpu(command).0
+}
+
+/// Wall and CPU time (user + system, 10 ms ticks; zero where /proc is missing) of
+/// one process. CPU time says what the wall time would be on an idle machine.
+fn timed_with_cpu(command: &mut Command) -> (Duration, Duration) {
+    let before = children_cpu();
+    let wall = run_timed(command);
+    (wall, children_cpu().saturating_sub(before))
+}
+
+/// CPU time of every child waited for so far (`cutime` + `cstime` of /proc/self/stat).
+fn children_cpu() -> Duration {
+    let ticks = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name start at the third, the state.
+            let fields: Vec<u64> = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .map(|f| f.parse().unwrap_or(0))
+                .collect();
+            Some(fields.get(13)? + fields.get(14)?)
+        })
+        .unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
+fn run_timed(command: &mut Command) -> Duration {
     let started = Instant::now();
     let out = command
         .stdin(Stdio::null())
@@ -140,16 +170,21 @@ pub fn run(rounds: usize, median: fn(Vec<Duration>) -> Duration) {
     // transaction; a fresh library each round.
     let add_rounds = rounds.clamp(1, 3);
     let (mut added, mut inserted) = (Vec::new(), Vec::new());
+    let (mut added_cpu, mut inserted_cpu) = (Vec::new(), Vec::new());
     for round in 0..add_rounds {
         let db = library(&format!("add-{round}.db"));
-        added.push(timed(cli(&db, &["prompt", "add"]).arg(&templates)));
+        let (wall, cpu) = timed_with_cpu(cli(&db, &["prompt", "add"]).arg(&templates));
+        added.push(wall);
+        added_cpu.push(cpu);
         let raw = library(&format!("raw-{round}.db"));
-        inserted.push(timed(
+        let (wall, cpu) = timed_with_cpu(
             Command::new(&me)
                 .arg("--raw-insert")
                 .arg(&raw)
                 .arg(&templates),
-        ));
+        );
+        inserted.push(wall);
+        inserted_cpu.push(cpu);
     }
     // One process per file, as adding many templates took before: a sample of them.
     let sample = prompts.min(100);
@@ -160,10 +195,13 @@ pub fn run(rounds: usize, median: fn(Vec<Duration>) -> Duration) {
     }
     let one_by_one = started.elapsed().as_secs_f64() / sample as f64 * prompts as f64;
     let (add, insert) = (median(added), median(inserted));
-    println!("adding {prompts} templates ({add_rounds} rounds, medians):");
-    println!("  raw inserts, one transaction (floor) {insert:>10.2?}  1.00x");
+    let (add_cpu, insert_cpu) = (median(added_cpu), median(inserted_cpu));
+    println!("adding {prompts} templates ({add_rounds} rounds, medians; wall, then CPU):");
     println!(
-        "  prompt add DIR (one command)         {add:>10.2?}  {:.2}x",
+        "  raw inserts, one transaction (floor) {insert:>10.2?}  1.00x  cpu {insert_cpu:>10.2?}"
+    );
+    println!(
+        "  prompt add DIR (one command)         {add:>10.2?}  {:.2}x  cpu {add_cpu:>10.2?}",
         ratio(add, insert)
     );
     println!(

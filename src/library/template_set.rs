@@ -25,18 +25,34 @@ pub struct TemplateSet {
 /// Reads and checks the templates `paths` name. Any error in any file rejects the
 /// whole set, with the errors of every file.
 pub fn load_template_set(paths: &[PathBuf]) -> Result<TemplateSet, Rejected> {
-    let mut set = TemplateSet::default();
     let mut errors = Diagnostics::default();
-    for file in template_files(paths, &mut errors) {
-        match load_template_file(&file) {
-            Ok(loaded) => {
-                set.warnings.extend(loaded.warnings);
-                match serde_json::from_str(loaded.value.text()) {
-                    Ok(json) => set.templates.push(json),
-                    Err(e) => errors.push(Diagnostic::whole_file(&file, format!("not JSON: {e}"))),
-                }
+    let files = template_files(paths, &mut errors);
+    // Checking is the bulk of the work and each file stands alone: one share of the
+    // files per core, put back in order.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let share = files.len().div_ceil(threads).max(1);
+    let checked: Vec<Checked> = std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(share)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(|f| check(f)).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+            .collect()
+    });
+    let mut set = TemplateSet::default();
+    for file in checked {
+        match file {
+            Ok((json, warnings)) => {
+                set.templates.push(json);
+                set.warnings.extend(warnings);
             }
-            Err(Rejected(problems)) => errors.extend(problems),
+            Err(problems) => errors.extend(problems),
         }
     }
     if errors.has_errors() {
@@ -44,6 +60,17 @@ pub fn load_template_set(paths: &[PathBuf]) -> Result<TemplateSet, Rejected> {
         return Err(Rejected(errors));
     }
     Ok(set)
+}
+
+/// One file checked: its JSON and warnings, or its problems.
+type Checked = Result<(Json, Diagnostics), Diagnostics>;
+
+fn check(file: &Path) -> Checked {
+    let loaded = load_template_file(file).map_err(|Rejected(problems)| problems)?;
+    match serde_json::from_str(loaded.value.text()) {
+        Ok(json) => Ok((json, loaded.warnings)),
+        Err(e) => Err(Diagnostic::whole_file(file, format!("not JSON: {e}")).into()),
+    }
 }
 
 /// The files `paths` stand for: a directory by its template files, anything else as

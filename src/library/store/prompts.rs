@@ -7,6 +7,10 @@ use serde_json::Value as Json;
 use super::super::sign::content_hash;
 use super::{Library, LibraryError, Result, now};
 
+/// The page cache of a batch of writes, in KiB as `PRAGMA cache_size` takes it
+/// (negative).
+const BATCH_CACHE_KIB: i64 = -64 * 1024;
+
 /// One version of a prompt as stored, with what `list` and `show` report about it.
 #[derive(Debug, Clone, Serialize)]
 pub struct StoredPrompt {
@@ -113,12 +117,30 @@ impl Library {
     /// Stores every template (each a new prompt or the next version of one) in one
     /// transaction, or none of them, and returns each as stored.
     pub fn add_many(&mut self, templates: &[Json], author: &str) -> Result<Vec<StoredPrompt>> {
+        // A large batch keeps the pages it changes in memory until it commits,
+        // instead of spilling them to the log midway (the cache grows only as used).
+        self.conn
+            .pragma_update(None, "cache_size", BATCH_CACHE_KIB)?;
         let tx = self.write()?;
         let mut stored = Vec::with_capacity(templates.len());
         for template in templates {
             let id = template["id"].as_str().unwrap_or_default();
-            let version = put_version(&tx, id, template, author)?;
-            stored.push(read_prompt(&tx, id, Some(version))?);
+            let new = put_version(&tx, id, template, author)?;
+            // A prompt written is unlocked at its latest version; only its ratings,
+            // kept across versions, need reading.
+            let (rating, ratings) = ratings_of(&tx, id)?;
+            stored.push(StoredPrompt {
+                id: id.to_string(),
+                version: new.version,
+                latest_version: new.version,
+                content: template.clone(),
+                content_hash: new.content_hash,
+                locked: false,
+                author: author.to_string(),
+                created_at: new.created_at,
+                rating,
+                ratings,
+            });
         }
         tx.commit()?;
         Ok(stored)
@@ -130,7 +152,7 @@ impl Library {
         let mut stored = Vec::new();
         for template in prompts {
             let id = template["id"].as_str().unwrap_or_default().to_string();
-            let version = put_version(&tx, &id, template, author)?;
+            let version = put_version(&tx, &id, template, author)?.version;
             stored.push((id, version));
         }
         tx.commit()?;
@@ -149,7 +171,7 @@ impl Library {
             return Err(LibraryError::Replayed);
         }
         let id = template["id"].as_str().unwrap_or_default().to_string();
-        let version = put_version(&tx, &id, template, author)?;
+        let version = put_version(&tx, &id, template, author)?.version;
         tx.commit()?;
         Ok(version)
     }
@@ -267,11 +289,7 @@ fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<Stor
             id: id.to_string(),
             version,
         })?;
-    let (rating, ratings) = conn
-        .prepare_cached("SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1")?
-        .query_row([id], |row| {
-            Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?))
-        })?;
+    let (rating, ratings) = ratings_of(conn, id)?;
     Ok(StoredPrompt {
         id: id.to_string(),
         version,
@@ -284,6 +302,13 @@ fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<Stor
         rating,
         ratings,
     })
+}
+
+/// The average and count of a prompt's ratings.
+fn ratings_of(conn: &Connection, id: &str) -> Result<(Option<f64>, u64)> {
+    Ok(conn
+        .prepare_cached("SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1")?
+        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?)
 }
 
 fn is_locked(tx: &Transaction<'_>, id: &str) -> Result<bool> {
@@ -305,7 +330,12 @@ fn refuse_locked(tx: &Transaction<'_>, id: &str) -> Result<()> {
 
 /// Writes the next version of `id` (creating the prompt, or bringing a removed one
 /// back); a locked prompt refuses.
-fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) -> Result<u64> {
+fn put_version(
+    tx: &Transaction<'_>,
+    id: &str,
+    template: &Json,
+    author: &str,
+) -> Result<NewVersion> {
     let state: Option<(bool, bool)> = tx
         .prepare_cached("SELECT locked, removed FROM prompts WHERE id = ?1")?
         .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -325,6 +355,11 @@ fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) ->
     let version: u64 = tx
         .prepare_cached("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1")?
         .query_row([id], |row| row.get(0))?;
+    let new = NewVersion {
+        version,
+        content_hash: content_hash(template),
+        created_at: now(),
+    };
     tx.prepare_cached(
         "INSERT INTO versions (prompt_id, version, content, content_hash, author, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -333,11 +368,18 @@ fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) ->
         id,
         version,
         template.to_string(),
-        content_hash(template),
+        &new.content_hash,
         author,
-        now()
+        &new.created_at
     ])?;
-    Ok(version)
+    Ok(NewVersion { version, ..new })
+}
+
+/// What [`put_version`] wrote besides what it was given.
+struct NewVersion {
+    version: u64,
+    content_hash: String,
+    created_at: String,
 }
 
 #[cfg(test)]
