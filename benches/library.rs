@@ -4,9 +4,19 @@
 //!   an immediate transaction and synced) against the same template rendered in
 //!   memory;
 //! - `list` (latest versions, ratings, a tag filter) over 1,000 prompts against a raw
-//!   SELECT of the same rows.
+//!   SELECT of the same rows;
+//! - at 10,000 prompts, the commands as a user runs them, one process each:
+//!   `prompt search WORD` and `prompt list --tag T` against the equivalent raw query
+//!   on the same file, run by a process that opens it with SQLite and prints the rows
+//!   (this program with `--raw-query`, and the `sqlite3` shell when installed), and
+//!   `prompt add DIR` of 10,000 template files against inserting the same files in
+//!   one transaction raw (`--raw-insert`) and against one `prompt add FILE` each.
 //!
-//! Run: `cargo bench --bench library` (BENCH_ROUNDS=N to change the round count).
+//! Run: `cargo bench --bench library` (BENCH_ROUNDS=N to change the round count,
+//! BENCH_PROMPTS=N the size of the large library).
+
+#[path = "library/at_scale.rs"]
+mod at_scale;
 
 use std::time::{Duration, Instant};
 
@@ -33,6 +43,9 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 fn main() {
+    if at_scale::raw_mode() {
+        return;
+    }
     let rounds: usize = std::env::var("BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -115,4 +128,5 @@ fn main() {
         library.verify_audit().expect("reads").is_ok(),
         "the chain holds"
     );
+    at_scale::run(rounds.min(15), median);
 }

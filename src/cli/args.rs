@@ -283,10 +283,15 @@ pub enum PromptCommand {
 /// The library's own commands.
 #[derive(Debug, Subcommand)]
 pub enum LibraryCommand {
-    /// Add a PromptKind template file to the library (a new version if the id exists)
+    /// Add PromptKind template files to the library (a new version if the id exists)
+    ///
+    /// Every template is checked first and all are stored in one transaction: if one
+    /// is refused, none is added. A directory adds every `*.json` file in it and in
+    /// its subdirectories, in name order, leaving out hidden files and directories.
     Add {
-        /// The template (JSON)
-        file: PathBuf,
+        /// Template files (JSON) or directories of them
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
         #[command(flatten)]
         library: LibraryArgs,
     },

@@ -3,9 +3,11 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{AuditCommand, LibraryCommand};
+use std::path::PathBuf;
+
+use crate::cli::args::{AuditCommand, LibraryArgs, LibraryCommand};
 use crate::cli::{CliError, Console, Exit};
-use crate::library::{StoredPrompt, load_template_file};
+use crate::library::{StoredPrompt, load_template_set};
 use crate::report::table;
 
 use super::store::{open, refused, say, who};
@@ -13,17 +15,7 @@ use super::store::{open, refused, say, who};
 /// Runs one library command.
 pub fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliError> {
     match command {
-        LibraryCommand::Add { file, library } => {
-            let loaded = load_template_file(file)?;
-            console.diagnostics(&loaded.warnings);
-            let content: Json = serde_json::from_str(loaded.value.text())
-                .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", file.display())))?;
-            let mut lib = open(library)?;
-            let stored = lib.add(&content, &who(library)).map_err(refused)?;
-            say(console, library.format, &summary(&stored), || {
-                format!("added `{}` version {}", stored.id, stored.version)
-            })
-        }
+        LibraryCommand::Add { files, library } => add(files, library, console),
         LibraryCommand::List { tags, library } => {
             let prompts = open(library)?.list(tags).map_err(refused)?;
             let rows: Vec<Json> = prompts.iter().map(summary).collect();
@@ -171,6 +163,28 @@ pub fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliE
                     ]);
                 }
                 table.to_string()
+            })
+        }
+    }
+}
+
+/// `prompt add`: one file answers with its prompt, as it always has; several files or
+/// a directory with the list of them, in the order added.
+fn add(files: &[PathBuf], library: &LibraryArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let set = load_template_set(files)?;
+    console.diagnostics(&set.warnings);
+    let stored = open(library)?
+        .add_many(&set.templates, &who(library))
+        .map_err(refused)?;
+    let added = |p: &StoredPrompt| format!("added `{}` version {}", p.id, p.version);
+    match stored.as_slice() {
+        [one] if files.len() == 1 && !files[0].is_dir() => {
+            say(console, library.format, &summary(one), || added(one))
+        }
+        many => {
+            let rows: Vec<Json> = many.iter().map(summary).collect();
+            say(console, library.format, &Json::Array(rows), || {
+                many.iter().map(added).collect::<Vec<_>>().join("\n")
             })
         }
     }

@@ -6,6 +6,7 @@ mod sign;
 mod slots;
 mod store;
 mod template_file;
+mod template_set;
 
 pub use share::{
     BUNDLE_FORMAT, BundleInfo, ManifestEntry, Receiving, ShareError, VerifiedPacket, check_packet,
@@ -20,3 +21,4 @@ pub use store::{
     AuditBreak, AuditRecord, Library, LibraryError, SearchHit, StoredPrompt, VersionInfo,
 };
 pub use template_file::{PromptTemplate, load_template_file, parse_template, plain_text};
+pub use template_set::{TemplateSet, load_template_set};

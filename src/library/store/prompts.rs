@@ -1,11 +1,15 @@
 //! Prompts and their versions: adding, reading, listing, locking, removing, rating.
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::super::sign::content_hash;
 use super::{Library, LibraryError, Result, now};
+
+/// The page cache of a batch of writes, in KiB as `PRAGMA cache_size` takes it
+/// (negative).
+const BATCH_CACHE_KIB: i64 = -64 * 1024;
 
 /// One version of a prompt as stored, with what `list` and `show` report about it.
 #[derive(Debug, Clone, Serialize)]
@@ -54,21 +58,34 @@ pub(super) const PROMPT_COLUMNS: &str = "p.id, p.locked, v.version, v.content, v
     (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
     (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)";
 
-/// The latest version of each prompt in the library that carries every tag of `?1`
-/// (a JSON array, see [`tags_param`]); tags compare ignoring ASCII case. It ends in
-/// its WHERE clause, so a query may add `AND …` conditions.
+/// The latest version of each prompt in the library. It ends in its WHERE clause, so
+/// a query may add `AND …` conditions, such as [`tagged`].
 pub(super) const LISTED: &str = "prompts p JOIN versions v ON v.prompt_id = p.id
     WHERE p.removed = 0
-      AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)
-      AND NOT EXISTS (
-          SELECT 1 FROM json_each(?1) wanted WHERE NOT EXISTS (
-              SELECT 1 FROM json_each(v.content, '$.tags') have
-              WHERE json_type(v.content, '$.tags') = 'array' AND have.type = 'text'
-                AND have.value = wanted.value COLLATE NOCASE))";
+      AND v.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = p.id)";
 
-/// The tags a listing must carry, as [`LISTED`] takes them.
+/// The condition on `p` that it carries every tag of `?1` (a JSON array, see
+/// [`tags_param`]), looked up in the tags index; tags compare ignoring ASCII case. No
+/// condition at all when no tag is asked for.
+pub(super) fn tagged(tags: &[String]) -> &'static str {
+    if tags.is_empty() {
+        ""
+    } else {
+        "AND p.id IN (
+             SELECT prompt_id FROM prompt_tags WHERE tag IN (SELECT value FROM json_each(?1))
+             GROUP BY prompt_id
+             HAVING COUNT(*) = (SELECT COUNT(DISTINCT value COLLATE NOCASE) FROM json_each(?1)))"
+    }
+}
+
+/// The tags a listing must carry, as [`tagged`] takes them.
 pub(super) fn tags_param(tags: &[String]) -> String {
     Json::from(tags).to_string()
+}
+
+/// The parameters of a query whose only one is [`tagged`]'s: none without tags.
+fn tagged_params(tags: &[String]) -> Option<String> {
+    (!tags.is_empty()).then(|| tags_param(tags))
 }
 
 /// A row of [`PROMPT_COLUMNS`]: a prompt at its latest version.
@@ -91,11 +108,42 @@ pub(super) fn stored_prompt(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredP
 impl Library {
     /// Stores `template` as a new prompt, or as the next version of an existing one.
     pub fn add(&mut self, template: &Json, author: &str) -> Result<StoredPrompt> {
+        let mut stored = self.add_many(std::slice::from_ref(template), author)?;
+        stored
+            .pop()
+            .ok_or_else(|| LibraryError::NotFound(String::new()))
+    }
+
+    /// Stores every template (each a new prompt or the next version of one) in one
+    /// transaction, or none of them, and returns each as stored.
+    pub fn add_many(&mut self, templates: &[Json], author: &str) -> Result<Vec<StoredPrompt>> {
+        // A large batch keeps the pages it changes in memory until it commits,
+        // instead of spilling them to the log midway (the cache grows only as used).
+        self.conn
+            .pragma_update(None, "cache_size", BATCH_CACHE_KIB)?;
         let tx = self.write()?;
-        let id = template["id"].as_str().unwrap_or_default().to_string();
-        let version = put_version(&tx, &id, template, author)?;
+        let mut stored = Vec::with_capacity(templates.len());
+        for template in templates {
+            let id = template["id"].as_str().unwrap_or_default();
+            let new = put_version(&tx, id, template, author)?;
+            // A prompt written is unlocked at its latest version; only its ratings,
+            // kept across versions, need reading.
+            let (rating, ratings) = ratings_of(&tx, id)?;
+            stored.push(StoredPrompt {
+                id: id.to_string(),
+                version: new.version,
+                latest_version: new.version,
+                content: template.clone(),
+                content_hash: new.content_hash,
+                locked: false,
+                author: author.to_string(),
+                created_at: new.created_at,
+                rating,
+                ratings,
+            });
+        }
         tx.commit()?;
-        self.get(&id, Some(version))
+        Ok(stored)
     }
 
     /// Stores every prompt or none.
@@ -104,7 +152,7 @@ impl Library {
         let mut stored = Vec::new();
         for template in prompts {
             let id = template["id"].as_str().unwrap_or_default().to_string();
-            let version = put_version(&tx, &id, template, author)?;
+            let version = put_version(&tx, &id, template, author)?.version;
             stored.push((id, version));
         }
         tx.commit()?;
@@ -123,70 +171,26 @@ impl Library {
             return Err(LibraryError::Replayed);
         }
         let id = template["id"].as_str().unwrap_or_default().to_string();
-        let version = put_version(&tx, &id, template, author)?;
+        let version = put_version(&tx, &id, template, author)?.version;
         tx.commit()?;
         Ok(version)
     }
 
     /// A prompt at `version`, else at its latest.
     pub fn get(&self, id: &str, version: Option<u64>) -> Result<StoredPrompt> {
-        let (locked, latest) = self
-            .conn
-            .query_row(
-                "SELECT p.locked, MAX(v.version) FROM prompts p JOIN versions v ON v.prompt_id = p.id
-                 WHERE p.id = ?1 AND p.removed = 0 GROUP BY p.id",
-                [id],
-                |row| Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?)),
-            )
-            .optional()?
-            .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
-        let version = version.unwrap_or(latest);
-        let (content, content_hash, author, created_at) = self
-            .conn
-            .query_row(
-                "SELECT content, content_hash, author, created_at FROM versions
-                 WHERE prompt_id = ?1 AND version = ?2",
-                params![id, version],
-                |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, String>(2)?,
-                        row.get::<_, String>(3)?,
-                    ))
-                },
-            )
-            .optional()?
-            .ok_or_else(|| LibraryError::NoVersion {
-                id: id.to_string(),
-                version,
-            })?;
-        let (rating, ratings) = self.conn.query_row(
-            "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1",
-            [id],
-            |row| Ok((row.get::<_, Option<f64>>(0)?, row.get::<_, u64>(1)?)),
-        )?;
-        Ok(StoredPrompt {
-            id: id.to_string(),
-            version,
-            latest_version: latest,
-            content: serde_json::from_str(&content).unwrap_or(Json::Null),
-            content_hash,
-            locked,
-            author,
-            created_at,
-            rating,
-            ratings,
-        })
+        read_prompt(&self.conn, id, version)
     }
 
     /// The latest version of every prompt carrying all of `tags`, by id, read in
     /// one query.
     pub fn list(&self, tags: &[String]) -> Result<Vec<StoredPrompt>> {
-        let sql = format!("SELECT {PROMPT_COLUMNS} FROM {LISTED} ORDER BY p.id");
+        let sql = format!(
+            "SELECT {PROMPT_COLUMNS} FROM {LISTED} {} ORDER BY p.id",
+            tagged(tags)
+        );
         let mut statement = self.conn.prepare(&sql)?;
         let prompts = statement
-            .query_map([tags_param(tags)], stored_prompt)?
+            .query_map(params_from_iter(tagged_params(tags)), stored_prompt)?
             .collect::<std::result::Result<_, _>>()?;
         Ok(prompts)
     }
@@ -254,6 +258,59 @@ impl Library {
     }
 }
 
+/// A prompt at `version`, else at its latest, as `conn` sees it.
+fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<StoredPrompt> {
+    let (locked, latest) = conn
+        .prepare_cached(
+            "SELECT p.locked, MAX(v.version) FROM prompts p JOIN versions v ON v.prompt_id = p.id
+             WHERE p.id = ?1 AND p.removed = 0 GROUP BY p.id",
+        )?
+        .query_row([id], |row| {
+            Ok((row.get::<_, bool>(0)?, row.get::<_, u64>(1)?))
+        })
+        .optional()?
+        .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
+    let version = version.unwrap_or(latest);
+    let (content, content_hash, author, created_at) = conn
+        .prepare_cached(
+            "SELECT content, content_hash, author, created_at FROM versions
+             WHERE prompt_id = ?1 AND version = ?2",
+        )?
+        .query_row(params![id, version], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+            ))
+        })
+        .optional()?
+        .ok_or_else(|| LibraryError::NoVersion {
+            id: id.to_string(),
+            version,
+        })?;
+    let (rating, ratings) = ratings_of(conn, id)?;
+    Ok(StoredPrompt {
+        id: id.to_string(),
+        version,
+        latest_version: latest,
+        content: serde_json::from_str(&content).unwrap_or(Json::Null),
+        content_hash,
+        locked,
+        author,
+        created_at,
+        rating,
+        ratings,
+    })
+}
+
+/// The average and count of a prompt's ratings.
+fn ratings_of(conn: &Connection, id: &str) -> Result<(Option<f64>, u64)> {
+    Ok(conn
+        .prepare_cached("SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1")?
+        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?)
+}
+
 fn is_locked(tx: &Transaction<'_>, id: &str) -> Result<bool> {
     tx.query_row(
         "SELECT locked FROM prompts WHERE id = ?1 AND removed = 0",
@@ -273,48 +330,56 @@ fn refuse_locked(tx: &Transaction<'_>, id: &str) -> Result<()> {
 
 /// Writes the next version of `id` (creating the prompt, or bringing a removed one
 /// back); a locked prompt refuses.
-fn put_version(tx: &Transaction<'_>, id: &str, template: &Json, author: &str) -> Result<u64> {
+fn put_version(
+    tx: &Transaction<'_>,
+    id: &str,
+    template: &Json,
+    author: &str,
+) -> Result<NewVersion> {
     let state: Option<(bool, bool)> = tx
-        .query_row(
-            "SELECT locked, removed FROM prompts WHERE id = ?1",
-            [id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        .prepare_cached("SELECT locked, removed FROM prompts WHERE id = ?1")?
+        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     match state {
         Some((true, false)) => return Err(LibraryError::Locked(id.to_string())),
         Some((_, true)) => {
-            tx.execute(
-                "UPDATE prompts SET removed = 0, locked = 0 WHERE id = ?1",
-                [id],
-            )?;
+            tx.prepare_cached("UPDATE prompts SET removed = 0, locked = 0 WHERE id = ?1")?
+                .execute([id])?;
         }
         Some(_) => {}
         None => {
-            tx.execute(
-                "INSERT INTO prompts (id, created_at) VALUES (?1, ?2)",
-                params![id, now()],
-            )?;
+            tx.prepare_cached("INSERT INTO prompts (id, created_at) VALUES (?1, ?2)")?
+                .execute(params![id, now()])?;
         }
     }
-    let version: u64 = tx.query_row(
-        "SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1",
-        [id],
-        |row| row.get(0),
-    )?;
-    tx.execute(
+    let version: u64 = tx
+        .prepare_cached("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1")?
+        .query_row([id], |row| row.get(0))?;
+    let new = NewVersion {
+        version,
+        content_hash: content_hash(template),
+        created_at: now(),
+    };
+    tx.prepare_cached(
         "INSERT INTO versions (prompt_id, version, content, content_hash, author, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            id,
-            version,
-            template.to_string(),
-            content_hash(template),
-            author,
-            now()
-        ],
-    )?;
-    Ok(version)
+    )?
+    .execute(params![
+        id,
+        version,
+        template.to_string(),
+        &new.content_hash,
+        author,
+        &new.created_at
+    ])?;
+    Ok(NewVersion { version, ..new })
+}
+
+/// What [`put_version`] wrote besides what it was given.
+struct NewVersion {
+    version: u64,
+    content_hash: String,
+    created_at: String,
 }
 
 #[cfg(test)]

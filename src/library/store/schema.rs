@@ -11,7 +11,7 @@ use super::{LibraryError, Result};
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Each entry upgrades the schema by one version (`PRAGMA user_version`).
-const MIGRATIONS: &[&str] = &[FIRST_SCHEMA, SEARCH_INDEX];
+const MIGRATIONS: &[&str] = &[FIRST_SCHEMA, SEARCH_INDEX, TAG_INDEX];
 
 /// Version 1: prompts and their versions, ratings, the audit chain, seen packets.
 pub(super) const FIRST_SCHEMA: &str = r#"
@@ -99,6 +99,36 @@ const SEARCH_INDEX: &str = r#"
     WHERE t.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = k.prompt_id);
 "#;
 
+/// Version 3: the tags of each prompt's latest version in a table of their own, so a
+/// tag filter is an index lookup instead of a walk through every prompt's JSON, and
+/// ratings indexed by prompt. The same trigger discipline as the search index: every
+/// new version rewrites its prompt's tags in the writer's transaction. Tags compare
+/// ignoring ASCII case (`NOCASE`), as the filter always has; a tag given twice in
+/// one template is kept once. Existing libraries are filled here.
+const TAG_INDEX: &str = r#"
+    CREATE TABLE prompt_tags (
+        tag TEXT NOT NULL COLLATE NOCASE,
+        prompt_id TEXT NOT NULL REFERENCES prompts(id),
+        PRIMARY KEY (tag, prompt_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX prompt_tags_by_prompt ON prompt_tags (prompt_id);
+    CREATE INDEX ratings_by_prompt ON ratings (prompt_id);
+    -- The tags of every version: string elements of a `tags` array only.
+    CREATE VIEW version_tags AS
+    SELECT v.prompt_id, v.version, t.value AS tag
+    FROM versions v, json_each(v.content, '$.tags') t
+    WHERE json_type(v.content, '$.tags') = 'array' AND t.type = 'text';
+    CREATE TRIGGER tag_new_version AFTER INSERT ON versions BEGIN
+        DELETE FROM prompt_tags WHERE prompt_id = NEW.prompt_id;
+        INSERT OR IGNORE INTO prompt_tags (tag, prompt_id)
+        SELECT tag, prompt_id FROM version_tags
+        WHERE prompt_id = NEW.prompt_id AND version = NEW.version;
+    END;
+    INSERT OR IGNORE INTO prompt_tags (tag, prompt_id)
+    SELECT t.tag, t.prompt_id FROM version_tags t
+    WHERE t.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = t.prompt_id);
+"#;
+
 /// Switches the file to write-ahead logging. SQLite answers "busy" at once, without
 /// the busy handler, when another connection holds the file while this one asks, as
 /// happens when several processes open a new library together: ask again until the
@@ -125,6 +155,11 @@ pub(super) fn wal(conn: &Connection) -> rusqlite::Result<()> {
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     let known = MIGRATIONS.len() as i64;
+    // An up-to-date library, the usual case, is opened without taking the write lock.
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if found == known {
+        return Ok(());
+    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if found > known {
@@ -136,4 +171,89 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     }
     tx.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::super::Library;
+    use super::*;
+
+    fn ids(prompts: &[super::super::StoredPrompt]) -> Vec<&str> {
+        prompts.iter().map(|p| p.id.as_str()).collect()
+    }
+
+    /// A library as schema 2 wrote it: its own tags only inside each version's JSON.
+    fn schema_two_library(path: &std::path::Path) {
+        let old = Connection::open(path).expect("opens");
+        old.execute_batch(FIRST_SCHEMA).expect("schema 1");
+        old.execute_batch(SEARCH_INDEX).expect("schema 2");
+        old.execute_batch(
+            r#"PRAGMA user_version = 2;
+               INSERT INTO prompts (id, created_at) VALUES ('a', 't'), ('b', 't'), ('c', 't');
+               INSERT INTO versions VALUES ('a', 1, '{"id":"a","title":"A","tags":["old"],"template":"x"}', 'h', 'me', 't');
+               INSERT INTO versions VALUES ('a', 2, '{"id":"a","title":"A","tags":["New","x","NEW"],"template":"x"}', 'h', 'me', 't');
+               INSERT INTO versions VALUES ('b', 1, '{"id":"b","title":"B","tags":"new","template":"x"}', 'h', 'me', 't');
+               INSERT INTO versions VALUES ('c', 1, '{"id":"c","title":"C","tags":["x", 3],"template":"x"}', 'h', 'me', 't');"#,
+        )
+        .expect("rows");
+    }
+
+    #[test]
+    fn a_library_of_schema_two_gets_its_tags_table_when_opened() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.db");
+        schema_two_library(&path);
+        let mut lib = Library::open(&path).expect("upgrades");
+        let version: i64 = lib
+            .conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .expect("version");
+        assert_eq!(version, MIGRATIONS.len() as i64);
+        // Only the latest version's tags, only string elements of an array.
+        assert_eq!(ids(&lib.list(&["new".into()]).expect("list")), ["a"]);
+        assert!(lib.list(&["old".into()]).expect("list").is_empty());
+        assert_eq!(ids(&lib.list(&["X".into()]).expect("list")), ["a", "c"]);
+        assert_eq!(
+            ids(&lib.list(&["x".into(), "new".into()]).expect("list")),
+            ["a"]
+        );
+        assert_eq!(ids(&lib.list(&[]).expect("list")), ["a", "b", "c"]);
+        assert!(lib.list(&["3".into()]).expect("list").is_empty());
+        // Writes after the upgrade keep the table current.
+        let c = serde_json::json!({"id": "c", "title": "C", "tags": ["new"], "template": "y"});
+        lib.add(&c, "me").expect("add");
+        assert_eq!(ids(&lib.list(&["NEW".into()]).expect("list")), ["a", "c"]);
+        assert_eq!(ids(&lib.list(&["x".into()]).expect("list")), ["a"]);
+        // Opening again finds nothing left to do.
+        drop(lib);
+        Library::open(&path).expect("opens again");
+    }
+
+    #[test]
+    fn a_migration_that_fails_leaves_the_library_as_it_was() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.db");
+        schema_two_library(&path);
+        // A table in the way of version 3 makes it fail halfway.
+        let old = Connection::open(&path).expect("opens");
+        old.execute_batch("CREATE TABLE ratings_in_the_way (x); CREATE INDEX ratings_by_prompt ON ratings_in_the_way (x);")
+            .expect("in the way");
+        drop(old);
+        assert!(Library::open(&path).is_err());
+        let old = Connection::open(&path).expect("opens");
+        let version: i64 = old
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .expect("version");
+        assert_eq!(version, 2);
+        let tags_table: i64 = old
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'prompt_tags'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("schema");
+        assert_eq!(tags_table, 0, "nothing of version 3 stays");
+    }
 }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::prompts::{LISTED, PROMPT_COLUMNS, StoredPrompt, stored_prompt, tags_param};
+use super::prompts::{LISTED, PROMPT_COLUMNS, StoredPrompt, stored_prompt, tagged, tags_param};
 use super::{Library, Result};
 
 /// `bm25()` weights of the index's columns: title, tags, description, template.
@@ -32,8 +32,9 @@ impl Library {
                  SELECT k.prompt_id, -bm25(prompt_search, {WEIGHTS}) AS score
                  FROM prompt_search JOIN search_keys k ON k.key = prompt_search.rowid
                  WHERE prompt_search MATCH ?2)
-             SELECT {PROMPT_COLUMNS}, h.score FROM hits h JOIN {LISTED} AND p.id = h.prompt_id
-             ORDER BY h.score DESC, p.id"
+             SELECT {PROMPT_COLUMNS}, h.score FROM hits h JOIN {LISTED} AND p.id = h.prompt_id {}
+             ORDER BY h.score DESC, p.id",
+            tagged(tags)
         );
         let mut statement = self.conn.prepare(&sql)?;
         let scored: Vec<(StoredPrompt, f64)> = statement

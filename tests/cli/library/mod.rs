@@ -1,6 +1,7 @@
 //! `promptexec prompt …`: the prompt library on SQLite, its audit log, and signed
 //! sharing — run the way a user runs them, each test against its own library.
 
+mod add_many;
 mod audit;
 mod concurrency;
 mod share;
