@@ -164,8 +164,8 @@ fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, C
         let dropped = session.finish().await;
         Ok((
             turns,
-            session.events.clone(),
-            session.messages.clone(),
+            std::mem::take(&mut session.events),
+            std::mem::take(&mut session.messages),
             dropped,
         ))
     });

@@ -137,7 +137,7 @@ mod tests {
         let request = ProviderRequest {
             provider_id: "mock".into(),
             model: "m".into(),
-            messages: vec![message("user", "hi")],
+            messages: vec![message("user", "hi")].into(),
             system_prompt: String::new(),
             round: 1,
         };

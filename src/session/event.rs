@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::evals::{EvalInput, EvalResult};
+use crate::evals::EvalResult;
 
 use super::{CallStatus, HookAction, Phase, TurnEndReason};
 
@@ -75,11 +75,15 @@ pub enum SessionEvent {
         by: String,
         note: String,
     },
-    /// Where evals may run: after a turn the model answered (`turn`), or at the end
-    /// of the session; with exactly what evals there see.
+    /// Where evals ran: after a turn the model answered (`turn`), or at the end of
+    /// the session (`null`). Recorded only where some eval was due. What they saw is
+    /// told by reference, never copied: the first `messages` messages of the
+    /// conversation, the turn's (or the session's) last answer and tool calls, all in
+    /// the events before this one, and the `metadata` given to them.
     EvalPoint {
         turn: Option<u32>,
-        input: EvalInput,
+        messages: usize,
+        metadata: Json,
     },
     Eval(EvalResult),
     TurnEnd {
