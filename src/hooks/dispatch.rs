@@ -211,12 +211,15 @@ impl HookDispatcher {
     }
 
     /// Session hooks only observe; returns the names of those notified.
+    /// The payload carries the whole history, so it is made only when some hook
+    /// listens, and once for all of them.
     pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) -> Vec<String> {
-        let payload = session_payload(phase, event);
+        let mut payload = None;
         let mut notified = Vec::new();
         for hook in self.exec_hooks() {
             if matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
                 notified.push(hook.hook.name.clone());
+                let payload = payload.get_or_insert_with(|| session_payload(phase, event));
                 self.observers
                     .send(&hook, CallKind::Hook, phase.into(), payload.clone());
             }
