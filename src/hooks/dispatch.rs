@@ -84,7 +84,7 @@ impl HookDispatcher {
             provider_payload(HookPhase::BeforeCall, r, None)
         };
         let params = |(r, tools): &(ProviderRequest, Vec<Json>)| {
-            before_llm_params(r.round, &r.model, &r.messages, tools)
+            before_llm_params(r.round, &r.model, &r.messages.to_vec(), tools)
         };
         self.chain(
             Stage {

@@ -146,7 +146,10 @@ mod tests {
                          "tools": [{"type": "function", "function": {"name": "faq"}}]});
         let (request, tools) = modified_request(&value, new).expect("readable");
         assert_eq!(request.model, "m2");
-        assert_eq!(request.messages[0]["parts"][0]["text"], "hello");
+        assert_eq!(
+            request.messages.get(0).expect("a message")["parts"][0]["text"],
+            "hello"
+        );
         assert_eq!(tools.len(), 1);
         for bad in [
             json!({"messages": "hello"}),

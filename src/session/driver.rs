@@ -403,9 +403,10 @@ impl<'a> Session<'a> {
     /// notice) with finish reason `safety`, and the message the hook objected to is
     /// withheld from every later model call.
     fn answer_for_hook(&mut self, turn: u32, hook: &str, replacement: Option<String>) -> TurnEnd {
-        if let Some(at) = self.messages.iter().rposition(|m| m["role"] == "user") {
-            self.messages.make_mut()[at] =
-                message("user", &format!("[message withheld by hook `{hook}`]"));
+        let last_user = self.messages.iter().rposition(|m| m["role"] == "user");
+        if let Some(at) = last_user {
+            let withheld = message("user", &format!("[message withheld by hook `{hook}`]"));
+            self.messages.set(at, withheld);
         }
         let text = replacement.unwrap_or_else(|| BLOCKED_ANSWER.to_string());
         let mut answer = message("assistant", &text);

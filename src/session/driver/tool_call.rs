@@ -273,10 +273,10 @@ impl Session<'_> {
             _ => "not run: the turn ended".into(),
         };
         // Only this turn's messages can answer this turn's calls.
-        let from = self.turn_messages.min(self.messages.len());
         for call in calls {
-            let answered = self.messages[from..]
-                .iter()
+            let answered = self
+                .messages
+                .since(self.turn_messages)
                 .any(|m| m["tool_result"]["id"] == call.id.as_str());
             if !answered {
                 let msg = tool_message(&call.id, &call.name, &why, Some(&why));
