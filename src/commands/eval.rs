@@ -125,7 +125,7 @@ fn report_one(
     eval_type: &str,
     result: EvalResult,
 ) -> Result<Exit, CliError> {
-    if let Some(line) = describe(&SessionEvent::Eval(result.clone())) {
+    if let Some(line) = describe(&SessionEvent::Eval(Box::new(result.clone()))) {
         console.note(line.trim_start());
     }
     let results = [result];
@@ -227,7 +227,7 @@ fn report_replay(
     let report = match args.format.unwrap_or(RunFormat::Human) {
         RunFormat::Human => {
             for result in results {
-                if let Some(line) = describe(&SessionEvent::Eval(result.clone())) {
+                if let Some(line) = describe(&SessionEvent::Eval(Box::new(result.clone()))) {
                     console.note(line.trim_start());
                 }
             }
@@ -297,7 +297,7 @@ fn read_transcript(path: &Path) -> Result<Recording, CliError> {
                 recording.prompt = Some(prompt.clone());
                 recording.session_id = session_id.clone();
             }
-            SessionEvent::Eval(result) => recording.results.push(result.clone()),
+            SessionEvent::Eval(result) => recording.results.push((**result).clone()),
             _ => {}
         }
         recording.events.push(event);
@@ -347,7 +347,11 @@ fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
         variables: Json::Null,
         system_prompt: String::new(),
         messages: Default::default(),
-        events: results.iter().cloned().map(SessionEvent::Eval).collect(),
+        events: results
+            .iter()
+            .cloned()
+            .map(|r| SessionEvent::Eval(Box::new(r)))
+            .collect(),
         turns: Vec::new(),
         dropped_events: 0,
         duration_ms: results.iter().map(|r| r.duration_ms).sum(),

@@ -87,7 +87,7 @@ pub fn evals_of(events: &[SessionEvent]) -> Vec<&EvalResult> {
     events
         .iter()
         .filter_map(|e| match e {
-            SessionEvent::Eval(result) => Some(result),
+            SessionEvent::Eval(result) => Some(&**result),
             _ => None,
         })
         .collect()

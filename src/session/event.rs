@@ -85,7 +85,8 @@ pub enum SessionEvent {
         messages: usize,
         metadata: Json,
     },
-    Eval(EvalResult),
+    /// Boxed: a result is the largest event by far, and every event would be its size.
+    Eval(Box<EvalResult>),
     TurnEnd {
         turn: u32,
         reason: TurnEndReason,

@@ -30,7 +30,7 @@ impl Session<'_> {
                     .hooks
                     .eval_result(&serde_json::to_value(&result).unwrap_or_default());
                 self.hooks_ran(Phase::EVAL, notified);
-                self.emit(SessionEvent::Eval(result));
+                self.emit(SessionEvent::Eval(Box::new(result)));
             }
         }
         self.evaluator = Some(evaluator);
