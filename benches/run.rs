@@ -49,10 +49,13 @@ fn main() {
         .unwrap_or_else(|| vec![100, 1_000, 10_000]);
     sizes.retain(|&n| n > 1);
     sizes.sort_unstable();
-    let largest = *sizes.last().expect("at least one size above 1");
+    assert!(!sizes.is_empty(), "at least one size above 1");
     let dir = std::env::temp_dir().join(format!("promptexec-bench-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("bench dir");
-    write_files(&dir, largest);
+    write_files(&dir);
+    for &turns in [1].iter().chain(&sizes) {
+        write_mock(&dir, turns);
+    }
     let setups = [
         Setup {
             name: "plain",
@@ -139,7 +142,9 @@ fn measure(dir: &Path, setup: &Setup, turns: usize) -> Sample {
         .arg(env!("CARGO_BIN_EXE_promptexec"))
         .arg("-c")
         .arg(&setup.config)
-        .args(["run", setup.pack, "--format", "json", "--output"])
+        .args(["run", setup.pack, "--mock"])
+        .arg(format!("mock-{turns}.yaml"))
+        .args(["--format", "json", "--output"])
         .arg(&report)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -176,8 +181,8 @@ fn measure(dir: &Path, setup: &Setup, turns: usize) -> Sample {
     }
 }
 
-/// The pack, a mock script answering `turns` calls one by one, and the two configs.
-fn write_files(dir: &Path, turns: usize) {
+/// The packs and the two configs.
+fn write_files(dir: &Path) {
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect(name);
     write(
         "bench.pack.json",
@@ -193,19 +198,12 @@ fn write_files(dir: &Path, turns: usize) {
            "evals": [{"id": "says-answer", "type": "contains", "trigger": "every_turn",
                       "params": {"patterns": ["answer"]}}]}}}"#,
     );
-    let mut mock = String::from("scenarios:\n  chat:\n    turns:\n");
-    for turn in 1..=turns {
-        mock.push_str(&format!(
-            "      {turn}: \"This is the answer to message {turn}.\"\n"
-        ));
-    }
-    write("mock.yaml", &mock);
     write("hook.sh", "#!/bin/sh\ncat > /dev/null\n");
     let hook = dir.join("hook.sh");
     let mut perms = std::fs::metadata(&hook).expect("hook").permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&hook, perms).expect("hook is executable");
-    let head = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: mock\n      type: mock\n      additional_config:\n        mock_config: mock.yaml\n";
+    let head = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: mock\n      type: mock\n";
     write("plain.yaml", head);
     write(
         "extensions.yaml",
@@ -213,6 +211,17 @@ fn write_files(dir: &Path, turns: usize) {
             "{head}  hooks:\n    session_log:\n      command: ./hook.sh\n      hook: session\n      phases: [session_start, session_end]\n      timeout_ms: 5000\n"
         ),
     );
+}
+
+/// The mock script of a `turns`-turn conversation: each call answered by its number.
+fn write_mock(dir: &Path, turns: usize) {
+    let mut mock = String::from("scenarios:\n  chat:\n    turns:\n");
+    for turn in 1..=turns {
+        mock.push_str(&format!(
+            "      {turn}: \"This is the answer to message {turn}.\"\n"
+        ));
+    }
+    std::fs::write(dir.join(format!("mock-{turns}.yaml")), mock).expect("mock script");
 }
 
 fn median(samples: &[Sample]) -> Sample {

@@ -212,19 +212,24 @@ impl HookDispatcher {
 
     /// Session hooks only observe; returns the names of those notified.
     /// The payload carries the whole history, so it is made only when some hook
-    /// listens, and once for all of them.
+    /// listens, once, and copied only for the second listener on.
     pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) -> Vec<String> {
-        let mut payload = None;
-        let mut notified = Vec::new();
-        for hook in self.exec_hooks() {
-            if matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
-                notified.push(hook.hook.name.clone());
-                let payload = payload.get_or_insert_with(|| session_payload(phase, event));
-                self.observers
-                    .send(&hook, CallKind::Hook, phase.into(), payload.clone());
-            }
+        let listening: Vec<Arc<ExecHook>> = self
+            .exec_hooks()
+            .into_iter()
+            .filter(|hook| matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)))
+            .collect();
+        let Some((last, others)) = listening.split_last() else {
+            return Vec::new();
+        };
+        let payload = session_payload(phase, event);
+        for hook in others {
+            self.observers
+                .send(hook, CallKind::Hook, phase.into(), payload.clone());
         }
-        notified
+        self.observers
+            .send(last, CallKind::Hook, phase.into(), payload);
+        listening.iter().map(|h| h.hook.name.clone()).collect()
     }
 
     /// A runtime event for the JSON-RPC hooks that observe its kind; never waits.

@@ -112,8 +112,12 @@ impl Iterator for EvalPoints<'_> {
                     turn,
                     messages,
                     metadata,
+                    input,
                 } => {
                     let point = turn.map_or(Point::SessionEnd, Point::TurnEnd);
+                    if let Some(input) = input {
+                        return Some((point, (**input).clone()));
+                    }
                     let scope = match point {
                         Point::TurnEnd(_) => &self.events[self.turn_start..at],
                         Point::SessionEnd => &self.events[..at],

@@ -24,6 +24,7 @@ impl Session<'_> {
                 },
                 messages: input.messages.len(),
                 metadata: input.metadata.clone(),
+                input: None,
             });
             for result in evaluator.run_due(point, SESSION_ID, &input).await {
                 let notified = self
