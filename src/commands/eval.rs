@@ -9,10 +9,10 @@ use crate::cli::args::{EvalArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
-use crate::evals::{EvalInput, EvalResult, Evaluator, Point, eval_counts};
+use crate::evals::{EvalInput, EvalResult, Evaluator, eval_counts};
 use crate::pack::{Bound, EvalDef, Threshold, Trigger};
 use crate::report::{RunRecord, describe, evals_table, junit_report};
-use crate::session::SessionEvent;
+use crate::session::{EvalPoints, SessionEvent};
 
 use super::emit::{pretty, write_output};
 use super::exit::of_evals;
@@ -125,7 +125,7 @@ fn report_one(
     eval_type: &str,
     result: EvalResult,
 ) -> Result<Exit, CliError> {
-    if let Some(line) = describe(&SessionEvent::Eval(result.clone())) {
+    if let Some(line) = describe(&SessionEvent::Eval(Box::new(result.clone()))) {
         console.note(line.trim_start());
     }
     let results = [result];
@@ -192,10 +192,12 @@ fn execute_replay(plan: &ReplayPlan) -> Result<Vec<EvalResult>, CliError> {
     with_runtime(|| async {
         let judged = async {
             let mut results = Vec::new();
-            for (point, input) in &recording.points {
+            // One input at a time, rebuilt as the run went: the history is shared
+            // with it, not copied.
+            for (point, input) in EvalPoints::new(&recording.events) {
                 results.extend(
                     plan.evaluator
-                        .run_due(*point, &recording.session_id, input)
+                        .run_due(point, &recording.session_id, &input)
                         .await,
                 );
             }
@@ -225,7 +227,7 @@ fn report_replay(
     let report = match args.format.unwrap_or(RunFormat::Human) {
         RunFormat::Human => {
             for result in results {
-                if let Some(line) = describe(&SessionEvent::Eval(result.clone())) {
+                if let Some(line) = describe(&SessionEvent::Eval(Box::new(result.clone()))) {
                     console.note(line.trim_start());
                 }
             }
@@ -258,7 +260,8 @@ fn report_replay(
 struct Recording {
     prompt: Option<String>,
     session_id: String,
-    points: Vec<(Point, EvalInput)>,
+    /// Every event, for the eval points to be rebuilt from.
+    events: Vec<SessionEvent>,
     /// The results the run itself reported.
     results: Vec<EvalResult>,
 }
@@ -268,7 +271,7 @@ fn read_transcript(path: &Path) -> Result<Recording, CliError> {
     let mut recording = Recording {
         prompt: None,
         session_id: "sess_1".into(),
-        points: Vec::new(),
+        events: Vec::new(),
         results: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
@@ -287,20 +290,17 @@ fn read_transcript(path: &Path) -> Result<Recording, CliError> {
                     bad(format!("not an event written by `run --transcript`: {err}"))
                 })
             })?;
-        match event {
+        match &event {
             SessionEvent::SessionStart {
                 session_id, prompt, ..
             } => {
-                recording.prompt = Some(prompt);
-                recording.session_id = session_id;
+                recording.prompt = Some(prompt.clone());
+                recording.session_id = session_id.clone();
             }
-            SessionEvent::EvalPoint { turn, input } => {
-                let point = turn.map_or(Point::SessionEnd, Point::TurnEnd);
-                recording.points.push((point, input));
-            }
-            SessionEvent::Eval(result) => recording.results.push(result),
+            SessionEvent::Eval(result) => recording.results.push((**result).clone()),
             _ => {}
         }
+        recording.events.push(event);
     }
     Ok(recording)
 }
@@ -346,8 +346,12 @@ fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
         scenario: String::new(),
         variables: Json::Null,
         system_prompt: String::new(),
-        messages: Vec::new(),
-        events: results.iter().cloned().map(SessionEvent::Eval).collect(),
+        messages: Default::default(),
+        events: results
+            .iter()
+            .cloned()
+            .map(|r| SessionEvent::Eval(Box::new(r)))
+            .collect(),
         turns: Vec::new(),
         dropped_events: 0,
         duration_ms: results.iter().map(|r| r.duration_ms).sum(),

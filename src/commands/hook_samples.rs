@@ -49,7 +49,7 @@ pub(super) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json 
     let request = ProviderRequest {
         provider_id: provider_id.clone(),
         model: model.clone(),
-        messages: messages.clone(),
+        messages: messages.clone().into(),
         system_prompt: "You are the support assistant of Acme Outfitters.".into(),
         round: 1,
     };
@@ -102,9 +102,9 @@ pub(super) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json 
                 session_id: "sess_1".into(),
                 conversation_id: "conv_1".into(),
                 messages: if turn_index == 0 {
-                    Vec::new()
+                    Default::default()
                 } else {
-                    messages
+                    messages.into()
                 },
                 turn_index,
             };

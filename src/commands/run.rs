@@ -2,7 +2,7 @@
 //! what happened.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::{Map, Value as Json};
@@ -16,7 +16,8 @@ use crate::evals::Evaluator;
 use crate::pack::{self, Pack, Prompt, VarInputs};
 use crate::provider::{MockScript, ScriptedProvider, load_mock};
 use crate::report::{
-    HumanStream, RunRecord, Terminal, Transcript, json_report, junit_report, problems, summary,
+    HumanStream, JsonReport, RunRecord, Terminal, Transcript, junit_report, problems, summary,
+    write_atomic_with,
 };
 use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
 
@@ -164,8 +165,8 @@ fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, C
         let dropped = session.finish().await;
         Ok((
             turns,
-            session.events.clone(),
-            session.messages.clone(),
+            std::mem::take(&mut session.events),
+            std::mem::take(&mut session.messages),
             dropped,
         ))
     });
@@ -211,6 +212,10 @@ fn report(
         }
         None => {
             problems(record).iter().for_each(|line| console.error(line));
+            if args.format == RunFormat::Json {
+                write_json(console, args.output.as_deref(), record)?;
+                return Ok(played.exit);
+            }
             machine_report(args.format, record)?
         }
     };
@@ -220,11 +225,31 @@ fn report(
     Ok(played.exit)
 }
 
-/// The JSON document or the JUnit XML.
+/// The JSON document, written to FILE as it is made (a long run's report is never
+/// held whole), or to stdout.
+fn write_json(
+    console: &mut Console,
+    output: Option<&Path>,
+    record: &RunRecord,
+) -> Result<(), CliError> {
+    let report = JsonReport(record);
+    let Some(path) = output else {
+        return console.out(&pretty(&report));
+    };
+    write_atomic_with(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, &report).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })
+    .map_err(|source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The JUnit XML (the JSON document is written by [`write_json`]).
 fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String>, CliError> {
     Ok(match format {
-        RunFormat::Human => None,
-        RunFormat::Json => Some(pretty(&json_report(record))),
+        RunFormat::Human | RunFormat::Json => None,
         RunFormat::Junit => Some(
             junit_report(record, &format!("promptexec run {}", record.prompt))
                 .map_err(|e| CliError::Output(std::io::Error::other(e)))?,

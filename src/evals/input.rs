@@ -1,6 +1,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
+use crate::hooks::History;
+
 /// A tool call as evals see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
@@ -28,7 +30,7 @@ fn as_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::
 #[serde(default)]
 pub struct EvalInput {
     pub content: String,
-    pub messages: Vec<Json>,
+    pub messages: History,
     pub turn_index: u32,
     /// The calls of the judged turn (of the whole session for session-level evals).
     pub tool_calls: Vec<ToolCallRecord>,
@@ -41,7 +43,7 @@ impl Default for EvalInput {
     fn default() -> Self {
         Self {
             content: String::new(),
-            messages: Vec::new(),
+            messages: History::default(),
             turn_index: 0,
             tool_calls: Vec::new(),
             variables: json!({}),

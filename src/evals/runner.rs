@@ -106,6 +106,14 @@ impl Evaluator {
         })
     }
 
+    /// Whether any eval is due at `point`: where none is, nothing about the session
+    /// needs to be gathered for them.
+    pub fn any_due(&self, point: Point, session_id: &str) -> bool {
+        self.evals
+            .iter()
+            .any(|(eval, _)| due(eval, point, session_id))
+    }
+
     /// Runs, concurrently, every eval due at `point`; results in declaration order.
     pub async fn run_due(
         &self,

@@ -10,7 +10,7 @@ use crate::config::{Hook, HookPhase, Intercept};
 
 use super::action::{Action, Approval, on_failure};
 use super::dispatch::HookDispatcher;
-use super::exec_step::exec_gate;
+use super::exec_step::{exec_gate, mode_at};
 use super::failure::HookFailure;
 use super::modify::ModifyError;
 use super::rpc_hook::{Intercepted, RpcHook};
@@ -146,8 +146,13 @@ impl HookDispatcher {
             let rpc = match &self.chain[index] {
                 Entry::Exec(hook) => {
                     let hook = Arc::clone(hook);
+                    let Some(mode) = mode_at(&hook, phase) else {
+                        continue;
+                    };
                     let payload = (shapes.payload)(&value);
-                    if let Some(step) = self.exec_step(&hook, phase, &payload, &mut ran).await {
+                    let taking_part = (phase, mode);
+                    if let Some(step) = self.exec_step(&hook, taking_part, &payload, &mut ran).await
+                    {
                         let gate = exec_gate(step, deny_means, value);
                         return Phase { gate, ran };
                     }

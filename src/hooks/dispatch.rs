@@ -84,7 +84,7 @@ impl HookDispatcher {
             provider_payload(HookPhase::BeforeCall, r, None)
         };
         let params = |(r, tools): &(ProviderRequest, Vec<Json>)| {
-            before_llm_params(r.round, &r.model, &r.messages, tools)
+            before_llm_params(r.round, &r.model, &r.messages.to_vec(), tools)
         };
         self.chain(
             Stage {
@@ -211,17 +211,25 @@ impl HookDispatcher {
     }
 
     /// Session hooks only observe; returns the names of those notified.
+    /// The payload carries the whole history, so it is made only when some hook
+    /// listens, once, and copied only for the second listener on.
     pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) -> Vec<String> {
+        let listening: Vec<Arc<ExecHook>> = self
+            .exec_hooks()
+            .into_iter()
+            .filter(|hook| matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)))
+            .collect();
+        let Some((last, others)) = listening.split_last() else {
+            return Vec::new();
+        };
         let payload = session_payload(phase, event);
-        let mut notified = Vec::new();
-        for hook in self.exec_hooks() {
-            if matches!(&hook.hook.kind, HookKind::Session { phases } if phases.contains(&phase)) {
-                notified.push(hook.hook.name.clone());
-                self.observers
-                    .send(&hook, CallKind::Hook, phase.into(), payload.clone());
-            }
+        for hook in others {
+            self.observers
+                .send(hook, CallKind::Hook, phase.into(), payload.clone());
         }
-        notified
+        self.observers
+            .send(last, CallKind::Hook, phase.into(), payload);
+        listening.iter().map(|h| h.hook.name.clone()).collect()
     }
 
     /// A runtime event for the JSON-RPC hooks that observe its kind; never waits.

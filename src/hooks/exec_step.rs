@@ -14,23 +14,28 @@ use super::failure::HookFailure;
 use super::runner::ExecHook;
 use super::{Decision, Step, fold, step_for};
 
+/// How `hook` takes part in `phase`: as a filter or an observer, or not at all. Asked
+/// before its payload is made, which may hold the whole history.
+pub(super) fn mode_at(hook: &ExecHook, phase: HookPhase) -> Option<HookMode> {
+    match &hook.hook.kind {
+        HookKind::Provider { phases, mode } | HookKind::Tool { phases, mode } => {
+            phases.contains(&phase).then_some(*mode)
+        }
+        HookKind::Session { phases } => phases.contains(&phase).then_some(HookMode::Observe),
+        HookKind::Eval | HookKind::Server(_) => None,
+    }
+}
+
 impl HookDispatcher {
-    /// Runs one exec hook subscribed to `phase`: a filter in turn, an observer queued.
-    /// Returns its stopping step, if any, and records who ran.
+    /// Runs one exec hook that takes part in `phase` as `mode`: a filter in turn, an
+    /// observer queued. Returns its stopping step, if any, and records who ran.
     pub(super) async fn exec_step(
         &mut self,
         hook: &Arc<ExecHook>,
-        phase: HookPhase,
+        (phase, mode): (HookPhase, HookMode),
         payload: &Json,
         ran: &mut Vec<String>,
     ) -> Option<Step> {
-        let mode = match &hook.hook.kind {
-            HookKind::Provider { phases, mode } | HookKind::Tool { phases, mode } => {
-                phases.contains(&phase).then_some(*mode)?
-            }
-            HookKind::Session { phases } => phases.contains(&phase).then_some(HookMode::Observe)?,
-            HookKind::Eval | HookKind::Server(_) => return None,
-        };
         if mode == HookMode::Observe {
             self.observers
                 .send(hook, CallKind::Hook, phase.into(), payload.clone());

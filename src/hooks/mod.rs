@@ -10,6 +10,7 @@ mod dispatch;
 mod events;
 mod exec_step;
 mod failure;
+mod history;
 mod judge;
 mod modify;
 mod observer;
@@ -28,12 +29,14 @@ pub use decide::{Decision, Step, fold, step_for};
 pub use dispatch::HookDispatcher;
 pub use events::{EVENT_NAMES, is_runtime_name, runtime_name, selects, selects_any};
 pub use failure::HookFailure;
+pub use history::History;
 pub use judge::{ExecAnswer, HookDecision, read_exec_answer};
 pub use modify::ModifyError;
 pub use observer::OBSERVER_QUEUE;
 pub use payload::{
-    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, message,
-    provider_payload, session_payload, tool_payload, wrap_bare,
+    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo,
+    assistant_message, message, provider_payload, session_payload, tool_message, tool_payload,
+    wrap_bare,
 };
 pub use rpc_hook::{Intercepted, RpcHook, StartError};
 pub use rpc_wire::{

@@ -137,7 +137,7 @@ mod tests {
         let request = ProviderRequest {
             provider_id: "mock".into(),
             model: "m".into(),
-            messages: vec![message("user", "hi")],
+            messages: vec![message("user", "hi")].into(),
             system_prompt: String::new(),
             round: 1,
         };
@@ -146,7 +146,10 @@ mod tests {
                          "tools": [{"type": "function", "function": {"name": "faq"}}]});
         let (request, tools) = modified_request(&value, new).expect("readable");
         assert_eq!(request.model, "m2");
-        assert_eq!(request.messages[0]["parts"][0]["text"], "hello");
+        assert_eq!(
+            request.messages.get(0).expect("a message")["parts"][0]["text"],
+            "hello"
+        );
         assert_eq!(tools.len(), 1);
         for bad in [
             json!({"messages": "hello"}),

@@ -5,6 +5,8 @@ use serde_json::{Value as Json, json};
 
 use crate::config::{HookKind, HookPhase, HookType};
 
+use super::History;
+
 /// A message in the shape hooks written for PromptKit read: the text in `content` and
 /// again in `parts`.
 pub fn message(role: &str, content: &str) -> Json {
@@ -15,11 +17,29 @@ pub fn message(role: &str, content: &str) -> Json {
     })
 }
 
+/// An assistant message: its text, and the calls it makes (`[{"id", "name", "args"}]`)
+/// when there are any.
+pub fn assistant_message(content: &str, tool_calls: &[Json]) -> Json {
+    let mut msg = message("assistant", content);
+    if !tool_calls.is_empty() {
+        msg["tool_calls"] = Json::Array(tool_calls.to_vec());
+    }
+    msg
+}
+
+/// A tool's result as the model reads it; `error` holds the text again when the call
+/// did not succeed.
+pub fn tool_message(call_id: &str, name: &str, content: &str, error: Option<&str>) -> Json {
+    let mut msg = message("tool", content);
+    msg["tool_result"] = json!({"id": call_id, "name": name, "content": content, "error": error});
+    msg
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ProviderRequest {
     pub provider_id: String,
     pub model: String,
-    pub messages: Vec<Json>,
+    pub messages: History,
     pub system_prompt: String,
     pub round: u32,
 }
@@ -55,7 +75,7 @@ pub struct ToolResultInfo {
 pub struct SessionInfo {
     pub session_id: String,
     pub conversation_id: String,
-    pub messages: Vec<Json>,
+    pub messages: History,
     pub turn_index: u32,
 }
 
@@ -161,7 +181,7 @@ mod tests {
         let request = ProviderRequest {
             provider_id: "mock".into(),
             model: "m".into(),
-            messages: vec![message("user", "hi")],
+            messages: vec![message("user", "hi")].into(),
             system_prompt: "Be brief.".into(),
             round: 1,
         };

@@ -1,6 +1,7 @@
 use serde_json::Value as Json;
 
 use super::{AssistantMessage, Rule};
+use crate::hooks::History;
 
 /// One model answer and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,5 +14,5 @@ pub struct Completion {
 
 /// A model: messages and the tools on offer in, an assistant message out.
 pub trait Provider {
-    fn complete(&mut self, messages: &[Json], tools: &[Json]) -> Completion;
+    fn complete(&mut self, messages: &History, tools: &[Json]) -> Completion;
 }

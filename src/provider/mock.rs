@@ -185,6 +185,9 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
         && cx.map(turns, &format!("{what}.turns")).is_some()
         && let Value::Map(entries) = &turns.value
     {
+        // Split once: a long script has a key on every line.
+        let text = cx.text.clone();
+        let lines: Vec<&str> = text.lines().collect();
         for (key, value) in entries {
             let at = format!("{what}.turns.{}", key.name);
             let Ok(number) = key.name.parse::<u64>() else {
@@ -198,7 +201,7 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
                 cx.error(key.pos, format!("{at}: turns count from 1"));
                 continue;
             }
-            if source_quotes_key(&cx.text, key.pos) {
+            if source_quotes_key(&lines, key.pos) {
                 cx.warning(
                     key.pos,
                     format!("{at}: the key is quoted; write it as a plain number"),
@@ -214,10 +217,10 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
     Some(scenario)
 }
 
-/// Whether the key at `pos` is written in quotes.
-fn source_quotes_key(text: &str, pos: crate::doc::Pos) -> bool {
-    text.lines()
-        .nth(pos.line.saturating_sub(1) as usize)
+/// Whether the key at `pos` is written in quotes; `lines` are the file's.
+fn source_quotes_key(lines: &[&str], pos: crate::doc::Pos) -> bool {
+    lines
+        .get(pos.line.saturating_sub(1) as usize)
         .and_then(|line| line.chars().nth(pos.col.saturating_sub(1) as usize))
         .is_some_and(|c| c == '"' || c == '\'')
 }

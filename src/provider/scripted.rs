@@ -4,6 +4,7 @@
 use serde_json::Value as Json;
 
 use super::{Completion, MockScript, Provider, Rule};
+use crate::hooks::History;
 
 /// What the model answered: text, tool calls, or both.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +80,7 @@ impl ScriptedProvider {
 }
 
 impl Provider for ScriptedProvider {
-    fn complete(&mut self, _messages: &[Json], _tools: &[Json]) -> Completion {
+    fn complete(&mut self, _messages: &History, _tools: &[Json]) -> Completion {
         let (message, rule) = self.next_answer();
         Completion {
             message,

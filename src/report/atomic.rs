@@ -4,7 +4,7 @@
 //! whole new one, never a half-written one).
 
 use std::fs::{self, OpenOptions, Permissions};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -19,11 +19,20 @@ const NEW_FILE_MODE: u32 = 0o666;
 /// regular file, existing or new, gets a synced temporary file beside it that is then
 /// renamed over it, keeping an existing file's mode (and owner, where allowed).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// As [`write_atomic`], with the bytes written by `fill` as it makes them, through a
+/// buffer: a large report is never held whole in memory.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let target = follow_links(path)?;
     match fs::metadata(&target) {
-        Ok(meta) if !meta.is_file() => write_in_place(&target, bytes),
-        Ok(meta) => replace(&target, bytes, Some(&meta)),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => replace(&target, bytes, None),
+        Ok(meta) if !meta.is_file() => write_in_place(&target, fill),
+        Ok(meta) => replace(&target, fill, Some(&meta)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => replace(&target, fill, None),
         Err(err) => Err(err),
     }
 }
@@ -51,14 +60,22 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// Renaming over a device or FIFO would replace the node itself, so write into it.
-fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = OpenOptions::new().write(true).truncate(true).open(path)?;
-    file.write_all(bytes)?;
-    file.flush()
+fn write_in_place(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let file = OpenOptions::new().write(true).truncate(true).open(path)?;
+    let mut out = BufWriter::new(file);
+    fill(&mut out)?;
+    out.flush()
 }
 
 /// Temporary file beside `path`, synced, then renamed over it.
-fn replace(path: &Path, bytes: &[u8], existing: Option<&fs::Metadata>) -> io::Result<()> {
+fn replace(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    existing: Option<&fs::Metadata>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -72,7 +89,10 @@ fn replace(path: &Path, bytes: &[u8], existing: Option<&fs::Metadata>) -> io::Re
         file.as_file()
             .set_permissions(Permissions::from_mode(meta.mode() & 0o7777))?;
     }
-    file.write_all(bytes)?;
+    let mut out = BufWriter::new(file.as_file_mut());
+    fill(&mut out)?;
+    out.flush()?;
+    drop(out);
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -1,3 +1,4 @@
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -18,13 +19,18 @@ pub fn junit_report(
 ) -> Result<String, quick_junit::SerializeError> {
     let mut suite = TestSuite::new(suite_name);
     suite.set_time(Duration::from_millis(record.duration_ms));
+    // Failures before the first turn belong to it. Sorted out once, so each turn
+    // takes its own without reading everyone else's.
+    let mut by_turn: BTreeMap<u32, Vec<Failure>> = BTreeMap::new();
+    for failure in record.failures() {
+        by_turn
+            .entry(failure.turn.max(1))
+            .or_default()
+            .push(failure);
+    }
     for (i, end) in record.turns.iter().enumerate() {
         let turn = i as u32 + 1;
-        // Failures before the first turn belong to it.
-        let failures: Vec<Failure> = record
-            .failures()
-            .filter(|f| f.turn.max(1) == turn)
-            .collect();
+        let failures = by_turn.remove(&turn).unwrap_or_default();
         let status = if failures.is_empty() {
             turn_status(end)
         } else {

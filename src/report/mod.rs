@@ -10,9 +10,9 @@ mod summary;
 mod terminal;
 mod transcript;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_with};
 pub use human::{HumanStream, describe, stderr_excerpt};
-pub use json::json_report;
+pub use json::{JsonReport, json_report};
 pub use junit::junit_report;
 pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome, warnings_json};
 pub use summary::{evals_table, problems, summary, table};

@@ -2,6 +2,7 @@ use serde_json::{Value as Json, json};
 
 use crate::doc::Diagnostics;
 use crate::evals::EvalResult;
+use crate::hooks::History;
 use crate::session::{ExtensionKind, Phase, SessionEvent, TurnEnd};
 
 /// Everything a finished run produced, for the reports made at its end.
@@ -11,7 +12,7 @@ pub struct RunRecord {
     pub scenario: String,
     pub variables: Json,
     pub system_prompt: String,
-    pub messages: Vec<Json>,
+    pub messages: History,
     pub events: Vec<SessionEvent>,
     pub turns: Vec<TurnEnd>,
     /// Events JSON-RPC hooks could not be sent.
@@ -86,7 +87,7 @@ pub fn evals_of(events: &[SessionEvent]) -> Vec<&EvalResult> {
     events
         .iter()
         .filter_map(|e| match e {
-            SessionEvent::Eval(result) => Some(result),
+            SessionEvent::Eval(result) => Some(&**result),
             _ => None,
         })
         .collect()

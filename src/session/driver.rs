@@ -26,7 +26,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{HookPhase, RuntimeConfig};
 use crate::evals::{Evaluator, Point};
-use crate::hooks::{Gate, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo, message};
+use crate::hooks::{
+    Gate, History, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo,
+    assistant_message, message,
+};
 use crate::pack::{Pack, Prompt};
 use crate::provider::{AssistantMessage, Provider, ToolCall};
 use crate::tools::ToolCaller;
@@ -96,8 +99,13 @@ pub struct Session<'a> {
     sink: Option<EventSink<'a>>,
     /// The template variables, for evals.
     pub variables: Json,
-    pub messages: Vec<Json>,
+    pub messages: History,
     pub events: Vec<SessionEvent>,
+    /// Where the events of the turn in progress begin, so what a turn did is found
+    /// without reading the turns before it.
+    turn_events: usize,
+    /// Where the messages of the turn in progress begin.
+    turn_messages: usize,
     turn: u32,
     started: bool,
     session_started: Instant,
@@ -143,8 +151,10 @@ impl<'a> Session<'a> {
             model: model_of(config),
             sink: None,
             variables: json!({}),
-            messages: Vec::new(),
+            messages: History::default(),
             events: Vec::new(),
+            turn_events: 0,
+            turn_messages: 0,
             turn: 0,
             started: false,
             session_started: Instant::now(),
@@ -238,6 +248,8 @@ impl<'a> Session<'a> {
         self.hooks.set_turn(self.turn);
         self.calls_this_turn = 0;
         self.turn_started = Instant::now();
+        self.turn_events = self.events.len();
+        self.turn_messages = self.messages.len();
         let turn = self.turn;
         self.emit(SessionEvent::User {
             turn,
@@ -302,6 +314,8 @@ impl<'a> Session<'a> {
                 latency_ms: started.elapsed().as_millis() as u64,
             };
             let after = self.hooks.after_call(&request, response).await;
+            // The request shares the history; let it go so appending copies nothing.
+            drop(request);
             self.hooks_ran(HookPhase::AfterCall, after.ran);
             let response = match after.gate {
                 Gate::Proceed(response) => response,
@@ -389,8 +403,10 @@ impl<'a> Session<'a> {
     /// notice) with finish reason `safety`, and the message the hook objected to is
     /// withheld from every later model call.
     fn answer_for_hook(&mut self, turn: u32, hook: &str, replacement: Option<String>) -> TurnEnd {
-        if let Some(at) = self.messages.iter().rposition(|m| m["role"] == "user") {
-            self.messages[at] = message("user", &format!("[message withheld by hook `{hook}`]"));
+        let last_user = self.messages.iter().rposition(|m| m["role"] == "user");
+        if let Some(at) = last_user {
+            let withheld = message("user", &format!("[message withheld by hook `{hook}`]"));
+            self.messages.set(at, withheld);
         }
         let text = replacement.unwrap_or_else(|| BLOCKED_ANSWER.to_string());
         let mut answer = message("assistant", &text);
@@ -502,15 +518,12 @@ impl<'a> Session<'a> {
 }
 
 fn assistant_json(answer: &AssistantMessage) -> Json {
-    let mut msg = message("assistant", &answer.content);
-    if !answer.tool_calls.is_empty() {
-        msg["tool_calls"] = answer
-            .tool_calls
-            .iter()
-            .map(|c| json!({"id": c.id, "name": c.name, "args": c.args}))
-            .collect();
-    }
-    msg
+    let calls: Vec<Json> = answer
+        .tool_calls
+        .iter()
+        .map(|c| json!({"id": c.id, "name": c.name, "args": c.args}))
+        .collect();
+    assistant_message(&answer.content, &calls)
 }
 
 /// The tool calls of the (possibly modified) assistant message.

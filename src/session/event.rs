@@ -75,13 +75,24 @@ pub enum SessionEvent {
         by: String,
         note: String,
     },
-    /// Where evals may run: after a turn the model answered (`turn`), or at the end
-    /// of the session; with exactly what evals there see.
+    /// Where evals ran: after a turn the model answered (`turn`), or at the end of
+    /// the session (`null`). Recorded only where some eval was due. What they saw is
+    /// told by reference, never copied: the first `messages` messages of the
+    /// conversation, the turn's (or the session's) last answer and tool calls, all in
+    /// the events before this one, and the `metadata` given to them.
     EvalPoint {
         turn: Option<u32>,
-        input: EvalInput,
+        #[serde(default)]
+        messages: usize,
+        #[serde(default)]
+        metadata: Json,
+        /// The whole input, as transcripts written before eval points referred to the
+        /// messages carried it: read, so they still replay as they were; never written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input: Option<Box<EvalInput>>,
     },
-    Eval(EvalResult),
+    /// Boxed: a result is the largest event by far, and every event would be its size.
+    Eval(Box<EvalResult>),
     TurnEnd {
         turn: u32,
         reason: TurnEndReason,
@@ -144,6 +155,34 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn an_eval_point_that_carried_its_input_still_reads_with_it() {
+        let line = r#"{"event":"eval_point","turn":2,"input":{"content":"hi","messages":[{"role":"user","content":"x"}],"turn_index":2,"tool_calls":[],"variables":{},"metadata":{"latency_ms":3}}}"#;
+        let event: SessionEvent = serde_json::from_str(line).expect("an old eval point reads");
+        let SessionEvent::EvalPoint {
+            turn,
+            input: Some(input),
+            ..
+        } = event
+        else {
+            panic!("an eval point with its input: {event:?}")
+        };
+        assert_eq!(
+            (turn, input.content.as_str(), input.messages.len()),
+            (Some(2), "hi", 1)
+        );
+        let new = SessionEvent::EvalPoint {
+            turn: None,
+            messages: 4,
+            metadata: serde_json::json!({}),
+            input: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&new).expect("serializes"),
+            r#"{"event":"eval_point","turn":null,"messages":4,"metadata":{}}"#
+        );
     }
 
     #[test]

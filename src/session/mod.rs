@@ -5,10 +5,12 @@
 mod approval;
 mod driver;
 mod event;
+mod replay;
 mod status;
 
 pub use crate::config::{Phase, Place};
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use driver::{Session, TurnEnd};
 pub use event::{ExtensionKind, SessionEvent};
+pub use replay::{EvalPoints, judged};
 pub use status::{CallStatus, HookAction, TurnEndReason};

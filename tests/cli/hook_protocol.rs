@@ -292,7 +292,7 @@ async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
     let request = ProviderRequest {
         provider_id: "mock".into(),
         model: "mock-model".into(),
-        messages: vec![message("user", "hello")],
+        messages: vec![message("user", "hello")].into(),
         system_prompt: "Be kind.".into(),
         round: 1,
     };
@@ -317,7 +317,7 @@ async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
     let session = SessionInfo {
         session_id: "sess_1".into(),
         conversation_id: "conv_1".into(),
-        messages: Vec::new(),
+        messages: Default::default(),
         turn_index: 0,
     };
     dispatcher.session(HookPhase::SessionStart, &session).await;

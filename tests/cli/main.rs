@@ -15,6 +15,7 @@ mod hook_test_shape;
 mod hooks;
 mod invoke;
 mod library;
+mod long_run;
 mod observers;
 mod output_files;
 mod quiet_color;

@@ -356,7 +356,7 @@ pub fn provider_request() -> promptexec::hooks::ProviderRequest {
     promptexec::hooks::ProviderRequest {
         provider_id: "mock".into(),
         model: "mock-model".into(),
-        messages: vec![promptexec::hooks::message("user", "hello")],
+        messages: vec![promptexec::hooks::message("user", "hello")].into(),
         system_prompt: "Be kind.".into(),
         round: 1,
     }

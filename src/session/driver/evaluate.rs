@@ -2,76 +2,49 @@
 
 use serde_json::json;
 
-use crate::evals::{EvalInput, Point, ToolCallRecord};
+use crate::evals::{EvalInput, Point};
+use crate::session::replay::judged;
 use crate::session::{Phase, SessionEvent};
 
 use super::{SESSION_ID, Session};
 
 impl Session<'_> {
-    /// Runs the evals due at `point` and hands each result to the eval hooks.
+    /// Runs the evals due at `point` and hands each result to the eval hooks. Where
+    /// none is due, nothing is gathered and nothing recorded.
     pub(super) async fn evaluate(&mut self, point: Point) {
-        let input = self.eval_input(point);
-        self.emit(SessionEvent::EvalPoint {
-            turn: match point {
-                Point::TurnEnd(turn) => Some(turn),
-                Point::SessionEnd => None,
-            },
-            input: input.clone(),
-        });
         let Some(evaluator) = self.evaluator.take() else {
             return;
         };
-        for result in evaluator.run_due(point, SESSION_ID, &input).await {
-            let notified = self
-                .hooks
-                .eval_result(&serde_json::to_value(&result).unwrap_or_default());
-            self.hooks_ran(Phase::EVAL, notified);
-            self.emit(SessionEvent::Eval(result));
+        if evaluator.any_due(point, SESSION_ID) {
+            let input = self.eval_input(point);
+            self.emit(SessionEvent::EvalPoint {
+                turn: match point {
+                    Point::TurnEnd(turn) => Some(turn),
+                    Point::SessionEnd => None,
+                },
+                messages: input.messages.len(),
+                metadata: input.metadata.clone(),
+                input: None,
+            });
+            for result in evaluator.run_due(point, SESSION_ID, &input).await {
+                let notified = self
+                    .hooks
+                    .eval_result(&serde_json::to_value(&result).unwrap_or_default());
+                self.hooks_ran(Phase::EVAL, notified);
+                self.emit(SessionEvent::Eval(Box::new(result)));
+            }
         }
         self.evaluator = Some(evaluator);
     }
 
     /// What evals see: the last answer and the tool calls of the turn (of the whole
-    /// session at its end).
+    /// session at its end), and the history as it stands, shared.
     fn eval_input(&self, point: Point) -> EvalInput {
-        let in_scope = |turn: u32| match point {
-            Point::TurnEnd(t) => t == turn,
-            Point::SessionEnd => true,
+        let scope = match point {
+            Point::TurnEnd(_) => &self.events[self.turn_events.min(self.events.len())..],
+            Point::SessionEnd => &self.events[..],
         };
-        let content = self
-            .events
-            .iter()
-            .rev()
-            .find_map(|e| match e {
-                SessionEvent::Assistant { turn, content, .. } if in_scope(*turn) => {
-                    Some(content.clone())
-                }
-                _ => None,
-            })
-            .unwrap_or_default();
-        let tool_calls = self
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                SessionEvent::ToolCall {
-                    turn,
-                    name,
-                    args,
-                    status,
-                    content,
-                    ..
-                } if in_scope(*turn) => {
-                    let ok = status.is_ok();
-                    Some(ToolCallRecord {
-                        name: name.clone(),
-                        args: args.clone(),
-                        result: ok.then(|| content.clone()),
-                        error: (!ok).then(|| content.clone()),
-                    })
-                }
-                _ => None,
-            })
-            .collect();
+        let (content, tool_calls) = judged(scope, point);
         EvalInput {
             content,
             messages: self.messages.clone(),

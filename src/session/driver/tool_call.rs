@@ -4,7 +4,7 @@
 use serde_json::{Value as Json, json};
 
 use crate::config::HookPhase;
-use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, message};
+use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, tool_message};
 use crate::provider::ToolCall;
 use crate::session::{CallStatus, ExtensionKind, HookAction, PendingCall, Phase, SessionEvent};
 use crate::tools::{ToolReport, ToolStatus, validate_args};
@@ -240,10 +240,9 @@ impl Session<'_> {
             content: content.to_string(),
             duration_ms,
         });
-        let mut msg = message("tool", content);
-        msg["tool_result"] = json!({"id": call.call_id, "name": call.name, "content": content,
-                                    "error": (!status.is_ok()).then_some(content)});
-        self.messages.push(msg);
+        let error = (!status.is_ok()).then_some(content);
+        self.messages
+            .push(tool_message(&call.call_id, &call.name, content, error));
     }
 
     /// A finished call as the model sees it; a tool process that failed is also
@@ -273,15 +272,14 @@ impl Session<'_> {
             TurnEnd::Pending { tool, .. } => format!("not run: `{tool}` waits on a decision"),
             _ => "not run: the turn ended".into(),
         };
+        // Only this turn's messages can answer this turn's calls.
         for call in calls {
             let answered = self
                 .messages
-                .iter()
+                .since(self.turn_messages)
                 .any(|m| m["tool_result"]["id"] == call.id.as_str());
             if !answered {
-                let mut msg = message("tool", &why);
-                msg["tool_result"] =
-                    json!({"id": call.id, "name": call.name, "content": why, "error": why});
+                let msg = tool_message(&call.id, &call.name, &why, Some(&why));
                 self.messages.push(msg);
             }
         }

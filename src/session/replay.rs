@@ -1,0 +1,141 @@
+//! What evals saw, read back from a run's events: the driver gathers an eval input
+//! from the events of the turn, and `eval --transcript` rebuilds the same inputs from
+//! a recorded run in one pass over its events.
+
+use serde_json::{Value as Json, json};
+
+use crate::evals::{EvalInput, Point, ToolCallRecord};
+use crate::hooks::{History, assistant_message, message, tool_message};
+
+use super::SessionEvent;
+
+/// The answer and the tool calls evals judge at `point`, from `events` (the turn's
+/// events for a turn, the whole session's at its end): the last answer, and every call.
+pub fn judged(events: &[SessionEvent], point: Point) -> (String, Vec<ToolCallRecord>) {
+    let in_scope = |turn: u32| match point {
+        Point::TurnEnd(t) => t == turn,
+        Point::SessionEnd => true,
+    };
+    let content = events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            SessionEvent::Assistant { turn, content, .. } if in_scope(*turn) => {
+                Some(content.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_default();
+    let tool_calls = events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolCall {
+                turn,
+                name,
+                args,
+                status,
+                content,
+                ..
+            } if in_scope(*turn) => {
+                let ok = status.is_ok();
+                Some(ToolCallRecord {
+                    name: name.clone(),
+                    args: args.clone(),
+                    result: ok.then(|| content.clone()),
+                    error: (!ok).then(|| content.clone()),
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    (content, tool_calls)
+}
+
+/// The eval points of a recorded run, each with the input its evals saw, in order.
+/// The history is rebuilt from the user, assistant and tool events as the run went;
+/// what a hook rewrote in it is not in the events, so a replay sees it as recorded
+/// before the rewrite.
+pub struct EvalPoints<'e> {
+    events: &'e [SessionEvent],
+    next: usize,
+    turn: u32,
+    /// Where the events of the current turn begin.
+    turn_start: usize,
+    history: History,
+    variables: Json,
+}
+
+impl<'e> EvalPoints<'e> {
+    pub fn new(events: &'e [SessionEvent]) -> Self {
+        Self {
+            events,
+            next: 0,
+            turn: 0,
+            turn_start: 0,
+            history: History::default(),
+            variables: json!({}),
+        }
+    }
+}
+
+impl Iterator for EvalPoints<'_> {
+    type Item = (Point, EvalInput);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while let Some(event) = self.events.get(self.next) {
+            let at = self.next;
+            self.next += 1;
+            match event {
+                SessionEvent::SessionStart { variables, .. } => self.variables = variables.clone(),
+                SessionEvent::User { turn, content } => {
+                    self.turn = *turn;
+                    self.turn_start = at;
+                    self.history.push(message("user", content));
+                }
+                SessionEvent::Assistant {
+                    content,
+                    tool_calls,
+                    ..
+                } => self.history.push(assistant_message(content, tool_calls)),
+                SessionEvent::ToolCall {
+                    name,
+                    call_id,
+                    status,
+                    content,
+                    ..
+                } => {
+                    let error = (!status.is_ok()).then_some(content.as_str());
+                    self.history
+                        .push(tool_message(call_id, name, content, error));
+                }
+                SessionEvent::EvalPoint {
+                    turn,
+                    messages,
+                    metadata,
+                    input,
+                } => {
+                    let point = turn.map_or(Point::SessionEnd, Point::TurnEnd);
+                    if let Some(input) = input {
+                        return Some((point, (**input).clone()));
+                    }
+                    let scope = match point {
+                        Point::TurnEnd(_) => &self.events[self.turn_start..at],
+                        Point::SessionEnd => &self.events[..at],
+                    };
+                    let (content, tool_calls) = judged(scope, point);
+                    let input = EvalInput {
+                        content,
+                        messages: self.history.prefix(*messages),
+                        turn_index: self.turn,
+                        tool_calls,
+                        variables: self.variables.clone(),
+                        metadata: metadata.clone(),
+                    };
+                    return Some((point, input));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
