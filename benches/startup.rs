@@ -351,11 +351,11 @@ fn run(mut command: Command, stdin: Option<&[u8]>) -> Sample {
     }
 }
 
-/// Waits for `child`, which must succeed and say something.
+/// Waits for `child`, which must succeed.
 fn finish(child: Child) {
     let output = child.wait_with_output().expect("wait");
     assert!(
-        output.status.success() && !output.stdout.is_empty(),
+        output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
