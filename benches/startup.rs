@@ -12,7 +12,8 @@
 //! Rounds are interleaved so machine noise hits every side alike; the first ones warm
 //! the caches and are not counted.
 //!
-//! Run: `cargo bench --bench startup` (BENCH_ROUNDS=N to change the round count).
+//! Run: `cargo bench --bench startup` (BENCH_ROUNDS=N to change the round count;
+//! BENCH_PROMPTEXEC=PATH to measure another build of promptexec, say an older one).
 //! The trivial tool is this very program, started with `--as-tool` or `--hold`.
 
 use std::io::{Read, Write};
@@ -148,7 +149,8 @@ impl Bench {
         Bench {
             dir,
             config,
-            binary: PathBuf::from(env!("CARGO_BIN_EXE_promptexec")),
+            binary: std::env::var_os("BENCH_PROMPTEXEC")
+                .map_or_else(|| env!("CARGO_BIN_EXE_promptexec").into(), PathBuf::from),
             tool,
         }
     }
