@@ -1,6 +1,7 @@
 use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::LevelFilter;
 
 use super::ColorWhen;
 
@@ -8,18 +9,21 @@ use super::ColorWhen;
 /// `RUST_LOG` overrides the level when set.
 pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
     let level = match (quiet, verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn",
-        (false, 1) => "info",
-        (false, 2) => "debug",
-        (false, _) => "trace",
+        (true, _) => LevelFilter::ERROR,
+        (false, 0) => LevelFilter::WARN,
+        (false, 1) => LevelFilter::INFO,
+        (false, 2) => LevelFilter::DEBUG,
+        (false, _) => LevelFilter::TRACE,
     };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let format = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(color.enabled(std::io::stderr().is_terminal()))
         .without_time()
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    // Directives are parsed only when RUST_LOG holds some: a bare level is cheaper to
+    // build and to check at every call site.
+    let _ = match EnvFilter::try_from_default_env() {
+        Ok(filter) => format.with_env_filter(filter).try_init(),
+        Err(_) => format.with_max_level(level).try_init(),
+    };
 }
