@@ -271,13 +271,13 @@ impl BlockingClient {
 
     fn call(&mut self) {
         self.id += 1;
-        let stdin = self.stdin.as_mut().expect("stdin");
-        writeln!(
-            stdin,
-            r#"{{"jsonrpc":"2.0","id":{},"method":"execute","params":{{"args":{{"x":1}}}}}}"#,
+        let request = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"execute\",\"params\":{{\"args\":{{\"x\":1}}}}}}\n",
             self.id
-        )
-        .expect("write request");
+        );
+        // One write per request, as the server reads it.
+        let stdin = self.stdin.as_mut().expect("stdin");
+        stdin.write_all(request.as_bytes()).expect("write request");
         self.line.clear();
         self.stdout.read_line(&mut self.line).expect("read reply");
         assert!(self.line.contains("\"ok\""), "{}", self.line);
