@@ -270,9 +270,9 @@ async fn run_server(
     input: &EvalInput,
 ) -> Result<Scored, EvalError> {
     let request = eval_request(&eval.eval_type, &eval.params, input);
-    let report = server.execute(request, None).await;
+    let report = server.execute(&request, None).await;
     match (report.status, report.result) {
-        (ToolStatus::Ok, Some(answer)) => Ok(read_score(&answer)?),
+        (ToolStatus::Ok, Some(answer)) => Ok(read_score(&answer.to_value())?),
         _ => Err(EvalError::Failed {
             eval_type: eval.eval_type.clone(),
             failure: report.error.unwrap_or_else(|| "answered no score".into()),

@@ -14,13 +14,15 @@
 mod env;
 pub(crate) mod group;
 mod outcome;
+pub mod raw_json;
 pub mod rpc;
 mod run;
 mod spawn;
 mod tail;
 
 pub use env::{BASE_ENV, child_env};
-pub use outcome::{Finished, Outcome, ProcessEnd, StopReason, classify};
+pub use outcome::{Finished, Outcome, ProcessEnd, StopReason, classify, classify_raw};
+pub use raw_json::RawJson;
 pub use run::{Call, CallKind, child_env_for, run};
 pub use spawn::{SpawnError, find_in_path, is_executable};
 pub use tail::last_lines;

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value as Json;
+use serde_json::value::RawValue;
 
+use super::RawJson;
 use super::rpc::NOT_FLUSHING_HINT;
 use super::spawn::SpawnError;
 
@@ -130,7 +132,21 @@ impl Outcome {
 /// Classifies a finished call. Our own reason for stopping the child comes first: a
 /// child we killed at its deadline also shows a signal, but the deadline is the news.
 pub fn classify(f: &Finished) -> Outcome {
-    match &f.stop {
+    classify_as(f, parse_one_value).unwrap_or_else(Outcome::Answered)
+}
+
+/// [`classify`] with an answer kept as the text the process wrote: `Ok` for an
+/// answer, the outcome otherwise.
+pub fn classify_raw(f: &Finished) -> Result<RawJson, Outcome> {
+    match classify_as(f, parse_one::<Box<RawValue>>) {
+        Ok(other) => Err(other),
+        Err(answer) => Ok(RawJson::from(answer)),
+    }
+}
+
+/// Every outcome but an answer in `Ok`; an answer, read by `parse`, in `Err`.
+fn classify_as<T>(f: &Finished, parse: fn(&[u8]) -> Parsed<T>) -> Result<Outcome, T> {
+    Ok(match &f.stop {
         Some(StopReason::NotStarted(err)) => Outcome::CouldNotStart {
             reason: err.to_string(),
         },
@@ -150,17 +166,23 @@ pub fn classify(f: &Finished) -> Outcome {
             },
             Some(ProcessEnd::Signaled(signal)) => Outcome::KilledBySignal { signal },
             Some(ProcessEnd::Exited(code)) if code != 0 => Outcome::ExitedNonZero { code },
-            Some(ProcessEnd::Exited(_)) => match parse_one_value(&f.stdout) {
-                Ok(value) => Outcome::Answered(value),
+            Some(ProcessEnd::Exited(_)) => match parse(&f.stdout) {
+                Ok(value) => return Err(value),
                 Err((offset, reason)) => Outcome::InvalidOutput { offset, reason },
             },
         },
-    }
+    })
 }
+
+type Parsed<T> = Result<T, (usize, String)>;
 
 /// Exactly one JSON value, with whitespace around it allowed; otherwise the byte
 /// offset of the first problem.
 pub fn parse_one_value(bytes: &[u8]) -> Result<Json, (usize, String)> {
+    parse_one(bytes)
+}
+
+fn parse_one<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Parsed<T> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err((0, "a byte-order mark before the JSON".into()));
     }
@@ -171,7 +193,7 @@ pub fn parse_one_value(bytes: &[u8]) -> Result<Json, (usize, String)> {
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .ok_or((0, "empty output, expected one JSON value".to_string()))?;
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Json>();
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
     match stream.next() {
         Some(Ok(value)) => {
             let end = stream.byte_offset();

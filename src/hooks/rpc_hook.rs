@@ -187,5 +187,8 @@ fn missed_call(missed: Missed) -> Intercepted {
             missed,
             stderr_tail,
         } => Intercepted::failed(RpcError::TimedOut(missed).to_string(), stderr_tail),
+        Missed::Overlong { reply, stderr_tail } => {
+            Intercepted::failed(reply.to_string(), stderr_tail)
+        }
     }
 }

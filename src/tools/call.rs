@@ -5,9 +5,9 @@ use tokio_util::sync::CancellationToken;
 use std::time::Duration;
 
 use crate::config::{ExecSpec, RuntimeMode};
-use crate::exec::{self, Call, CallKind, Outcome};
+use crate::exec::{self, Call, CallKind, Outcome, RawJson};
 
-use super::{Pending, ToolAnswer, interpret};
+use super::{Pending, ToolAnswer, interpret_raw};
 
 /// How much of an invalid answer a failure message shows.
 const STDOUT_HEAD: usize = 300;
@@ -29,7 +29,8 @@ pub struct ToolReport {
     pub tool: String,
     pub mode: RuntimeMode,
     pub status: ToolStatus,
-    pub result: Option<Json>,
+    /// As the tool wrote it; it prints as the parsed value would.
+    pub result: Option<RawJson>,
     pub error: Option<String>,
     pub pending: Option<PendingJson>,
     pub exit_code: Option<i32>,
@@ -79,44 +80,58 @@ impl ToolReport {
     /// Records how the call ended: an answer is read as result, error or pending;
     /// anything else is a failure (or a timeout).
     pub fn settle(&mut self, outcome: Outcome) {
-        self.outcome = outcome.clone();
         match outcome {
-            Outcome::Answered(value) => match interpret(value) {
-                ToolAnswer::Result(result) => {
-                    self.status = ToolStatus::Ok;
-                    self.result = Some(result);
-                }
-                ToolAnswer::Error(error) => self.answered_error(error),
-                ToolAnswer::Pending(pending) => {
-                    self.status = ToolStatus::Pending;
-                    self.pending = Some(pending.into());
-                }
-            },
+            Outcome::Answered(value) => self.answered(RawJson::from(&value)),
             Outcome::TimedOut { .. } => {
                 self.status = ToolStatus::Timeout;
                 self.error = Some(outcome.describe());
+                self.outcome = outcome;
             }
             other => {
                 self.status = ToolStatus::Failed;
                 self.error = Some(other.describe());
+                self.outcome = other;
+            }
+        }
+    }
+
+    /// Records an answer, read as result, error or pending. The answer itself is
+    /// kept only there: the outcome just says that there was one.
+    pub fn answered(&mut self, answer: RawJson) {
+        self.outcome = Outcome::Answered(Json::Null);
+        match interpret_raw(answer) {
+            ToolAnswer::Result(result) => {
+                self.status = ToolStatus::Ok;
+                self.result = Some(result);
+            }
+            ToolAnswer::Error(error) => self.answered_error(error),
+            ToolAnswer::Pending(pending) => {
+                self.status = ToolStatus::Pending;
+                self.pending = Some(pending.into());
             }
         }
     }
 
     /// The tool itself said no.
     pub fn answered_error(&mut self, error: String) {
+        self.outcome = Outcome::Answered(Json::Null);
         self.status = ToolStatus::Error;
         self.error = Some(error);
     }
 }
 
 /// What a tool reads: its arguments and, once a person decided on a `pending`
-/// answer, the `resolution`.
-pub fn tool_request(args: &Json, resolution: Option<&Json>) -> Json {
-    match resolution {
-        Some(resolution) => serde_json::json!({ "args": args, "resolution": resolution }),
-        None => serde_json::json!({ "args": args }),
-    }
+/// answer, the `resolution`. Borrowed, so it is serialised straight from them.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ToolRequest<'a> {
+    pub args: &'a Json,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<&'a Json>,
+}
+
+/// The request for `args` (and the `resolution` of a `pending` answer).
+pub fn tool_request<'a>(args: &'a Json, resolution: Option<&'a Json>) -> ToolRequest<'a> {
+    ToolRequest { args, resolution }
 }
 
 /// Calls a one-shot tool with `request` (its arguments already checked against the
@@ -124,16 +139,13 @@ pub fn tool_request(args: &Json, resolution: Option<&Json>) -> Json {
 pub async fn call_tool(
     name: &str,
     exec_spec: &ExecSpec,
-    request: &Json,
+    request: &impl Serialize,
     timeout: Option<Duration>,
     cancel: &CancellationToken,
 ) -> ToolReport {
-    let mut call = Call::new(
-        name,
-        CallKind::Tool,
-        exec_spec,
-        request.to_string().into_bytes(),
-    );
+    // Writing a tree or borrowed parts of one cannot fail.
+    let input = serde_json::to_vec(request).unwrap_or_default();
+    let mut call = Call::new(name, CallKind::Tool, exec_spec, input);
     if let Some(timeout) = timeout {
         call.timeout = timeout;
     }
@@ -147,7 +159,10 @@ pub async fn call_tool(
     report.stdout_head =
         String::from_utf8_lossy(&finished.stdout[..finished.stdout.len().min(STDOUT_HEAD)])
             .into_owned();
-    report.settle(exec::classify(&finished));
+    match exec::classify_raw(&finished) {
+        Ok(answer) => report.answered(answer),
+        Err(outcome) => report.settle(outcome),
+    }
     report.stderr_tail = finished.stderr_tail;
     report
 }

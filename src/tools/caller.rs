@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ExecSpec, RuntimeMode};
 
-use super::{ToolReport, ToolServer, call_tool, tool_request};
+use super::{ToolReport, ToolRequest, ToolServer, call_tool, tool_request};
 
 /// One tool, however it runs: a process per call, or a supervised server.
 pub enum ToolCaller {
@@ -46,7 +46,7 @@ impl ToolCaller {
 
     async fn send(
         &self,
-        request: Json,
+        request: ToolRequest<'_>,
         timeout: Option<Duration>,
         cancel: &CancellationToken,
     ) -> ToolReport {
@@ -54,7 +54,7 @@ impl ToolCaller {
             ToolCaller::OneShot { name, spec } => {
                 call_tool(name, spec, &request, timeout, cancel).await
             }
-            ToolCaller::Server(server) => server.execute(request, timeout).await,
+            ToolCaller::Server(server) => server.execute(&request, timeout).await,
         }
     }
 

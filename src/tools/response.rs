@@ -1,9 +1,14 @@
 use serde_json::Value as Json;
+use serde_json::value::RawValue;
 
-/// A tool's answer, read by the rules of the exec protocol.
+use crate::exec::RawJson;
+use crate::exec::raw_json::members;
+
+/// A tool's answer, read by the rules of the exec protocol: by default as a tree,
+/// from [`interpret_raw`] with the result kept as text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ToolAnswer {
-    Result(Json),
+pub enum ToolAnswer<T = Json> {
+    Result(T),
     Error(String),
     Pending(Pending),
 }
@@ -28,15 +33,7 @@ pub fn interpret(value: Json) -> ToolAnswer {
         Some(other) => return ToolAnswer::Error(other.to_string()),
     }
     if let Some(pending) = object.remove("pending") {
-        let field = |key: &str| match pending.get(key) {
-            Some(Json::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        return ToolAnswer::Pending(Pending {
-            reason: field("reason"),
-            message: field("message"),
-        });
+        return ToolAnswer::Pending(pending_of(&pending));
     }
     match object.remove("result") {
         Some(result) => ToolAnswer::Result(result),
@@ -44,10 +41,83 @@ pub fn interpret(value: Json) -> ToolAnswer {
     }
 }
 
+fn pending_of(pending: &Json) -> Pending {
+    let field = |key: &str| match pending.get(key) {
+        Some(Json::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    Pending {
+        reason: field("reason"),
+        message: field("message"),
+    }
+}
+
+/// [`interpret`] by the same rules, reading only the members it decides on: a
+/// result is passed on as the text the tool wrote.
+pub fn interpret_raw(answer: RawJson) -> ToolAnswer<RawJson> {
+    let Some([error, pending, result]) = members(answer.get(), ["error", "pending", "result"])
+    else {
+        return ToolAnswer::Result(answer);
+    };
+    let tree = |raw: &RawValue| serde_json::from_str::<Json>(raw.get()).unwrap_or(Json::Null);
+    let no_error = error.is_none_or(|e| matches!(e.get(), "null" | r#""""#));
+    if let (false, Some(error)) = (no_error, error) {
+        return match tree(error) {
+            Json::String(text) => ToolAnswer::Error(text),
+            other => ToolAnswer::Error(other.to_string()),
+        };
+    }
+    if let Some(pending) = pending {
+        return ToolAnswer::Pending(pending_of(&tree(pending)));
+    }
+    match (result, error) {
+        (Some(result), _) => ToolAnswer::Result(RawJson::from(result)),
+        (None, None) => ToolAnswer::Result(answer),
+        // The object is the result, without the empty `error` member.
+        (None, Some(_)) => match interpret(answer.to_value()) {
+            ToolAnswer::Result(value) => ToolAnswer::Result(RawJson::from(&value)),
+            ToolAnswer::Error(text) => ToolAnswer::Error(text),
+            ToolAnswer::Pending(pending) => ToolAnswer::Pending(pending),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `interpret_raw` reads `answer` as `interpret` does.
+    fn agree(answer: Json) {
+        let tree = interpret(answer.clone());
+        let raw = match interpret_raw(RawJson::from(&answer)) {
+            ToolAnswer::Result(raw) => ToolAnswer::Result(raw.to_value()),
+            ToolAnswer::Error(text) => ToolAnswer::Error(text),
+            ToolAnswer::Pending(pending) => ToolAnswer::Pending(pending),
+        };
+        assert_eq!(raw, tree, "{answer}");
+    }
+
+    #[test]
+    fn raw_answers_are_read_by_the_same_rules() {
+        for answer in [
+            json!({"result": {"t": 1}}),
+            json!({"error": "no city"}),
+            json!({"error": {"code": 3}}),
+            json!({"pending": {"reason": "requires_approval", "message": 7}}),
+            json!({"result": 1, "error": "but no"}),
+            json!({"result": {"t": 1}, "error": null}),
+            json!({"result": {"t": 1}, "error": ""}),
+            json!({"temp": 22, "error": null}),
+            json!({"temp": 22}),
+            json!([1, 2]),
+            json!("text"),
+            json!({"result": null}),
+        ] {
+            agree(answer);
+        }
+    }
 
     #[test]
     fn reads_each_answer_form() {

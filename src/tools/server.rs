@@ -5,13 +5,14 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::Value as Json;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::config::ExecSpec;
+use crate::exec::CallKind;
 use crate::exec::rpc::{NoReply, Reply, RestartPolicy, Supervisor};
-use crate::exec::{CallKind, Outcome};
 
 use super::{ToolReport, tool_request};
 
@@ -43,23 +44,23 @@ impl ToolServer {
 
     /// Calls `execute` with `args`.
     pub async fn call(&self, args: &Json, timeout: Option<Duration>) -> ToolReport {
-        self.execute(tool_request(args, None), timeout).await
+        self.execute(&tool_request(args, None), timeout).await
     }
 
     /// Calls `execute` with the whole request (`args`, and `resolution` when given).
-    pub async fn execute(&self, request: Json, timeout: Option<Duration>) -> ToolReport {
+    pub async fn execute(&self, request: &impl Serialize, timeout: Option<Duration>) -> ToolReport {
         let mut report = ToolReport::new(&self.name, self.spec.runtime);
         let started = Instant::now();
         let _slot = self.slots.acquire().await;
         let timeout = timeout
             .or(self.spec.timeout)
             .unwrap_or_else(|| CallKind::Tool.default_timeout());
-        let reply = self.process.call("execute", request, timeout).await;
+        let reply = self.process.exchange_raw("execute", request, timeout).await;
+        let reply = reply.map_err(|missed| NoReply::of(missed, timeout));
         report.duration_ms = started.elapsed().as_millis() as u64;
         match reply {
-            Ok(Reply::Result(value)) => report.settle(Outcome::Answered(value)),
+            Ok(Reply::Result(answer)) => report.answered(answer),
             Ok(Reply::Error { code, message }) => {
-                report.outcome = Outcome::Answered(Json::Null);
                 report.answered_error(format!("{message} (JSON-RPC error {code})"));
             }
             Err(NoReply {

@@ -45,13 +45,13 @@ async fn calls(server: &ToolServer, range: std::ops::Range<i32>) -> Vec<ToolRepo
     futures::future::join_all(args.iter().map(|a| server.call(a, None))).await
 }
 
-fn echoed(report: &ToolReport) -> &Json {
+fn echoed(report: &ToolReport) -> Json {
     assert_eq!(report.status, ToolStatus::Ok, "{:?}", report.error);
-    &report.result.as_ref().expect("a result")["echo"]
+    report.result.as_ref().expect("a result").to_value()["echo"].take()
 }
 
 fn pid_of(report: &ToolReport) -> i32 {
-    report.result.as_ref().expect("a result")["pid"]
+    report.result.as_ref().expect("a result").to_value()["pid"]
         .as_i64()
         .expect("pid") as i32
 }
@@ -135,6 +135,31 @@ async fn row12_a_hung_request_times_out_and_later_calls_still_work() {
     );
     server.shutdown().await;
     assert!(gone(pid), "shutdown leaves no process");
+}
+
+#[tokio::test]
+async fn a_reply_over_the_line_limit_fails_its_call_and_the_next_call_works() {
+    let mut limited = spec(&[]);
+    limited.max_output_bytes = Some(1000);
+    // Generous, so a loaded machine cannot turn the failure into a timeout.
+    limited.timeout = Some(Duration::from_secs(30));
+    let server = ToolServer::new("overlong", &limited);
+    let pid = pid_of(&server.call(&json!({ "n": 0 }), None).await);
+    let started = Instant::now();
+    let overlong = server.call(&json!({ "pad": 5000 }), None).await;
+    assert_eq!(overlong.status, ToolStatus::Failed, "{:?}", overlong.error);
+    assert_eq!(
+        overlong.error.as_deref(),
+        Some("wrote more than 1000 bytes to stdout (max_output_bytes)")
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "failed before its deadline"
+    );
+    let after = server.call(&json!({ "n": 1 }), None).await;
+    assert_eq!(echoed(&after)["n"], 1);
+    assert_eq!(pid_of(&after), pid, "the server keeps running");
+    server.shutdown().await;
 }
 
 #[tokio::test]

@@ -5,30 +5,53 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::envelope::{Incoming, id_at_start, read_line, request_line};
 use super::framing::{Line, LineReader};
 use crate::config::ExecSpec;
-use crate::exec::CallKind;
 use crate::exec::group::signal_group;
 use crate::exec::spawn::{SpawnError, spawn};
 use crate::exec::tail::{LineLog, Tail, read_stderr_shared, stderr_note};
+use crate::exec::{CallKind, RawJson};
 
 /// Lines waiting to be written to the child; beyond this, calls wait and
 /// notifications are dropped.
 const WRITE_QUEUE: usize = 1024;
 
+/// Lines that queued up meanwhile go out in one write, up to about this many bytes.
+const WRITE_BURST: usize = 64 * 1024;
+
 /// After the child exits, how long replies it already wrote may take to be read.
 const DRAIN_LIMIT: Duration = Duration::from_millis(500);
 
-/// What came back for one request.
+/// What came back for one request: by default the result as a tree; from the raw
+/// calls, as the text the process wrote.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    Result(Json),
+pub enum Reply<T = Json> {
+    Result(T),
     Error { code: i64, message: String },
+}
+
+impl Reply<RawJson> {
+    /// The result as a tree. A result that does not fit one (a number out of
+    /// range) reads as a JSON-RPC parse error.
+    pub fn parsed(self) -> Reply {
+        match self {
+            Reply::Result(raw) => match raw.parse() {
+                Ok(value) => Reply::Result(value),
+                Err(err) => Reply::Error {
+                    code: -32700,
+                    message: format!("the result could not be read: {err}"),
+                },
+            },
+            Reply::Error { code, message } => Reply::Error { code, message },
+        }
+    }
 }
 
 /// Why one call on a running process got no reply.
@@ -39,6 +62,16 @@ pub enum RpcError {
     Exited { status: String, stderr_tail: String },
     #[error("{0}")]
     TimedOut(Timeout),
+    #[error("{0}")]
+    Overlong(Overlong),
+}
+
+/// A reply longer than the line limit, which failed the call it answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("its reply was {len} bytes, over the {limit}-byte limit (max_output_bytes)")]
+pub struct Overlong {
+    pub len: usize,
+    pub limit: usize,
 }
 
 /// A call that got no reply by its deadline.
@@ -64,7 +97,7 @@ impl std::fmt::Display for Timeout {
 pub const NOT_FLUSHING_HINT: &str =
     "; nothing was read from its stdout: is it flushing after each line?";
 
-type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Reply, RpcError>>>>>;
+type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Reply<RawJson>, RpcError>>>>>;
 
 /// A running JSON-RPC child. Cheap to share; every call gets its own id.
 pub struct RpcClient {
@@ -80,7 +113,7 @@ pub struct RpcClient {
 }
 
 impl RpcClient {
-    /// Starts the child. Replies longer than `max_line` bytes are dropped; its stderr
+    /// Starts the child. Replies longer than `max_line` bytes fail their call; its stderr
     /// is logged under `kind` and `name`.
     pub fn start(
         name: &str,
@@ -101,11 +134,20 @@ impl RpcClient {
         let (line_tx, mut line_rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE);
         let (exit_tx, exit_rx) = watch::channel(None);
 
-        // Writer: one line at a time; closing the channel closes stdin.
+        // Writer: whatever queued up while the last write ran goes out in one
+        // write; closing the channel closes stdin.
         tokio::spawn(async move {
-            while let Some(mut line) = line_rx.recv().await {
-                line.push(b'\n');
-                if stdin.write_all(&line).await.is_err() {
+            let mut burst = Vec::new();
+            while let Some(line) = line_rx.recv().await {
+                burst.clear();
+                burst.extend_from_slice(&line);
+                while burst.len() < WRITE_BURST {
+                    match line_rx.try_recv() {
+                        Ok(line) => burst.extend_from_slice(&line),
+                        Err(_) => break,
+                    }
+                }
+                if stdin.write_all(&burst).await.is_err() {
                     break;
                 }
             }
@@ -123,7 +165,7 @@ impl RpcClient {
             let mut lines = LineReader::new(stdout, max_line);
             while let Ok(Some(line)) = lines.next_line().await {
                 reader_seen.store(true, Ordering::Relaxed);
-                route(&reader_name, line, &reader_waiters);
+                route(&reader_name, line, max_line, &reader_waiters);
             }
         });
 
@@ -193,14 +235,15 @@ impl RpcClient {
         self.stderr.lock().map(|t| t.to_text()).unwrap_or_default()
     }
 
-    /// Sends one request and waits for its reply, at most `timeout`. A call that
-    /// times out is abandoned: its id is forgotten and a late reply is dropped.
+    /// Sends one request and waits for its reply, at most `timeout`; the result is
+    /// kept as the text the process wrote. A call that times out is abandoned: its
+    /// id is forgotten and a late reply is dropped.
     pub async fn call(
         &self,
         method: &str,
-        params: Json,
+        params: &impl Serialize,
         timeout: Duration,
-    ) -> Result<Reply, RpcError> {
+    ) -> Result<Reply<RawJson>, RpcError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         if let Ok(mut waiters) = self.waiters.lock() {
@@ -214,13 +257,12 @@ impl RpcClient {
             });
         }
         let deadline = Instant::now() + timeout;
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let request = request_line(Some(id), method, params);
         // A call waits for room in the write queue, but only until its deadline: a
         // child that stopped reading must not hold the caller past it. Notifications
         // never wait.
         if let Some(tx) = self.sender() {
-            let queued =
-                tokio::time::timeout_at(deadline, tx.send(request.to_string().into_bytes())).await;
+            let queued = tokio::time::timeout_at(deadline, tx.send(request)).await;
             if queued.is_err() {
                 self.forget(id);
                 return Err(self.timed_out(timeout));
@@ -249,10 +291,9 @@ impl RpcClient {
 
     /// A notification: no id, no reply, and never a wait. Returns whether it was
     /// queued; when the write queue is full or closed, it is not.
-    pub fn notify(&self, method: &str, params: Json) -> bool {
-        let note = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.sender()
-            .is_some_and(|tx| tx.try_send(note.to_string().into_bytes()).is_ok())
+    pub fn notify(&self, method: &str, params: impl Serialize) -> bool {
+        let note = request_line(None, method, &params);
+        self.sender().is_some_and(|tx| tx.try_send(note).is_ok())
     }
 
     fn sender(&self) -> Option<mpsc::Sender<Vec<u8>>> {
@@ -291,13 +332,10 @@ impl RpcClient {
 }
 
 /// Hands a reply to the call waiting for its id; anything else is logged and skipped.
-fn route(name: &str, line: Line, waiters: &Waiters) {
+fn route(name: &str, line: Line, limit: usize, waiters: &Waiters) {
     let text = match line {
         Line::Text(text) => text,
-        Line::TooLong(len) => {
-            tracing::warn!("server `{name}`: skipped a {len}-byte line over the limit");
-            return;
-        }
+        Line::TooLong { len, head } => return overlong(name, len, &head, limit, waiters),
         Line::Partial(bytes) => {
             tracing::debug!(
                 "server `{name}`: skipped an unfinished last line: {}",
@@ -309,44 +347,55 @@ fn route(name: &str, line: Line, waiters: &Waiters) {
     if text.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    let Ok(Json::Object(message)) = serde_json::from_slice::<Json>(&text) else {
-        tracing::info!(
-            "server `{name}`: skipped a line that is not a JSON object: {}",
-            String::from_utf8_lossy(&text)
-        );
-        return;
-    };
-    let Some(id) = message.get("id").and_then(Json::as_u64) else {
-        tracing::debug!(
-            "server `{name}`: skipped a message without a numeric id (a notification?)"
-        );
-        return;
-    };
-    // A null or empty `error` beside a result is no error, as PromptKit reads it.
-    let error = message
-        .get("error")
-        .filter(|e| !e.is_null() && e.as_str() != Some(""));
-    let reply = match (message.get("result"), error) {
-        (_, Some(error)) => Reply::Error {
-            code: error.get("code").and_then(Json::as_i64).unwrap_or(0),
-            message: error
-                .get("message")
-                .and_then(Json::as_str)
-                .map_or_else(|| error.to_string(), str::to_string),
-        },
-        (Some(result), None) => Reply::Result(result.clone()),
-        (None, None) => {
+    let (id, reply) = match read_line(&text) {
+        Incoming::Reply(id, reply) => (id, reply),
+        Incoming::NotAnObject => {
+            tracing::info!(
+                "server `{name}`: skipped a line that is not a JSON object: {}",
+                String::from_utf8_lossy(&text)
+            );
+            return;
+        }
+        Incoming::NoId => {
+            tracing::debug!(
+                "server `{name}`: skipped a message without a numeric id (a notification?)"
+            );
+            return;
+        }
+        Incoming::Empty(id) => {
             tracing::info!(
                 "server `{name}`: skipped message {id}, which has neither result nor error"
             );
             return;
         }
     };
-    let waiter = waiters.lock().ok().and_then(|mut w| w.remove(&id));
-    match waiter {
+    match waiter(waiters, id) {
         Some(waiter) => {
             let _ = waiter.send(Ok(reply));
         }
         None => tracing::info!("server `{name}`: skipped a reply to unknown or abandoned id {id}"),
     }
+}
+
+/// A line over the limit fails the call it answers, when its id comes early enough
+/// to be read; otherwise the log names the calls that may be waiting for it.
+fn overlong(name: &str, len: usize, head: &[u8], limit: usize, waiters: &Waiters) {
+    let waiter = id_at_start(head).and_then(|id| waiter(waiters, id));
+    if let Some(waiter) = waiter {
+        let _ = waiter.send(Err(RpcError::Overlong(Overlong { len, limit })));
+        return;
+    }
+    let mut waiting: Vec<u64> = waiters
+        .lock()
+        .map(|w| w.keys().copied().collect())
+        .unwrap_or_default();
+    waiting.sort_unstable();
+    tracing::warn!(
+        "server `{name}`: skipped a {len}-byte line over the limit; its id could not be read, \
+         so one of the calls in flight may wait until its deadline (ids: {waiting:?})"
+    );
+}
+
+fn waiter(waiters: &Waiters, id: u64) -> Option<oneshot::Sender<Result<Reply<RawJson>, RpcError>>> {
+    waiters.lock().ok().and_then(|mut w| w.remove(&id))
 }

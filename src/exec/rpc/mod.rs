@@ -4,6 +4,7 @@
 //! and skipped without disturbing the calls around it.
 
 mod client;
+mod envelope;
 mod errors;
 mod framing;
 mod policy;
@@ -11,7 +12,7 @@ mod supervisor;
 #[cfg(test)]
 mod supervisor_tests;
 
-pub use client::{NOT_FLUSHING_HINT, Reply, RpcClient, RpcError, Timeout};
+pub use client::{NOT_FLUSHING_HINT, Overlong, Reply, RpcClient, RpcError, Timeout};
 pub use errors::{HandshakeError, Refused, ServerError, Unavailable};
 pub use framing::{Line, LineReader};
 pub use policy::{Decision, ExitHistory, RestartPolicy};

@@ -15,6 +15,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::Value as Json;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -22,9 +23,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::errors::{HandshakeError, Refused, ServerError, Unavailable};
 use super::policy::{Decision, ExitHistory, RestartPolicy};
-use super::{Reply, RpcClient, RpcError, Timeout};
+use super::{Overlong, Reply, RpcClient, RpcError, Timeout};
 use crate::config::ExecSpec;
-use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, child_env_for};
+use crate::exec::{CallKind, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, Outcome, RawJson, child_env_for};
 
 /// Why a [`Supervisor::call`] got no reply, and what the process last wrote on stderr.
 #[derive(Debug, Clone)]
@@ -48,6 +49,11 @@ pub enum Missed {
     /// The process gave no reply by the deadline.
     TimedOut {
         missed: Timeout,
+        stderr_tail: String,
+    },
+    /// The reply was longer than the line limit.
+    Overlong {
+        reply: Overlong,
         stderr_tail: String,
     },
 }
@@ -206,51 +212,13 @@ impl Supervisor {
     pub async fn call(
         &self,
         method: &str,
-        params: Json,
+        params: impl Serialize,
         timeout: Duration,
     ) -> Result<Reply, NoReply> {
-        self.exchange(method, params, timeout)
-            .await
-            .map_err(|missed| match missed {
-                Missed::NoProcess {
-                    why: Unavailable::Failed(err),
-                    ..
-                } => NoReply {
-                    outcome: Outcome::ServerFailed {
-                        reason: format!("server {err}"),
-                    },
-                    stderr_tail: String::new(),
-                },
-                Missed::NoProcess {
-                    why: Unavailable::Late,
-                    stderr_tail,
-                } => NoReply {
-                    outcome: Outcome::TimedOut {
-                        after: timeout,
-                        nothing_read: false,
-                    },
-                    stderr_tail,
-                },
-                Missed::Exited {
-                    status,
-                    stderr_tail,
-                } => NoReply {
-                    outcome: Outcome::ServerFailed {
-                        reason: format!("server {status} while the call was in flight"),
-                    },
-                    stderr_tail,
-                },
-                Missed::TimedOut {
-                    missed,
-                    stderr_tail,
-                } => NoReply {
-                    outcome: Outcome::TimedOut {
-                        after: missed.after,
-                        nothing_read: missed.nothing_read,
-                    },
-                    stderr_tail,
-                },
-            })
+        let reply = self.exchange_raw(method, &params, timeout).await;
+        reply
+            .map(Reply::parsed)
+            .map_err(|missed| NoReply::of(missed, timeout))
     }
 
     /// [`Supervisor::call`] with the reason for a missing reply in the supervisor's
@@ -258,9 +226,20 @@ impl Supervisor {
     pub async fn exchange(
         &self,
         method: &str,
-        params: Json,
+        params: impl Serialize,
         timeout: Duration,
     ) -> Result<Reply, Missed> {
+        let reply = self.exchange_raw(method, &params, timeout).await?;
+        Ok(reply.parsed())
+    }
+
+    /// [`Supervisor::exchange`] with the result kept as the text the process wrote.
+    pub async fn exchange_raw(
+        &self,
+        method: &str,
+        params: &impl Serialize,
+        timeout: Duration,
+    ) -> Result<Reply<RawJson>, Missed> {
         let deadline = Instant::now() + timeout;
         let client = match self.client_by(Some(deadline)).await {
             Ok(client) => client,
@@ -284,6 +263,14 @@ impl Supervisor {
                 status,
                 stderr_tail,
             }),
+            Err(RpcError::Overlong(reply)) => {
+                // It answered, if too much: it is alive.
+                self.answered().await;
+                Err(Missed::Overlong {
+                    reply,
+                    stderr_tail: client.stderr_tail(),
+                })
+            }
             Err(RpcError::TimedOut(missed)) => {
                 self.timed_out(&client).await;
                 Err(Missed::TimedOut {
@@ -476,7 +463,9 @@ impl Shared {
             return Ok(client);
         };
         let answer = tokio::select! {
-            answer = client.call(handshake.method, handshake.params.clone(), handshake.timeout) => answer,
+            answer = client.call(handshake.method, &handshake.params, handshake.timeout) => {
+                answer.map(Reply::parsed)
+            }
             () = stop.cancelled() => {
                 client.kill();
                 return Err((stopped(), Some(client)));
@@ -500,5 +489,58 @@ impl Shared {
             why,
         };
         Err((err, Some(client)))
+    }
+}
+
+impl NoReply {
+    /// A missing reply in the terms of a tool or hook call; `timeout` is the whole
+    /// deadline the call had.
+    pub fn of(missed: Missed, timeout: Duration) -> Self {
+        let (outcome, stderr_tail) = match missed {
+            Missed::NoProcess {
+                why: Unavailable::Failed(err),
+                ..
+            } => {
+                let reason = format!("server {err}");
+                (Outcome::ServerFailed { reason }, String::new())
+            }
+            Missed::NoProcess {
+                why: Unavailable::Late,
+                stderr_tail,
+            } => {
+                let outcome = Outcome::TimedOut {
+                    after: timeout,
+                    nothing_read: false,
+                };
+                (outcome, stderr_tail)
+            }
+            Missed::Exited {
+                status,
+                stderr_tail,
+            } => {
+                let reason = format!("server {status} while the call was in flight");
+                (Outcome::ServerFailed { reason }, stderr_tail)
+            }
+            Missed::TimedOut {
+                missed,
+                stderr_tail,
+            } => {
+                let outcome = Outcome::TimedOut {
+                    after: missed.after,
+                    nothing_read: missed.nothing_read,
+                };
+                (outcome, stderr_tail)
+            }
+            Missed::Overlong { reply, stderr_tail } => {
+                let outcome = Outcome::OutputTooLarge {
+                    limit: reply.limit as u64,
+                };
+                (outcome, stderr_tail)
+            }
+        };
+        Self {
+            outcome,
+            stderr_tail,
+        }
     }
 }

@@ -293,7 +293,7 @@ fn settled(report: &ToolReport) -> (CallStatus, String, u64) {
         report
             .result
             .as_ref()
-            .map(Json::to_string)
+            .map(ToString::to_string)
             .unwrap_or_default()
     } else {
         report.error.clone().unwrap_or_default()
