@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value as Json;
-use serde_json::value::RawValue;
 
 use super::RawJson;
 use super::rpc::NOT_FLUSHING_HINT;
@@ -138,9 +137,9 @@ pub fn classify(f: &Finished) -> Outcome {
 /// [`classify`] with an answer kept as the text the process wrote: `Ok` for an
 /// answer, the outcome otherwise.
 pub fn classify_raw(f: &Finished) -> Result<RawJson, Outcome> {
-    match classify_as(f, parse_one::<Box<RawValue>>) {
+    match classify_as(f, parse_one::<RawJson>) {
         Ok(other) => Err(other),
-        Err(answer) => Ok(RawJson::from(answer)),
+        Err(answer) => Ok(answer),
     }
 }
 

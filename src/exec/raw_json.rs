@@ -4,7 +4,7 @@
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value as Json;
 use serde_json::value::RawValue;
 
@@ -37,15 +37,81 @@ impl RawJson {
     }
 }
 
-impl From<Box<RawValue>> for RawJson {
-    fn from(raw: Box<RawValue>) -> Self {
-        Self(raw)
+impl RawJson {
+    /// `raw` once it is known to read as a tree would: a number out of `f64` range
+    /// or a lone surrogate is accepted by the scan that delimits raw text, but could
+    /// not be written out again, so it is refused here, where it arrives.
+    pub fn checked(raw: &RawValue) -> Result<Self, serde_json::Error> {
+        serde_json::from_str::<Readable>(raw.get())?;
+        Ok(Self(raw.to_owned()))
+    }
+
+    /// A part of text already [`checked`](RawJson::checked), which needs no check.
+    pub(crate) fn part(raw: &RawValue) -> Self {
+        Self(raw.to_owned())
     }
 }
 
-impl From<&RawValue> for RawJson {
-    fn from(raw: &RawValue) -> Self {
-        Self(raw.to_owned())
+/// Reads as one checked [`RawJson`].
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        serde_json::from_str::<Readable>(raw.get()).map_err(de::Error::custom)?;
+        Ok(Self(raw))
+    }
+}
+
+/// A value read all the way through as a tree would be (numbers converted, escapes
+/// decoded), keeping nothing.
+struct Readable;
+
+impl<'de> Deserialize<'de> for Readable {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(Readable)
+    }
+}
+
+impl<'de> Visitor<'de> for Readable {
+    type Value = Readable;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_unit<E>(self) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Readable, A::Error> {
+        while seq.next_element::<Readable>()?.is_some() {}
+        Ok(Readable)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Readable, M::Error> {
+        while map.next_key::<Readable>()?.is_some() {
+            map.next_value::<Readable>()?;
+        }
+        Ok(Readable)
     }
 }
 
@@ -173,6 +239,21 @@ mod tests {
         assert!(d.is_none());
         assert!(members(" [1] ", ["a"]).is_none());
         assert!(members(r#"{"a": 1} {}"#, ["a"]).is_none());
+    }
+
+    #[test]
+    fn text_no_tree_could_hold_is_refused_where_it_arrives() {
+        for text in ["[1e999]", r#"{"a": "\ud800"}"#, "-1e400"] {
+            let raw = RawValue::from_string(text.to_string()).expect("delimits as JSON");
+            let err = RawJson::checked(&raw).expect_err(text).to_string();
+            assert!(
+                err.contains("out of range") || err.contains("escape"),
+                "{err}"
+            );
+            assert!(serde_json::from_str::<RawJson>(text).is_err(), "{text}");
+        }
+        let raw = RawValue::from_string(r#"{"a": ["\u00e9", 1.5e300]}"#.into()).expect("JSON");
+        assert!(RawJson::checked(&raw).is_ok());
     }
 
     #[test]

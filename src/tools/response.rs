@@ -72,7 +72,7 @@ pub fn interpret_raw(answer: RawJson) -> ToolAnswer<RawJson> {
         return ToolAnswer::Pending(pending_of(&tree(pending)));
     }
     match (result, error) {
-        (Some(result), _) => ToolAnswer::Result(RawJson::from(result)),
+        (Some(result), _) => ToolAnswer::Result(RawJson::part(result)),
         (None, None) => ToolAnswer::Result(answer),
         // The object is the result, without the empty `error` member.
         (None, Some(_)) => match interpret(answer.to_value()) {

@@ -140,6 +140,12 @@ fn row6_invalid_output_is_reported_with_its_position() {
 }
 
 #[test]
+fn an_answer_with_a_number_out_of_range_is_invalid_output() {
+    let out = invoke("huge_number", &[], &[]);
+    assert_failed(&out, "failed", "number out of range");
+}
+
+#[test]
 fn row7_empty_stdout_is_invalid_output_for_a_tool() {
     let out = invoke("empty", &[], &[]);
     assert_failed(&out, "failed", "empty output");

@@ -34,6 +34,9 @@ pub fn request_line(id: Option<u64>, method: &str, params: &impl Serialize) -> V
     line
 }
 
+/// JSON-RPC's code for a message that does not parse.
+const PARSE_ERROR: i64 = -32700;
+
 /// What one line from the server amounts to.
 #[derive(Debug, PartialEq)]
 pub enum Incoming {
@@ -62,7 +65,13 @@ pub fn read_line(text: &[u8]) -> Incoming {
     let error = error.filter(|e| !matches!(e.get(), "null" | r#""""#));
     let reply = match (result, error) {
         (_, Some(error)) => error_reply(error),
-        (Some(result), None) => Reply::Result(RawJson::from(result)),
+        (Some(result), None) => match RawJson::checked(result) {
+            Ok(result) => Reply::Result(result),
+            Err(err) => Reply::Error {
+                code: PARSE_ERROR,
+                message: format!("the result is not JSON promptexec can read: {err}"),
+            },
+        },
         (None, None) => return Incoming::Empty(id),
     };
     Incoming::Reply(id, reply)
@@ -184,6 +193,17 @@ mod tests {
                 }
             )
         );
+    }
+
+    #[test]
+    fn a_result_no_tree_could_hold_fails_its_call() {
+        let Incoming::Reply(7, Reply::Error { code, message }) =
+            read_line(br#"{"jsonrpc":"2.0","id":7,"result":{"n":1e999}}"#)
+        else {
+            panic!("a reply to 7 that fails");
+        };
+        assert_eq!(code, PARSE_ERROR);
+        assert!(message.contains("number out of range"), "{message}");
     }
 
     #[test]
