@@ -14,7 +14,7 @@ use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::ExecSpec;
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::{Outcome, last_lines};
-use crate::tools::{ToolCaller, ToolReport, ToolStatus, validate_args};
+use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
 
 use super::emit::pretty;
 use super::exit::of_tool;
@@ -72,7 +72,7 @@ fn plan(
         None => {
             let tool_args = read_json_object(&args.args, "--args", "the arguments")?;
             if let Some(pack_path) = &args.pack {
-                let schema = tool_schema(pack_path, &args.name, console)?;
+                let schema = ArgsSchema::new(&tool_schema(pack_path, &args.name, console)?);
                 check_args(&schema, &args.name, &tool_args, None)?;
             }
             Calls::One(tool_args)
@@ -101,7 +101,7 @@ fn batch_lines(
             return Ok(None);
         };
         Ok(Some(SchemaCheck {
-            schema: tool_schema(pack_path, &args.name, console)?,
+            schema: ArgsSchema::new(&tool_schema(pack_path, &args.name, console)?),
             tool: args.name.clone(),
         }))
     };
@@ -127,8 +127,13 @@ fn tool_schema(
 }
 
 /// Arguments that break the pack's schema stop here, before any process starts.
-fn check_args(schema: &Json, name: &str, args: &Json, line: Option<usize>) -> Result<(), CliError> {
-    let errors = validate_args(schema, args);
+fn check_args(
+    schema: &ArgsSchema,
+    name: &str,
+    args: &Json,
+    line: Option<usize>,
+) -> Result<(), CliError> {
+    let errors = schema.check(args);
     if errors.is_empty() {
         return Ok(());
     }

@@ -19,25 +19,40 @@ impl std::fmt::Display for ArgsError {
     }
 }
 
-/// Every violation of `schema` by `args`. The schema was checked when the pack was
-/// loaded, and remote `$ref`s are never fetched.
-pub fn validate_args(schema: &Json, args: &Json) -> Vec<ArgsError> {
-    let validator = match jsonschema::validator_for(schema) {
-        Ok(v) => v,
-        Err(err) => {
-            return vec![ArgsError {
+/// A tool's argument schema, compiled once for however many calls it checks.
+pub struct ArgsSchema(Result<jsonschema::Validator, String>);
+
+impl ArgsSchema {
+    /// The schema was checked when the pack was loaded, and remote `$ref`s are
+    /// never fetched.
+    pub fn new(schema: &Json) -> Self {
+        Self(
+            jsonschema::validator_for(schema)
+                .map_err(|err| format!("the tool's schema is invalid: {err}")),
+        )
+    }
+
+    /// Every violation of the schema by `args`.
+    pub fn check(&self, args: &Json) -> Vec<ArgsError> {
+        match &self.0 {
+            Ok(validator) => validator
+                .iter_errors(args)
+                .map(|err| ArgsError {
+                    pointer: err.instance_path().to_string(),
+                    message: err.to_string(),
+                })
+                .collect(),
+            Err(message) => vec![ArgsError {
                 pointer: String::new(),
-                message: format!("the tool's schema is invalid: {err}"),
-            }];
+                message: message.clone(),
+            }],
         }
-    };
-    validator
-        .iter_errors(args)
-        .map(|err| ArgsError {
-            pointer: err.instance_path().to_string(),
-            message: err.to_string(),
-        })
-        .collect()
+    }
+}
+
+/// Every violation of `schema` by `args`, for a single call.
+pub fn validate_args(schema: &Json, args: &Json) -> Vec<ArgsError> {
+    ArgsSchema::new(schema).check(args)
 }
 
 #[cfg(test)]

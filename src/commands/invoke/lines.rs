@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 
 use crate::cli::CliError;
 use crate::doc::{Diagnostic, Diagnostics};
+use crate::tools::ArgsSchema;
 
 use super::super::load::json_kind;
 use super::check_args;
@@ -36,7 +37,7 @@ pub(super) enum Line {
 
 /// The schema every line is checked against, and the tool it belongs to.
 pub(super) struct SchemaCheck {
-    pub(super) schema: Json,
+    pub(super) schema: ArgsSchema,
     pub(super) tool: String,
 }
 
