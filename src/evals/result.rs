@@ -86,10 +86,6 @@ impl EvalCounts {
         } += 1;
     }
 
-    pub fn total(&self) -> usize {
-        self.passed + self.failed + self.measured + self.error + self.skipped
-    }
-
     pub fn to_json(self) -> Json {
         serde_json::json!({
             "passed": self.passed,
