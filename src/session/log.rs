@@ -30,7 +30,11 @@ impl EventLog {
                 ..log
             },
             Err(err) => {
-                log.fail(err);
+                let dir = std::env::temp_dir();
+                log.fail(io::Error::new(
+                    err.kind(),
+                    format!("no event log in {}: {err}", dir.display()),
+                ));
                 log
             }
         }
