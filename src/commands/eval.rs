@@ -12,7 +12,7 @@ use crate::doc::{Diagnostic, Pos};
 use crate::evals::{EvalInput, EvalResult, Evaluator, eval_counts};
 use crate::pack::{Bound, EvalDef, Threshold, Trigger};
 use crate::report::{RunRecord, describe, evals_table, junit_report};
-use crate::session::{EvalPoints, SessionEvent};
+use crate::session::{EvalPoints, EventLog, SessionEvent};
 
 use super::emit::{pretty, write_output};
 use super::exit::of_evals;
@@ -347,19 +347,24 @@ fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
         variables: Json::Null,
         system_prompt: String::new(),
         messages: Default::default(),
-        events: results
-            .iter()
-            .cloned()
-            .map(|r| SessionEvent::Eval(Box::new(r)))
-            .collect(),
+        events: EventLog::from_events(
+            results
+                .iter()
+                .cloned()
+                .map(|r| SessionEvent::Eval(Box::new(r))),
+        ),
         turns: Vec::new(),
         dropped_events: 0,
         duration_ms: results.iter().map(|r| r.duration_ms).sum(),
         exit_code: of_evals(results).code(),
         warnings: Default::default(),
     };
-    junit_report(&record, &format!("promptexec eval {name}"))
-        .map_err(|e| CliError::Output(std::io::Error::other(e)))
+    let report = junit_report(&record, &format!("promptexec eval {name}"))
+        .map_err(|e| CliError::Output(std::io::Error::other(e)))?;
+    record
+        .events
+        .error()
+        .map_or(Ok(report), |err| Err(CliError::Output(err)))
 }
 
 fn inclusive(value: f64) -> Bound {

@@ -1,9 +1,10 @@
 //! Folding what happened into the one exit code a command returns.
 
+use std::borrow::Borrow;
+
 use crate::cli::Exit;
 use crate::evals::{EvalResult, EvalStatus};
 use crate::exec::Outcome;
-use crate::report::{evals_of, failures_of};
 use crate::session::{SessionEvent, TurnEnd};
 use crate::tools::{ToolReport, ToolStatus};
 
@@ -35,18 +36,23 @@ pub(super) fn of_evals<'r>(results: impl IntoIterator<Item = &'r EvalResult>) ->
 }
 
 /// A run's exit code: the most serious of its turns, evals and extension failures
-/// (a failure counts even when the conversation went on).
-pub(super) fn of_run(turns: &[TurnEnd], events: &[SessionEvent]) -> Exit {
-    let failed = failures_of(events)
-        .next()
-        .map_or(Exit::Success, |_| Exit::ExtensionFailed);
+/// (a failure counts even when the conversation went on). One pass over the events.
+pub(super) fn of_run<E: Borrow<SessionEvent>>(
+    turns: &[TurnEnd],
+    events: impl IntoIterator<Item = E>,
+) -> Exit {
+    let from_events = events.into_iter().map(|event| match event.borrow() {
+        SessionEvent::ExtensionFailed { .. } => Exit::ExtensionFailed,
+        SessionEvent::Eval(result) => of_evals([&**result]),
+        _ => Exit::Success,
+    });
     let from_turns = turns.iter().map(|end| match end {
         TurnEnd::Answered | TurnEnd::RoundLimit => Exit::Success,
         TurnEnd::Aborted { .. } | TurnEnd::HardAborted { .. } => Exit::No,
         TurnEnd::Pending { .. } => Exit::Pending,
         TurnEnd::Failed { .. } => Exit::ExtensionFailed,
     });
-    from_turns.fold(worse(of_evals(evals_of(events)), failed), worse)
+    from_turns.chain(from_events).fold(Exit::Success, worse)
 }
 
 /// One tool call: an interrupt wins, then the call's status.

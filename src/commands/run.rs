@@ -171,11 +171,13 @@ fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, C
         ))
     });
     let closed = transcript.map(Transcript::close);
-    let (turns, events, messages, dropped) = played?;
+    let (turns, mut events, messages, dropped) = played?;
     if let (Some(Err(source)), Some(path)) = (closed, plan.transcript) {
         return Err(CliError::Write { path, source });
     }
-    let exit = of_run(&turns, &events);
+    // Every report reads the event log: a run whose log lost events reports nothing.
+    events.check().map_err(CliError::Output)?;
+    let exit = of_run(&turns, events.iter());
     let record = RunRecord {
         prompt: plan.prompt.id.clone(),
         scenario: plan.scenario,
@@ -214,15 +216,24 @@ fn report(
             problems(record).iter().for_each(|line| console.error(line));
             if args.format == RunFormat::Json {
                 write_json(console, args.output.as_deref(), record)?;
-                return Ok(played.exit);
+                return log_read(record).map(|()| played.exit);
             }
             machine_report(args.format, record)?
         }
     };
+    log_read(record)?;
     if let Some(text) = text {
         write_output(console, args.output.as_deref(), &text)?;
     }
     Ok(played.exit)
+}
+
+/// Whether every pass the reports made over the event log read all of it.
+fn log_read(record: &RunRecord) -> Result<(), CliError> {
+    record
+        .events
+        .error()
+        .map_or(Ok(()), |err| Err(CliError::Output(err)))
 }
 
 /// The JSON document, written to FILE as it is made (a long run's report is never

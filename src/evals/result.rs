@@ -69,18 +69,23 @@ pub struct EvalCounts {
 pub fn eval_counts(results: &[&EvalResult]) -> EvalCounts {
     let mut counts = EvalCounts::default();
     for result in results {
-        *match result.status {
-            EvalStatus::Passed => &mut counts.passed,
-            EvalStatus::Failed => &mut counts.failed,
-            EvalStatus::Measured => &mut counts.measured,
-            EvalStatus::Error => &mut counts.error,
-            EvalStatus::Skipped => &mut counts.skipped,
-        } += 1;
+        counts.add(result.status);
     }
     counts
 }
 
 impl EvalCounts {
+    /// Counts one more result that ended `status`.
+    pub fn add(&mut self, status: EvalStatus) {
+        *match status {
+            EvalStatus::Passed => &mut self.passed,
+            EvalStatus::Failed => &mut self.failed,
+            EvalStatus::Measured => &mut self.measured,
+            EvalStatus::Error => &mut self.error,
+            EvalStatus::Skipped => &mut self.skipped,
+        } += 1;
+    }
+
     pub fn to_json(self) -> Json {
         serde_json::json!({
             "passed": self.passed,

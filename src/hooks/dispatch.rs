@@ -19,7 +19,7 @@ use super::modify::{modified_call, modified_request, modified_response, modified
 use super::observer::Observers;
 use super::payload::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, provider_payload,
-    session_payload, tool_payload,
+    session_payload_text, tool_payload,
 };
 use super::rpc_hook::{RpcHook, StartError};
 use super::rpc_wire::{after_llm_params, after_tool_params, before_llm_params, meta, tool_params};
@@ -212,7 +212,7 @@ impl HookDispatcher {
 
     /// Session hooks only observe; returns the names of those notified.
     /// The payload carries the whole history, so it is made only when some hook
-    /// listens, once, and copied only for the second listener on.
+    /// listens, once, as text that every listener shares.
     pub async fn session(&mut self, phase: HookPhase, event: &SessionInfo) -> Vec<String> {
         let listening: Vec<Arc<ExecHook>> = self
             .exec_hooks()
@@ -222,10 +222,10 @@ impl HookDispatcher {
         let Some((last, others)) = listening.split_last() else {
             return Vec::new();
         };
-        let payload = session_payload(phase, event);
+        let payload: Arc<str> = session_payload_text(phase, event).into();
         for hook in others {
             self.observers
-                .send(hook, CallKind::Hook, phase.into(), payload.clone());
+                .send(hook, CallKind::Hook, phase.into(), Arc::clone(&payload));
         }
         self.observers
             .send(last, CallKind::Hook, phase.into(), payload);
@@ -245,14 +245,16 @@ impl HookDispatcher {
     /// Eval hooks get each EvalResult, fire and forget; returns their names.
     pub fn eval_result(&mut self, result: &Json) -> Vec<String> {
         let mut notified = Vec::new();
+        let mut payload: Option<Arc<str>> = None;
         for hook in self.exec_hooks() {
             if matches!(hook.hook.kind, HookKind::Eval) {
                 notified.push(hook.hook.name.clone());
+                let payload = payload.get_or_insert_with(|| result.to_string().into());
                 self.observers.send(
                     &hook,
                     CallKind::EvalHook,
                     crate::config::Phase::EVAL,
-                    result.clone(),
+                    Arc::clone(payload),
                 );
             }
         }

@@ -37,8 +37,10 @@ impl HookDispatcher {
         ran: &mut Vec<String>,
     ) -> Option<Step> {
         if mode == HookMode::Observe {
+            // Queued as text: compact, and no tree of values waits in the queue.
+            let text = payload.to_string().into();
             self.observers
-                .send(hook, CallKind::Hook, phase.into(), payload.clone());
+                .send(hook, CallKind::Hook, phase.into(), text);
             return None;
         }
         let name = &hook.hook.name;

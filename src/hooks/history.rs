@@ -10,9 +10,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value as Json;
 
 /// The messages so far, in order. Cloning shares them; appending copies the list only
-/// while an older view of it is still held somewhere.
+/// while an older view of it is still held somewhere, and then only its pointers:
+/// each message's text is shared too, never copied.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct History(Arc<Vec<Box<str>>>);
+pub struct History(Arc<Vec<Arc<str>>>);
 
 /// A message back from the text [`History`] wrote; that text is always valid JSON.
 fn parse(text: &str) -> Json {
@@ -21,7 +22,7 @@ fn parse(text: &str) -> Json {
 
 impl History {
     pub fn push(&mut self, message: Json) {
-        Arc::make_mut(&mut self.0).push(message.to_string().into_boxed_str());
+        Arc::make_mut(&mut self.0).push(message.to_string().into());
     }
 
     pub fn len(&self) -> usize {
@@ -39,7 +40,7 @@ impl History {
     /// Replaces message `index` (copying the list first if another view holds it).
     pub fn set(&mut self, index: usize, message: Json) {
         if let Some(slot) = Arc::make_mut(&mut self.0).get_mut(index) {
-            *slot = message.to_string().into_boxed_str();
+            *slot = message.to_string().into();
         }
     }
 
@@ -79,9 +80,7 @@ impl From<Vec<Json>> for History {
 impl FromIterator<Json> for History {
     fn from_iter<I: IntoIterator<Item = Json>>(iter: I) -> Self {
         Self(Arc::new(
-            iter.into_iter()
-                .map(|m| m.to_string().into_boxed_str())
-                .collect(),
+            iter.into_iter().map(|m| m.to_string().into()).collect(),
         ))
     }
 }
@@ -121,6 +120,18 @@ mod tests {
             view.get(0),
             Some(json!({"role": "user"})),
             "the view keeps its own"
+        );
+    }
+
+    #[test]
+    fn appending_while_a_view_is_held_copies_no_message_text() {
+        let mut history: History = vec![json!({"role": "user", "content": "hi"})].into();
+        let view = history.clone();
+        history.push(json!({"role": "assistant"}));
+        assert!(!Arc::ptr_eq(&view.0, &history.0), "the list was copied");
+        assert!(
+            Arc::ptr_eq(&view.0[0], &history.0[0]),
+            "the copy shares the message"
         );
     }
 

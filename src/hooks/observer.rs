@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use indexmap::IndexMap;
-use serde_json::Value as Json;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -29,7 +28,8 @@ pub const OBSERVER_QUEUE: usize = 256;
 struct Job {
     kind: CallKind,
     phase: Phase,
-    payload: Json,
+    /// The payload, serialised once and shared by every observer that hears it.
+    payload: Arc<str>,
     /// The turn in progress when the event happened, so a late failure is reported
     /// on the turn it belongs to.
     turn: u32,
@@ -64,7 +64,7 @@ impl Observers {
     }
 
     /// Queues one event for `hook`; never waits. A full queue drops the event.
-    pub fn send(&mut self, hook: &Arc<ExecHook>, kind: CallKind, phase: Phase, payload: Json) {
+    pub fn send(&mut self, hook: &Arc<ExecHook>, kind: CallKind, phase: Phase, payload: Arc<str>) {
         let queue = self
             .queues
             .entry(hook.hook.name.clone())
@@ -148,7 +148,7 @@ async fn deliver(
     cancel: &CancellationToken,
     failures: &Failures,
 ) -> Outcome {
-    let run = hook.run(job.kind, &job.payload, cancel).await;
+    let run = hook.run_text(job.kind, &job.payload, cancel).await;
     if observer_failed(&run.outcome) {
         let reason = run.outcome.describe();
         let name = &hook.hook.name;

@@ -112,6 +112,24 @@ pub fn session_payload(phase: HookPhase, event: &SessionInfo) -> Json {
     envelope(HookType::Session, phase, "event", json!(event))
 }
 
+/// The session payload as the text [`session_payload`] prints to, written straight
+/// from the history: a long conversation is never turned into a tree of values.
+pub fn session_payload_text(phase: HookPhase, event: &SessionInfo) -> String {
+    #[derive(Serialize)]
+    struct Envelope<'a> {
+        hook: &'a str,
+        phase: &'a str,
+        event: &'a SessionInfo,
+    }
+    let envelope = Envelope {
+        hook: HookType::Session.as_str(),
+        phase: phase.as_str(),
+        event,
+    };
+    // Strings, numbers and a history of JSON texts always serialize.
+    serde_json::to_string(&envelope).unwrap_or_default()
+}
+
 /// A bare request (`before_call`, `before_execution`) or session event wrapped as the
 /// whole payload of `phase`; `None` for the phases that also carry a response, where a
 /// bare value is not enough.
@@ -189,6 +207,23 @@ mod tests {
         assert_eq!(payload["request"]["messages"][0]["parts"][0]["text"], "hi");
         assert_eq!(payload["request"]["system_prompt"], "Be brief.");
         assert!(payload.get("response").is_none());
+    }
+
+    #[test]
+    fn the_session_payload_text_is_the_payload_printed() {
+        let mut messages: History = vec![message("user", "hi")].into();
+        messages.push(json!({"role": "assistant", "content": "ok", "score": 0.30000000000000004, "n": [1, -2]}));
+        let event = SessionInfo {
+            session_id: "s".into(),
+            conversation_id: "c".into(),
+            messages,
+            turn_index: 2,
+        };
+        let phase = HookPhase::SessionEnd;
+        assert_eq!(
+            session_payload_text(phase, &event),
+            session_payload(phase, &event).to_string()
+        );
     }
 
     #[test]

@@ -45,17 +45,48 @@ impl ExecHook {
 
     pub async fn run(&self, kind: CallKind, payload: &Json, cancel: &CancellationToken) -> HookRun {
         match &self.server {
-            None => run_once(&self.hook, kind, payload, cancel).await,
-            Some(server) => {
-                tokio::select! {
-                    run = execute(server, &self.hook, kind, payload) => run,
-                    () = cancel.cancelled() => HookRun {
-                        outcome: Outcome::Interrupted,
-                        duration: Duration::ZERO,
-                        stderr_tail: String::new(),
+            None => run_once(&self.hook, kind, payload.to_string().into_bytes(), cancel).await,
+            Some(server) => self.on_server(server, kind, payload.clone(), cancel).await,
+        }
+    }
+
+    /// The same for a payload already serialised: a one-shot hook reads the text as
+    /// it is; a server gets it as its call's params.
+    pub async fn run_text(
+        &self,
+        kind: CallKind,
+        text: &str,
+        cancel: &CancellationToken,
+    ) -> HookRun {
+        match &self.server {
+            None => run_once(&self.hook, kind, text.as_bytes().to_vec(), cancel).await,
+            Some(server) => match serde_json::from_str(text) {
+                Ok(payload) => self.on_server(server, kind, payload, cancel).await,
+                Err(err) => HookRun {
+                    outcome: Outcome::ServerFailed {
+                        reason: format!("its payload is not JSON: {err}"),
                     },
-                }
-            }
+                    duration: Duration::ZERO,
+                    stderr_tail: String::new(),
+                },
+            },
+        }
+    }
+
+    async fn on_server(
+        &self,
+        server: &Supervisor,
+        kind: CallKind,
+        payload: Json,
+        cancel: &CancellationToken,
+    ) -> HookRun {
+        tokio::select! {
+            run = execute(server, &self.hook, kind, payload) => run,
+            () = cancel.cancelled() => HookRun {
+                outcome: Outcome::Interrupted,
+                duration: Duration::ZERO,
+                stderr_tail: String::new(),
+            },
         }
     }
 
@@ -85,15 +116,10 @@ pub async fn run_hook(
 async fn run_once(
     hook: &Hook,
     kind: CallKind,
-    payload: &Json,
+    payload: Vec<u8>,
     cancel: &CancellationToken,
 ) -> HookRun {
-    let mut call = Call::new(
-        &hook.name,
-        kind,
-        &hook.exec,
-        payload.to_string().into_bytes(),
-    );
+    let mut call = Call::new(&hook.name, kind, &hook.exec, payload);
     call.context
         .push(("PROMPTEXEC_HOOK_TYPE".into(), hook_type(&hook.kind).into()));
     let finished = exec::run(&call, cancel).await;
@@ -106,7 +132,7 @@ async fn run_once(
 
 /// One `execute` call on the hook's server: params are the payload, the result is the
 /// answer a one-shot hook would print.
-async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: &Json) -> HookRun {
+async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: Json) -> HookRun {
     let started = Instant::now();
     let timeout = hook.exec.timeout.unwrap_or_else(|| kind.default_timeout());
     let finish = |outcome, stderr_tail| HookRun {
@@ -114,7 +140,7 @@ async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: &Jso
         duration: started.elapsed(),
         stderr_tail,
     };
-    match server.call("execute", payload.clone(), timeout).await {
+    match server.call("execute", payload, timeout).await {
         Ok(Reply::Result(value)) => finish(Outcome::Answered(value), String::new()),
         Ok(Reply::Error { code, message }) => {
             let reason = format!("answered with JSON-RPC error {code}: {message}");

@@ -159,7 +159,7 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
         SessionEvent::ExtensionFailed { .. } => {
             let failure = failures_of(std::slice::from_ref(event)).next()?;
             let mut text = format!("  FAILED {}", failure.headline());
-            text.push_str(&stderr_excerpt(failure.stderr_tail, "    "));
+            text.push_str(&stderr_excerpt(&failure.stderr_tail, "    "));
             text
         }
         SessionEvent::ModelCall { .. }

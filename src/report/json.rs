@@ -1,22 +1,71 @@
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::{Error as _, Serialize, SerializeMap, Serializer};
 use serde_json::{Value as Json, json};
 
-use crate::evals::eval_counts;
-use crate::session::SessionEvent;
+use crate::evals::EvalCounts;
+use crate::session::{EventLog, SessionEvent};
 
 use super::{RunRecord, turn_outcome, warnings_json};
 
 /// The `--format json` document: the whole run, with the parts scripts look for
 /// pulled out of the event stream. It serializes straight from the record, each part
-/// in one pass over the events, so writing it builds no copy of the run.
+/// in one pass over the event log, so writing it builds no copy of the run.
 pub struct JsonReport<'a>(pub &'a RunRecord);
 
 /// The events one predicate picks, as a list.
-struct Picked<'a>(&'a [SessionEvent], fn(&SessionEvent) -> bool);
+struct Picked<'a>(&'a EventLog, fn(&SessionEvent) -> bool);
 
 impl Serialize for Picked<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().filter(|e| (self.1)(e)))
+    }
+}
+
+/// The eval results, read as they are written.
+struct Evals<'a>(&'a RunRecord);
+
+impl Serialize for Evals<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.evals())
+    }
+}
+
+/// Every event, in order.
+struct All<'a>(&'a EventLog);
+
+impl Serialize for All<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
+    }
+}
+
+/// The counts of the `totals` object, gathered in one pass over the events.
+#[derive(Default)]
+struct Counts {
+    model_calls: usize,
+    tool_calls: usize,
+    tool_errors: usize,
+    hook_decisions: usize,
+    failures: usize,
+    evals: EvalCounts,
+}
+
+impl Counts {
+    fn of(events: &EventLog) -> Self {
+        let mut counts = Self::default();
+        for event in events.iter() {
+            match event {
+                SessionEvent::ModelCall { .. } => counts.model_calls += 1,
+                SessionEvent::ToolCall { status, .. } => {
+                    counts.tool_calls += 1;
+                    counts.tool_errors += usize::from(!status.is_ok());
+                }
+                SessionEvent::Hook { .. } => counts.hook_decisions += 1,
+                SessionEvent::ExtensionFailed { .. } => counts.failures += 1,
+                SessionEvent::Eval(result) => counts.evals.add(result.status),
+                _ => {}
+            }
+        }
+        counts
     }
 }
 
@@ -61,19 +110,16 @@ fn is_failure(e: &SessionEvent) -> bool {
 impl Serialize for JsonReport<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let record = self.0;
-        let events = record.events.as_slice();
-        let evals = record.evals();
-        let tool_calls = record.count(is_tool_call);
-        let tool_errors =
-            record.count(|e| matches!(e, SessionEvent::ToolCall { status, .. } if !status.is_ok()));
+        let events = &record.events;
+        let counts = Counts::of(events);
         let totals = json!({
             "turns": record.turns.len(),
-            "model_calls": record.count(|e| matches!(e, SessionEvent::ModelCall { .. })),
-            "tool_calls": tool_calls,
-            "tool_errors": tool_errors,
-            "hook_decisions": record.count(is_hook),
-            "extension_failures": record.failures().count(),
-            "evals": eval_counts(&evals).to_json(),
+            "model_calls": counts.model_calls,
+            "tool_calls": counts.tool_calls,
+            "tool_errors": counts.tool_errors,
+            "hook_decisions": counts.hook_decisions,
+            "extension_failures": counts.failures,
+            "evals": counts.evals.to_json(),
             "dropped_events": record.dropped_events,
             "duration_ms": record.duration_ms,
         });
@@ -89,11 +135,15 @@ impl Serialize for JsonReport<'_> {
         map.serialize_entry("hooks_ran", &Picked(events, is_hooks_ran))?;
         map.serialize_entry("decisions", &Picked(events, is_decision))?;
         map.serialize_entry("extension_failures", &Picked(events, is_failure))?;
-        map.serialize_entry("evals", &evals)?;
+        map.serialize_entry("evals", &Evals(record))?;
         map.serialize_entry("totals", &totals)?;
-        map.serialize_entry("events", events)?;
+        map.serialize_entry("events", &All(events))?;
         map.serialize_entry("warnings", &warnings_json(&record.warnings))?;
         map.serialize_entry("exit_code", &record.exit_code)?;
+        // A pass the log cut short would leave lists silently incomplete.
+        if let Some(err) = events.error() {
+            return Err(S::Error::custom(format!("the event log: {err}")));
+        }
         map.end()
     }
 }

@@ -1,19 +1,22 @@
+use std::borrow::Borrow;
+
 use serde_json::{Value as Json, json};
 
 use crate::doc::Diagnostics;
 use crate::evals::EvalResult;
 use crate::hooks::History;
-use crate::session::{ExtensionKind, Phase, SessionEvent, TurnEnd};
+use crate::session::{EventLog, ExtensionKind, Phase, SessionEvent, TurnEnd};
 
 /// Everything a finished run produced, for the reports made at its end.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RunRecord {
     pub prompt: String,
     pub scenario: String,
     pub variables: Json,
     pub system_prompt: String,
     pub messages: History,
-    pub events: Vec<SessionEvent>,
+    /// Every event, on disk; each report reads it in a pass or a few.
+    pub events: EventLog,
     pub turns: Vec<TurnEnd>,
     /// Events JSON-RPC hooks could not be sent.
     pub dropped_events: u64,
@@ -28,28 +31,29 @@ impl RunRecord {
         self.events.iter().filter(|e| pick(e)).count()
     }
 
-    pub fn evals(&self) -> Vec<&EvalResult> {
-        evals_of(&self.events)
+    /// The eval results, read as they are reached.
+    pub fn evals(&self) -> impl Iterator<Item = EvalResult> + '_ {
+        evals_of(self.events.iter())
     }
 
     /// The extension failures, in the order they happened.
-    pub fn failures(&self) -> impl Iterator<Item = Failure<'_>> {
-        failures_of(&self.events)
+    pub fn failures(&self) -> impl Iterator<Item = Failure> + '_ {
+        failures_of(self.events.iter())
     }
 }
 
-/// One [`SessionEvent::ExtensionFailed`], borrowed.
-#[derive(Debug, Clone, Copy)]
-pub struct Failure<'a> {
+/// One [`SessionEvent::ExtensionFailed`].
+#[derive(Debug, Clone)]
+pub struct Failure {
     pub turn: u32,
     pub kind: ExtensionKind,
-    pub name: &'a str,
+    pub name: String,
     pub phase: Phase,
-    pub reason: &'a str,
-    pub stderr_tail: &'a str,
+    pub reason: String,
+    pub stderr_tail: String,
 }
 
-impl Failure<'_> {
+impl Failure {
     /// One line: which extension, where, and why.
     pub fn headline(&self) -> String {
         let kind = self.kind.as_str();
@@ -62,8 +66,10 @@ impl Failure<'_> {
     }
 }
 
-pub fn failures_of(events: &[SessionEvent]) -> impl Iterator<Item = Failure<'_>> {
-    events.iter().filter_map(|e| match e {
+pub fn failures_of<E: Borrow<SessionEvent>>(
+    events: impl IntoIterator<Item = E>,
+) -> impl Iterator<Item = Failure> {
+    events.into_iter().filter_map(|e| match e.borrow() {
         SessionEvent::ExtensionFailed {
             turn,
             kind,
@@ -74,23 +80,22 @@ pub fn failures_of(events: &[SessionEvent]) -> impl Iterator<Item = Failure<'_>>
         } => Some(Failure {
             turn: *turn,
             kind: *kind,
-            name,
+            name: name.clone(),
             phase: *phase,
-            reason,
-            stderr_tail,
+            reason: reason.clone(),
+            stderr_tail: stderr_tail.clone(),
         }),
         _ => None,
     })
 }
 
-pub fn evals_of(events: &[SessionEvent]) -> Vec<&EvalResult> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            SessionEvent::Eval(result) => Some(&**result),
-            _ => None,
-        })
-        .collect()
+pub fn evals_of(
+    events: impl IntoIterator<Item = SessionEvent>,
+) -> impl Iterator<Item = EvalResult> {
+    events.into_iter().filter_map(|e| match e {
+        SessionEvent::Eval(result) => Some(*result),
+        _ => None,
+    })
 }
 
 /// Warnings as JSON objects: `file`, `line`, `column` (null when the warning is

@@ -10,10 +10,13 @@ use super::RunRecord;
 /// The closing summary: one line of totals, what stopped a turn, then tables of
 /// tools, hooks and evals.
 pub fn summary(record: &RunRecord) -> String {
-    let mut tools: BTreeMap<&str, (usize, usize, u64)> = BTreeMap::new();
-    let mut hooks: BTreeMap<&str, (usize, Vec<Phase>)> = BTreeMap::new();
-    let mut decisions: BTreeMap<&str, usize> = BTreeMap::new();
-    for event in &record.events {
+    let mut tools: BTreeMap<String, (usize, usize, u64)> = BTreeMap::new();
+    let mut hooks: BTreeMap<String, (usize, Vec<Phase>)> = BTreeMap::new();
+    let mut decisions: BTreeMap<String, usize> = BTreeMap::new();
+    let mut model_calls = 0;
+    let mut evals = Vec::new();
+    // One pass over the run's events gathers everything the summary shows.
+    for event in record.events.iter() {
         match event {
             SessionEvent::ToolCall {
                 name,
@@ -30,20 +33,21 @@ pub fn summary(record: &RunRecord) -> String {
                 for hook in ran {
                     let entry = hooks.entry(hook).or_default();
                     entry.0 += 1;
-                    if !entry.1.contains(phase) {
-                        entry.1.push(*phase);
+                    if !entry.1.contains(&phase) {
+                        entry.1.push(phase);
                     }
                 }
             }
             SessionEvent::Hook { hook, .. } => *decisions.entry(hook).or_default() += 1,
+            SessionEvent::ModelCall { .. } => model_calls += 1,
+            SessionEvent::Eval(result) => evals.push(*result),
             _ => {}
         }
     }
-    let evals = record.evals();
     let mut text = format!(
         "summary: {} turn(s), {} model call(s), {} tool call(s), {} hook call(s), {} hook intervention(s), {} eval result(s); exit {}",
         record.turns.len(),
-        record.count(|e| matches!(e, SessionEvent::ModelCall { .. })),
+        model_calls,
         tools.values().map(|t| t.0).sum::<usize>(),
         hooks.values().map(|h| h.0).sum::<usize>(),
         decisions.values().sum::<usize>(),
@@ -89,6 +93,7 @@ pub fn summary(record: &RunRecord) -> String {
         text.push_str(&format!("\n{table}"));
     }
     if !evals.is_empty() {
+        let evals: Vec<&EvalResult> = evals.iter().collect();
         text.push_str(&format!("\n{}", evals_table(&evals)));
     }
     text

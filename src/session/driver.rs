@@ -11,8 +11,8 @@
 //! Before the first turn JSON-RPC hooks shake hands and `session_start` runs;
 //! [`Session::end`] runs the session's evals and `session_end`.
 //!
-//! Everything that happens is a [`SessionEvent`], kept in `events` and handed to the
-//! sink as it happens. The driver never prints: the human stream, the JSON and
+//! Everything that happens is a [`SessionEvent`], appended to the `events` log and
+//! handed to the sink as it happens. The driver never prints: the human stream, the JSON and
 //! JUnit reports and the transcript are all made from the same events, and
 //! `eval --transcript` can replay them. How verdicts fold and how a child ended are
 //! decided by pure functions in `hooks` and `exec`; the driver only puts them in
@@ -34,7 +34,7 @@ use crate::pack::{Pack, Prompt};
 use crate::provider::{AssistantMessage, Provider, ToolCall};
 use crate::tools::ToolCaller;
 
-use super::{Approvals, ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason};
+use super::{Approvals, EventLog, ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason};
 
 mod evaluate;
 mod tool_call;
@@ -100,10 +100,11 @@ pub struct Session<'a> {
     /// The template variables, for evals.
     pub variables: Json,
     pub messages: History,
-    pub events: Vec<SessionEvent>,
-    /// Where the events of the turn in progress begin, so what a turn did is found
-    /// without reading the turns before it.
-    turn_events: usize,
+    /// Every event so far, on disk: a long run keeps none of them in memory.
+    pub events: EventLog,
+    /// The answers and tool calls of the turn in progress, for its evals (kept only
+    /// when there are evals).
+    turn_events: Vec<SessionEvent>,
     /// Where the messages of the turn in progress begin.
     turn_messages: usize,
     turn: u32,
@@ -152,8 +153,8 @@ impl<'a> Session<'a> {
             sink: None,
             variables: json!({}),
             messages: History::default(),
-            events: Vec::new(),
-            turn_events: 0,
+            events: EventLog::new(),
+            turn_events: Vec::new(),
             turn_messages: 0,
             turn: 0,
             started: false,
@@ -193,7 +194,14 @@ impl<'a> Session<'a> {
         if let Some(sink) = &mut self.sink {
             sink(&event);
         }
-        self.events.push(event);
+        self.events.push(&event);
+        let judged = matches!(
+            event,
+            SessionEvent::Assistant { .. } | SessionEvent::ToolCall { .. }
+        );
+        if judged && self.evaluator.is_some() {
+            self.turn_events.push(event);
+        }
     }
 
     /// The prompt's tools as the model sees them, minus the blocklist.
@@ -248,7 +256,7 @@ impl<'a> Session<'a> {
         self.hooks.set_turn(self.turn);
         self.calls_this_turn = 0;
         self.turn_started = Instant::now();
-        self.turn_events = self.events.len();
+        self.turn_events.clear();
         self.turn_messages = self.messages.len();
         let turn = self.turn;
         self.emit(SessionEvent::User {

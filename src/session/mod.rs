@@ -5,6 +5,7 @@
 mod approval;
 mod driver;
 mod event;
+mod log;
 mod replay;
 mod status;
 
@@ -12,5 +13,6 @@ pub use crate::config::{Phase, Place};
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use driver::{Session, TurnEnd};
 pub use event::{ExtensionKind, SessionEvent};
+pub use log::{EventLog, Events};
 pub use replay::{EvalPoints, judged};
 pub use status::{CallStatus, HookAction, TurnEndReason};

@@ -2,6 +2,8 @@
 //! from the events of the turn, and `eval --transcript` rebuilds the same inputs from
 //! a recorded run in one pass over its events.
 
+use std::borrow::Borrow;
+
 use serde_json::{Value as Json, json};
 
 use crate::evals::{EvalInput, Point, ToolCallRecord};
@@ -11,24 +13,22 @@ use super::SessionEvent;
 
 /// The answer and the tool calls evals judge at `point`, from `events` (the turn's
 /// events for a turn, the whole session's at its end): the last answer, and every call.
-pub fn judged(events: &[SessionEvent], point: Point) -> (String, Vec<ToolCallRecord>) {
+/// One pass, so the events may be read straight from a log.
+pub fn judged<E: Borrow<SessionEvent>>(
+    events: impl IntoIterator<Item = E>,
+    point: Point,
+) -> (String, Vec<ToolCallRecord>) {
     let in_scope = |turn: u32| match point {
         Point::TurnEnd(t) => t == turn,
         Point::SessionEnd => true,
     };
-    let content = events
-        .iter()
-        .rev()
-        .find_map(|e| match e {
-            SessionEvent::Assistant { turn, content, .. } if in_scope(*turn) => {
-                Some(content.clone())
-            }
-            _ => None,
-        })
-        .unwrap_or_default();
-    let tool_calls = events
-        .iter()
-        .filter_map(|e| match e {
+    let mut content = String::new();
+    let mut tool_calls = Vec::new();
+    for event in events {
+        match event.borrow() {
+            SessionEvent::Assistant {
+                turn, content: c, ..
+            } if in_scope(*turn) => content.clone_from(c),
             SessionEvent::ToolCall {
                 turn,
                 name,
@@ -38,16 +38,16 @@ pub fn judged(events: &[SessionEvent], point: Point) -> (String, Vec<ToolCallRec
                 ..
             } if in_scope(*turn) => {
                 let ok = status.is_ok();
-                Some(ToolCallRecord {
+                tool_calls.push(ToolCallRecord {
                     name: name.clone(),
                     args: args.clone(),
                     result: ok.then(|| content.clone()),
                     error: (!ok).then(|| content.clone()),
-                })
+                });
             }
-            _ => None,
-        })
-        .collect();
+            _ => {}
+        }
+    }
     (content, tool_calls)
 }
 

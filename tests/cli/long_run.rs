@@ -144,3 +144,29 @@ fn a_long_transcript_replays_the_same_sampled_results() {
     assert_eq!(essentials(&replayed.json_report()["evals"]), ran);
     replayed.stderr_lacks("warning");
 }
+
+#[test]
+fn a_run_whose_event_log_cannot_be_written_fails_instead_of_reporting_less() {
+    let missing = tempfile::tempdir().expect("temp dir");
+    let nowhere = missing.path().join("gone");
+    let out = promptexec()
+        .in_dir(fixtures().join("run"))
+        .env("TMPDIR", &nowhere)
+        .args([
+            "-c",
+            "long.yaml",
+            "run",
+            "long.pack.json",
+            "--prompt",
+            "sampled",
+            "--message",
+            "hi",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(2)
+        .stderr_has("cannot write output")
+        .stderr_has("no event log in");
+    assert!(out.stdout.trim().is_empty(), "no report: {}", out.stdout);
+}

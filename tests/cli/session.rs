@@ -36,7 +36,8 @@ async fn play(user_text: &str) -> (TurnEnd, Vec<SessionEvent>) {
     );
     let end = session.turn(user_text).await;
     session.finish().await;
-    (end, session.events)
+    let events = session.events.read_all().expect("the event log reads back");
+    (end, events)
 }
 
 #[tokio::test]

@@ -16,6 +16,10 @@ impl Session<'_> {
             return;
         };
         if evaluator.any_due(point, SESSION_ID) {
+            if point == Point::SessionEnd {
+                // What the session's evals judge is read back from the log.
+                self.events.flush();
+            }
             let input = self.eval_input(point);
             self.emit(SessionEvent::EvalPoint {
                 turn: match point {
@@ -40,11 +44,10 @@ impl Session<'_> {
     /// What evals see: the last answer and the tool calls of the turn (of the whole
     /// session at its end), and the history as it stands, shared.
     fn eval_input(&self, point: Point) -> EvalInput {
-        let scope = match point {
-            Point::TurnEnd(_) => &self.events[self.turn_events.min(self.events.len())..],
-            Point::SessionEnd => &self.events[..],
+        let (content, tool_calls) = match point {
+            Point::TurnEnd(_) => judged(&self.turn_events, point),
+            Point::SessionEnd => judged(self.events.iter(), point),
         };
-        let (content, tool_calls) = judged(scope, point);
         EvalInput {
             content,
             messages: self.messages.clone(),
