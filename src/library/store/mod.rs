@@ -84,6 +84,10 @@ impl Library {
             .map_err(open)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open)?;
+        // Each insert that fires the index triggers keeps a statement journal; in
+        // a temp file that is a write per page changed, in memory it is none.
+        conn.pragma_update(None, "temp_store", "MEMORY")
+            .map_err(open)?;
         migrate(&mut conn)?;
         Ok(Self { conn })
     }
