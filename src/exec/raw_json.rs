@@ -42,7 +42,7 @@ impl RawJson {
     /// or a lone surrogate is accepted by the scan that delimits raw text, but could
     /// not be written out again, so it is refused here, where it arrives.
     pub fn checked(raw: &RawValue) -> Result<Self, serde_json::Error> {
-        serde_json::from_str::<Readable>(raw.get())?;
+        check_readable(raw.get())?;
         Ok(Self(raw.to_owned()))
     }
 
@@ -56,9 +56,81 @@ impl RawJson {
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
-        serde_json::from_str::<Readable>(raw.get()).map_err(de::Error::custom)?;
+        check_readable(raw.get()).map_err(de::Error::custom)?;
         Ok(Self(raw))
     }
+}
+
+/// Fails where a tree could not hold `text`, which has already been delimited as
+/// JSON. Most text holds nothing that could fail, which one quick scan tells;
+/// only the rest is read through as a tree would be.
+fn check_readable(text: &str) -> Result<(), serde_json::Error> {
+    if may_not_read(text.as_bytes()) {
+        serde_json::from_str::<Readable>(text)?;
+    }
+    Ok(())
+}
+
+/// Nesting this deep may reach serde_json's recursion limit (128).
+const DEEP: usize = 100;
+
+/// Whether `text`, valid JSON syntax, holds anything a tree might fail to read: a
+/// number with an exponent or a long run of digits (which may be out of `f64`
+/// range), a `\u` escape of a surrogate (which may stand alone), or deep nesting.
+/// It may say yes to text that reads; it never says no to text that does not.
+fn may_not_read(text: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut digits = 0usize;
+    let mut at = 0;
+    while at < text.len() {
+        match text[at] {
+            b'"' => {
+                at += 1;
+                loop {
+                    let Some(stop) = text[at..].iter().position(|b| matches!(b, b'"' | b'\\'))
+                    else {
+                        return true;
+                    };
+                    at += stop;
+                    if text[at] == b'"' {
+                        break;
+                    }
+                    if text.get(at + 1) == Some(&b'u') && escapes_surrogate(&text[at + 2..]) {
+                        return true;
+                    }
+                    at += 2;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth >= DEEP {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            // Outside strings an `e` is an exponent, but for the literals.
+            b't' | b'n' => at += 3,
+            b'f' => at += 4,
+            b'e' | b'E' => return true,
+            b'0'..=b'9' => {
+                digits += 1;
+                if digits > 300 {
+                    return true;
+                }
+                at += 1;
+                continue;
+            }
+            _ => {}
+        }
+        digits = 0;
+        at += 1;
+    }
+    false
+}
+
+/// Whether the four hex digits of a `\u` escape name a surrogate (D800 to DFFF).
+fn escapes_surrogate(hex: &[u8]) -> bool {
+    matches!(hex, [d, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F', ..] if d | 0x20 == b'd')
 }
 
 /// A value read all the way through as a tree would be (numbers converted, escapes
@@ -254,6 +326,75 @@ mod tests {
         }
         let raw = RawValue::from_string(r#"{"a": ["\u00e9", 1.5e300]}"#.into()).expect("JSON");
         assert!(RawJson::checked(&raw).is_ok());
+    }
+
+    #[test]
+    fn the_quick_scan_never_passes_what_a_tree_refuses() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let refused = [
+            "1e999".to_string(),
+            format!("[{}]", "9".repeat(400)),
+            r#"{"a": "x\ud800y"}"#.to_string(),
+            r#"["\udc00"]"#.to_string(),
+            deep(200),
+        ];
+        for text in &refused {
+            assert!(may_not_read(text.as_bytes()), "{text}");
+            let raw = RawValue::from_string(text.clone()).expect("delimits as JSON");
+            assert!(RawJson::checked(&raw).is_err(), "{text}");
+        }
+        let plain = r#"{"a": [true, false, null, -12.5, "e\\u d800 \"1e999\""], "b": {}}"#;
+        assert!(!may_not_read(plain.as_bytes()), "{plain}");
+        assert!(!may_not_read(deep(DEEP - 1).as_bytes()));
+    }
+
+    proptest::proptest! {
+        /// On JSON text, hostile pieces and deep nesting included, `checked` accepts
+        /// exactly what a tree reads.
+        #[test]
+        fn checked_agrees_with_a_tree(text in json_text()) {
+            let raw = RawValue::from_string(text.clone()).expect("delimits as JSON");
+            let tree = serde_json::from_str::<Json>(&text);
+            proptest::prop_assert_eq!(RawJson::checked(&raw).is_ok(), tree.is_ok(), "{}", text);
+        }
+    }
+
+    /// JSON text with the values a tree may refuse among its leaves, nested to
+    /// depths on both sides of serde_json's limit.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("true".to_string()),
+            Just("false".to_string()),
+            Just("null".to_string()),
+            Just("-12.5".to_string()),
+            Just("1e308".to_string()),
+            Just("1e309".to_string()),
+            Just("-2.5E-400".to_string()),
+            Just(r#""\ud83d\ude00""#.to_string()),
+            Just(r#""\ud800""#.to_string()),
+            Just(r#""\udc00x""#.to_string()),
+            Just(r#""\\udc00 e5""#.to_string()),
+            (300usize..320).prop_map(|n| "9".repeat(n)),
+        ];
+        let value = leaf.prop_recursive(6, 48, 4, |inner| {
+            let members = proptest::collection::vec(inner, 0..4);
+            prop_oneof![
+                members
+                    .clone()
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                members.prop_map(|items| {
+                    let pairs: Vec<String> = items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| format!(r#""k{i}": {item}"#))
+                        .collect();
+                    format!("{{{}}}", pairs.join(", "))
+                }),
+            ]
+        });
+        (value, 0usize..140)
+            .prop_map(|(value, depth)| format!("{}{value}{}", "[".repeat(depth), "]".repeat(depth)))
     }
 
     #[test]
