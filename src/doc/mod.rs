@@ -7,6 +7,7 @@
 mod check;
 mod diagnostic;
 mod fields;
+mod json_nodes;
 mod json_string;
 mod node;
 mod snippet;

@@ -5,6 +5,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::{MessageFormatter, Spanned};
 
 use super::Diagnostic;
+use super::json_nodes::read_json_nodes;
 
 /// A 1-based line and column (in characters) inside a source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -121,8 +122,12 @@ pub fn parse_json(path: &Path, text: &str) -> Result<Node, Diagnostic> {
             format!("invalid JSON: {}", json_message(&err)),
         ));
     }
-    // The strict check passed, so only duplicate keys can fail here.
-    parse_yaml(path, text)
+    // The strict check passed, so only duplicate keys can fail here. Most JSON is read
+    // directly, with the positions the YAML tree builder would give.
+    match read_json_nodes(text) {
+        Some(root) => Ok(root),
+        None => parse_yaml(path, text),
+    }
 }
 
 /// serde_json appends " at line L column C"; the diagnostic already says where.

@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 
 use crate::doc::{Diagnostic, Diagnostics, Rejected};
 
+use super::parallel::map_in_parallel;
 use super::template_file::load_template_file;
 
 /// What a directory contributes: files with this extension (any case).
@@ -27,24 +28,8 @@ pub struct TemplateSet {
 pub fn load_template_set(paths: &[PathBuf]) -> Result<TemplateSet, Rejected> {
     let mut errors = Diagnostics::default();
     let files = template_files(paths, &mut errors);
-    // Checking is the bulk of the work and each file stands alone: one share of the
-    // files per core, put back in order.
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let share = files.len().div_ceil(threads).max(1);
-    let checked: Vec<Checked> = std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(share)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(|f| check(f)).collect::<Vec<_>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
-            })
-            .collect()
-    });
+    // Checking is the bulk of the work and each file stands alone.
+    let checked = map_in_parallel(&files, |f| check(f));
     let mut set = TemplateSet::default();
     for file in checked {
         match file {

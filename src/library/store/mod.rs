@@ -3,6 +3,7 @@
 //! wait on the busy timeout) so concurrent processes never interleave a change.
 
 mod audit;
+mod new_versions;
 mod prompts;
 mod schema;
 mod search;

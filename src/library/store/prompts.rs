@@ -4,7 +4,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use super::super::sign::content_hash;
+use super::new_versions::put_versions;
 use super::{Library, LibraryError, Result, now};
 
 /// The page cache of a batch of writes, in KiB as `PRAGMA cache_size` takes it
@@ -122,13 +122,16 @@ impl Library {
         self.conn
             .pragma_update(None, "cache_size", BATCH_CACHE_KIB)?;
         let tx = self.write()?;
+        let written = put_versions(&tx, templates, author)?;
+        // Held for the batch: see `put_versions` on cached statements.
+        let mut ratings = tx.prepare(RATINGS)?;
         let mut stored = Vec::with_capacity(templates.len());
-        for template in templates {
+        for (template, new) in templates.iter().zip(written) {
             let id = template["id"].as_str().unwrap_or_default();
-            let new = put_version(&tx, id, template, author)?;
             // A prompt written is unlocked at its latest version; only its ratings,
             // kept across versions, need reading.
-            let (rating, ratings) = ratings_of(&tx, id)?;
+            let (rating, ratings) =
+                ratings.query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
             stored.push(StoredPrompt {
                 id: id.to_string(),
                 version: new.version,
@@ -142,6 +145,7 @@ impl Library {
                 ratings,
             });
         }
+        drop(ratings);
         tx.commit()?;
         Ok(stored)
     }
@@ -149,14 +153,16 @@ impl Library {
     /// Stores every prompt or none.
     pub fn add_all(&mut self, prompts: &[Json], author: &str) -> Result<Vec<(String, u64)>> {
         let tx = self.write()?;
-        let mut stored = Vec::new();
-        for template in prompts {
-            let id = template["id"].as_str().unwrap_or_default().to_string();
-            let version = put_version(&tx, &id, template, author)?.version;
-            stored.push((id, version));
-        }
+        let written = put_versions(&tx, prompts, author)?;
         tx.commit()?;
-        Ok(stored)
+        Ok(prompts
+            .iter()
+            .zip(written)
+            .map(|(template, new)| {
+                let id = template["id"].as_str().unwrap_or_default().to_string();
+                (id, new.version)
+            })
+            .collect())
     }
 
     /// Stores a prompt from a sync packet, unless the packet was seen before; both
@@ -170,10 +176,9 @@ impl Library {
         if fresh == 0 {
             return Err(LibraryError::Replayed);
         }
-        let id = template["id"].as_str().unwrap_or_default().to_string();
-        let version = put_version(&tx, &id, template, author)?.version;
+        let written = put_versions(&tx, std::slice::from_ref(template), author)?;
         tx.commit()?;
-        Ok(version)
+        Ok(written.first().map_or(0, |new| new.version))
     }
 
     /// A prompt at `version`, else at its latest.
@@ -304,10 +309,13 @@ fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<Stor
     })
 }
 
+/// The average and count of the ratings of prompt `?1`.
+const RATINGS: &str = "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1";
+
 /// The average and count of a prompt's ratings.
 fn ratings_of(conn: &Connection, id: &str) -> Result<(Option<f64>, u64)> {
     Ok(conn
-        .prepare_cached("SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1")?
+        .prepare_cached(RATINGS)?
         .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?)
 }
 
@@ -326,60 +334,6 @@ fn refuse_locked(tx: &Transaction<'_>, id: &str) -> Result<()> {
         return Err(LibraryError::Locked(id.to_string()));
     }
     Ok(())
-}
-
-/// Writes the next version of `id` (creating the prompt, or bringing a removed one
-/// back); a locked prompt refuses.
-fn put_version(
-    tx: &Transaction<'_>,
-    id: &str,
-    template: &Json,
-    author: &str,
-) -> Result<NewVersion> {
-    let state: Option<(bool, bool)> = tx
-        .prepare_cached("SELECT locked, removed FROM prompts WHERE id = ?1")?
-        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
-        .optional()?;
-    match state {
-        Some((true, false)) => return Err(LibraryError::Locked(id.to_string())),
-        Some((_, true)) => {
-            tx.prepare_cached("UPDATE prompts SET removed = 0, locked = 0 WHERE id = ?1")?
-                .execute([id])?;
-        }
-        Some(_) => {}
-        None => {
-            tx.prepare_cached("INSERT INTO prompts (id, created_at) VALUES (?1, ?2)")?
-                .execute(params![id, now()])?;
-        }
-    }
-    let version: u64 = tx
-        .prepare_cached("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE prompt_id = ?1")?
-        .query_row([id], |row| row.get(0))?;
-    let new = NewVersion {
-        version,
-        content_hash: content_hash(template),
-        created_at: now(),
-    };
-    tx.prepare_cached(
-        "INSERT INTO versions (prompt_id, version, content, content_hash, author, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        id,
-        version,
-        template.to_string(),
-        &new.content_hash,
-        author,
-        &new.created_at
-    ])?;
-    Ok(NewVersion { version, ..new })
-}
-
-/// What [`put_version`] wrote besides what it was given.
-struct NewVersion {
-    version: u64,
-    content_hash: String,
-    created_at: String,
 }
 
 #[cfg(test)]
