@@ -250,8 +250,7 @@ impl Supervisor {
                 });
             }
         };
-        let left = deadline.saturating_duration_since(Instant::now());
-        match client.call(method, params, left).await {
+        match client.call_by(method, params, deadline, timeout).await {
             Ok(reply) => {
                 self.answered().await;
                 Ok(reply)
@@ -274,11 +273,8 @@ impl Supervisor {
             Err(RpcError::TimedOut(missed)) => {
                 self.timed_out(&client).await;
                 Err(Missed::TimedOut {
-                    // The whole deadline, start-up included, not what was left of it.
-                    missed: Timeout {
-                        after: timeout,
-                        ..missed
-                    },
+                    // The whole deadline, start-up included, as the call was given.
+                    missed,
                     stderr_tail: client.stderr_tail(),
                 })
             }
