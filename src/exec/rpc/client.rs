@@ -265,7 +265,8 @@ impl RpcClient {
         // child that stopped reading must not hold the caller past it. Notifications
         // never wait.
         if let Some((tx, request)) = self.queue(request) {
-            let queued = tokio::time::timeout_at(deadline, tx.send(request)).await;
+            // Boxed: every call would otherwise carry room for this rare wait.
+            let queued = Box::pin(tokio::time::timeout_at(deadline, tx.send(request))).await;
             if queued.is_err() {
                 self.calls.forget(id);
                 return Err(self.calls.timed_out(after));
