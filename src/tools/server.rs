@@ -49,14 +49,22 @@ impl ToolServer {
 
     /// Calls `execute` with the whole request (`args`, and `resolution` when given).
     pub async fn execute(&self, request: &impl Serialize, timeout: Option<Duration>) -> ToolReport {
-        let mut report = ToolReport::new(&self.name, self.spec.runtime);
         let started = Instant::now();
-        let _slot = self.slots.acquire().await;
+        // The deadline counts from when a slot is free: at once, most of the time.
+        // The wait for one is boxed, so that every call does not carry room for it.
+        let (_slot, slotted) = match self.slots.try_acquire() {
+            Ok(slot) => (Ok(slot), started),
+            Err(_) => (Box::pin(self.slots.acquire()).await, Instant::now()),
+        };
         let timeout = timeout
             .or(self.spec.timeout)
             .unwrap_or_else(|| CallKind::Tool.default_timeout());
-        let reply = self.process.exchange_raw("execute", request, timeout).await;
+        let reply = self
+            .process
+            .exchange_raw_by("execute", request, slotted + timeout, timeout)
+            .await;
         let reply = reply.map_err(|missed| NoReply::of(missed, timeout));
+        let mut report = ToolReport::new(&self.name, self.spec.runtime);
         report.duration_ms = started.elapsed().as_millis() as u64;
         match reply {
             Ok(Reply::Result(answer)) => report.answered(answer),

@@ -1,6 +1,5 @@
-use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -8,11 +7,13 @@ use nix::sys::signal::Signal;
 use serde::Serialize;
 use serde_json::Value as Json;
 use tokio::io::AsyncWriteExt;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::envelope::{Incoming, id_at_start, read_line, request_line};
 use super::framing::{Line, LineReader};
+use super::pending::Calls;
 use crate::config::ExecSpec;
 use crate::exec::group::signal_group;
 use crate::exec::spawn::{SpawnError, spawn};
@@ -97,19 +98,15 @@ impl std::fmt::Display for Timeout {
 pub const NOT_FLUSHING_HINT: &str =
     "; nothing was read from its stdout: is it flushing after each line?";
 
-type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Reply<RawJson>, RpcError>>>>>;
-
 /// A running JSON-RPC child. Cheap to share; every call gets its own id.
 pub struct RpcClient {
     name: String,
     pid: u32,
     lines: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
-    waiters: Waiters,
+    calls: Arc<Calls>,
     next_id: AtomicU64,
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Mutex<Tail>>,
-    /// Whether any byte came from its stdout, for the hint on a timeout.
-    stdout_seen: Arc<AtomicBool>,
 }
 
 impl RpcClient {
@@ -129,7 +126,7 @@ impl RpcClient {
         else {
             return Err(SpawnError::NotPiped);
         };
-        let waiters: Waiters = Arc::default();
+        let calls: Arc<Calls> = Arc::default();
         let tail = Arc::new(Mutex::new(Tail::default()));
         let (line_tx, mut line_rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE);
         let (exit_tx, exit_rx) = watch::channel(None);
@@ -158,21 +155,24 @@ impl RpcClient {
         let stderr_task = tokio::spawn(read_stderr_shared(stderr, stderr_tail, stderr_log));
 
         let reader_name = name.to_string();
-        let reader_waiters = Arc::clone(&waiters);
-        let stdout_seen = Arc::new(AtomicBool::new(false));
-        let reader_seen = Arc::clone(&stdout_seen);
+        let reader_calls = Arc::clone(&calls);
         let reader = tokio::spawn(async move {
             let mut lines = LineReader::new(stdout, max_line);
             while let Ok(Some(line)) = lines.next_line().await {
-                reader_seen.store(true, Ordering::Relaxed);
-                route(&reader_name, line, max_line, &reader_waiters);
+                reader_calls.saw_stdout();
+                route(&reader_name, line, max_line, &reader_calls);
             }
         });
+
+        // Deadlines: one timer for every call in flight.
+        let timer_calls = Arc::clone(&calls);
+        let timer_exited = exit_rx.clone();
+        tokio::spawn(async move { timer_calls.expire_until_exit(timer_exited).await });
 
         // Supervisor of the process: when it ends, read what it wrote, clean up its
         // group, and fail every call still waiting.
         let exit_name = name.to_string();
-        let exit_waiters = Arc::clone(&waiters);
+        let exit_calls = Arc::clone(&calls);
         let exit_tail = Arc::clone(&tail);
         tokio::spawn(async move {
             let status = child.wait().await;
@@ -197,11 +197,7 @@ impl RpcClient {
             // Status first, then the waiters: a call registering in between sees the
             // status and does not wait.
             let _ = exit_tx.send(Some(described.clone()));
-            let pending: Vec<_> = exit_waiters
-                .lock()
-                .map(|mut w| w.drain().collect())
-                .unwrap_or_default();
-            for (_, waiter) in pending {
+            for waiter in exit_calls.take_all() {
                 let _ = waiter.send(Err(RpcError::Exited {
                     status: described.clone(),
                     stderr_tail: stderr_tail.clone(),
@@ -214,11 +210,10 @@ impl RpcClient {
             name: name.to_string(),
             pid,
             lines: Mutex::new(Some(line_tx)),
-            waiters,
+            calls,
             next_id: AtomicU64::new(1),
             exited: exit_rx,
             stderr: tail,
-            stdout_seen,
         })
     }
 
@@ -244,66 +239,66 @@ impl RpcClient {
         params: &impl Serialize,
         timeout: Duration,
     ) -> Result<Reply<RawJson>, RpcError> {
+        self.call_by(method, params, Instant::now() + timeout, timeout)
+            .await
+    }
+
+    /// [`RpcClient::call`] with its deadline given; a timeout reports `after`.
+    pub async fn call_by(
+        &self,
+        method: &str,
+        params: &impl Serialize,
+        deadline: Instant,
+        after: Duration,
+    ) -> Result<Reply<RawJson>, RpcError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        if let Ok(mut waiters) = self.waiters.lock() {
-            waiters.insert(id, tx);
-        }
+        let rx = self.calls.register(id, deadline, after);
         if let Some(status) = self.exit_status() {
-            self.forget(id);
+            self.calls.forget(id);
             return Err(RpcError::Exited {
                 status,
                 stderr_tail: self.stderr_tail(),
             });
         }
-        let deadline = Instant::now() + timeout;
         let request = request_line(Some(id), method, params);
         // A call waits for room in the write queue, but only until its deadline: a
         // child that stopped reading must not hold the caller past it. Notifications
         // never wait.
-        if let Some(tx) = self.sender() {
-            let queued = tokio::time::timeout_at(deadline, tx.send(request)).await;
+        if let Some((tx, request)) = self.queue(request) {
+            // Boxed: every call would otherwise carry room for this rare wait.
+            let queued = Box::pin(tokio::time::timeout_at(deadline, tx.send(request))).await;
             if queued.is_err() {
-                self.forget(id);
-                return Err(self.timed_out(timeout));
+                self.calls.forget(id);
+                return Err(self.calls.timed_out(after));
             }
         }
-        match tokio::time::timeout_at(deadline, rx).await {
-            Ok(Ok(reply)) => reply,
+        match rx.await {
+            Ok(reply) => reply,
             // The sender was dropped without an answer: the process is gone.
-            Ok(Err(_)) => Err(RpcError::Exited {
+            Err(_) => Err(RpcError::Exited {
                 status: self.exit_status().unwrap_or_else(|| "stopped".into()),
                 stderr_tail: self.stderr_tail(),
             }),
-            Err(_) => {
-                self.forget(id);
-                Err(self.timed_out(timeout))
-            }
         }
     }
 
-    fn timed_out(&self, after: Duration) -> RpcError {
-        RpcError::TimedOut(Timeout {
-            after,
-            nothing_read: !self.stdout_seen.load(Ordering::Relaxed),
-        })
+    /// Queues `line` for the child when there is room at once; when the queue is
+    /// full, hands it back with the queue to wait on. A closed queue drops it.
+    fn queue(&self, line: Vec<u8>) -> Option<(mpsc::Sender<Vec<u8>>, Vec<u8>)> {
+        let lines = self.lines.lock().ok()?;
+        match lines.as_ref()?.try_send(line) {
+            Err(TrySendError::Full(line)) => lines.clone().map(|tx| (tx, line)),
+            Ok(()) | Err(TrySendError::Closed(_)) => None,
+        }
     }
 
     /// A notification: no id, no reply, and never a wait. Returns whether it was
     /// queued; when the write queue is full or closed, it is not.
     pub fn notify(&self, method: &str, params: impl Serialize) -> bool {
         let note = request_line(None, method, &params);
-        self.sender().is_some_and(|tx| tx.try_send(note).is_ok())
-    }
-
-    fn sender(&self) -> Option<mpsc::Sender<Vec<u8>>> {
-        self.lines.lock().ok().and_then(|lines| lines.clone())
-    }
-
-    fn forget(&self, id: u64) {
-        if let Ok(mut waiters) = self.waiters.lock() {
-            waiters.remove(&id);
-        }
+        let lines = self.lines.lock();
+        let queue = lines.as_ref().ok().and_then(|lines| lines.as_ref());
+        queue.is_some_and(|tx| tx.try_send(note).is_ok())
     }
 
     /// Closes stdin, gives the process `grace` to leave, then kills its group.
@@ -332,10 +327,10 @@ impl RpcClient {
 }
 
 /// Hands a reply to the call waiting for its id; anything else is logged and skipped.
-fn route(name: &str, line: Line, limit: usize, waiters: &Waiters) {
+fn route(name: &str, line: Line<'_>, limit: usize, calls: &Calls) {
     let text = match line {
         Line::Text(text) => text,
-        Line::TooLong { len, head } => return overlong(name, len, &head, limit, waiters),
+        Line::TooLong { len, head } => return overlong(name, len, &head, limit, calls),
         Line::Partial(bytes) => {
             tracing::debug!(
                 "server `{name}`: skipped an unfinished last line: {}",
@@ -347,12 +342,12 @@ fn route(name: &str, line: Line, limit: usize, waiters: &Waiters) {
     if text.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    let (id, reply) = match read_line(&text) {
+    let (id, reply) = match read_line(text) {
         Incoming::Reply(id, reply) => (id, reply),
         Incoming::NotAnObject => {
             tracing::info!(
                 "server `{name}`: skipped a line that is not a JSON object: {}",
-                String::from_utf8_lossy(&text)
+                String::from_utf8_lossy(text)
             );
             return;
         }
@@ -369,7 +364,7 @@ fn route(name: &str, line: Line, limit: usize, waiters: &Waiters) {
             return;
         }
     };
-    match waiter(waiters, id) {
+    match calls.take(id) {
         Some(waiter) => {
             let _ = waiter.send(Ok(reply));
         }
@@ -379,23 +374,15 @@ fn route(name: &str, line: Line, limit: usize, waiters: &Waiters) {
 
 /// A line over the limit fails the call it answers, when its id comes early enough
 /// to be read; otherwise the log names the calls that may be waiting for it.
-fn overlong(name: &str, len: usize, head: &[u8], limit: usize, waiters: &Waiters) {
-    let waiter = id_at_start(head).and_then(|id| waiter(waiters, id));
+fn overlong(name: &str, len: usize, head: &[u8], limit: usize, calls: &Calls) {
+    let waiter = id_at_start(head).and_then(|id| calls.take(id));
     if let Some(waiter) = waiter {
         let _ = waiter.send(Err(RpcError::Overlong(Overlong { len, limit })));
         return;
     }
-    let mut waiting: Vec<u64> = waiters
-        .lock()
-        .map(|w| w.keys().copied().collect())
-        .unwrap_or_default();
-    waiting.sort_unstable();
+    let waiting = calls.ids();
     tracing::warn!(
         "server `{name}`: skipped a {len}-byte line over the limit; its id could not be read, \
          so one of the calls in flight may wait until its deadline (ids: {waiting:?})"
     );
-}
-
-fn waiter(waiters: &Waiters, id: u64) -> Option<oneshot::Sender<Result<Reply<RawJson>, RpcError>>> {
-    waiters.lock().ok().and_then(|mut w| w.remove(&id))
 }

@@ -7,6 +7,7 @@ mod client;
 mod envelope;
 mod errors;
 mod framing;
+mod pending;
 mod policy;
 mod supervisor;
 #[cfg(test)]

@@ -166,12 +166,21 @@ impl Supervisor {
     /// The running process, started when needed; waits for a start only until
     /// `deadline`, when one is given.
     async fn client_by(&self, deadline: Option<Instant>) -> Result<Arc<RpcClient>, Unavailable> {
+        match self.shared.next() {
+            Next::Ready(client) => Ok(client),
+            Next::Failed(err) => Err(err.into()),
+            // Boxed: every call would otherwise carry room for this rare wait.
+            Next::Wait(result) => Box::pin(self.wait_for_start(result, deadline)).await,
+        }
+    }
+
+    /// Waits for the start under way to hand over its process.
+    async fn wait_for_start(
+        &self,
+        mut result: watch::Receiver<StartResult>,
+        deadline: Option<Instant>,
+    ) -> Result<Arc<RpcClient>, Unavailable> {
         loop {
-            let mut result = match self.shared.next() {
-                Next::Ready(client) => return Ok(client),
-                Next::Failed(err) => return Err(err.into()),
-                Next::Wait(result) => result,
-            };
             let started = result.wait_for(Option::is_some);
             let outcome = match deadline {
                 Some(deadline) => tokio::time::timeout_at(deadline, started)
@@ -187,6 +196,11 @@ impl Supervisor {
                 // look at the state again.
                 Ok(None) | Err(_) => tokio::task::yield_now().await,
             }
+            result = match self.shared.next() {
+                Next::Ready(client) => return Ok(client),
+                Next::Failed(err) => return Err(err.into()),
+                Next::Wait(result) => result,
+            };
         }
     }
 
@@ -240,7 +254,19 @@ impl Supervisor {
         params: &impl Serialize,
         timeout: Duration,
     ) -> Result<Reply<RawJson>, Missed> {
-        let deadline = Instant::now() + timeout;
+        self.exchange_raw_by(method, params, Instant::now() + timeout, timeout)
+            .await
+    }
+
+    /// [`Supervisor::exchange_raw`] with its deadline given, for a caller that has
+    /// just read the clock; a missed deadline reports `timeout`.
+    pub async fn exchange_raw_by(
+        &self,
+        method: &str,
+        params: &impl Serialize,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<Reply<RawJson>, Missed> {
         let client = match self.client_by(Some(deadline)).await {
             Ok(client) => client,
             Err(why) => {
@@ -250,8 +276,7 @@ impl Supervisor {
                 });
             }
         };
-        let left = deadline.saturating_duration_since(Instant::now());
-        match client.call(method, params, left).await {
+        match client.call_by(method, params, deadline, timeout).await {
             Ok(reply) => {
                 self.answered().await;
                 Ok(reply)
@@ -274,11 +299,8 @@ impl Supervisor {
             Err(RpcError::TimedOut(missed)) => {
                 self.timed_out(&client).await;
                 Err(Missed::TimedOut {
-                    // The whole deadline, start-up included, not what was left of it.
-                    missed: Timeout {
-                        after: timeout,
-                        ..missed
-                    },
+                    // The whole deadline, start-up included, as the call was given.
+                    missed,
                     stderr_tail: client.stderr_tail(),
                 })
             }

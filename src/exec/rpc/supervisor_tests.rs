@@ -191,3 +191,47 @@ async fn shutdown_calls_off_a_start_under_way() {
     );
     assert!(sup.running().is_none());
 }
+
+#[tokio::test]
+async fn a_call_times_out_at_its_own_deadline_behind_a_longer_one() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let spec = spec(dir, "30");
+    let sup = Supervisor::new(
+        "probe",
+        CallKind::Tool,
+        &spec,
+        RestartPolicy::default(),
+        None,
+    );
+    pid(sup.call("execute", json!({}), LONG).await);
+    // The server holds `hello` for 30 s; the call after it may wait only 200 ms.
+    let slow = sup.call("hello", Json::Null, LONG);
+    let short = Duration::from_millis(200);
+    let quick = sup.call("execute", json!({}), short);
+    tokio::pin!(slow);
+    let first = tokio::select! {
+        biased;
+        _ = &mut slow => panic!("the call held for 30 s ended first"),
+        quick = quick => quick,
+    };
+    let Err(no_reply) = first else {
+        panic!("no reply can come while the server sleeps")
+    };
+    assert_eq!(
+        no_reply.outcome,
+        Outcome::TimedOut {
+            after: short,
+            nothing_read: false
+        }
+    );
+    sup.kill();
+    assert!(matches!(
+        slow.await,
+        Err(super::NoReply {
+            outcome: Outcome::ServerFailed { .. },
+            ..
+        })
+    ));
+    sup.shutdown().await;
+}
