@@ -3,6 +3,8 @@
 //! the check every raw value passes, so it is written for speed: no recursion, no
 //! allocation for nesting under 64 levels, and strings skipped a run at a time.
 
+use super::scan::string_stop;
+
 /// Nesting this deep may reach serde_json's recursion limit (128).
 pub(super) const DEEP: usize = 100;
 
@@ -122,10 +124,7 @@ impl Reader<'_> {
     fn string(&mut self) -> Option<()> {
         self.at += 1;
         loop {
-            let run = self.text[self.at..]
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-            self.at += run;
+            self.at = string_stop(self.text, self.at)?;
             match self.text[self.at] {
                 b'"' => {
                     self.at += 1;
