@@ -1,8 +1,6 @@
-use serde_json::Value as Json;
-use serde_json::value::RawValue;
-
 use crate::exec::RawJson;
-use crate::exec::raw_json::members;
+use crate::exec::raw_json::Member;
+use serde_json::Value as Json;
 
 /// A tool's answer, read by the rules of the exec protocol: by default as a tree,
 /// from [`interpret_raw`] with the result kept as text.
@@ -56,23 +54,22 @@ fn pending_of(pending: &Json) -> Pending {
 /// [`interpret`] by the same rules, reading only the members it decides on: a
 /// result is passed on as the text the tool wrote.
 pub fn interpret_raw(answer: RawJson) -> ToolAnswer<RawJson> {
-    let Some([error, pending, result]) = members(answer.get(), ["error", "pending", "result"])
-    else {
+    let Some([error, pending, result]) = answer.members(["error", "pending", "result"]) else {
         return ToolAnswer::Result(answer);
     };
-    let tree = |raw: &RawValue| serde_json::from_str::<Json>(raw.get()).unwrap_or(Json::Null);
-    let no_error = error.is_none_or(|e| matches!(e.get(), "null" | r#""""#));
-    if let (false, Some(error)) = (no_error, error) {
+    let tree = |member: &Member| serde_json::from_str(answer.member(member)).unwrap_or(Json::Null);
+    let is_error = |e: &Member| !matches!(answer.member(e), "null" | r#""""#);
+    if let Some(error) = error.as_ref().filter(|e| is_error(e)) {
         return match tree(error) {
             Json::String(text) => ToolAnswer::Error(text),
             other => ToolAnswer::Error(other.to_string()),
         };
     }
     if let Some(pending) = pending {
-        return ToolAnswer::Pending(pending_of(&tree(pending)));
+        return ToolAnswer::Pending(pending_of(&tree(&pending)));
     }
     match (result, error) {
-        (Some(result), _) => ToolAnswer::Result(RawJson::part(result)),
+        (Some(result), _) => ToolAnswer::Result(answer.into_member(result)),
         (None, None) => ToolAnswer::Result(answer),
         // The object is the result, without the empty `error` member.
         (None, Some(_)) => match interpret(answer.to_value()) {

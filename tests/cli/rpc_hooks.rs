@@ -234,7 +234,10 @@ fn an_approval_that_times_out_denies() {
 #[tokio::test]
 async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process() {
     let loaded = config::load(&hooks_dir().join("rpc.yaml"), true).expect("loads");
-    let hook = loaded.value.hooks.get("gate").expect("gate").clone();
+    let mut hook = loaded.value.hooks.get("gate").expect("gate").clone();
+    // The next call starts Python again, which a loaded machine may take longer to
+    // do than the fixture's 500 ms deadline; this test is about the restart.
+    hook.exec.timeout = Some(Duration::from_secs(10));
     let policy = RestartPolicy {
         first_backoff: Duration::from_millis(10),
         ..RestartPolicy::default()

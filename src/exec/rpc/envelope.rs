@@ -6,11 +6,10 @@ use std::io::Write;
 
 use serde::Serialize;
 use serde_json::Value as Json;
-use serde_json::value::RawValue;
 
 use super::Reply;
 use crate::exec::RawJson;
-use crate::exec::raw_json::members;
+use crate::exec::raw_json::RawObject;
 
 /// One request (with an id) or notification (without), newline included. The key
 /// order is the one promptexec has always written.
@@ -53,19 +52,17 @@ pub enum Incoming {
 /// Reads one line. A null or empty `error` beside a result is no error, as
 /// PromptKit reads it; when a key appears twice the last one counts.
 pub fn read_line(text: &[u8]) -> Incoming {
-    let Some([id, result, error]) = std::str::from_utf8(text)
-        .ok()
-        .and_then(|text| members(text, ["id", "result", "error"]))
-    else {
+    let Some(object) = std::str::from_utf8(text).ok().and_then(RawObject::read) else {
         return Incoming::NotAnObject;
     };
-    let Some(id) = id.and_then(|id| id.get().parse::<u64>().ok()) else {
+    let [id, result, error] = object.members(["id", "result", "error"]);
+    let Some(id) = id.and_then(|id| object.member(&id).parse::<u64>().ok()) else {
         return Incoming::NoId;
     };
-    let error = error.filter(|e| !matches!(e.get(), "null" | r#""""#));
+    let error = error.filter(|e| !matches!(object.member(e), "null" | r#""""#));
     let reply = match (result, error) {
-        (_, Some(error)) => error_reply(error),
-        (Some(result), None) => match RawJson::checked(result) {
+        (_, Some(error)) => error_reply(object.member(&error)),
+        (Some(result), None) => match object.take(&result) {
             Ok(result) => Reply::Result(result),
             Err(err) => Reply::Error {
                 code: PARSE_ERROR,
@@ -77,8 +74,8 @@ pub fn read_line(text: &[u8]) -> Incoming {
     Incoming::Reply(id, reply)
 }
 
-fn error_reply(error: &RawValue) -> Reply<RawJson> {
-    let error: Json = serde_json::from_str(error.get()).unwrap_or(Json::Null);
+fn error_reply(error: &str) -> Reply<RawJson> {
+    let error: Json = serde_json::from_str(error).unwrap_or(Json::Null);
     Reply::Error {
         code: error.get("code").and_then(Json::as_i64).unwrap_or(0),
         message: error

@@ -1,0 +1,307 @@
+//! One pass over text from outside that tells whether it is one JSON value, by the
+//! grammar serde_json reads, and whether a tree might still fail to hold it. It is
+//! the check every raw value passes, so it is written for speed: no recursion, no
+//! allocation for nesting under 64 levels, and strings skipped a run at a time.
+
+use super::scan::string_stop;
+
+/// Nesting this deep may reach serde_json's recursion limit (128).
+pub(super) const DEEP: usize = 100;
+
+/// What a syntax check found in text that is valid JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fit {
+    /// A tree reads it.
+    Tree,
+    /// It may not fit a tree: a number with an exponent or over 300 digits (which
+    /// may be out of `f64` range), a `\u` escape of a surrogate (which may stand
+    /// alone), or nesting deep enough to reach the recursion limit.
+    Unsure,
+}
+
+/// Whether `text` is exactly one JSON value with optional whitespace around it,
+/// and if so how it fits a tree; `None` when it is not JSON.
+pub(super) fn check(text: &str) -> Option<Fit> {
+    let mut reader = Reader {
+        text: text.as_bytes(),
+        at: 0,
+        unsure: false,
+    };
+    reader.document()?;
+    Some(if reader.unsure {
+        Fit::Unsure
+    } else {
+        Fit::Tree
+    })
+}
+
+struct Reader<'t> {
+    text: &'t [u8],
+    at: usize,
+    unsure: bool,
+}
+
+impl Reader<'_> {
+    fn document(&mut self) -> Option<()> {
+        // The open containers, innermost last: `true` for an object.
+        let mut open: Vec<bool> = Vec::with_capacity(64);
+        self.skip_space();
+        'value: loop {
+            match self.peek()? {
+                open_byte @ (b'{' | b'[') => {
+                    let object = open_byte == b'{';
+                    if open.len() + 1 >= DEEP {
+                        self.unsure = true;
+                    }
+                    self.at += 1;
+                    self.skip_space();
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.at += 1;
+                    } else {
+                        open.push(object);
+                        if object {
+                            self.key()?;
+                        }
+                        continue 'value;
+                    }
+                }
+                b'"' => self.string()?,
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                _ => self.number()?,
+            }
+            // A value has ended: go on in its container, closing those that end.
+            loop {
+                self.skip_space();
+                let Some(&object) = open.last() else {
+                    return (self.at == self.text.len()).then_some(());
+                };
+                let close = if object { b'}' } else { b']' };
+                match self.peek()? {
+                    b',' => {
+                        self.at += 1;
+                        self.skip_space();
+                        if object {
+                            self.key()?;
+                        }
+                        continue 'value;
+                    }
+                    byte if byte == close => {
+                        self.at += 1;
+                        open.pop();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// A member name and its colon, leaving the reader at the value.
+    fn key(&mut self) -> Option<()> {
+        (self.peek()? == b'"').then_some(())?;
+        self.string()?;
+        self.skip_space();
+        (self.peek()? == b':').then_some(())?;
+        self.at += 1;
+        self.skip_space();
+        Some(())
+    }
+
+    /// A string, from its opening quote. The text is UTF-8 already; what remains
+    /// is to refuse control characters and malformed escapes.
+    fn string(&mut self) -> Option<()> {
+        self.at += 1;
+        loop {
+            self.at = string_stop(self.text, self.at)?;
+            match self.text[self.at] {
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                b'\\' => self.escape()?,
+                _ => return None,
+            }
+        }
+    }
+
+    fn escape(&mut self) -> Option<()> {
+        match *self.text.get(self.at + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+            b'u' => {
+                let hex = self.text.get(self.at + 2..self.at + 6)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                if hex[0] | 0x20 == b'd' && matches!(hex[1] | 0x20, b'8'..=b'9' | b'a'..=b'f') {
+                    self.unsure = true;
+                }
+                self.at += 6;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.text[self.at..].starts_with(word).then_some(())?;
+        self.at += word.len();
+        Some(())
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    fn number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek()? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => self.digits()?,
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.digits()?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.unsure = true;
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            self.digits()?;
+        }
+        Some(())
+    }
+
+    /// One or more digits.
+    fn digits(&mut self) -> Option<()> {
+        let run = self.text[self.at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if run == 0 {
+            return None;
+        }
+        if run > 300 {
+            self.unsure = true;
+        }
+        self.at += run;
+        Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::raw_json::tests::json_text;
+
+    /// Whether serde_json reads `text` as one value (as it delimits raw text).
+    fn serde_reads(text: &str) -> bool {
+        serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok()
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads_and_refuses_the_rest() {
+        let valid = [
+            "0",
+            "-0",
+            "-12.5e+3",
+            "1E2",
+            " \t\n\r{} ",
+            r#"{"a":[1,{"b":null}],"c":"\u00e9\n\"x\"","d":true,"e":false}"#,
+            "[[[]]]",
+            r#""\ud800""#,
+            "\"é\u{1F600}\"",
+        ];
+        for text in valid {
+            assert!(check(text).is_some(), "{text}");
+            assert!(serde_reads(text), "{text}");
+        }
+        let invalid = [
+            "",
+            " ",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "-",
+            "1e",
+            "1e+",
+            "[1,]",
+            "{\"a\":1,}",
+            "{1:2}",
+            "{\"a\" 1}",
+            "[1 2]",
+            "\"a",
+            "\"\\x\"",
+            "\"\\u12g4\"",
+            "\"a\u{1}\"",
+            "tru",
+            "nul",
+            "[1]]",
+            "{}{}",
+            "[",
+            "{\"a\":}",
+            "NaN",
+            "[-]",
+        ];
+        for text in invalid {
+            assert_eq!(check(text), None, "{text:?}");
+            assert!(!serde_reads(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn says_what_may_not_fit_a_tree() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for text in [
+            "1e5".to_string(),
+            format!("[{}]", "9".repeat(301)),
+            format!("0.{}", "1".repeat(301)),
+            r#"{"a": "x\uD800y"}"#.to_string(),
+            deep(DEEP),
+        ] {
+            assert_eq!(check(&text), Some(Fit::Unsure), "{text}");
+        }
+        for text in [
+            r#"{"a": [true, false, null, -12.5, "e\\u d800 \"1e999\""], "b": {}}"#.to_string(),
+            deep(DEEP - 1),
+            "\"\\u00e9\"".to_string(),
+        ] {
+            assert_eq!(check(&text), Some(Fit::Tree), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// On text near JSON (valid text with one byte changed, dropped or added),
+        /// the check accepts exactly what serde_json delimits as one value.
+        #[test]
+        fn agrees_with_serde_json_on_near_json(
+            (text, at, edit, byte) in (json_text(), proptest::num::usize::ANY, 0..3u8, proptest::sample::select(b" \t\n\"\\{}[],:-+.0159eEtrufalsn/u\x01x".to_vec()))
+        ) {
+            let mut bytes = text.into_bytes();
+            if !bytes.is_empty() {
+                let at = at % bytes.len();
+                match edit {
+                    0 => bytes[at] = byte,
+                    1 => { bytes.remove(at); }
+                    _ => bytes.insert(at, byte),
+                }
+            }
+            let text = String::from_utf8(bytes).expect("ASCII edits keep UTF-8");
+            proptest::prop_assert_eq!(check(&text).is_some(), serde_reads(&text), "{:?}", text);
+        }
+    }
+}
