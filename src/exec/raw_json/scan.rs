@@ -95,59 +95,10 @@ fn container_end(text: &[u8], mut at: usize) -> Option<usize> {
 /// The closing quote of the string whose contents start at `at`.
 fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
     loop {
-        // Checked text has no control characters in its strings.
-        at = string_stop(text, at)?;
+        at += memchr::memchr2(b'"', b'\\', text.get(at..)?)?;
         if text[at] == b'"' {
             return Some(at);
         }
         at += 2;
-    }
-}
-
-/// The first byte from `at` on that a string cannot hold as it is: a quote, a
-/// backslash or a control character. Eight bytes are looked at a time, as most
-/// strings are long runs of plain characters.
-pub(super) fn string_stop(text: &[u8], mut at: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH_BITS: u64 = ONES << 7;
-    // Whether any byte of `word` is zero (exact as to whether, not where).
-    let any_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGH_BITS != 0;
-    while let Some(&chunk) = text.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
-        let word = u64::from_le_bytes(chunk);
-        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH_BITS != 0;
-        if below_space
-            || any_zero(word ^ (ONES * u64::from(b'"')))
-            || any_zero(word ^ (ONES * u64::from(b'\\')))
-        {
-            break;
-        }
-        at += 8;
-    }
-    let run = text
-        .get(at..)?
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-    Some(at + run)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Word at a time, `string_stop` finds what a byte-by-byte search finds.
-        #[test]
-        fn string_stop_finds_the_first_byte_a_string_cannot_hold(
-            text in proptest::collection::vec(prop_oneof![
-                8 => Just(b'a'),
-                1 => proptest::sample::select(b"\"\\\x00\x1f !#[]\x7f\x80\xc3\xff".to_vec()),
-            ], 0..48),
-            at in 0usize..50,
-        ) {
-            let plain = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
-            let want = text.get(at..).and_then(|rest| rest.iter().position(plain)).map(|p| at + p);
-            prop_assert_eq!(string_stop(&text, at), want);
-        }
     }
 }
