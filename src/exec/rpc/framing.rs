@@ -60,7 +60,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     }),
                 });
             }
-            let (taken, ended) = match chunk.iter().position(|&b| b == b'\n') {
+            let (taken, ended) = match memchr::memchr(b'\n', chunk) {
                 Some(nl) => (nl, true),
                 None => (chunk.len(), false),
             };
