@@ -2,6 +2,7 @@
 //! whoever needs to, and copied by no one who merely forwards it.
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -10,8 +11,6 @@ use serde_json::value::RawValue;
 
 mod scan;
 mod syntax;
-
-use std::ops::Range;
 
 use scan::member_spans;
 use syntax::Fit;
