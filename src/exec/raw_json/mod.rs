@@ -57,14 +57,6 @@ impl RawJson {
 }
 
 impl RawJson {
-    /// `raw` once it is known to read as a tree would: a number out of `f64` range
-    /// or a lone surrogate is accepted by the scan that delimits raw text, but could
-    /// not be written out again, so it is refused here, where it arrives.
-    pub fn checked(raw: &RawValue) -> Result<Self, serde_json::Error> {
-        check_readable(raw.get())?;
-        Ok(Self::whole(raw.get().to_owned()))
-    }
-
     /// The members called `names`, when this is an object, found by a quick scan
     /// (the text is known to be JSON): see [`Member`]. When a name appears twice the
     /// last one counts, as in a parsed tree.
@@ -120,7 +112,7 @@ impl<'t> RawObject<'t> {
     }
 
     /// One of the members as a value of its own, once it is known to read as a
-    /// tree would (see [`RawJson::checked`]).
+    /// tree would.
     pub fn take(&self, member: &Member) -> Result<RawJson, serde_json::Error> {
         let text = self.member(member);
         if self.fit == Fit::Unsure {
@@ -153,7 +145,9 @@ impl<'de> Deserialize<'de> for RawJson {
 }
 
 /// Fails where a tree could not hold `text`, which has already been delimited as
-/// JSON. Most text holds nothing that could fail, which one quick scan tells;
+/// JSON: a number out of `f64` range or a lone surrogate passes the scan that
+/// delimits raw text but could not be written out again, so it is refused where it
+/// arrives. Most text holds nothing that could fail, which the syntax check tells;
 /// only the rest is read through as a tree would be.
 fn check_readable(text: &str) -> Result<(), serde_json::Error> {
     if syntax::check(text) != Some(Fit::Tree) {
@@ -249,6 +243,11 @@ mod tests {
     use super::syntax::DEEP;
     use super::*;
     use serde::de::{DeserializeSeed, IgnoredAny};
+
+    /// `raw` as a [`RawJson`] is read wherever one arrives.
+    fn checked(raw: &RawValue) -> Result<RawJson, serde_json::Error> {
+        serde_json::from_str(raw.get())
+    }
 
     /// The members called `names` of the JSON object `text`, as serde_json reads them:
     /// what the quick scans are held to.
@@ -350,7 +349,7 @@ mod tests {
     fn text_no_tree_could_hold_is_refused_where_it_arrives() {
         for text in ["[1e999]", r#"{"a": "\ud800"}"#, "-1e400"] {
             let raw = RawValue::from_string(text.to_string()).expect("delimits as JSON");
-            let err = RawJson::checked(&raw).expect_err(text).to_string();
+            let err = checked(&raw).expect_err(text).to_string();
             assert!(
                 err.contains("out of range") || err.contains("escape"),
                 "{err}"
@@ -358,7 +357,7 @@ mod tests {
             assert!(serde_json::from_str::<RawJson>(text).is_err(), "{text}");
         }
         let raw = RawValue::from_string(r#"{"a": ["\u00e9", 1.5e300]}"#.into()).expect("JSON");
-        assert!(RawJson::checked(&raw).is_ok());
+        assert!(checked(&raw).is_ok());
     }
 
     #[test]
@@ -374,7 +373,7 @@ mod tests {
         for text in &refused {
             assert_eq!(syntax::check(text), Some(Fit::Unsure), "{text}");
             let raw = RawValue::from_string(text.clone()).expect("delimits as JSON");
-            assert!(RawJson::checked(&raw).is_err(), "{text}");
+            assert!(checked(&raw).is_err(), "{text}");
         }
         let plain = r#"{"a": [true, false, null, -12.5, "e\\u d800 \"1e999\""], "b": {}}"#;
         assert_eq!(syntax::check(plain), Some(Fit::Tree), "{plain}");
@@ -388,7 +387,7 @@ mod tests {
         fn checked_agrees_with_a_tree(text in json_text()) {
             let raw = RawValue::from_string(text.clone()).expect("delimits as JSON");
             let tree = serde_json::from_str::<Json>(&text);
-            proptest::prop_assert_eq!(RawJson::checked(&raw).is_ok(), tree.is_ok(), "{}", text);
+            proptest::prop_assert_eq!(checked(&raw).is_ok(), tree.is_ok(), "{}", text);
         }
     }
 
