@@ -1,0 +1,41 @@
+//! Release builds link the functions promptexec runs at start-up next to each other
+//! (the list is `layout/startup.order`, written by `layout/generate`), so that a
+//! command touches a few hundred kilobytes of code instead of pages all over the
+//! binary. The option is lld's, the linker Rust uses by default on x86_64 Linux;
+//! other targets, and builds that name their own linker, link as usual.
+
+use std::env;
+use std::path::Path;
+
+fn main() {
+    println!("cargo::rerun-if-changed=layout/startup.order");
+    println!("cargo::rerun-if-env-changed=CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER");
+    if env::var("PROFILE").as_deref() != Ok("release")
+        || env::var("TARGET").as_deref() != Ok("x86_64-unknown-linux-gnu")
+        || names_a_linker()
+    {
+        return;
+    }
+    let order = Path::new(&env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
+        .join("layout")
+        .join("startup.order");
+    if !order.exists() {
+        return;
+    }
+    println!(
+        "cargo::rustc-link-arg-bin=promptexec=-Wl,--symbol-ordering-file={}",
+        order.display()
+    );
+    // The list names symbols of one toolchain and one lock file; those it no longer
+    // finds are skipped.
+    println!("cargo::rustc-link-arg-bin=promptexec=-Wl,--no-warn-symbol-ordering");
+}
+
+/// Whether this build chose its linker itself, which may not be lld.
+fn names_a_linker() -> bool {
+    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_some()
+        || flags
+            .split('\x1f')
+            .any(|flag| flag.contains("linker") || flag.contains("link-self-contained"))
+}
