@@ -13,7 +13,7 @@ mod scan;
 mod syntax;
 
 use scan::member_spans;
-use syntax::Fit;
+use syntax::{ContainerEnds, Fit};
 
 /// One valid JSON value, kept as text. It serialises exactly as the same value
 /// parsed into a [`Json`] would (compact or pretty, escapes and numbers rewritten
@@ -22,6 +22,8 @@ use syntax::Fit;
 pub struct RawJson {
     text: String,
     span: Range<usize>,
+    /// Where the containers near the top of `text` close, when its check noted it.
+    ends: ContainerEnds,
 }
 
 impl RawJson {
@@ -32,7 +34,11 @@ impl RawJson {
 
     fn whole(text: String) -> Self {
         let span = 0..text.len();
-        Self { text, span }
+        Self {
+            text,
+            span,
+            ends: ContainerEnds::default(),
+        }
     }
 
     fn from_raw(raw: Box<RawValue>) -> Self {
@@ -61,9 +67,8 @@ impl RawJson {
     /// (the text is known to be JSON): see [`Member`]. When a name appears twice the
     /// last one counts, as in a parsed tree.
     pub fn members<const N: usize>(&self, names: [&str; N]) -> Option<[Option<Member>; N]> {
-        let spans = member_spans(self.get(), names)?;
-        let base = self.span.start;
-        Some(spans.map(|span| span.map(|s| Member(s.start + base..s.end + base))))
+        let spans = member_spans(&self.text, self.span.start, &self.ends, names)?;
+        Some(spans.map(|span| span.map(Member)))
     }
 
     /// The text of one of this value's members.
@@ -74,8 +79,8 @@ impl RawJson {
     /// One of this value's members, as a value of its own, without copying it.
     pub fn into_member(self, member: Member) -> Self {
         Self {
-            text: self.text,
             span: member.0,
+            ..self
         }
     }
 }
@@ -89,21 +94,28 @@ pub struct Member(Range<usize>);
 pub struct RawObject<'t> {
     text: &'t str,
     fit: Fit,
+    ends: ContainerEnds,
 }
 
 impl<'t> RawObject<'t> {
+    /// How deep the check notes where containers close: the object, its members
+    /// and theirs, which is as deep as a reply is looked into to route it.
+    const NOTED_LEVELS: usize = 3;
+
     /// `text` when it is one JSON object.
     pub fn read(text: &'t str) -> Option<Self> {
-        let fit = syntax::check(text)?;
+        let (fit, ends) = syntax::check_noting_ends(text, Self::NOTED_LEVELS)?;
         text.trim_start()
             .starts_with('{')
-            .then_some(Self { text, fit })
+            .then_some(Self { text, fit, ends })
     }
 
     /// The members called `names`; see [`RawJson::members`].
     pub fn members<const N: usize>(&self, names: [&str; N]) -> [Option<Member>; N] {
-        let spans = member_spans(self.text, names).unwrap_or([const { None }; N]);
-        spans.map(|span| span.map(Member))
+        let spans = member_spans(self.text, 0, &self.ends, names);
+        spans
+            .unwrap_or([const { None }; N])
+            .map(|span| span.map(Member))
     }
 
     /// The text of one of the members.
@@ -118,7 +130,10 @@ impl<'t> RawObject<'t> {
         if self.fit == Fit::Unsure {
             serde_json::from_str::<Readable>(text)?;
         }
-        Ok(RawJson::whole(text.to_owned()))
+        Ok(RawJson {
+            ends: self.ends.within(&member.0),
+            ..RawJson::whole(text.to_owned())
+        })
     }
 }
 
@@ -408,6 +423,18 @@ mod tests {
         assert!(raw("[1]").members(["a"]).is_none());
     }
 
+    #[test]
+    fn a_member_taken_from_a_line_steps_over_what_the_line_noted() {
+        let line = r#"{"id":1,"result":{"x":{"y":["]"]},"result":[{"a":"]"},[1,{}]],"error":null},"z":[]}"#;
+        let object = RawObject::read(line).expect("an object");
+        let [result] = object.members(["result"]);
+        let taken = object.take(&result.expect("present")).expect("readable");
+        let [result, error] = taken.members(["result", "error"]).expect("an object");
+        assert_eq!(taken.member(&error.expect("present")), "null");
+        let result = taken.into_member(result.expect("present"));
+        assert_eq!(result.get(), r#"[{"a":"]"},[1,{}]]"#);
+    }
+
     proptest::proptest! {
         /// The quick scan of a value known to be JSON finds the members a full read
         /// of the object finds, escaped and repeated names included.
@@ -427,7 +454,17 @@ mod tests {
                 proptest::prop_assert_eq!(Some(texts), read, "{}", text);
                 if let Some(result) = &found[2] {
                     let tree = serde_json::from_str::<Json>(object.member(result)).is_ok();
-                    proptest::prop_assert_eq!(object.take(result).is_ok(), tree, "{}", text);
+                    let taken = object.take(result);
+                    proptest::prop_assert_eq!(taken.is_ok(), tree, "{}", text);
+                    // What was taken is scanned by the container ends noted in the line.
+                    if let Ok(taken) = taken {
+                        let scanned = taken
+                            .members(names)
+                            .map(|found| found.map(|m| m.map(|m| taken.member(&m).to_string())));
+                        let read = members(object.member(result), names)
+                            .map(|found| found.map(|m| m.map(|raw| raw.get().to_string())));
+                        proptest::prop_assert_eq!(scanned, read, "{}", text);
+                    }
                 }
             }
         }

@@ -3,15 +3,20 @@
 
 use std::ops::Range;
 
-/// Where the members called `names` of the object `text` hold their values; `None`
-/// when `text` is not an object. When a name appears twice the last one counts, and
-/// names written with escapes are compared as decoded, as in a parsed tree.
+use super::syntax::ContainerEnds;
+
+/// Where the members called `names` of the object at `from` in `text` hold their
+/// values; `None` when the value there is not an object. When a name appears twice
+/// the last one counts, and names written with escapes are compared as decoded, as
+/// in a parsed tree. Containers whose ends are noted in `ends` are stepped over.
 pub(super) fn member_spans<const N: usize>(
     text: &str,
+    from: usize,
+    ends: &ContainerEnds,
     names: [&str; N],
 ) -> Option<[Option<Range<usize>>; N]> {
     let bytes = text.as_bytes();
-    let mut at = skip_space(bytes, 0);
+    let mut at = skip_space(bytes, from);
     if bytes.get(at) != Some(&b'{') {
         return None;
     }
@@ -28,7 +33,10 @@ pub(super) fn member_spans<const N: usize>(
             return None;
         }
         let start = skip_space(bytes, at + 1);
-        let end = value_end(bytes, start)?;
+        let end = match ends.end_of(start) {
+            Some(end) => end,
+            None => value_end(bytes, start)?,
+        };
         if let Some(i) = index {
             found[i] = Some(start..end);
         }

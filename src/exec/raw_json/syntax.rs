@@ -3,6 +3,8 @@
 //! the check every raw value passes, so it is written for speed: no recursion, one
 //! small stack of open containers, and strings searched a vector at a time.
 
+use std::ops::Range;
+
 /// Nesting this deep may reach serde_json's recursion limit (128).
 pub(super) const DEEP: usize = 100;
 
@@ -20,34 +22,81 @@ pub(super) enum Fit {
 /// Whether `text` is exactly one JSON value with optional whitespace around it,
 /// and if so how it fits a tree; `None` when it is not JSON.
 pub(super) fn check(text: &str) -> Option<Fit> {
+    check_noting_ends(text, 0).map(|(fit, _)| fit)
+}
+
+/// [`check`], also noting where the containers of the outer `levels` levels of
+/// nesting close (the value itself is level 0).
+pub(super) fn check_noting_ends(text: &str, levels: usize) -> Option<(Fit, ContainerEnds)> {
     let mut reader = Reader {
         text: text.as_bytes(),
         at: 0,
         unsure: false,
+        levels,
+        ends: ContainerEnds::default(),
     };
     reader.document()?;
-    Some(if reader.unsure {
+    let fit = if reader.unsure {
         Fit::Unsure
     } else {
         Fit::Tree
-    })
+    };
+    Some((fit, reader.ends))
+}
+
+/// Where containers close, by where they open, in the order they open: what lets
+/// a scan for members step over a large value instead of walking through it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct ContainerEnds(Vec<Range<usize>>);
+
+impl ContainerEnds {
+    /// How many a check notes at most: enough for the members a reply is routed
+    /// by, and a bound on the memory a reply of many small containers takes.
+    const MOST: usize = 64;
+
+    /// One past the bracket that closes the container opened at `start`, when noted.
+    pub(super) fn end_of(&self, start: usize) -> Option<usize> {
+        let at = self
+            .0
+            .binary_search_by_key(&start, |span| span.start)
+            .ok()?;
+        Some(self.0[at].end)
+    }
+
+    /// Those inside `span`, counted from its start.
+    pub(super) fn within(&self, span: &Range<usize>) -> Self {
+        let first = self.0.partition_point(|s| s.start < span.start);
+        let last = self.0.partition_point(|s| s.start < span.end);
+        let inside = self.0[first..last].iter();
+        Self(
+            inside
+                .map(|s| s.start - span.start..s.end - span.start)
+                .collect(),
+        )
+    }
 }
 
 struct Reader<'t> {
     text: &'t [u8],
     at: usize,
     unsure: bool,
+    /// Containers this close to the top have their ends noted.
+    levels: usize,
+    ends: ContainerEnds,
 }
 
 impl Reader<'_> {
     fn document(&mut self) -> Option<()> {
         // The open containers, innermost last: `true` for an object.
         let mut open: Vec<bool> = Vec::with_capacity(64);
+        // Where in `ends` the open containers whose ends are noted are.
+        let mut noted: Vec<usize> = Vec::new();
         self.skip_space();
         'value: loop {
             match self.peek()? {
                 open_byte @ (b'{' | b'[') => {
                     let object = open_byte == b'{';
+                    let start = self.at;
                     if open.len() + 1 >= DEEP {
                         self.unsure = true;
                     }
@@ -57,6 +106,10 @@ impl Reader<'_> {
                     if self.peek() == Some(close) {
                         self.at += 1;
                     } else {
+                        if open.len() < self.levels && self.ends.0.len() < ContainerEnds::MOST {
+                            noted.push(self.ends.0.len());
+                            self.ends.0.push(start..start);
+                        }
                         open.push(object);
                         if object {
                             self.key()?;
@@ -89,6 +142,10 @@ impl Reader<'_> {
                     byte if byte == close => {
                         self.at += 1;
                         open.pop();
+                        if open.len() < noted.len() {
+                            let span = noted.pop().expect("noted containers are open");
+                            self.ends.0[span].end = self.at;
+                        }
                     }
                     _ => return None,
                 }
@@ -284,6 +341,38 @@ mod tests {
         ] {
             assert_eq!(check(&text), Some(Fit::Tree), "{text}");
         }
+    }
+
+    #[test]
+    fn notes_where_the_outer_containers_close() {
+        let text = r#" {"a": [1, [2, {"b": []}]], "c": {}, "d": {"e": "}"}} "#;
+        let (fit, ends) = check_noting_ends(text, 2).expect("JSON");
+        assert_eq!(fit, Fit::Tree);
+        let container = |written: &str| {
+            let start = text.find(written).expect("in the text");
+            start..start + written.len()
+        };
+        let d = container(r#"{"e": "}"}"#);
+        assert_eq!(
+            ends,
+            ContainerEnds(vec![
+                container(text.trim()),
+                container(r#"[1, [2, {"b": []}]]"#),
+                d.clone(),
+            ])
+        );
+        assert_eq!(ends.end_of(d.start), Some(d.end));
+        assert_eq!(ends.end_of(d.start + 1), None);
+        assert_eq!(ends.within(&d), ContainerEnds(vec![0..d.len()]));
+        assert_eq!(
+            check_noting_ends(text, 0).expect("JSON").1,
+            ContainerEnds::default()
+        );
+
+        let many = format!("[{}[1]]", "[1],".repeat(100));
+        let (_, ends) = check_noting_ends(&many, 2).expect("JSON");
+        assert_eq!(ends.0.len(), ContainerEnds::MOST);
+        assert_eq!(ends.0[1], 1..4);
     }
 
     proptest::proptest! {
