@@ -11,7 +11,8 @@
 //!
 //! Every figure is a median over rounds that interleave the contenders, so machine
 //! noise hits them alike. Run: `cargo bench --bench payload` (BENCH_SCALE=N
-//! multiplies the number of calls, BENCH_ROUNDS=N the rounds; defaults 1 and 3).
+//! multiplies the number of calls, BENCH_ROUNDS=N the rounds; defaults 1 and 3;
+//! BENCH_PART=large or small runs one half).
 //! The servers are this very program, started with `--as-server`.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -44,8 +45,13 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    large_replies(&runtime, &me, rounds, 50 * scale);
-    small_calls(&runtime, &me, rounds, 20_000 * scale);
+    let part = std::env::var("BENCH_PART").unwrap_or_default();
+    if part != "small" {
+        large_replies(&runtime, &me, rounds, 50 * scale);
+    }
+    if part != "large" {
+        small_calls(&runtime, &me, rounds, 20_000 * scale);
+    }
 }
 
 fn env_number(name: &str, default: usize) -> usize {

@@ -26,17 +26,13 @@ pub(super) fn member_spans<const N: usize>(
         return Some(found);
     }
     loop {
-        let key_end = string_end(bytes, at + 1)?;
-        let index = name_index(&text[at..=key_end], &names);
+        let (index, key_end) = member_name(text, at, &names)?;
         at = skip_space(bytes, key_end + 1);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
         let start = skip_space(bytes, at + 1);
-        let end = match ends.end_of(start) {
-            Some(end) => end,
-            None => value_end(bytes, start)?,
-        };
+        let end = value_end(bytes, start, ends)?;
         if let Some(i) = index {
             found[i] = Some(start..end);
         }
@@ -49,14 +45,20 @@ pub(super) fn member_spans<const N: usize>(
     }
 }
 
-/// Which of `names` the quoted member name `key` is.
-fn name_index(key: &str, names: &[&str]) -> Option<usize> {
-    let plain = &key[1..key.len() - 1];
-    if !plain.contains('\\') {
-        return names.iter().position(|n| *n == plain);
+/// Which of `names` the member name whose opening quote is at `at` is, and where
+/// its closing quote is. A name without escapes, the common case, is compared as it
+/// is written; the others as decoded, as in a parsed tree.
+fn member_name(text: &str, at: usize, names: &[&str]) -> Option<(Option<usize>, usize)> {
+    let bytes = text.as_bytes();
+    let first = at + 1 + quote_or_backslash(bytes.get(at + 1..)?)?;
+    if bytes[first] == b'"' {
+        let name = &bytes[at + 1..first];
+        return Some((names.iter().position(|n| n.as_bytes() == name), first));
     }
-    let decoded: String = serde_json::from_str(key).ok()?;
-    names.iter().position(|n| *n == decoded)
+    let end = string_end(bytes, first)?;
+    let decoded = serde_json::from_str::<String>(&text[at..=end]).ok();
+    let index = decoded.and_then(|name| names.iter().position(|n| *n == name));
+    Some((index, end))
 }
 
 fn skip_space(text: &[u8], mut at: usize) -> usize {
@@ -67,10 +69,10 @@ fn skip_space(text: &[u8], mut at: usize) -> usize {
 }
 
 /// One past the last byte of the value that starts at `at`.
-fn value_end(text: &[u8], at: usize) -> Option<usize> {
+fn value_end(text: &[u8], at: usize, ends: &ContainerEnds) -> Option<usize> {
     match text.get(at)? {
         b'"' => Some(string_end(text, at + 1)? + 1),
-        b'{' | b'[' => container_end(text, at),
+        b'{' | b'[' => ends.end_of(at).or_else(|| container_end(text, at)),
         _ => {
             let len = text[at..]
                 .iter()
@@ -103,10 +105,20 @@ fn container_end(text: &[u8], mut at: usize) -> Option<usize> {
 /// The closing quote of the string whose contents start at `at`.
 fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
     loop {
-        at += memchr::memchr2(b'"', b'\\', text.get(at..)?)?;
+        at += quote_or_backslash(text.get(at..)?)?;
         if text[at] == b'"' {
             return Some(at);
         }
         at += 2;
+    }
+}
+
+/// Where the first `"` or `\\` of `bytes` is. Most strings in JSON are short: their
+/// first bytes are looked at one by one, and only the rest a vector at a time.
+pub(super) fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    let head = bytes.len().min(16);
+    match bytes[..head].iter().position(|&b| b == b'"' || b == b'\\') {
+        Some(at) => Some(at),
+        None => memchr::memchr2(b'"', b'\\', &bytes[head..]).map(|at| at + head),
     }
 }

@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use super::scan::quote_or_backslash;
+
 /// Nesting this deep may reach serde_json's recursion limit (128).
 pub(super) const DEEP: usize = 100;
 
@@ -76,6 +78,50 @@ impl ContainerEnds {
     }
 }
 
+/// The containers open at a point of the text, innermost last, each an object or
+/// an array. The first levels are bits, so that most text is checked without
+/// allocating.
+#[derive(Default)]
+struct OpenContainers {
+    len: usize,
+    /// Bit `i` is set when the container at level `i` is an object.
+    near: u128,
+    deeper: Vec<bool>,
+}
+
+impl OpenContainers {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, object: bool) {
+        if self.len < 128 {
+            self.near |= u128::from(object) << self.len;
+        } else {
+            self.deeper.push(object);
+        }
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len -= 1;
+        if self.len >= 128 {
+            self.deeper.pop();
+        } else {
+            self.near &= !(1 << self.len);
+        }
+    }
+
+    /// Whether the innermost is an object; `None` when none is open.
+    fn last(&self) -> Option<bool> {
+        let level = self.len.checked_sub(1)?;
+        Some(match self.deeper.last() {
+            Some(&object) if level >= 128 => object,
+            _ => self.near >> level & 1 == 1,
+        })
+    }
+}
+
 struct Reader<'t> {
     text: &'t [u8],
     at: usize,
@@ -87,8 +133,7 @@ struct Reader<'t> {
 
 impl Reader<'_> {
     fn document(&mut self) -> Option<()> {
-        // The open containers, innermost last: `true` for an object.
-        let mut open: Vec<bool> = Vec::with_capacity(64);
+        let mut open = OpenContainers::default();
         // Where in `ends` the open containers whose ends are noted are.
         let mut noted: Vec<usize> = Vec::new();
         self.skip_space();
@@ -126,7 +171,7 @@ impl Reader<'_> {
             // A value has ended: go on in its container, closing those that end.
             loop {
                 self.skip_space();
-                let Some(&object) = open.last() else {
+                let Some(object) = open.last() else {
                     return (self.at == self.text.len()).then_some(());
                 };
                 let close = if object { b'}' } else { b']' };
@@ -180,7 +225,7 @@ impl Reader<'_> {
         self.at += 1;
         loop {
             let rest = &self.text[self.at..];
-            let run = memchr::memchr2(b'"', b'\\', rest)?;
+            let run = quote_or_backslash(rest)?;
             // Counted without stopping early, so that it runs a vector at a time.
             let controls = rest[..run].iter().fold(false, |seen, &b| seen | (b < 0x20));
             if controls {
@@ -344,6 +389,20 @@ mod tests {
     }
 
     #[test]
+    fn nesting_of_any_depth_is_closed_in_order() {
+        let pairs = 70; // 140 levels, past those kept as bits
+        let nested = format!("{}1{}", r#"{"a":["#.repeat(pairs), "]}".repeat(pairs));
+        assert_eq!(check(&nested), Some(Fit::Unsure));
+        let closing = nested.find(']').expect("closers");
+        for pair in 0..pairs {
+            let mut swapped = nested.clone();
+            let at = closing + 2 * pair;
+            swapped.replace_range(at..at + 2, "}]");
+            assert_eq!(check(&swapped), None, "pair {pair}");
+        }
+    }
+
+    #[test]
     fn notes_where_the_outer_containers_close() {
         let text = r#" {"a": [1, [2, {"b": []}]], "c": {}, "d": {"e": "}"}} "#;
         let (fit, ends) = check_noting_ends(text, 2).expect("JSON");
@@ -363,7 +422,8 @@ mod tests {
         );
         assert_eq!(ends.end_of(d.start), Some(d.end));
         assert_eq!(ends.end_of(d.start + 1), None);
-        assert_eq!(ends.within(&d), ContainerEnds(vec![0..d.len()]));
+        let d_alone = ContainerEnds(std::iter::once(0..d.len()).collect());
+        assert_eq!(ends.within(&d), d_alone);
         assert_eq!(
             check_noting_ends(text, 0).expect("JSON").1,
             ContainerEnds::default()

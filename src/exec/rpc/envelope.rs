@@ -2,8 +2,6 @@
 //! pre-serialised parts, and replies read once into an id and a result or error
 //! kept as raw text, so a payload is never built into a tree just to be passed on.
 
-use std::io::Write;
-
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -17,8 +15,11 @@ pub fn request_line(id: Option<u64>, method: &str, params: &impl Serialize) -> V
     let mut line = Vec::with_capacity(96);
     line.extend_from_slice(br#"{"jsonrpc":"2.0","#);
     if let Some(id) = id {
-        // Writing into a Vec cannot fail.
-        let _ = write!(line, r#""id":{id},"#);
+        line.extend_from_slice(br#""id":"#);
+        // Writing a number into a Vec cannot fail; serde_json writes it without
+        // the formatting machinery `write!` goes through.
+        let _ = serde_json::to_writer(&mut line, &id);
+        line.push(b',');
     }
     line.extend_from_slice(br#""method":"#);
     let _ = serde_json::to_writer(&mut line, method);
