@@ -1,7 +1,7 @@
 //! One pass over text from outside that tells whether it is one JSON value, by the
 //! grammar serde_json reads, and whether a tree might still fail to hold it. It is
-//! the check every raw value passes, so it is written for speed: no recursion, one
-//! small stack of open containers, and strings searched a vector at a time.
+//! the check every raw value passes, so it is written for speed: no recursion, open
+//! containers kept as bits, and long strings searched a vector at a time.
 
 use std::ops::Range;
 
