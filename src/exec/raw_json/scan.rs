@@ -113,9 +113,9 @@ fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
     }
 }
 
-/// Where the first `"` or `\\` of `bytes` is. Most strings in JSON are short: their
+/// Where the first `"` or `\` of `bytes` is. Most strings in JSON are short: their
 /// first bytes are looked at one by one, and only the rest a vector at a time.
-pub(super) fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     let head = bytes.len().min(16);
     match bytes[..head].iter().position(|&b| b == b'"' || b == b'\\') {
         Some(at) => Some(at),

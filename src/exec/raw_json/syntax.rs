@@ -88,12 +88,15 @@ struct OpenContainers {
 }
 
 impl OpenContainers {
+    /// How many levels are kept as bits.
+    const NEAR: usize = u128::BITS as usize;
+
     fn len(&self) -> usize {
         self.len
     }
 
     fn push(&mut self, object: bool) {
-        if self.len < 128 {
+        if self.len < Self::NEAR {
             self.near |= u128::from(object) << self.len;
         } else {
             self.deeper.push(object);
@@ -103,20 +106,21 @@ impl OpenContainers {
 
     fn pop(&mut self) {
         self.len -= 1;
-        if self.len >= 128 {
-            self.deeper.pop();
-        } else {
+        if self.len < Self::NEAR {
             self.near &= !(1 << self.len);
+        } else {
+            self.deeper.pop();
         }
     }
 
     /// Whether the innermost is an object; `None` when none is open.
     fn last(&self) -> Option<bool> {
         let level = self.len.checked_sub(1)?;
-        Some(match self.deeper.last() {
-            Some(&object) if level >= 128 => object,
-            _ => self.near >> level & 1 == 1,
-        })
+        if level < Self::NEAR {
+            Some(self.near >> level & 1 == 1)
+        } else {
+            self.deeper.last().copied()
+        }
     }
 }
 
