@@ -149,6 +149,9 @@ fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, C
         )
         .with_evals(plan.evaluator)
         .on_event(sink);
+        // A user message and an answer a turn at least: grown by doubling, a long
+        // conversation's history would hold up to twice the room it needs.
+        session.messages.reserve(2 * plan.messages.len());
         session.variables = plan.variables.clone();
         session.max_rounds = plan.max_rounds;
         session.approvals = plan.approvals;
@@ -271,7 +274,7 @@ fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String
 /// Plays the messages in order until one ends the run, then the session-level
 /// evals and `session_end`.
 async fn play(session: &mut Session<'_>, messages: &[String]) -> Vec<TurnEnd> {
-    let mut turns = Vec::new();
+    let mut turns = Vec::with_capacity(messages.len());
     for text in messages {
         let end = session.turn(text).await;
         let go_on = end.run_continues();

@@ -25,6 +25,11 @@ impl History {
         Arc::make_mut(&mut self.0).push(message.to_string().into());
     }
 
+    /// Room for `additional` more messages.
+    pub fn reserve(&mut self, additional: usize) {
+        Arc::make_mut(&mut self.0).reserve(additional);
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }

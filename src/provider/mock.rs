@@ -72,11 +72,17 @@ pub enum Rule {
 
 impl MockScript {
     /// The answer to call number `call` (from 1) of `scenario`, and the rule that gave it.
-    pub fn respond(&self, scenario: &str, call: u64) -> (MockTurn, Rule) {
-        let found = self.scenarios.get(scenario);
-        if let Some(turn) = found.and_then(|s| s.turns.get(&call)) {
-            return (turn.clone(), Rule::ScenarioTurn);
+    /// A scripted turn is taken out of the script: each call number is asked for once,
+    /// and a long script is not held twice, as script and as history.
+    pub fn respond(&mut self, scenario: &str, call: u64) -> (MockTurn, Rule) {
+        if let Some(turn) = self
+            .scenarios
+            .get_mut(scenario)
+            .and_then(|s| s.turns.remove(&call))
+        {
+            return (turn, Rule::ScenarioTurn);
         }
+        let found = self.scenarios.get(scenario);
         let text = |t: &str| MockTurn {
             content: t.to_string(),
             tool_calls: Vec::new(),
@@ -303,7 +309,7 @@ mod tests {
 
     #[test]
     fn lookup_order_is_turn_then_scenario_then_global_then_fallback() {
-        let script = load(SCRIPT).expect("valid").value;
+        let mut script = load(SCRIPT).expect("valid").value;
         let (first, rule) = script.respond("support", 1);
         assert_eq!(rule, Rule::ScenarioTurn);
         assert_eq!(
@@ -326,7 +332,7 @@ mod tests {
         );
         assert_eq!(script.respond("quiet", 2).1, Rule::GlobalDefault);
         assert_eq!(script.respond("unknown", 1).0.content, "global");
-        let bare = load("scenarios: {}\n").expect("valid").value;
+        let mut bare = load("scenarios: {}\n").expect("valid").value;
         assert_eq!(
             bare.respond("x", 1),
             (
@@ -341,8 +347,9 @@ mod tests {
 
     #[test]
     fn look_alike_keys_and_quoted_turn_keys_are_warned_about() {
-        let loaded = load("default_response: x\nscenarios:\n  s:\n    turns:\n      \"1\": hi\n")
-            .expect("only warnings");
+        let mut loaded =
+            load("default_response: x\nscenarios:\n  s:\n    turns:\n      \"1\": hi\n")
+                .expect("only warnings");
         let messages: Vec<String> = loaded.warnings.iter().map(|d| d.message.clone()).collect();
         assert!(
             messages.iter().any(|m| m.contains("`default_response`")
