@@ -320,6 +320,8 @@ mod tests {
             }]
         );
         assert_eq!(script.respond("support", 2).0.content, "It is delayed.");
+        // A scripted turn is handed over once; asked again, the defaults answer.
+        assert_eq!(script.respond("support", 2).1, Rule::ScenarioDefault);
         assert_eq!(
             script.respond("support", 3),
             (

@@ -365,6 +365,20 @@ mod tests {
         assert!(d.is_none());
         assert!(members(" [1] ", ["a"]).is_none());
         assert!(members(r#"{"a": 1} {}"#, ["a"]).is_none());
+        // The scans replies are routed by find the same, in a value and in a line.
+        let kept = raw(text);
+        let [a, b, d] = kept.members(["a", "b", "d"]).expect("an object");
+        assert_eq!(a.map(|m| kept.member(&m).to_string()).as_deref(), Some("3"));
+        assert_eq!(
+            b.map(|m| kept.member(&m).to_string()).as_deref(),
+            Some(r#""x""#)
+        );
+        assert!(d.is_none());
+        let line = RawObject::read(text).expect("an object");
+        let [a] = line.members(["a"]);
+        assert_eq!(a.map(|m| line.member(&m)), Some("3"));
+        assert!(RawObject::read(" [1] ").is_none());
+        assert!(RawObject::read(r#"{"a": 1} {}"#).is_none());
     }
 
     #[test]
