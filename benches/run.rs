@@ -2,11 +2,13 @@
 //! of 100, 1,000 and 10,000 turns played by the real binary with `--format json`
 //! to a file, each size in a process of its own so its peak RSS is its own.
 //!
-//! Two set-ups, interleaved round by round with every size so machine noise hits
+//! Three set-ups, interleaved round by round with every size so machine noise hits
 //! them alike:
 //! - plain: the scripted model alone;
 //! - extensions: the same with a built-in eval on every turn and a session hook
-//!   (`session_start` and `session_end`).
+//!   (`session_start` and `session_end`);
+//! - plain, flags: as plain, with the messages given as `--message` flags instead of
+//!   `--messages-from FILE`, which shows what clap's parsing of them costs.
 //!
 //! Per size it prints the median wall time per turn (whole run / turns), the
 //! marginal time per turn (after taking off a 1-turn run: start-up, loading), the
@@ -22,11 +24,13 @@ use std::time::Instant;
 
 const TIME: &str = "/usr/bin/time";
 
-/// A set-up of the conversation: its name, config and pack.
+/// A set-up of the conversation: its name, config and pack, and whether its user
+/// messages are flags rather than a file.
 struct Setup {
     name: &'static str,
     config: PathBuf,
     pack: &'static str,
+    flags: bool,
 }
 
 /// One measured run.
@@ -61,11 +65,19 @@ fn main() {
             name: "plain",
             config: dir.join("plain.yaml"),
             pack: "bench.pack.json",
+            flags: false,
         },
         Setup {
             name: "extensions",
             config: dir.join("extensions.yaml"),
             pack: "evals.pack.json",
+            flags: false,
+        },
+        Setup {
+            name: "plain, flags",
+            config: dir.join("plain.yaml"),
+            pack: "bench.pack.json",
+            flags: true,
         },
     ];
     let mut all_sizes = vec![1];
@@ -131,7 +143,7 @@ fn main() {
 
 /// Plays `turns` turns of `setup` under `/usr/bin/time`, the JSON report to a file.
 fn measure(dir: &Path, setup: &Setup, turns: usize) -> Sample {
-    let report = dir.join(format!("report-{}-{turns}.json", setup.name));
+    let report = dir.join(format!("report-{turns}.json"));
     let rss_file = dir.join("rss");
     let mut command = Command::new(TIME);
     command
@@ -150,10 +162,14 @@ fn measure(dir: &Path, setup: &Setup, turns: usize) -> Sample {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    for turn in 1..=turns {
+    if setup.flags {
+        for turn in 1..=turns {
+            command.arg("--message").arg(message(turn));
+        }
+    } else {
         command
-            .arg("--message")
-            .arg(format!("message number {turn}"));
+            .arg("--messages-from")
+            .arg(format!("messages-{turns}.txt"));
     }
     let started = Instant::now();
     let out = command.output().expect("promptexec runs");
@@ -213,8 +229,15 @@ fn write_files(dir: &Path) {
     );
 }
 
-/// The mock script of a `turns`-turn conversation: each call answered by its number.
+fn message(turn: usize) -> String {
+    format!("message number {turn}")
+}
+
+/// The mock script of a `turns`-turn conversation, each call answered by its number,
+/// and its user messages, one a line.
 fn write_mock(dir: &Path, turns: usize) {
+    let messages: String = (1..=turns).map(|turn| message(turn) + "\n").collect();
+    std::fs::write(dir.join(format!("messages-{turns}.txt")), messages).expect("messages");
     let mut mock = String::from("scenarios:\n  chat:\n    turns:\n");
     for turn in 1..=turns {
         mock.push_str(&format!(

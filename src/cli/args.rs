@@ -58,6 +58,7 @@ impl ColorWhen {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Play a conversation from a pack against the scripted mock model
     Run(RunArgs),
@@ -81,6 +82,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("user").required(true).args(["messages", "messages_from"])))]
 pub struct RunArgs {
     /// The PromptPack (JSON)
     pub pack: PathBuf,
@@ -93,8 +95,13 @@ pub struct RunArgs {
     pub vars: VarArgs,
 
     /// A user message (repeatable; each is one turn)
-    #[arg(long = "message", value_name = "TEXT", required = true)]
+    #[arg(long = "message", value_name = "TEXT")]
     pub messages: Vec<String>,
+
+    /// Read the user messages from FILE (`-`: stdin), one per line; blank lines are
+    /// skipped
+    #[arg(long, value_name = "FILE")]
+    pub messages_from: Option<String>,
 
     /// PromptKit mock-responses YAML [default: the mock provider's mock_config]
     #[arg(long, value_name = "FILE")]
@@ -234,6 +241,7 @@ pub enum InvokeFormat {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum HookCommand {
     /// Send one event to a hook (a realistic sample unless --event is given)
     Test(HookTestArgs),
@@ -270,6 +278,7 @@ pub struct ValidateArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PromptCommand {
     /// Print a rendered template on stdout, and nothing else
     #[command(disable_version_flag = true)]
@@ -282,6 +291,7 @@ pub enum PromptCommand {
 
 /// The library's own commands.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum LibraryCommand {
     /// Add PromptKind template files to the library (a new version if the id exists)
     ///
@@ -373,6 +383,7 @@ pub enum LibraryCommand {
 
 /// Signed sharing between libraries.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ShareCommand {
     /// Make an ed25519 key pair for signing; prints the public key as a did:key
     Keygen {
@@ -444,6 +455,7 @@ pub enum ShareCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum AuditCommand {
     /// Check that no audit record was edited or removed
     Verify {
@@ -452,7 +464,9 @@ pub enum AuditCommand {
     },
 }
 
-/// Where the library is, who acts, and how to answer.
+// Where the library is, who acts, and how to answer. (Not a doc comment: on an
+// `Args` flattened into a deferred subcommand, it would replace the subcommand's
+// own description.)
 #[derive(Debug, Args)]
 pub struct LibraryArgs {
     /// The library database [default: the per-user data directory]
@@ -504,7 +518,8 @@ pub struct RenderArgs {
     pub library: LibraryArgs,
 }
 
-/// Variable values, shared by every command that renders a template.
+// Variable values, shared by every command that renders a template. (Not a doc
+// comment, as above.)
 #[derive(Debug, Args)]
 pub struct VarArgs {
     /// A value for a variable or slot (repeatable); overrides --vars-file

@@ -1,6 +1,7 @@
 //! `run`: plays every `--message` as a turn against the scripted model and reports
 //! what happened.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -28,8 +29,10 @@ use super::load::{self, choose_prompt, mock_path, prompt_evaluator};
 use super::runtime::{interrupted, with_runtime};
 use super::warnings::LoadWarnings;
 
-/// Everything a run needs, loaded and checked; nothing has started.
-struct Plan {
+/// Everything a run needs, loaded and checked; nothing has started. The user
+/// messages are borrowed from the arguments when they came as flags: a long
+/// conversation is not held twice.
+struct Plan<'a> {
     config: RuntimeConfig,
     pack: Pack,
     prompt: Prompt,
@@ -40,7 +43,7 @@ struct Plan {
     evaluator: Evaluator,
     cancel: CancellationToken,
     warnings: Diagnostics,
-    messages: Vec<String>,
+    messages: Cow<'a, [String]>,
     max_rounds: Option<u64>,
     approvals: Approvals,
     transcript: Option<PathBuf>,
@@ -70,7 +73,11 @@ fn human_stream(quiet: bool) -> HumanStream {
 
 /// Loads the config, pack, prompt, variables, mock script and evals; a problem in
 /// any of them stops the run before anything starts.
-fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Plan, CliError> {
+fn plan<'a>(
+    settings: &Settings,
+    args: &'a RunArgs,
+    console: &mut Console,
+) -> Result<Plan<'a>, CliError> {
     let mut warnings = LoadWarnings::new(args.strict);
     let config = warnings.config(settings, console)?;
     let pack = warnings.keep(pack::load(&args.pack), console)?;
@@ -86,6 +93,7 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Pl
         Some(path) => warnings.keep(load_mock(&path), console)?,
         None => Default::default(),
     };
+    let messages = load::user_messages(&args.messages, args.messages_from.as_deref())?;
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     match script.check_scenario(&scenario, args.scenario.is_some()) {
         Some(problem) if problem.is_error() => return Err(CliError::Invalid(problem.into())),
@@ -107,7 +115,7 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Pl
         evaluator,
         cancel,
         warnings,
-        messages: args.messages.clone(),
+        messages,
         max_rounds: args.max_rounds,
         approvals: approvals(args),
         transcript: args.transcript.clone(),
@@ -122,7 +130,7 @@ struct Played {
 
 /// Plays the conversation, writing the transcript and showing each event to `watch`
 /// as it happens, and returns the record of the run.
-fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, CliError> {
+fn execute(plan: Plan<'_>, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, CliError> {
     let mut transcript = match &plan.transcript {
         Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
             path: path.clone(),

@@ -20,7 +20,7 @@ pub fn load(path: &Path, check_files: bool) -> Result<Loaded<RuntimeConfig>, Loa
         Some(parent) if !parent.as_os_str().is_empty() => cwd.join(parent),
         _ => cwd,
     };
-    let mut checker = Checker::new(path, &text);
+    let mut checker = Checker::new(path, text);
     let mut config = resolve(&root, &base_dir, check_files, &mut checker);
     config.path = Some(path.to_path_buf());
     finish(config, checker.diagnostics)

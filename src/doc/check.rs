@@ -20,10 +20,11 @@ pub struct Checker {
 }
 
 impl Checker {
-    pub fn new(file: &Path, text: &str) -> Self {
+    /// A checker for `file`; give the text by value when the caller is done with it.
+    pub fn new(file: &Path, text: impl Into<String>) -> Self {
         Self {
             file: file.to_path_buf(),
-            text: text.to_string(),
+            text: text.into(),
             diagnostics: Diagnostics::default(),
         }
     }

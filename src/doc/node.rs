@@ -102,7 +102,7 @@ impl Node {
 
 /// Reads a YAML document. Syntax errors and duplicate keys come back as one diagnostic.
 pub fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
-    match serde_saphyr::from_str::<Spanned<RawValue>>(text) {
+    match serde_saphyr::from_str::<Spanned<Tree>>(text) {
         Ok(root) => Ok(Node::from(root)),
         Err(err) => Err(saphyr_diagnostic(path, &err)),
     }
@@ -156,16 +156,9 @@ fn saphyr_diagnostic(path: &Path, err: &serde_saphyr::Error) -> Diagnostic {
     Diagnostic::error(path, pos, message.to_string())
 }
 
-/// The shape serde-saphyr fills in; children carry their own spans.
-enum RawValue {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Spanned<RawValue>>),
-    Map(Vec<(Spanned<String>, Spanned<RawValue>)>),
-}
+/// A value as serde-saphyr hands it over. Its children become [`Node`]s as soon as
+/// each is read, so a large document is never held as two trees at once.
+struct Tree(Value);
 
 fn pos_of(loc: &serde_saphyr::Location) -> (Pos, usize) {
     let pos = Pos {
@@ -176,87 +169,75 @@ fn pos_of(loc: &serde_saphyr::Location) -> (Pos, usize) {
     (pos, offset)
 }
 
-impl From<Spanned<RawValue>> for Node {
-    fn from(spanned: Spanned<RawValue>) -> Node {
+impl From<Spanned<Tree>> for Node {
+    fn from(spanned: Spanned<Tree>) -> Node {
         let (pos, offset) = pos_of(&spanned.referenced);
-        let value = match spanned.value {
-            RawValue::Null => Value::Null,
-            RawValue::Bool(b) => Value::Bool(b),
-            RawValue::Int(i) => Value::Int(i),
-            RawValue::Float(f) => Value::Float(f),
-            RawValue::Str(s) => Value::Str(s),
-            RawValue::Seq(items) => Value::Seq(items.into_iter().map(Node::from).collect()),
-            RawValue::Map(entries) => Value::Map(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| {
-                        let key = Key {
-                            pos: pos_of(&k.referenced).0,
-                            name: k.value,
-                        };
-                        (key, Node::from(v))
-                    })
-                    .collect(),
-            ),
-        };
-        Node { pos, offset, value }
+        Node {
+            pos,
+            offset,
+            value: spanned.value.0,
+        }
     }
 }
 
-impl<'de> Deserialize<'de> for RawValue {
+impl<'de> Deserialize<'de> for Tree {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RawVisitor)
+        deserializer.deserialize_any(TreeVisitor).map(Tree)
     }
 }
 
-struct RawVisitor;
+struct TreeVisitor;
 
-impl<'de> Visitor<'de> for RawVisitor {
-    type Value = RawValue;
+impl<'de> Visitor<'de> for TreeVisitor {
+    type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any YAML value")
     }
-    fn visit_unit<E>(self) -> Result<RawValue, E> {
-        Ok(RawValue::Null)
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
-    fn visit_none<E>(self) -> Result<RawValue, E> {
-        Ok(RawValue::Null)
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawValue, D::Error> {
-        RawValue::deserialize(d)
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Tree::deserialize(d).map(|tree| tree.0)
     }
-    fn visit_bool<E>(self, v: bool) -> Result<RawValue, E> {
-        Ok(RawValue::Bool(v))
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<RawValue, E> {
-        Ok(RawValue::Int(v))
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<RawValue, E> {
-        Ok(i64::try_from(v).map_or(RawValue::Float(v as f64), RawValue::Int))
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<RawValue, E> {
-        Ok(RawValue::Float(v))
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
     }
-    fn visit_str<E>(self, v: &str) -> Result<RawValue, E> {
-        Ok(RawValue::Str(v.to_string()))
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<RawValue, E> {
-        Ok(RawValue::Str(v))
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
+        while let Some(item) = seq.next_element::<Spanned<Tree>>()? {
+            items.push(Node::from(item));
         }
-        Ok(RawValue::Seq(items))
+        Ok(Value::Seq(items))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawValue, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut entries = Vec::new();
         while let Some(key) = map.next_key::<Spanned<String>>()? {
-            entries.push((key, map.next_value()?));
+            let key = Key {
+                pos: pos_of(&key.referenced).0,
+                name: key.value,
+            };
+            entries.push((key, Node::from(map.next_value::<Spanned<Tree>>()?)));
         }
-        Ok(RawValue::Map(entries))
+        Ok(Value::Map(entries))
     }
 }
 

@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
@@ -45,8 +46,9 @@ pub struct Call<'a> {
     pub name: &'a str,
     pub kind: CallKind,
     pub spec: &'a ExecSpec,
-    /// Written to stdin, which is then closed.
-    pub input: Vec<u8>,
+    /// Written to stdin, which is then closed; borrowed when the caller keeps it, as
+    /// a payload shared by several hooks.
+    pub input: Cow<'a, [u8]>,
     pub timeout: Duration,
     pub grace: Duration,
     pub max_output: u64,
@@ -56,12 +58,17 @@ pub struct Call<'a> {
 
 impl<'a> Call<'a> {
     /// A call with the spec's settings, or the defaults for its kind.
-    pub fn new(name: &'a str, kind: CallKind, spec: &'a ExecSpec, input: Vec<u8>) -> Self {
+    pub fn new(
+        name: &'a str,
+        kind: CallKind,
+        spec: &'a ExecSpec,
+        input: impl Into<Cow<'a, [u8]>>,
+    ) -> Self {
         Self {
             name,
             kind,
             spec,
-            input,
+            input: input.into(),
             timeout: spec.timeout.unwrap_or_else(|| kind.default_timeout()),
             grace: DEFAULT_GRACE,
             max_output: spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT),

@@ -222,7 +222,7 @@ impl HookDispatcher {
         let Some((last, others)) = listening.split_last() else {
             return Vec::new();
         };
-        let payload: Arc<str> = session_payload_text(phase, event).into();
+        let payload = Arc::new(session_payload_text(phase, event));
         for hook in others {
             self.observers
                 .send(hook, CallKind::Hook, phase.into(), Arc::clone(&payload));
@@ -245,11 +245,11 @@ impl HookDispatcher {
     /// Eval hooks get each EvalResult, fire and forget; returns their names.
     pub fn eval_result(&mut self, result: &Json) -> Vec<String> {
         let mut notified = Vec::new();
-        let mut payload: Option<Arc<str>> = None;
+        let mut payload: Option<Arc<String>> = None;
         for hook in self.exec_hooks() {
             if matches!(hook.hook.kind, HookKind::Eval) {
                 notified.push(hook.hook.name.clone());
-                let payload = payload.get_or_insert_with(|| result.to_string().into());
+                let payload = payload.get_or_insert_with(|| Arc::new(result.to_string()));
                 self.observers.send(
                     &hook,
                     CallKind::EvalHook,

@@ -1,8 +1,9 @@
 //! The conversation's messages, held once and shared: every payload, request and eval
 //! input that shows the history holds the same list, so handing it on costs a
-//! reference count, not a copy, however long the conversation is. Each message is
-//! kept as its compact JSON text, a fraction of the memory of a parsed value; the
-//! few readers that look inside one parse it then.
+//! reference count, not a copy, however long the conversation is. A plain text
+//! message (role, content, and the same text in `parts`) is kept as its role and
+//! text; any other as its compact JSON text, a fraction of the memory of a parsed
+//! value. The few readers that look inside one get it back as JSON then.
 
 use std::sync::Arc;
 
@@ -13,16 +14,84 @@ use serde_json::Value as Json;
 /// while an older view of it is still held somewhere, and then only its pointers:
 /// each message's text is shared too, never copied.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct History(Arc<Vec<Arc<str>>>);
+pub struct History(Arc<Vec<Stored>>);
 
-/// A message back from the text [`History`] wrote; that text is always valid JSON.
-fn parse(text: &str) -> Json {
-    serde_json::from_str(text).unwrap_or_default()
+/// One message as [`History`] keeps it.
+#[derive(Debug, Clone, PartialEq)]
+enum Stored {
+    /// Exactly `payload::message(role, text)`, which most messages are.
+    Text(Role, Arc<str>),
+    /// Anything else, as compact JSON text.
+    Json(Arc<str>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    const ALL: [Role; 3] = [Role::System, Role::User, Role::Assistant];
+
+    fn name(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+impl Stored {
+    fn new(message: &Json) -> Stored {
+        match plain_text(message) {
+            Some((role, text)) => Stored::Text(role, text.into()),
+            None => Stored::Json(message.to_string().into()),
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        match self {
+            Stored::Text(role, text) => super::payload::message(role.name(), text),
+            // Text this type wrote, so always valid JSON.
+            Stored::Json(text) => serde_json::from_str(text).unwrap_or_default(),
+        }
+    }
+}
+
+/// The role and text of a message that is exactly `payload::message(role, text)`,
+/// keys in that order, so that it reads back the same.
+fn plain_text(message: &Json) -> Option<(Role, &str)> {
+    let fields = message.as_object()?;
+    let mut entries = fields.iter();
+    let (Some(("role", role)), Some(("content", content)), Some(("parts", parts)), None) = (
+        entries.next().map(|(k, v)| (k.as_str(), v)),
+        entries.next().map(|(k, v)| (k.as_str(), v)),
+        entries.next().map(|(k, v)| (k.as_str(), v)),
+        entries.next(),
+    ) else {
+        return None;
+    };
+    let role = Role::ALL
+        .into_iter()
+        .find(|r| role.as_str() == Some(r.name()))?;
+    let text = content.as_str()?;
+    let [part] = parts.as_array()?.as_slice() else {
+        return None;
+    };
+    let part = part.as_object()?;
+    let same = part.len() == 2
+        && part.keys().eq(["type", "text"])
+        && part["type"] == "text"
+        && part["text"].as_str() == Some(text);
+    same.then_some((role, text))
 }
 
 impl History {
     pub fn push(&mut self, message: Json) {
-        Arc::make_mut(&mut self.0).push(message.to_string().into());
+        Arc::make_mut(&mut self.0).push(Stored::new(&message));
     }
 
     /// Room for `additional` more messages.
@@ -39,13 +108,13 @@ impl History {
     }
 
     pub fn get(&self, index: usize) -> Option<Json> {
-        self.0.get(index).map(|text| parse(text))
+        self.0.get(index).map(Stored::to_json)
     }
 
     /// Replaces message `index` (copying the list first if another view holds it).
     pub fn set(&mut self, index: usize, message: Json) {
         if let Some(slot) = Arc::make_mut(&mut self.0).get_mut(index) {
-            *slot = message.to_string().into();
+            *slot = Stored::new(&message);
         }
     }
 
@@ -60,7 +129,7 @@ impl History {
         index: usize,
     ) -> impl DoubleEndedIterator<Item = Json> + ExactSizeIterator + '_ {
         let from = index.min(self.0.len());
-        self.0[from..].iter().map(|text| parse(text))
+        self.0[from..].iter().map(Stored::to_json)
     }
 
     pub fn to_vec(&self) -> Vec<Json> {
@@ -85,7 +154,7 @@ impl From<Vec<Json>> for History {
 impl FromIterator<Json> for History {
     fn from_iter<I: IntoIterator<Item = Json>>(iter: I) -> Self {
         Self(Arc::new(
-            iter.into_iter().map(|m| m.to_string().into()).collect(),
+            iter.into_iter().map(|m| Stored::new(&m)).collect(),
         ))
     }
 }
@@ -134,10 +203,49 @@ mod tests {
         let view = history.clone();
         history.push(json!({"role": "assistant"}));
         assert!(!Arc::ptr_eq(&view.0, &history.0), "the list was copied");
+        let (Stored::Json(held), Stored::Json(copied)) = (&view.0[0], &history.0[0]) else {
+            panic!("a message with no parts is kept as JSON text")
+        };
+        assert!(Arc::ptr_eq(held, copied), "the copy shares the message");
+    }
+
+    #[test]
+    fn plain_text_messages_are_kept_as_their_text_and_read_back_the_same() {
+        let plain = crate::hooks::payload::message("user", "hi \"there\"");
+        let history: History = vec![plain.clone()].into();
         assert!(
-            Arc::ptr_eq(&view.0[0], &history.0[0]),
-            "the copy shares the message"
+            matches!(&history.0[0], Stored::Text(Role::User, text) if &**text == "hi \"there\"")
         );
+        assert_eq!(history.get(0), Some(plain.clone()));
+        assert_eq!(
+            serde_json::to_string(&history).expect("writes"),
+            format!("[{plain}]")
+        );
+    }
+
+    #[test]
+    fn other_messages_keep_their_exact_json() {
+        let others = [
+            // parts that say something else
+            json!({"role": "user", "content": "hi", "parts": [{"type": "text", "text": "ho"}]}),
+            // keys in another order
+            json!({"content": "hi", "role": "user", "parts": [{"type": "text", "text": "hi"}]}),
+            json!({"role": "user", "content": "hi", "parts": [{"text": "hi", "type": "text"}]}),
+            // a role that is not one of the three, and extra fields
+            json!({"role": "tool", "content": "hi", "parts": [{"type": "text", "text": "hi"}]}),
+            json!({"role": "user", "content": "hi", "parts": [{"type": "text", "text": "hi"}], "x": 1}),
+            json!({"role": "user", "content": "hi", "parts": [{"type": "text", "text": "hi", "x": 1}]}),
+            json!({"role": "user", "content": "hi", "parts": []}),
+        ];
+        let history: History = others.to_vec().into();
+        for (i, message) in others.iter().enumerate() {
+            assert!(matches!(history.0[i], Stored::Json(_)), "{message}");
+            assert_eq!(
+                history.get(i).map(|m| m.to_string()),
+                Some(message.to_string()),
+                "read back in the same order"
+            );
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ struct Job {
     kind: CallKind,
     phase: Phase,
     /// The payload, serialised once and shared by every observer that hears it.
-    payload: Arc<str>,
+    payload: Arc<String>,
     /// The turn in progress when the event happened, so a late failure is reported
     /// on the turn it belongs to.
     turn: u32,
@@ -64,7 +64,13 @@ impl Observers {
     }
 
     /// Queues one event for `hook`; never waits. A full queue drops the event.
-    pub fn send(&mut self, hook: &Arc<ExecHook>, kind: CallKind, phase: Phase, payload: Arc<str>) {
+    pub fn send(
+        &mut self,
+        hook: &Arc<ExecHook>,
+        kind: CallKind,
+        phase: Phase,
+        payload: Arc<String>,
+    ) {
         let queue = self
             .queues
             .entry(hook.hook.name.clone())

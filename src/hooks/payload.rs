@@ -126,8 +126,28 @@ pub fn session_payload_text(phase: HookPhase, event: &SessionInfo) -> String {
         phase: phase.as_str(),
         event,
     };
-    // Strings, numbers and a history of JSON texts always serialize.
-    serde_json::to_string(&envelope).unwrap_or_default()
+    // Measured first: at `session_end` this is the whole conversation, which would
+    // otherwise be grown by doubling to up to twice its size. Strings, numbers and a
+    // history of messages always serialize.
+    let mut size = ByteCount(0);
+    let _ = serde_json::to_writer(&mut size, &envelope);
+    let mut text = Vec::with_capacity(size.0);
+    let _ = serde_json::to_writer(&mut text, &envelope);
+    String::from_utf8(text).unwrap_or_default()
+}
+
+/// A writer that only counts what it is given.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A bare request (`before_call`, `before_execution`) or session event wrapped as the
@@ -220,10 +240,9 @@ mod tests {
             turn_index: 2,
         };
         let phase = HookPhase::SessionEnd;
-        assert_eq!(
-            session_payload_text(phase, &event),
-            session_payload(phase, &event).to_string()
-        );
+        let text = session_payload_text(phase, &event);
+        assert_eq!(text, session_payload(phase, &event).to_string());
+        assert_eq!(text.capacity(), text.len(), "allocated once, at its size");
     }
 
     #[test]

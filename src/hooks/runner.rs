@@ -45,7 +45,7 @@ impl ExecHook {
 
     pub async fn run(&self, kind: CallKind, payload: &Json, cancel: &CancellationToken) -> HookRun {
         match &self.server {
-            None => run_once(&self.hook, kind, payload.to_string().into_bytes(), cancel).await,
+            None => run_once(&self.hook, kind, payload.to_string().as_bytes(), cancel).await,
             Some(server) => self.on_server(server, kind, payload.clone(), cancel).await,
         }
     }
@@ -59,7 +59,7 @@ impl ExecHook {
         cancel: &CancellationToken,
     ) -> HookRun {
         match &self.server {
-            None => run_once(&self.hook, kind, text.as_bytes().to_vec(), cancel).await,
+            None => run_once(&self.hook, kind, text.as_bytes(), cancel).await,
             Some(server) => match serde_json::from_str(text) {
                 Ok(payload) => self.on_server(server, kind, payload, cancel).await,
                 Err(err) => HookRun {
@@ -116,7 +116,7 @@ pub async fn run_hook(
 async fn run_once(
     hook: &Hook,
     kind: CallKind,
-    payload: Vec<u8>,
+    payload: &[u8],
     cancel: &CancellationToken,
 ) -> HookRun {
     let mut call = Call::new(&hook.name, kind, &hook.exec, payload);

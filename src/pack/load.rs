@@ -12,7 +12,7 @@ pub fn load(path: &Path) -> Result<Loaded<Pack>, Rejected> {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
     let root = parse_json(path, &text).map_err(|d| Rejected(d.into()))?;
-    let mut cx = Checker::new(path, &text);
+    let mut cx = Checker::new(path, text);
     let pack = resolve(&root, path, &mut cx);
     let Some(pack) = pack else {
         return Err(Rejected(cx.diagnostics));

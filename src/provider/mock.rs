@@ -24,7 +24,7 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish, one_of,
+    Checker, Diagnostic, Key, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish, one_of,
     parse_yaml, suggest,
 };
 
@@ -144,7 +144,7 @@ pub fn load_mock(path: &Path) -> Result<Loaded<MockScript>, Rejected> {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
     let root = parse_yaml(path, &text).map_err(|d| Rejected(d.into()))?;
-    let mut cx = Checker::new(path, &text);
+    let mut cx = Checker::new(path, text);
     let mut script = script(&mut cx, &root);
     script.path = Some(path.to_path_buf());
     finish(script, cx.diagnostics)
@@ -191,10 +191,8 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
         && cx.map(turns, &format!("{what}.turns")).is_some()
         && let Value::Map(entries) = &turns.value
     {
-        // Split once: a long script has a key on every line.
-        let text = cx.text.clone();
-        let lines: Vec<&str> = text.lines().collect();
-        for (key, value) in entries {
+        let quoted = quoted_keys(&cx.text, entries);
+        for ((key, value), quoted) in entries.iter().zip(quoted) {
             let at = format!("{what}.turns.{}", key.name);
             let Ok(number) = key.name.parse::<u64>() else {
                 cx.error(
@@ -207,7 +205,7 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
                 cx.error(key.pos, format!("{at}: turns count from 1"));
                 continue;
             }
-            if source_quotes_key(&lines, key.pos) {
+            if quoted {
                 cx.warning(
                     key.pos,
                     format!("{at}: the key is quoted; write it as a plain number"),
@@ -223,12 +221,19 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
     Some(scenario)
 }
 
-/// Whether the key at `pos` is written in quotes; `lines` are the file's.
-fn source_quotes_key(lines: &[&str], pos: crate::doc::Pos) -> bool {
-    lines
-        .get(pos.line.saturating_sub(1) as usize)
-        .and_then(|line| line.chars().nth(pos.col.saturating_sub(1) as usize))
-        .is_some_and(|c| c == '"' || c == '\'')
+/// Whether each key is written in quotes in `text`. The lines are split once, as a
+/// long script has a key on every line.
+fn quoted_keys(text: &str, entries: &[(Key, Node)]) -> Vec<bool> {
+    let lines: Vec<&str> = text.lines().collect();
+    entries
+        .iter()
+        .map(|(key, _)| {
+            lines
+                .get(key.pos.line.saturating_sub(1) as usize)
+                .and_then(|line| line.chars().nth(key.pos.col.saturating_sub(1) as usize))
+                .is_some_and(|c| c == '"' || c == '\'')
+        })
+        .collect()
 }
 
 fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<MockTurn> {

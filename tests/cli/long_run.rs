@@ -170,3 +170,70 @@ fn a_run_whose_event_log_cannot_be_written_fails_instead_of_reporting_less() {
         .stderr_has("no event log in");
     assert!(out.stdout.trim().is_empty(), "no report: {}", out.stdout);
 }
+
+/// `run` with its user messages read by `--messages-from SOURCE` instead of flags.
+fn play_from(dir: &std::path::Path, source: &str) -> crate::util::Invocation {
+    let config = fixtures().join("run").join("long.yaml");
+    let pack = fixtures().join("run").join("long.pack.json");
+    promptexec()
+        .in_dir(dir)
+        .arg("-c")
+        .arg(config)
+        .arg("run")
+        .arg(pack)
+        .args(["--prompt", "unjudged", "--format", "json"])
+        .args(["--messages-from", source])
+}
+
+fn user_messages(report: &Json) -> Vec<&str> {
+    report["messages"]
+        .as_array()
+        .expect("the history")
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect()
+}
+
+#[test]
+fn messages_from_a_file_or_stdin_are_one_turn_a_line_blank_lines_skipped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "first one\n\n  second, with \"quotes\"  \r\n   \nthird";
+    let from_file = play_from(dir.path(), "messages.txt")
+        .file("messages.txt", text)
+        .run();
+    from_file.expect_code(0);
+    let report = from_file.json_report();
+    assert_eq!(
+        user_messages(&report),
+        ["first one", "  second, with \"quotes\"  ", "third"]
+    );
+    assert_eq!(report["totals"]["turns"], 3);
+
+    let from_stdin = play_from(dir.path(), "-").stdin(text).run();
+    from_stdin.expect_code(0);
+    assert_eq!(
+        user_messages(&from_stdin.json_report()),
+        user_messages(&report)
+    );
+}
+
+#[test]
+fn messages_from_nothing_usable_is_bad_input_before_anything_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    play_from(dir.path(), "blank.txt")
+        .file("blank.txt", "\n  \n")
+        .run()
+        .expect_code(2)
+        .stderr_has("--messages-from blank.txt: no messages");
+    play_from(dir.path(), "missing.txt")
+        .run()
+        .expect_code(2)
+        .stderr_has("missing.txt");
+    play_from(dir.path(), "-")
+        .arg("--message")
+        .arg("hi")
+        .run()
+        .expect_code(2)
+        .stderr_has("cannot be used with");
+}
