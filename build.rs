@@ -8,6 +8,7 @@ use std::env;
 use std::path::Path;
 
 fn main() {
+    link_unwinder_statically();
     println!("cargo::rerun-if-changed=layout/startup.order");
     println!("cargo::rerun-if-env-changed=CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER");
     if env::var("PROFILE").as_deref() != Ok("release")
@@ -38,4 +39,16 @@ fn names_a_linker() -> bool {
         || flags
             .split('\x1f')
             .any(|flag| flag.contains("linker") || flag.contains("link-self-contained"))
+}
+
+/// On glibc, std's unwinder comes from libgcc_s.so, whose constructor probes the CPU
+/// with `cpuid`: slow in a virtual machine, and paid by every start whether or not
+/// anything unwinds. The same unwinder linked in from libgcc_eh.a (as a static
+/// build does) leaves libgcc_s unloaded.
+fn link_unwinder_statically() {
+    let linux_gnu = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
+        && env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
+    if linux_gnu {
+        println!("cargo::rustc-link-lib=static:-bundle=gcc_eh");
+    }
 }

@@ -56,7 +56,10 @@ fn completions_for_each_shell() {
         assert!(script.contains("pack"), "{shell} completions offer --pack");
         // Subcommands build their arguments only when used; completions build all.
         for nested in ["messages-from", "vars-file", "since"] {
-            assert!(script.contains(nested), "{shell} completions offer --{nested}");
+            assert!(
+                script.contains(nested),
+                "{shell} completions offer --{nested}"
+            );
         }
     }
 }
