@@ -11,9 +11,10 @@ use serde_json::value::RawValue;
 
 mod scan;
 mod syntax;
+mod words;
 
 use scan::member_spans;
-use syntax::{ContainerEnds, Fit};
+use syntax::{ContainerEnds, Fit, OuterMembers};
 
 /// One valid JSON value, kept as text. It serialises exactly as the same value
 /// parsed into a [`Json`] would (compact or pretty, escapes and numbers rewritten
@@ -95,6 +96,8 @@ pub struct RawObject<'t> {
     text: &'t str,
     fit: Fit,
     ends: ContainerEnds,
+    /// Its members as the check met them, when it could note them all.
+    members: OuterMembers,
 }
 
 impl<'t> RawObject<'t> {
@@ -111,15 +114,22 @@ impl<'t> RawObject<'t> {
         } else {
             Self::NOTED_LEVELS
         };
-        let (fit, ends) = syntax::check_noting_ends(text, levels)?;
-        text.trim_start()
-            .starts_with('{')
-            .then_some(Self { text, fit, ends })
+        let noted = syntax::check_noting(text, levels)?;
+        text.trim_start().starts_with('{').then_some(Self {
+            text,
+            fit: noted.fit,
+            ends: noted.ends,
+            members: noted.members,
+        })
     }
 
-    /// The members called `names`; see [`RawJson::members`].
+    /// The members called `names`; see [`RawJson::members`]. Those of an envelope
+    /// were noted by the check; only a larger object is scanned again.
     pub fn members<const N: usize>(&self, names: [&str; N]) -> [Option<Member>; N] {
-        let spans = member_spans(self.text, 0, &self.ends, names);
+        let spans = self
+            .members
+            .find(self.text, names)
+            .or_else(|| member_spans(self.text, 0, &self.ends, names));
         spans
             .unwrap_or([const { None }; N])
             .map(|span| span.map(Member))
@@ -513,13 +523,15 @@ mod tests {
         ];
         let space = prop_oneof![Just(""), Just(" "), Just("\n\t ")];
         let member = (name, space.clone(), json_text(), space.clone());
-        let object = (proptest::collection::vec(member, 0..5), space).prop_map(|(members, end)| {
-            let members: Vec<String> = members
-                .iter()
-                .map(|(name, s, value, t)| format!(r#"{s}"{name}"{t}:{s}{value}{t}"#))
-                .collect();
-            format!("{end}{{{}{end}}}{end}", members.join(","))
-        });
+        // Up to past the members a check notes.
+        let object =
+            (proptest::collection::vec(member, 0..11), space).prop_map(|(members, end)| {
+                let members: Vec<String> = members
+                    .iter()
+                    .map(|(name, s, value, t)| format!(r#"{s}"{name}"{t}:{s}{value}{t}"#))
+                    .collect();
+                format!("{end}{{{}{end}}}{end}", members.join(","))
+            });
         prop_oneof![object, json_text()]
     }
 

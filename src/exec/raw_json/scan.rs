@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use super::syntax::ContainerEnds;
+use super::words::{self, HEAD};
 
 /// Where the members called `names` of the object at `from` in `text` hold their
 /// values; `None` when the value there is not an object. When a name appears twice
@@ -114,11 +115,8 @@ fn string_end(text: &[u8], mut at: usize) -> Option<usize> {
 }
 
 /// Where the first `"` or `\` of `bytes` is. Most strings in JSON are short: their
-/// first bytes are looked at one by one, and only the rest a vector at a time.
+/// first bytes are looked at a word at a time, and only the rest a vector at a time.
 fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    let head = bytes.len().min(16);
-    match bytes[..head].iter().position(|&b| b == b'"' || b == b'\\') {
-        Some(at) => Some(at),
-        None => memchr::memchr2(b'"', b'\\', &bytes[head..]).map(|at| at + head),
-    }
+    words::first_marked(bytes, words::quote_or_backslash)
+        .or_else(|| memchr::memchr2(b'"', b'\\', bytes.get(HEAD..)?).map(|at| at + HEAD))
 }

@@ -1,9 +1,13 @@
 //! One pass over text from outside that tells whether it is one JSON value, by the
 //! grammar serde_json reads, and whether a tree might still fail to hold it. It is
 //! the check every raw value passes, so it is written for speed: no recursion, open
-//! containers kept as bits, and long strings searched a vector at a time.
+//! containers kept as bits, and long strings searched a vector at a time. On the
+//! way it can note what a reader of the value needs next (where containers close,
+//! where the members of a small object are), so that nothing walks it twice.
 
 use std::ops::Range;
+
+use super::words::{self, HEAD};
 
 /// Nesting this deep may reach serde_json's recursion limit (128).
 pub(super) const DEEP: usize = 100;
@@ -22,18 +26,30 @@ pub(super) enum Fit {
 /// Whether `text` is exactly one JSON value with optional whitespace around it,
 /// and if so how it fits a tree; `None` when it is not JSON.
 pub(super) fn check(text: &str) -> Option<Fit> {
-    check_noting_ends(text, 0).map(|(fit, _)| fit)
+    check_noting(text, 0).map(|noted| noted.fit)
+}
+
+/// What a check notes on the way, for finding members without a second pass.
+#[derive(Debug)]
+pub(super) struct Noted {
+    pub fit: Fit,
+    /// Where the containers of the outer levels close.
+    pub ends: ContainerEnds,
+    /// The members of the value itself, when it is a small object.
+    pub members: OuterMembers,
 }
 
 /// [`check`], also noting where the containers of the outer `levels` levels of
-/// nesting close (the value itself is level 0).
-pub(super) fn check_noting_ends(text: &str, levels: usize) -> Option<(Fit, ContainerEnds)> {
+/// nesting close (the value itself is level 0), and the members of the value.
+pub(super) fn check_noting(text: &str, levels: usize) -> Option<Noted> {
     let mut reader = Reader {
         text: text.as_bytes(),
         at: 0,
         unsure: false,
         levels,
         ends: ContainerEnds::default(),
+        members: OuterMembers::default(),
+        member: None,
     };
     reader.document()?;
     let fit = if reader.unsure {
@@ -41,7 +57,68 @@ pub(super) fn check_noting_ends(text: &str, levels: usize) -> Option<(Fit, Conta
     } else {
         Fit::Tree
     };
-    Some((fit, reader.ends))
+    Some(Noted {
+        fit,
+        ends: reader.ends,
+        members: reader.members,
+    })
+}
+
+/// The members of an object that is the whole text, as its check met them: where
+/// each name and value lie. Noted for an object of a few members whose names have
+/// no escapes, as a JSON-RPC envelope is; any other is left to a scan.
+#[derive(Debug, Default)]
+pub(super) struct OuterMembers {
+    /// In the order written.
+    noted: [NotedMember; OuterMembers::MOST],
+    len: usize,
+    /// Every member is noted.
+    complete: bool,
+}
+
+/// Where a member's name (without its quotes) and its value lie, as offsets that
+/// keep the list small: a check notes none in text of 4 GiB or more.
+#[derive(Debug, Default, Clone, Copy)]
+struct NotedMember {
+    name: [u32; 2],
+    value: [u32; 2],
+}
+
+impl OuterMembers {
+    /// Enough for a JSON-RPC envelope (`jsonrpc`, `id`, `result` or `error`) and
+    /// one more.
+    const MOST: usize = 4;
+
+    /// Where the members called `names` hold their values (the last of a name
+    /// counts, as in a tree); `None` unless every member was noted.
+    pub(super) fn find<const N: usize>(
+        &self,
+        text: &str,
+        names: [&str; N],
+    ) -> Option<[Option<Range<usize>>; N]> {
+        if !self.complete {
+            return None;
+        }
+        let mut found = [const { None }; N];
+        for member in &self.noted[..self.len] {
+            let [start, end] = member.name.map(|at| at as usize);
+            let name = &text.as_bytes()[start..end];
+            if let Some(i) = names.iter().position(|n| n.as_bytes() == name) {
+                let [start, end] = member.value.map(|at| at as usize);
+                found[i] = Some(start..end);
+            }
+        }
+        Some(found)
+    }
+
+    fn push(&mut self, name: [u32; 2], value: [u32; 2]) {
+        if self.len == Self::MOST {
+            self.complete = false;
+        } else {
+            self.noted[self.len] = NotedMember { name, value };
+            self.len += 1;
+        }
+    }
 }
 
 /// Where containers close, by where they open, in the order they open: what lets
@@ -131,6 +208,9 @@ struct Reader<'t> {
     /// Containers this close to the top have their ends noted.
     levels: usize,
     ends: ContainerEnds,
+    members: OuterMembers,
+    /// The name of the outer object's member being read, and where its value starts.
+    member: Option<([u32; 2], u32)>,
 }
 
 impl Reader<'_> {
@@ -152,6 +232,9 @@ impl Reader<'_> {
                     let close = if object { b'}' } else { b']' };
                     if self.peek() == Some(close) {
                         self.at += 1;
+                        if object && open.len() == 0 {
+                            self.members.complete = true;
+                        }
                     } else {
                         if open.len() < self.levels && self.ends.0.len() < ContainerEnds::MOST {
                             noted.push(self.ends.0.len());
@@ -159,16 +242,24 @@ impl Reader<'_> {
                         }
                         open.push(object);
                         if object {
-                            self.key()?;
+                            if open.len() == 1 {
+                                self.members.complete = true;
+                            }
+                            self.key(open.len() == 1)?;
                         }
                         continue 'value;
                     }
                 }
-                b'"' => self.string()?,
+                b'"' => {
+                    self.string()?;
+                }
                 b't' => self.literal(b"true")?,
                 b'f' => self.literal(b"false")?,
                 b'n' => self.literal(b"null")?,
                 _ => self.number()?,
+            }
+            if open.len() == 1 {
+                self.member_ends();
             }
             // A value has ended: go on in its container, closing those that end.
             loop {
@@ -182,7 +273,7 @@ impl Reader<'_> {
                         self.at += 1;
                         self.skip_space();
                         if object {
-                            self.key()?;
+                            self.key(open.len() == 1)?;
                         }
                         continue 'value;
                     }
@@ -192,6 +283,9 @@ impl Reader<'_> {
                         if open.len() < noted.len() {
                             let span = noted.pop().expect("noted containers are open");
                             self.ends.0[span].end = self.at;
+                        }
+                        if open.len() == 1 {
+                            self.member_ends();
                         }
                     }
                     _ => return None,
@@ -210,43 +304,64 @@ impl Reader<'_> {
         }
     }
 
-    /// A member name and its colon, leaving the reader at the value.
-    fn key(&mut self) -> Option<()> {
+    /// A member name and its colon, leaving the reader at the value; for a member
+    /// of the `outer` object, where its name and value start are kept.
+    fn key(&mut self, outer: bool) -> Option<()> {
         (self.peek()? == b'"').then_some(())?;
-        self.string()?;
+        let start = self.at + 1;
+        let escaped = self.string()?;
+        let end = self.at - 1;
         self.skip_space();
         (self.peek()? == b':').then_some(())?;
         self.at += 1;
         self.skip_space();
+        if outer {
+            // A name with escapes is compared as decoded, by a scan.
+            match (escaped, u32::try_from(start), u32::try_from(self.at)) {
+                (false, Ok(start), Ok(value)) => {
+                    self.member = Some(([start, end as u32], value));
+                }
+                _ => self.members.complete = false,
+            }
+        }
         Some(())
     }
 
-    /// A string, from its opening quote. The text is UTF-8 already; what remains
-    /// is to refuse control characters and malformed escapes.
-    fn string(&mut self) -> Option<()> {
+    /// The value of a member of the outer object ends here.
+    fn member_ends(&mut self) {
+        if let Some((name, start)) = self.member.take() {
+            match u32::try_from(self.at) {
+                Ok(end) => self.members.push(name, [start, end]),
+                Err(_) => self.members.complete = false,
+            }
+        }
+    }
+
+    /// A string, from its opening quote; whether it holds escapes. The text is
+    /// UTF-8 already; what remains is to refuse control characters and malformed
+    /// escapes.
+    fn string(&mut self) -> Option<bool> {
         self.at += 1;
+        let mut escaped = false;
         loop {
             self.at += self.plain_run()?;
             if self.text[self.at] == b'"' {
                 self.at += 1;
-                return Some(());
+                return Some(escaped);
             }
             self.escape()?;
+            escaped = true;
         }
     }
 
     /// How many bytes from the reader on come before the next quote or backslash,
     /// when none of them is a control character. Most strings are short: their
-    /// first bytes are looked at one by one, and only the rest a vector at a time.
+    /// first bytes are looked at a word at a time, and only the rest a vector at a
+    /// time.
     fn plain_run(&self) -> Option<usize> {
-        const HEAD: usize = 16;
         let rest = &self.text[self.at..];
-        for (at, &byte) in rest.iter().take(HEAD).enumerate() {
-            match byte {
-                b'"' | b'\\' => return Some(at),
-                0..0x20 => return None,
-                _ => {}
-            }
+        if let Some(at) = words::first_marked(rest, words::quote_backslash_or_control) {
+            return (rest[at] >= 0x20).then_some(at);
         }
         let run = HEAD + memchr::memchr2(b'"', b'\\', rest.get(HEAD..)?)?;
         // Counted without stopping early, so that it runs a vector at a time.
@@ -424,7 +539,7 @@ mod tests {
     #[test]
     fn notes_where_the_outer_containers_close() {
         let text = r#" {"a": [1, [2, {"b": []}]], "c": {}, "d": {"e": "}"}} "#;
-        let (fit, ends) = check_noting_ends(text, 2).expect("JSON");
+        let Noted { fit, ends, .. } = check_noting(text, 2).expect("JSON");
         assert_eq!(fit, Fit::Tree);
         let container = |written: &str| {
             let start = text.find(written).expect("in the text");
@@ -444,14 +559,35 @@ mod tests {
         let d_alone = ContainerEnds(std::iter::once(0..d.len()).collect());
         assert_eq!(ends.within(&d), d_alone);
         assert_eq!(
-            check_noting_ends(text, 0).expect("JSON").1,
+            check_noting(text, 0).expect("JSON").ends,
             ContainerEnds::default()
         );
 
         let many = format!("[{}[1]]", "[1],".repeat(100));
-        let (_, ends) = check_noting_ends(&many, 2).expect("JSON");
+        let ends = check_noting(&many, 2).expect("JSON").ends;
         assert_eq!(ends.0.len(), ContainerEnds::MOST);
         assert_eq!(ends.0[1], 1..4);
+    }
+
+    #[test]
+    fn notes_the_members_of_a_small_outer_object_only() {
+        fn found(text: &str) -> Option<[Option<&str>; 2]> {
+            let noted = check_noting(text, 0).expect("JSON");
+            let spans = noted.members.find(text, ["id", "result"])?;
+            Some(spans.map(|span| span.map(|span| &text[span])))
+        }
+        assert_eq!(
+            found(r#" {"id": 7, "result": {"a": [1]}, "id" : "x"} "#),
+            Some([Some(r#""x""#), Some(r#"{"a": [1]}"#)])
+        );
+        assert_eq!(found("{}"), Some([None, None]));
+        let four = r#"{"a":1,"b":2,"c":3,"id":4}"#;
+        assert_eq!(found(four), Some([Some("4"), None]));
+        // One more, an escaped name, or no object: left to a scan.
+        assert_eq!(found(&four.replace('}', r#","result":5}"#)), None);
+        assert_eq!(found(r#"{"i\u0064":1}"#), None);
+        assert_eq!(found(r#"[{"id":1}]"#), None);
+        assert_eq!(found("1"), None);
     }
 
     proptest::proptest! {
