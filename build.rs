@@ -2,7 +2,8 @@
 //! (the list is `layout/startup.order`, written by `layout/generate`), so that a
 //! command touches a few hundred kilobytes of code instead of pages all over the
 //! binary. The option is lld's, the linker Rust uses by default on x86_64 Linux;
-//! other targets, and builds that name their own linker, link as usual.
+//! other targets, and builds that name their own linker, link as usual. Every build
+//! on glibc also links the unwinder in (see `link_unwinder_statically`).
 
 use std::env;
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! `run`: plays every `--message` as a turn against the scripted model and reports
-//! what happened.
+//! `run`: plays every user message (each `--message`, or each line of
+//! `--messages-from`) as a turn against the scripted model and reports what happened.
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
