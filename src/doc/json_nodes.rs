@@ -145,7 +145,14 @@ impl Reader<'_> {
             self.bump();
             self.skip_space();
             let value = self.value(depth + 1)?;
-            entries.push((Key { name, pos }, value));
+            entries.push((
+                Key {
+                    name,
+                    pos,
+                    offset: start,
+                },
+                value,
+            ));
             if self.peek() == b',' {
                 self.bump();
                 self.skip_space();

@@ -56,6 +56,8 @@ pub enum Value {
 pub struct Key {
     pub name: String,
     pub pos: Pos,
+    /// Byte offset of the key's first character (a quote, when it is quoted).
+    pub offset: usize,
 }
 
 impl Node {
@@ -231,9 +233,11 @@ impl<'de> Visitor<'de> for TreeVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut entries = Vec::new();
         while let Some(key) = map.next_key::<Spanned<String>>()? {
+            let (pos, offset) = pos_of(&key.referenced);
             let key = Key {
-                pos: pos_of(&key.referenced).0,
                 name: key.value,
+                pos,
+                offset,
             };
             entries.push((key, Node::from(map.next_value::<Spanned<Tree>>()?)));
         }

@@ -24,7 +24,7 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Key, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish, one_of,
+    Checker, Diagnostic, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish, one_of,
     parse_yaml, suggest,
 };
 
@@ -191,8 +191,7 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
         && cx.map(turns, &format!("{what}.turns")).is_some()
         && let Value::Map(entries) = &turns.value
     {
-        let quoted = quoted_keys(&cx.text, entries);
-        for ((key, value), quoted) in entries.iter().zip(quoted) {
+        for (key, value) in entries {
             let at = format!("{what}.turns.{}", key.name);
             let Ok(number) = key.name.parse::<u64>() else {
                 cx.error(
@@ -205,7 +204,7 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
                 cx.error(key.pos, format!("{at}: turns count from 1"));
                 continue;
             }
-            if quoted {
+            if matches!(cx.text.as_bytes().get(key.offset), Some(b'"' | b'\'')) {
                 cx.warning(
                     key.pos,
                     format!("{at}: the key is quoted; write it as a plain number"),
@@ -219,21 +218,6 @@ fn scenario(cx: &mut Checker, node: &Node, what: &str) -> Option<Scenario> {
     cx.ignored_keys(&mut f, &["steps"], what);
     cx.unknown_keys(&f, what, UnknownKeys::Warn);
     Some(scenario)
-}
-
-/// Whether each key is written in quotes in `text`. The lines are split once, as a
-/// long script has a key on every line.
-fn quoted_keys(text: &str, entries: &[(Key, Node)]) -> Vec<bool> {
-    let lines: Vec<&str> = text.lines().collect();
-    entries
-        .iter()
-        .map(|(key, _)| {
-            lines
-                .get(key.pos.line.saturating_sub(1) as usize)
-                .and_then(|line| line.chars().nth(key.pos.col.saturating_sub(1) as usize))
-                .is_some_and(|c| c == '"' || c == '\'')
-        })
-        .collect()
 }
 
 fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<MockTurn> {

@@ -236,4 +236,12 @@ fn messages_from_nothing_usable_is_bad_input_before_anything_runs() {
         .run()
         .expect_code(2)
         .stderr_has("cannot be used with");
+    // One of the two is needed, and the message names both.
+    promptexec()
+        .in_dir(dir.path())
+        .arg("run")
+        .arg(fixtures().join("run").join("long.pack.json"))
+        .run()
+        .expect_code(2)
+        .stderr_has("<--message <TEXT>|--messages-from <FILE>>");
 }

@@ -227,14 +227,15 @@ impl Reader<'_> {
                     if open.len() + 1 >= DEEP {
                         self.unsure = true;
                     }
+                    if object && open.len() == 0 {
+                        // The outer object: its members are noted until one cannot be.
+                        self.members.complete = true;
+                    }
                     self.at += 1;
                     self.skip_space();
                     let close = if object { b'}' } else { b']' };
                     if self.peek() == Some(close) {
                         self.at += 1;
-                        if object && open.len() == 0 {
-                            self.members.complete = true;
-                        }
                     } else {
                         if open.len() < self.levels && self.ends.0.len() < ContainerEnds::MOST {
                             noted.push(self.ends.0.len());
@@ -242,9 +243,6 @@ impl Reader<'_> {
                         }
                         open.push(object);
                         if object {
-                            if open.len() == 1 {
-                                self.members.complete = true;
-                            }
                             self.key(open.len() == 1)?;
                         }
                         continue 'value;
