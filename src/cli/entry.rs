@@ -17,7 +17,7 @@ where
     T: Into<OsString> + Clone,
 {
     match Cli::try_parse_from(args) {
-        Ok(cli) => execute(&cli, &mut Console::stdio()).into(),
+        Ok(cli) => execute(cli, &mut Console::stdio()).into(),
         Err(err) => usage(err),
     }
 }
@@ -30,7 +30,7 @@ where
     T: Into<OsString> + Clone,
 {
     match Cli::try_parse_from(args) {
-        Ok(cli) => execute(&cli, console),
+        Ok(cli) => execute(cli, console),
         Err(err) => {
             let text = err.render().to_string();
             if err.use_stderr() {
@@ -50,14 +50,12 @@ pub fn command_tree() -> clap::Command {
 }
 
 /// Sets up logging and colour once, then hands the command its settings.
-fn execute(cli: &Cli, console: &mut Console) -> Exit {
+fn execute(cli: Cli, console: &mut Console) -> Exit {
     logging::init(cli.verbose, cli.quiet, cli.color);
     output::set_quiet(cli.quiet);
     style::set_enabled(cli.color.enabled(std::io::stderr().is_terminal()));
-    let settings = Settings {
-        config: cli.config.clone(),
-    };
-    match crate::commands::dispatch(&cli.command, &settings, console) {
+    let settings = Settings { config: cli.config };
+    match crate::commands::dispatch(cli.command, &settings, console) {
         Ok(exit) => exit,
         Err(err) => {
             err.report(console);

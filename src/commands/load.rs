@@ -2,7 +2,6 @@
 //! its evals, JSON arguments and events, variable values and the mock script. Nothing
 //! here starts a process, so a command that fails while loading has started none.
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -145,30 +144,6 @@ pub(super) fn read_text(source: &str) -> Result<String, CliError> {
         source: err,
     })?;
     Ok(text)
-}
-
-/// The user messages of `run`: each `--message`, or each line of `--messages-from`
-/// that is not blank.
-pub(super) fn user_messages<'a>(
-    messages: &'a [String],
-    from: Option<&str>,
-) -> Result<Cow<'a, [String]>, CliError> {
-    let Some(source) = from else {
-        return Ok(Cow::Borrowed(messages));
-    };
-    let text = read_text(source)?;
-    let lines: Vec<String> = text
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(str::to_string)
-        .collect();
-    if lines.is_empty() {
-        let name = if source == "-" { "stdin" } else { source };
-        return Err(CliError::Usage(format!(
-            "--messages-from {name}: no messages (each line that is not blank is one turn)"
-        )));
-    }
-    Ok(Cow::Owned(lines))
 }
 
 /// A value given inline, as `@FILE`, or as `-` for stdin.

@@ -23,6 +23,7 @@ mod hook_samples;
 mod load;
 mod runtime;
 mod store;
+mod user_messages;
 mod warnings;
 
 pub use dispatch::dispatch;

@@ -1,7 +1,6 @@
 //! `run`: plays every user message (each `--message`, or each line of
 //! `--messages-from`) as a turn against the scripted model and reports what happened.
 
-use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,12 +26,11 @@ use super::emit::{pretty, write_output};
 use super::exit::of_run;
 use super::load::{self, choose_prompt, mock_path, prompt_evaluator};
 use super::runtime::{interrupted, with_runtime};
+use super::user_messages::UserMessages;
 use super::warnings::LoadWarnings;
 
-/// Everything a run needs, loaded and checked; nothing has started. The user
-/// messages are borrowed from the arguments when they came as flags: a long
-/// conversation is not held twice.
-struct Plan<'a> {
+/// Everything a run needs, loaded and checked; nothing has started.
+struct Plan {
     config: RuntimeConfig,
     pack: Pack,
     prompt: Prompt,
@@ -43,15 +41,22 @@ struct Plan<'a> {
     evaluator: Evaluator,
     cancel: CancellationToken,
     warnings: Diagnostics,
-    messages: Cow<'a, [String]>,
+    messages: UserMessages,
     max_rounds: Option<u64>,
     approvals: Approvals,
     transcript: Option<PathBuf>,
 }
 
 /// `run`: plan, play, report.
-pub fn run(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Exit, CliError> {
-    let plan = plan(settings, args, console)?;
+pub fn run(
+    settings: &Settings,
+    mut args: RunArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
+    let messages = std::mem::take(&mut args.messages);
+    let messages = UserMessages::load(messages, args.messages_from.as_deref())?;
+    let args = &args;
+    let plan = plan(settings, args, messages, console)?;
     let mut human = (args.format == RunFormat::Human).then(|| human_stream(console.quiet()));
     let played = execute(plan, |event| {
         if let Some(human) = &mut human {
@@ -73,11 +78,12 @@ fn human_stream(quiet: bool) -> HumanStream {
 
 /// Loads the config, pack, prompt, variables, mock script and evals; a problem in
 /// any of them stops the run before anything starts.
-fn plan<'a>(
+fn plan(
     settings: &Settings,
-    args: &'a RunArgs,
+    args: &RunArgs,
+    messages: UserMessages,
     console: &mut Console,
-) -> Result<Plan<'a>, CliError> {
+) -> Result<Plan, CliError> {
     let mut warnings = LoadWarnings::new(args.strict);
     let config = warnings.config(settings, console)?;
     let pack = warnings.keep(pack::load(&args.pack), console)?;
@@ -93,7 +99,6 @@ fn plan<'a>(
         Some(path) => warnings.keep(load_mock(&path), console)?,
         None => Default::default(),
     };
-    let messages = load::user_messages(&args.messages, args.messages_from.as_deref())?;
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     match script.check_scenario(&scenario, args.scenario.is_some()) {
         Some(problem) if problem.is_error() => return Err(CliError::Invalid(problem.into())),
@@ -130,7 +135,7 @@ struct Played {
 
 /// Plays the conversation, writing the transcript and showing each event to `watch`
 /// as it happens, and returns the record of the run.
-fn execute(plan: Plan<'_>, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, CliError> {
+fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, CliError> {
     let mut transcript = match &plan.transcript {
         Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
             path: path.clone(),
@@ -281,9 +286,9 @@ fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String
 
 /// Plays the messages in order until one ends the run, then the session-level
 /// evals and `session_end`.
-async fn play(session: &mut Session<'_>, messages: &[String]) -> Vec<TurnEnd> {
+async fn play(session: &mut Session<'_>, messages: &UserMessages) -> Vec<TurnEnd> {
     let mut turns = Vec::with_capacity(messages.len());
-    for text in messages {
+    for text in messages.iter() {
         let end = session.turn(text).await;
         let go_on = end.run_continues();
         turns.push(end);
