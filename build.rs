@@ -39,10 +39,11 @@ fn main() {
 
 /// A position-independent executable is loaded at a random address, so the loader
 /// rewrites every pointer in its read-only data at each start: 14,000 of them in
-/// 240 KiB, copied page by page: 13 % of the process's samples in `invoke-tool`,
-/// and 60 of its 220 page faults (benches/startup.rs: `--version` took 1.9x
-/// `/bin/true` with PIE, 1.55x without). Linked at a fixed address, those pages are read from the file as
-/// they are. The stack, heap and shared libraries are still placed at random.
+/// 240 KiB, copied page by page. That was 13 % of the process's samples in
+/// `invoke-tool` and 60 of its 220 page faults (benches/startup.rs: `--version` took
+/// 1.9x `/bin/true` with PIE, 1.55x without). Linked at a fixed address, those pages
+/// are read from the file as they are. The stack, heap and shared libraries are still
+/// placed at random.
 fn link_position_dependent() {
     println!("cargo::rustc-link-arg-bin=promptexec=-no-pie");
 }
