@@ -160,13 +160,13 @@ impl ContainerEnds {
 struct OpenContainers {
     len: usize,
     /// Bit `i` is set when the container at level `i` is an object.
-    near: u128,
+    near: u64,
     deeper: Vec<bool>,
 }
 
 impl OpenContainers {
     /// How many levels are kept as bits.
-    const NEAR: usize = u128::BITS as usize;
+    const NEAR: usize = u64::BITS as usize;
 
     fn len(&self) -> usize {
         self.len
@@ -174,7 +174,7 @@ impl OpenContainers {
 
     fn push(&mut self, object: bool) {
         if self.len < Self::NEAR {
-            self.near |= u128::from(object) << self.len;
+            self.near |= u64::from(object) << self.len;
         } else {
             self.deeper.push(object);
         }
@@ -338,6 +338,7 @@ impl Reader<'_> {
     /// A string, from its opening quote; whether it holds escapes. The text is
     /// UTF-8 already; what remains is to refuse control characters and malformed
     /// escapes.
+    #[inline(always)]
     fn string(&mut self) -> Option<bool> {
         self.at += 1;
         let mut escaped = false;
@@ -356,6 +357,7 @@ impl Reader<'_> {
     /// when none of them is a control character. Most strings are short: their
     /// first bytes are looked at a word at a time, and only the rest a vector at a
     /// time.
+    #[inline(always)]
     fn plain_run(&self) -> Option<usize> {
         let rest = &self.text[self.at..];
         if let Some(at) = words::first_marked(rest, words::quote_backslash_or_control) {
