@@ -304,6 +304,7 @@ impl Reader<'_> {
 
     /// A member name and its colon, leaving the reader at the value; for a member
     /// of the `outer` object, where its name and value start are kept.
+    #[inline(always)]
     fn key(&mut self, outer: bool) -> Option<()> {
         (self.peek()? == b'"').then_some(())?;
         let start = self.at + 1;
