@@ -89,6 +89,7 @@ fn plan_one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<
         when: Default::default(),
         description: None,
         pos: Pos::START,
+        turn: None,
     };
     let cancel = CancellationToken::new();
     let evaluator = Evaluator::new(vec![eval.clone()], &config.evals, cancel.clone())

@@ -19,7 +19,9 @@ use crate::report::{
     HumanStream, JsonReport, RunRecord, Terminal, Transcript, junit_report, problems, summary,
     write_atomic_with,
 };
-use crate::session::{Approvals, Session, SessionEvent, ToolSet, TurnEnd};
+use crate::session::{
+    Approvals, Chaos, Decision, Session, SessionEvent, ToolFailure, ToolSet, TurnEnd,
+};
 
 use super::ask;
 use super::emit::{pretty, write_output};
@@ -30,21 +32,33 @@ use super::user_messages::UserMessages;
 use super::warnings::LoadWarnings;
 
 /// Everything a run needs, loaded and checked; nothing has started.
-struct Plan {
-    config: RuntimeConfig,
-    pack: Pack,
-    prompt: Prompt,
-    system_prompt: String,
-    variables: Json,
-    script: MockScript,
-    scenario: String,
-    evaluator: Evaluator,
-    cancel: CancellationToken,
-    warnings: Diagnostics,
-    messages: UserMessages,
-    max_rounds: Option<u64>,
-    approvals: Approvals,
-    transcript: Option<PathBuf>,
+pub(super) struct Plan {
+    pub config: RuntimeConfig,
+    pub pack: Pack,
+    pub prompt: Prompt,
+    pub system_prompt: String,
+    pub variables: Json,
+    pub script: MockScript,
+    pub scenario: String,
+    pub evaluator: Evaluator,
+    pub cancel: CancellationToken,
+    pub warnings: Diagnostics,
+    pub messages: UserMessages,
+    /// What each turn has scripted beside its message (a scenario's consent
+    /// answers and injected failures); turns past the list have none.
+    pub scripts: Vec<TurnScript>,
+    /// Seeds the injected failures' rolls.
+    pub chaos_seed: String,
+    pub max_rounds: Option<u64>,
+    pub approvals: Approvals,
+    pub transcript: Option<PathBuf>,
+}
+
+/// A turn's answers to pending calls and its tool failures, given in advance.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TurnScript {
+    pub consent: Vec<(String, Decision)>,
+    pub chaos: Vec<ToolFailure>,
 }
 
 /// `run`: plan, play, report.
@@ -121,6 +135,8 @@ fn plan(
         cancel,
         warnings,
         messages,
+        scripts: Vec::new(),
+        chaos_seed: String::new(),
         max_rounds: args.max_rounds,
         approvals: approvals(args),
         transcript: args.transcript.clone(),
@@ -128,14 +144,17 @@ fn plan(
 }
 
 /// A finished run: what happened, and the exit code it comes to.
-struct Played {
-    record: RunRecord,
-    exit: Exit,
+pub(super) struct Played {
+    pub record: RunRecord,
+    pub exit: Exit,
 }
 
 /// Plays the conversation, writing the transcript and showing each event to `watch`
 /// as it happens, and returns the record of the run.
-fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, CliError> {
+pub(super) fn execute(
+    plan: Plan,
+    mut watch: impl FnMut(&SessionEvent),
+) -> Result<Played, CliError> {
     let mut transcript = match &plan.transcript {
         Some(path) => Some(Transcript::create(path).map_err(|source| CliError::Write {
             path: path.clone(),
@@ -168,8 +187,9 @@ fn execute(plan: Plan, mut watch: impl FnMut(&SessionEvent)) -> Result<Played, C
         session.variables = plan.variables.clone();
         session.max_rounds = plan.max_rounds;
         session.approvals = plan.approvals;
+        session.chaos = Chaos::seeded(&plan.chaos_seed);
         let played = tokio::select! {
-            turns = play(&mut session, &plan.messages) => Some(turns),
+            turns = play(&mut session, &plan.messages, &plan.scripts) => Some(turns),
             () = interrupted() => None,
         };
         let Some(turns) = played else {
@@ -286,9 +306,16 @@ fn machine_report(format: RunFormat, record: &RunRecord) -> Result<Option<String
 
 /// Plays the messages in order until one ends the run, then the session-level
 /// evals and `session_end`.
-async fn play(session: &mut Session<'_>, messages: &UserMessages) -> Vec<TurnEnd> {
+async fn play(
+    session: &mut Session<'_>,
+    messages: &UserMessages,
+    scripts: &[TurnScript],
+) -> Vec<TurnEnd> {
     let mut turns = Vec::with_capacity(messages.len());
-    for text in messages.iter() {
+    for (i, text) in messages.iter().enumerate() {
+        let script = scripts.get(i).cloned().unwrap_or_default();
+        session.approvals.scripted = script.consent;
+        session.chaos.rules = script.chaos;
         let end = session.turn(text).await;
         let go_on = end.run_continues();
         turns.push(end);
@@ -306,6 +333,7 @@ fn approvals(args: &RunArgs) -> Approvals {
     let flags_given = !args.approve.is_empty() || !args.reject.is_empty();
     let at_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     Approvals {
+        scripted: Vec::new(),
         approve: ToolSet::new(args.approve.iter().cloned()),
         reject: ToolSet::new(args.reject.iter().cloned()),
         ask: (!flags_given && at_terminal).then(ask::person),

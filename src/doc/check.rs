@@ -207,3 +207,9 @@ pub fn one_of(names: &[&str]) -> String {
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
+
+/// Appends one segment to a JSON pointer, escaped as RFC 6901 asks.
+pub fn pointer(base: &str, segment: impl std::fmt::Display) -> String {
+    let segment = segment.to_string().replace('~', "~0").replace('/', "~1");
+    format!("{base}/{segment}")
+}

@@ -13,7 +13,7 @@ mod node;
 mod snippet;
 mod suggest;
 
-pub use check::{Checker, UnknownKeys, one_of};
+pub use check::{Checker, UnknownKeys, one_of, pointer};
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use fields::Fields;
 pub use json_string::{JsonStringCursor, locate_in_json_string};

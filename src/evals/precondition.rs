@@ -105,6 +105,7 @@ mod tests {
             when: When::default(),
             description: None,
             pos: Pos::START,
+            turn: None,
         }
     }
 

@@ -14,11 +14,15 @@ pub enum Point {
 /// Whether `eval` runs at `point` of session `session_id`. Sampling triggers pick
 /// the same turns and sessions on every run, as PromptKit does: the FNV-1a hash of
 /// the session id followed by the turn number (0 for `sample_sessions`), modulo
-/// 10,000, is below the percentage times 100.
+/// 10,000, is below the percentage times 100. An eval tied to one turn runs after
+/// that turn only.
 pub fn due(eval: &EvalDef, point: Point, session_id: &str) -> bool {
     let sampled = |turn: u32| {
         bucket(&format!("{session_id}{turn}")) < (eval.sample_percentage * 100.0) as u64
     };
+    if let Some(only) = eval.turn {
+        return point == Point::TurnEnd(only);
+    }
     match (eval.trigger, point) {
         (Trigger::EveryTurn, Point::TurnEnd(_)) => true,
         (Trigger::SampleTurns, Point::TurnEnd(turn)) => sampled(turn),
@@ -55,6 +59,7 @@ mod tests {
             when: Default::default(),
             description: None,
             pos: Pos::START,
+            turn: None,
         }
     }
 

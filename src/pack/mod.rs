@@ -14,3 +14,4 @@ pub use model::{
     Trigger, Validation, VarType, Variable, When,
 };
 pub use render::{VarInputs, render_prompt, render_prompt_at};
+pub use resolve::resolve_when;

@@ -111,6 +111,10 @@ pub struct ToolPolicy {
     pub tool_choice: ToolChoice,
     pub max_rounds: u64,
     pub max_tool_calls_per_turn: u64,
+    /// Tool calls in the whole conversation at most (a scenario's policy).
+    pub max_total_tool_calls: Option<u64>,
+    /// Calls of one tool with the same arguments at most (a scenario's policy).
+    pub max_identical_tool_calls: Option<u64>,
     pub blocklist: Vec<String>,
 }
 
@@ -120,6 +124,8 @@ impl Default for ToolPolicy {
             tool_choice: ToolChoice::Auto,
             max_rounds: 5,
             max_tool_calls_per_turn: 10,
+            max_total_tool_calls: None,
+            max_identical_tool_calls: None,
             blocklist: Vec::new(),
         }
     }
@@ -148,6 +154,9 @@ pub struct EvalDef {
     pub when: When,
     pub description: Option<String>,
     pub pos: Pos,
+    /// Only after this turn (a scenario's turn assertions); `None`: wherever the
+    /// trigger says.
+    pub turn: Option<u32>,
 }
 
 /// An eval's `when`: every condition given must hold for it to run.

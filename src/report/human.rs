@@ -154,6 +154,15 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             "  {} {tool} ({by}): {note}",
             style::status(if *approved { "approved" } else { "rejected" })
         ),
+        SessionEvent::Injected {
+            tool,
+            call_id,
+            mode,
+            ..
+        } => format!(
+            "  chaos: tool {tool} ({call_id}) {}",
+            style::paint(&format!("injected {mode}"), style::Tone::Warn)
+        ),
         SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
         SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
         SessionEvent::ExtensionFailed { .. } => {

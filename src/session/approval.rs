@@ -41,6 +41,9 @@ pub type Asker = Box<dyn Fn(PendingCall) -> Pin<Box<dyn Future<Output = Option<D
 /// How pending calls get decided in a run.
 #[derive(Default)]
 pub struct Approvals {
+    /// Answers given in advance for the turn in progress (a scenario's
+    /// `consent_overrides`), by tool; they come before flags and people.
+    pub scripted: Vec<(String, Decision)>,
     pub approve: ToolSet,
     pub reject: ToolSet,
     pub ask: Option<Asker>,
@@ -64,8 +67,11 @@ impl Approvals {
         })
     }
 
-    /// The flags' decision, else the person's, else none.
+    /// The scripted answer, else the flags' decision, else the person's, else none.
     pub async fn decide(&self, call: &PendingCall) -> Option<Decision> {
+        if let Some((_, decision)) = self.scripted.iter().find(|(tool, _)| *tool == call.tool) {
+            return Some(decision.clone());
+        }
         if let Some(decision) = self.by_flags(&call.tool) {
             return Some(decision);
         }
@@ -82,6 +88,7 @@ mod tests {
 
     fn flags(approve: &[&str], reject: &[&str]) -> Approvals {
         Approvals {
+            scripted: Vec::new(),
             approve: ToolSet::new(approve.iter().map(|s| s.to_string())),
             reject: ToolSet::new(reject.iter().map(|s| s.to_string())),
             ask: None,
@@ -99,5 +106,25 @@ mod tests {
         let some = flags(&["refund_order"], &[]);
         assert_eq!(some.by_flags("other"), None);
         assert_eq!(flags(&[], &[]).by_flags("x"), None);
+    }
+
+    #[tokio::test]
+    async fn scripted_answers_come_before_the_flags() {
+        let mut approvals = flags(&["all"], &[]);
+        let deny = Decision {
+            approved: false,
+            by: "consent_overrides".into(),
+            note: "denied".into(),
+        };
+        approvals.scripted = vec![("refund_order".into(), deny.clone())];
+        let call = |tool: &str| PendingCall {
+            tool: tool.into(),
+            call_id: "c1".into(),
+            args: serde_json::json!({}),
+            message: String::new(),
+        };
+        assert_eq!(approvals.decide(&call("refund_order")).await, Some(deny));
+        let other = approvals.decide(&call("lookup")).await;
+        assert_eq!(other.map(|d| d.by), Some("--approve".to_string()));
     }
 }

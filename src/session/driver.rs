@@ -30,11 +30,13 @@ use crate::hooks::{
     Gate, History, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo,
     assistant_message, message,
 };
-use crate::pack::{Pack, Prompt};
+use crate::pack::{Pack, Prompt, ToolChoice};
 use crate::provider::{AssistantMessage, Provider, ToolCall};
 use crate::tools::ToolCaller;
 
-use super::{Approvals, EventLog, ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason};
+use super::{
+    Approvals, Chaos, EventLog, ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason,
+};
 
 mod evaluate;
 mod tool_call;
@@ -117,6 +119,12 @@ pub struct Session<'a> {
     /// any a hook added.
     offered: Vec<String>,
     calls_this_turn: u64,
+    calls_in_session: u64,
+    /// How often each tool was called with each arguments this turn (kept only
+    /// under a `max_identical_tool_calls` policy).
+    identical_calls: HashMap<(String, String), u64>,
+    /// Tool failures to inject; the driver of the session sets each turn's rules.
+    pub chaos: Chaos,
     /// Overrides the prompt's `tool_policy.max_rounds`.
     pub max_rounds: Option<u64>,
     pub approvals: Approvals,
@@ -163,6 +171,9 @@ impl<'a> Session<'a> {
             turn_ms: 0,
             offered: Vec::new(),
             calls_this_turn: 0,
+            calls_in_session: 0,
+            identical_calls: HashMap::new(),
+            chaos: Chaos::default(),
             max_rounds: None,
             approvals: Approvals::default(),
             cancel,
@@ -204,8 +215,12 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// The prompt's tools as the model sees them, minus the blocklist.
+    /// The prompt's tools as the model sees them, minus the blocklist; none under
+    /// `tool_choice: none`.
     fn prompt_tools(&self) -> Vec<Json> {
+        if self.prompt.tool_policy.tool_choice == ToolChoice::None {
+            return Vec::new();
+        }
         self.prompt
             .tools
             .iter()
@@ -255,6 +270,7 @@ impl<'a> Session<'a> {
         self.turn += 1;
         self.hooks.set_turn(self.turn);
         self.calls_this_turn = 0;
+        self.identical_calls.clear();
         self.turn_started = Instant::now();
         self.turn_events.clear();
         self.turn_messages = self.messages.len();

@@ -3,7 +3,7 @@ use serde_json::Value as Json;
 
 use crate::evals::{EvalInput, EvalResult};
 
-use super::{CallStatus, HookAction, Phase, TurnEndReason};
+use super::{CallStatus, FailureMode, HookAction, Phase, TurnEndReason};
 
 /// Everything that happens in a session, in order. Reports and transcripts are
 /// made from these alone.
@@ -57,6 +57,14 @@ pub enum SessionEvent {
         status: CallStatus,
         content: String,
         duration_ms: u64,
+    },
+    /// A scenario's chaos rule struck this call: it failed without running, or
+    /// ran late.
+    Injected {
+        turn: u32,
+        tool: String,
+        call_id: String,
+        mode: FailureMode,
     },
     /// A tool answered `pending`: it waits on a person's decision.
     Pending {

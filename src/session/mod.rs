@@ -3,6 +3,7 @@
 //! the events.
 
 mod approval;
+mod chaos;
 mod driver;
 mod event;
 mod log;
@@ -11,6 +12,7 @@ mod status;
 
 pub use crate::config::{Phase, Place};
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
+pub use chaos::{Chaos, FailureMode, SLOW_DELAY, ToolFailure};
 pub use driver::{Session, TurnEnd};
 pub use event::{ExtensionKind, SessionEvent};
 pub use log::{EventLog, Events};

@@ -18,11 +18,7 @@ const TOP_KEYS_DESCRIPTIVE: &[&str] = &["$schema", "metadata", "compilation"];
 /// Keys PromptKit defines and promptexec does not apply: each is a warning.
 const TOP_KEYS_UNUSED: &[&str] = &["workflow", "agents", "skills", "compositions", "requires"];
 
-/// Appends one segment to a JSON pointer, escaped as RFC 6901 asks.
-pub(super) fn ptr(base: &str, segment: impl std::fmt::Display) -> String {
-    let segment = segment.to_string().replace('~', "~0").replace('/', "~1");
-    format!("{base}/{segment}")
-}
+pub(super) use crate::doc::pointer as ptr;
 
 pub fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack> {
     let mut r = Resolver { cx };

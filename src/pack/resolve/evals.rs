@@ -2,7 +2,7 @@
 
 use serde_json::Value as Json;
 
-use crate::doc::{Node, UnknownKeys};
+use crate::doc::{Checker, Node, UnknownKeys};
 
 use crate::pack::model::*;
 
@@ -96,40 +96,12 @@ impl Resolver<'_> {
             when,
             description,
             pos: node.pos,
+            turn: None,
         })
     }
 
-    /// `when`: `tool_called`, `tool_called_pattern` (a regex), `any_tool_called`,
-    /// `min_tool_calls`.
     pub(super) fn when(&mut self, node: &Node, at: &str) -> When {
-        let Some(mut f) = self.cx.map(node, at) else {
-            return When::default();
-        };
-        let tool_called = self.optional_string(&mut f, at, "tool_called");
-        let tool_called_pattern = f.get("tool_called_pattern").and_then(|n| {
-            let source = self.cx.string(n, &ptr(at, "tool_called_pattern"))?;
-            regex::Regex::new(&source)
-                .map_err(|e| {
-                    self.cx.error(
-                        n.pos,
-                        format!("{at}/tool_called_pattern: not a valid regex: {e}"),
-                    )
-                })
-                .ok()
-        });
-        let any_tool_called = f
-            .get("any_tool_called")
-            .and_then(|n| self.cx.boolean(n, &ptr(at, "any_tool_called")));
-        let min_tool_calls = f
-            .get("min_tool_calls")
-            .and_then(|n| self.cx.non_negative_integer(n, &ptr(at, "min_tool_calls")));
-        self.cx.unknown_keys(&f, at, UnknownKeys::Error);
-        When {
-            tool_called,
-            tool_called_pattern,
-            any_tool_called,
-            min_tool_calls,
-        }
+        resolve_when(self.cx, node, at)
     }
 
     /// `{min_score, max_score}` (inclusive) or the pack format's `{operator, value}`.
@@ -184,5 +156,40 @@ impl Resolver<'_> {
             return None;
         }
         Some(t)
+    }
+}
+
+/// `when`: `tool_called`, `tool_called_pattern` (a regex), `any_tool_called`,
+/// `min_tool_calls`. Scenario assertions take the same preconditions.
+pub fn resolve_when(cx: &mut Checker, node: &Node, at: &str) -> When {
+    let Some(mut f) = cx.map(node, at) else {
+        return When::default();
+    };
+    let tool_called = f
+        .get("tool_called")
+        .and_then(|n| cx.string(n, &ptr(at, "tool_called")));
+    let tool_called_pattern = f.get("tool_called_pattern").and_then(|n| {
+        let source = cx.string(n, &ptr(at, "tool_called_pattern"))?;
+        regex::Regex::new(&source)
+            .map_err(|e| {
+                cx.error(
+                    n.pos,
+                    format!("{at}/tool_called_pattern: not a valid regex: {e}"),
+                )
+            })
+            .ok()
+    });
+    let any_tool_called = f
+        .get("any_tool_called")
+        .and_then(|n| cx.boolean(n, &ptr(at, "any_tool_called")));
+    let min_tool_calls = f
+        .get("min_tool_calls")
+        .and_then(|n| cx.non_negative_integer(n, &ptr(at, "min_tool_calls")));
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
+    When {
+        tool_called,
+        tool_called_pattern,
+        any_tool_called,
+        min_tool_calls,
     }
 }

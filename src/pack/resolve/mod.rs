@@ -7,3 +7,4 @@ mod prompts;
 mod tools;
 
 pub use document::resolve;
+pub use evals::resolve_when;

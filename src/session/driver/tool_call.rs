@@ -6,7 +6,10 @@ use serde_json::{Value as Json, json};
 use crate::config::HookPhase;
 use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, tool_message};
 use crate::provider::ToolCall;
-use crate::session::{CallStatus, ExtensionKind, HookAction, PendingCall, Phase, SessionEvent};
+use crate::session::{
+    CallStatus, ExtensionKind, FailureMode, HookAction, PendingCall, Phase, SLOW_DELAY,
+    SessionEvent,
+};
 use crate::tools::{ToolReport, ToolStatus, validate_args};
 
 use super::{Session, TurnEnd, TurnEndReason};
@@ -31,6 +34,25 @@ impl Session<'_> {
                 policy.max_tool_calls_per_turn
             ));
         }
+        if let Some(max) = policy.max_total_tool_calls
+            && self.calls_in_session > max
+        {
+            return Some(format!(
+                "max_total_tool_calls ({max}) reached; `{name}` was not called"
+            ));
+        }
+        if let Some(max) = policy.max_identical_tool_calls
+            && self
+                .identical_calls
+                .get(&identity(call))
+                .copied()
+                .unwrap_or(0)
+                > max
+        {
+            return Some(format!(
+                "max_identical_tool_calls ({max}) reached: `{name}` was already called {max} time(s) with these arguments"
+            ));
+        }
         let schema_errors = self
             .pack
             .tools
@@ -47,11 +69,15 @@ impl Session<'_> {
     /// waits on one); the result goes back to the model.
     pub(super) async fn tool_call(&mut self, call: ToolCall) -> Option<TurnEnd> {
         self.calls_this_turn += 1;
+        self.calls_in_session += 1;
         let info = ToolCallInfo {
             name: call.name.clone(),
             args: call.args.clone(),
             call_id: call.id.clone(),
         };
+        if self.prompt.tool_policy.max_identical_tool_calls.is_some() {
+            *self.identical_calls.entry(identity(&info)).or_default() += 1;
+        }
         if let Some(refusal) = self.refusal(&info) {
             self.skip_tool(&info, CallStatus::Error, &refusal);
             return None;
@@ -96,6 +122,31 @@ impl Session<'_> {
             let text = format!("tool `{}` is not available", info.name);
             self.skip_tool(&info, CallStatus::Error, &text);
             return None;
+        }
+        if let Some(failure) = self.chaos.strike(&info.name) {
+            self.emit(SessionEvent::Injected {
+                turn: self.turn,
+                tool: info.name.clone(),
+                call_id: info.call_id.clone(),
+                mode: failure.mode,
+            });
+            let injected = |what: &str| {
+                failure
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| format!("tool `{}` {what} (injected failure)", info.name))
+            };
+            match failure.mode {
+                FailureMode::Error => {
+                    self.skip_tool(&info, CallStatus::Error, &injected("failed"));
+                    return None;
+                }
+                FailureMode::Timeout => {
+                    self.skip_tool(&info, CallStatus::Error, &injected("timed out"));
+                    return None;
+                }
+                FailureMode::Slow => tokio::time::sleep(SLOW_DELAY).await,
+            }
         }
         self.emit(SessionEvent::ToolStarted {
             turn: self.turn,
@@ -299,4 +350,9 @@ fn settled(report: &ToolReport) -> (CallStatus, String, u64) {
         report.error.clone().unwrap_or_default()
     };
     (status, content, report.duration_ms)
+}
+
+/// A call's tool and arguments, for counting identical calls.
+fn identity(call: &ToolCallInfo) -> (String, String) {
+    (call.name.clone(), call.args.to_string())
 }

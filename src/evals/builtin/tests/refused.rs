@@ -320,6 +320,7 @@ fn refusal(eval_type: &str) -> String {
         when: When::default(),
         description: None,
         pos: Pos::START,
+        turn: None,
     };
     match Evaluator::new(vec![eval], &IndexMap::new(), CancellationToken::new()) {
         Ok(_) => panic!("`{eval_type}` was made ready"),

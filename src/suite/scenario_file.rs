@@ -1,0 +1,515 @@
+//! Reading a `kind: Scenario` file (YAML, or JSON by its extension) into a
+//! [`Scenario`]. Every problem in the file is reported at once with its
+//! `FILE:LINE:COL`; keys PromptArena defines that promptexec does not play are
+//! warnings naming them, and keys nobody defines are errors.
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde_json::Value as Json;
+
+use crate::doc::{
+    Checker, Diagnostic, Fields, Loaded, Node, Rejected, UnknownKeys, Value, finish, parse_json,
+    parse_yaml, pointer as ptr,
+};
+use crate::pack::{ToolChoice, resolve_when};
+
+use super::scenario::*;
+
+/// The only API version there is.
+pub const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
+
+/// Scenario keys promptexec does not play: self-play, media, memories, live
+/// providers and context management need a real model or a runtime it is not.
+const SPEC_KEYS_UNPLAYED: &[&str] = &[
+    "mode",
+    "context_metadata",
+    "context",
+    "constraints",
+    "providers",
+    "provider_group",
+    "required_capabilities",
+    "streaming",
+    "context_policy",
+    "duplex",
+    "voice",
+    "seed_memories",
+    "pack",
+    "steps",
+];
+
+/// Turn keys that only self-play, streaming or perturbed trials read.
+const TURN_KEYS_UNPLAYED: &[&str] = &[
+    "persona",
+    "turns",
+    "max_turns",
+    "assistant_temp",
+    "user_temp",
+    "seed",
+    "streaming",
+    "perturbations",
+];
+
+/// Reads and resolves the scenario at `path`.
+pub fn load(path: &Path) -> Result<Loaded<Scenario>, Rejected> {
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
+    })?;
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let root = if is_json {
+        parse_json(path, &text)
+    } else {
+        parse_yaml(path, &text)
+    }
+    .map_err(|d| Rejected(d.into()))?;
+    let mut cx = Checker::new(path, text);
+    match resolve(&root, path, &mut cx) {
+        Some(scenario) => finish(scenario, cx.diagnostics),
+        None => Err(Rejected(cx.diagnostics)),
+    }
+}
+
+fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
+    let mut top = cx.map(root, "the scenario")?;
+    match top.get("apiVersion") {
+        Some(node) => {
+            if let Some(version) = cx.string(node, "/apiVersion")
+                && version != API_VERSION
+            {
+                cx.error(
+                    node.pos,
+                    format!("/apiVersion: `{version}` is not `{API_VERSION}`"),
+                );
+            }
+        }
+        None => cx.error(root.pos, "the scenario: missing key `apiVersion`"),
+    }
+    match top.get("kind") {
+        Some(node) => {
+            if let Some(kind) = cx.string(node, "/kind")
+                && kind != "Scenario"
+            {
+                cx.error(
+                    node.pos,
+                    format!("/kind: expected `Scenario`, found `{kind}`"),
+                );
+            }
+        }
+        None => cx.error(root.pos, "the scenario: missing key `kind`"),
+    }
+    let (name, mut labels) = match top.get("metadata") {
+        Some(node) => metadata(cx, node),
+        None => (None, IndexMap::new()),
+    };
+    top.allow(&["$schema"]);
+    let spec_node = top.get("spec");
+    cx.unknown_keys(&top, "the scenario", UnknownKeys::Error);
+    let Some(spec_node) = spec_node else {
+        cx.error(root.pos, "the scenario: missing key `spec`");
+        return None;
+    };
+    let mut spec = cx.map(spec_node, "/spec")?;
+    let id = match spec.get("id") {
+        Some(node) => cx.nonempty_string(node, "/spec/id"),
+        None => name.clone().or_else(|| {
+            cx.error(
+                spec_node.pos,
+                "/spec: missing key `id` (and no `metadata.name` to stand for it)",
+            );
+            None
+        }),
+    };
+    let task_type = required_string(cx, &mut spec, spec_node, "task_type");
+    let description = required_string(cx, &mut spec, spec_node, "description");
+    if let Some(node) = spec.get("labels") {
+        labels.extend(string_map(cx, node, "/spec/labels"));
+    }
+    let variables = spec
+        .get("variables")
+        .map(|node| string_map(cx, node, "/spec/variables"))
+        .unwrap_or_default();
+    let tool_policy = spec
+        .get("tool_policy")
+        .and_then(|node| tool_policy(cx, node, "/spec/tool_policy"));
+    let turns = match spec.get("turns") {
+        Some(node) => turns(cx, node),
+        None => {
+            cx.error(spec_node.pos, "/spec: missing key `turns`");
+            Vec::new()
+        }
+    };
+    let conversation_assertions = spec
+        .get("conversation_assertions")
+        .map(|node| assertions(cx, node, "/spec/conversation_assertions"))
+        .unwrap_or_default();
+    let trials = spec
+        .get("trials")
+        .and_then(|node| cx.positive_integer(node, "/spec/trials"))
+        .map_or(1, |n| n.min(u64::from(u32::MAX)) as u32);
+    cx.ignored_keys(&mut spec, SPEC_KEYS_UNPLAYED, "/spec");
+    cx.unknown_keys(&spec, "/spec", UnknownKeys::Error);
+    Some(Scenario {
+        path: path.to_path_buf(),
+        id: id?,
+        task_type: task_type?,
+        description: description?,
+        labels,
+        variables,
+        tool_policy,
+        turns,
+        conversation_assertions,
+        trials,
+        pos: spec_node.pos,
+    })
+}
+
+fn required_string(
+    cx: &mut Checker,
+    f: &mut Fields<'_>,
+    parent: &Node,
+    key: &'static str,
+) -> Option<String> {
+    match f.get(key) {
+        Some(node) => cx.nonempty_string(node, &ptr("/spec", key)),
+        None => {
+            cx.error(parent.pos, format!("/spec: missing key `{key}`"));
+            None
+        }
+    }
+}
+
+/// `metadata`: its `name` and `labels`; `namespace` and `annotations` only describe.
+fn metadata(cx: &mut Checker, node: &Node) -> (Option<String>, IndexMap<String, String>) {
+    let Some(mut f) = cx.map(node, "/metadata") else {
+        return (None, IndexMap::new());
+    };
+    let name = f
+        .get("name")
+        .and_then(|n| cx.nonempty_string(n, "/metadata/name"));
+    let labels = f
+        .get("labels")
+        .map(|n| string_map(cx, n, "/metadata/labels"))
+        .unwrap_or_default();
+    if let Some(n) = f.get("annotations") {
+        string_map(cx, n, "/metadata/annotations");
+    }
+    f.allow(&["namespace"]);
+    cx.unknown_keys(&f, "/metadata", UnknownKeys::Error);
+    (name, labels)
+}
+
+/// A mapping of names to strings; numbers and booleans are read as their text, as
+/// a YAML author writing `limit: 50` means.
+fn string_map(cx: &mut Checker, node: &Node, at: &str) -> IndexMap<String, String> {
+    let mut out = IndexMap::new();
+    if cx.map(node, at).is_none() {
+        return out;
+    }
+    let Value::Map(entries) = &node.value else {
+        return out;
+    };
+    for (key, value) in entries {
+        let text = match &value.value {
+            Value::Str(s) => s.clone(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => f.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => {
+                cx.error(
+                    value.pos,
+                    format!(
+                        "{}: expected a string, found {}",
+                        ptr(at, &key.name),
+                        value.kind()
+                    ),
+                );
+                continue;
+            }
+        };
+        out.insert(key.name.clone(), text);
+    }
+    out
+}
+
+/// `tool_policy`: PromptArena requires `tool_choice`, `max_tool_calls_per_turn` and
+/// `max_total_tool_calls`.
+fn tool_policy(cx: &mut Checker, node: &Node, at: &str) -> Option<ScenarioPolicy> {
+    let mut f = cx.map(node, at)?;
+    for key in [
+        "tool_choice",
+        "max_tool_calls_per_turn",
+        "max_total_tool_calls",
+    ] {
+        if f.get(key).is_none() {
+            cx.error(node.pos, format!("{at}: missing key `{key}`"));
+        }
+    }
+    let tool_choice = f
+        .get("tool_choice")
+        .and_then(|n| cx.choice(n, &ptr(at, "tool_choice"), ToolChoice::WIRE));
+    let per_turn = f
+        .get("max_tool_calls_per_turn")
+        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_tool_calls_per_turn")));
+    let total = f
+        .get("max_total_tool_calls")
+        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_total_tool_calls")));
+    let max_rounds = f
+        .get("max_rounds")
+        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_rounds")));
+    let max_identical_tool_calls = f
+        .get("max_identical_tool_calls")
+        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_identical_tool_calls")));
+    let blocklist = f
+        .get("blocklist")
+        .and_then(|n| cx.string_list(n, &ptr(at, "blocklist")))
+        .map(|list| list.into_iter().map(|(name, _)| name).collect())
+        .unwrap_or_default();
+    cx.ignored_keys(&mut f, &["max_cost_usd"], at);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
+    Some(ScenarioPolicy {
+        tool_choice: tool_choice?,
+        max_rounds,
+        max_tool_calls_per_turn: per_turn?,
+        max_total_tool_calls: total?,
+        max_identical_tool_calls,
+        blocklist,
+    })
+}
+
+fn turns(cx: &mut Checker, node: &Node) -> Vec<Turn> {
+    let Some(items) = cx.list(node, "/spec/turns") else {
+        return Vec::new();
+    };
+    let played: Vec<Turn> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| turn(cx, item, &ptr("/spec/turns", i)))
+        .collect();
+    if played.is_empty() && !cx.diagnostics.has_errors() {
+        cx.error(node.pos, "/spec/turns: no user turn to play");
+    }
+    played
+}
+
+/// One turn; `None` for a turn that is not played (its role is not `user`) or that
+/// has errors.
+fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<Turn> {
+    let mut f = cx.map(node, at)?;
+    let role = match f.get("role") {
+        Some(n) => cx.string(n, &ptr(at, "role")).map(|r| (r, n.pos)),
+        None => {
+            cx.error(node.pos, format!("{at}: missing key `role`"));
+            None
+        }
+    };
+    let content = f
+        .get("content")
+        .and_then(|n| cx.string(n, &ptr(at, "content")));
+    let parts = f
+        .get("parts")
+        .and_then(|n| text_parts(cx, n, &ptr(at, "parts")));
+    let assertions = f
+        .get("assertions")
+        .map(|n| assertions(cx, n, &ptr(at, "assertions")))
+        .unwrap_or_default();
+    let consent = f
+        .get("consent_overrides")
+        .map(|n| consent(cx, n, &ptr(at, "consent_overrides")))
+        .unwrap_or_default();
+    let chaos = f
+        .get("chaos")
+        .map(|n| chaos(cx, n, &ptr(at, "chaos")))
+        .unwrap_or_default();
+    cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
+    let (role, role_pos) = role?;
+    if role != "user" {
+        cx.warning(
+            role_pos,
+            format!("{at}/role: `{role}` turns are not played (promptexec plays `user` turns against the scripted model); this turn is skipped"),
+        );
+        return None;
+    }
+    // Text parts, when given, take precedence over `content`, as in PromptArena.
+    let content = match (parts, content) {
+        (Some(text), _) => text,
+        (None, Some(text)) => text,
+        (None, None) => {
+            cx.error(
+                node.pos,
+                format!("{at}: a user turn needs `content` or text `parts`"),
+            );
+            return None;
+        }
+    };
+    Some(Turn {
+        content,
+        assertions,
+        consent,
+        chaos,
+        pos: node.pos,
+    })
+}
+
+/// The text of `parts`, joined by blank lines; media parts are not played.
+fn text_parts(cx: &mut Checker, node: &Node, at: &str) -> Option<String> {
+    let items = cx.list(node, at)?;
+    let mut texts = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = ptr(at, i);
+        let Some(mut f) = cx.map(item, &at) else {
+            continue;
+        };
+        let kind = f.get("type").and_then(|n| cx.string(n, &ptr(&at, "type")));
+        match kind.as_deref() {
+            Some("text") => {
+                if let Some(text) = f.get("text").and_then(|n| cx.string(n, &ptr(&at, "text"))) {
+                    texts.push(text);
+                }
+            }
+            Some(other) => cx.warning(
+                item.pos,
+                format!(
+                    "{at}: `{other}` parts are not played; only text reaches the scripted model"
+                ),
+            ),
+            None => cx.error(item.pos, format!("{at}: missing key `type`")),
+        }
+        f.allow(&["media"]);
+        cx.unknown_keys(&f, &at, UnknownKeys::Error);
+    }
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
+}
+
+fn consent(cx: &mut Checker, node: &Node, at: &str) -> Vec<(String, Consent)> {
+    if cx.map(node, at).is_none() {
+        return Vec::new();
+    }
+    let Value::Map(entries) = &node.value else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|(key, value)| {
+            let answer = cx.choice(value, &ptr(at, &key.name), Consent::WIRE)?;
+            Some((key.name.clone(), answer))
+        })
+        .collect()
+}
+
+fn chaos(cx: &mut Checker, node: &Node, at: &str) -> Vec<ToolFailure> {
+    let Some(mut f) = cx.map(node, at) else {
+        return Vec::new();
+    };
+    let rules = f.get("tool_failures");
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
+    let at = ptr(at, "tool_failures");
+    let Some(items) = rules.and_then(|n| cx.list(n, &at)) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| tool_failure(cx, item, &ptr(&at, i)))
+        .collect()
+}
+
+fn tool_failure(cx: &mut Checker, node: &Node, at: &str) -> Option<ToolFailure> {
+    let mut f = cx.map(node, at)?;
+    let tool = match f.get("tool") {
+        Some(n) => cx.nonempty_string(n, &ptr(at, "tool")),
+        None => {
+            cx.error(node.pos, format!("{at}: missing key `tool`"));
+            None
+        }
+    };
+    let mode = match f.get("mode") {
+        Some(n) => cx.choice(n, &ptr(at, "mode"), FailureMode::WIRE),
+        None => {
+            cx.error(node.pos, format!("{at}: missing key `mode`"));
+            None
+        }
+    };
+    let probability = match f.get("probability") {
+        Some(n) => {
+            let p = cx.number(n, &ptr(at, "probability"))?;
+            if !(0.0..=1.0).contains(&p) {
+                cx.error(n.pos, format!("{at}/probability: must be between 0 and 1"));
+                return None;
+            }
+            p
+        }
+        None => 1.0,
+    };
+    let message = f
+        .get("message")
+        .and_then(|n| cx.string(n, &ptr(at, "message")));
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
+    Some(ToolFailure {
+        tool: tool?,
+        mode: mode?,
+        probability,
+        message,
+    })
+}
+
+fn assertions(cx: &mut Checker, node: &Node, at: &str) -> Vec<Assertion> {
+    let Some(items) = cx.list(node, at) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| assertion(cx, item, &ptr(at, i)))
+        .collect()
+}
+
+fn assertion(cx: &mut Checker, node: &Node, at: &str) -> Option<Assertion> {
+    let mut f = cx.map(node, at)?;
+    let kind = match f.get("type") {
+        Some(n) => cx.nonempty_string(n, &ptr(at, "type")),
+        None => {
+            cx.error(node.pos, format!("{at}: missing key `type`"));
+            None
+        }
+    };
+    let params = match f.get("params") {
+        Some(n) => {
+            cx.map(n, &ptr(at, "params"));
+            n.to_json()
+        }
+        None => Json::Object(Default::default()),
+    };
+    let message = f
+        .get("message")
+        .and_then(|n| cx.string(n, &ptr(at, "message")));
+    let when = f
+        .get("when")
+        .map(|n| resolve_when(cx, n, &ptr(at, "when")))
+        .unwrap_or_default();
+    let pass_threshold = match f.get("pass_threshold") {
+        Some(n) => {
+            let share = cx.number(n, &ptr(at, "pass_threshold"))?;
+            if !(0.0..=1.0).contains(&share) {
+                cx.error(
+                    n.pos,
+                    format!("{at}/pass_threshold: must be between 0 and 1"),
+                );
+                return None;
+            }
+            share
+        }
+        None => 1.0,
+    };
+    cx.unknown_keys(&f, at, UnknownKeys::Error);
+    Some(Assertion {
+        kind: kind?,
+        params,
+        message,
+        when,
+        pass_threshold,
+        pos: node.pos,
+    })
+}

@@ -1,0 +1,150 @@
+//! Which scenarios a run plays: `--filter` by id or label, then `--shard K/N`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::Scenario;
+
+/// `--shard K/N`: the K-th of N slices (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let expected = || format!("`{text}` is not K/N with 1 <= K <= N (for example 2/3)");
+        let (k, n) = text.split_once('/').ok_or_else(expected)?;
+        let (index, count) = (
+            k.trim().parse::<usize>().map_err(|_| expected())?,
+            n.trim().parse::<usize>().map_err(|_| expected())?,
+        );
+        if index == 0 || index > count {
+            return Err(expected());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Whether `--filter` picks the scenario: a `KEY=VALUE` filter matches a label
+/// exactly; any other text is a part of the scenario's id.
+pub fn matches(scenario: &Scenario, filter: &str) -> bool {
+    if let Some((key, value)) = filter.split_once('=')
+        && scenario.labels.get(key).is_some_and(|v| v == value)
+    {
+        return true;
+    }
+    scenario.id.contains(filter)
+}
+
+/// The scenarios a run plays, in id order: those any filter picks (all, without
+/// filters), then the shard's slice of them. Slices are dealt in id order, so the
+/// N shards of a suite cover it exactly once, each within one scenario of the
+/// others' size, on any machine.
+pub fn select(
+    mut scenarios: Vec<Scenario>,
+    filters: &[String],
+    shard: Option<Shard>,
+) -> Vec<Scenario> {
+    scenarios.retain(|s| filters.is_empty() || filters.iter().any(|f| matches(s, f)));
+    scenarios.sort_by(|a, b| a.id.cmp(&b.id).then_with(|| a.path.cmp(&b.path)));
+    match shard {
+        None => scenarios,
+        Some(shard) => scenarios
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % shard.count == shard.index - 1)
+            .map(|(_, s)| s)
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::Pos;
+
+    fn scenario(id: &str, labels: &[(&str, &str)]) -> Scenario {
+        Scenario {
+            path: format!("{id}.scenario.yaml").into(),
+            id: id.into(),
+            task_type: "support".into(),
+            description: String::new(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            variables: Default::default(),
+            tool_policy: None,
+            turns: Vec::new(),
+            conversation_assertions: Vec::new(),
+            trials: 1,
+            pos: Pos::START,
+        }
+    }
+
+    fn ids(scenarios: &[Scenario]) -> Vec<&str> {
+        scenarios.iter().map(|s| s.id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_shard_is_k_of_n() {
+        assert_eq!("2/3".parse(), Ok(Shard { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", ""] {
+            let err = bad.parse::<Shard>().expect_err(bad);
+            assert!(err.contains("K/N"), "{err}");
+        }
+    }
+
+    #[test]
+    fn shards_cover_the_suite_once_whatever_the_input_order() {
+        let all: Vec<Scenario> = ["e", "b", "a", "d", "c", "g", "f"]
+            .iter()
+            .map(|id| scenario(id, &[]))
+            .collect();
+        let mut union = Vec::new();
+        for index in 1..=3 {
+            let slice = select(all.clone(), &[], Some(Shard { index, count: 3 }));
+            assert!((2..=3).contains(&slice.len()), "{:?}", ids(&slice));
+            union.extend(ids(&slice).into_iter().map(str::to_string));
+        }
+        union.sort();
+        assert_eq!(union, ["a", "b", "c", "d", "e", "f", "g"]);
+        let reversed: Vec<Scenario> = all.iter().rev().cloned().collect();
+        let shard = Some(Shard { index: 2, count: 3 });
+        assert_eq!(
+            ids(&select(all.clone(), &[], shard)),
+            ids(&select(reversed, &[], shard))
+        );
+    }
+
+    #[test]
+    fn filters_pick_by_id_part_or_exact_label() {
+        let all = vec![
+            scenario("refund-denied", &[("area", "refunds")]),
+            scenario("lookup", &[("area", "orders")]),
+            scenario("refund-ok", &[]),
+        ];
+        let picked = |filters: &[&str]| {
+            let filters: Vec<String> = filters.iter().map(|f| f.to_string()).collect();
+            ids(&select(all.clone(), &filters, None))
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(picked(&["refund"]), ["refund-denied", "refund-ok"]);
+        assert_eq!(picked(&["area=orders"]), ["lookup"]);
+        assert_eq!(picked(&["area=order"]), Vec::<String>::new());
+        assert_eq!(picked(&["lookup", "refund-ok"]), ["lookup", "refund-ok"]);
+        assert_eq!(picked(&[]).len(), 3);
+    }
+}
