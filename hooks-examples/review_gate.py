@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """JSON-RPC hook (runtime: server): a review gate that keeps running for the whole
-session. It denies dangerous shell commands in before_tool, asks for approval of writes
-in approve_tool (set REVIEW_APPROVE_WRITES=1 to approve them), and logs every event it
-observes to stderr."""
+session. It denies dangerous shell commands in before_tool, asks for approval of SQL
+writes in approve_tool (set REVIEW_APPROVE_WRITES=1 to approve them; refunds have their
+own approval, the refund tool's `pending`), and logs every event it observes to stderr."""
 import json
 import os
 import re
@@ -22,7 +22,7 @@ def before_tool(params):
 def approve_tool(params):
     tool = params.get("tool", "")
     args = params.get("arguments", {})
-    is_write = tool == "refund_order" or WRITES.match(str(args.get("sql", "")))
+    is_write = WRITES.match(str(args.get("sql", "")))
     if not is_write or os.environ.get("REVIEW_APPROVE_WRITES") == "1":
         return {"approved": True}
     return {"approved": False, "reason": f"{tool} changes data and needs a reviewer's approval"}

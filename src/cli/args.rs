@@ -60,7 +60,7 @@ impl ColorWhen {
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum Command {
-    /// Play a conversation from a pack against the scripted mock model
+    /// Play a pack's suite of scenarios, or one conversation, against the scripted mock model
     Run(RunArgs),
     /// Call one tool bound in the config and show exactly what happened
     InvokeTool(InvokeArgs),
@@ -86,11 +86,17 @@ pub enum Command {
 // the two sources instead.
 #[derive(Debug, Args)]
 #[command(
-    override_usage = "promptexec run [OPTIONS] <--message <TEXT>|--messages-from <FILE>> <PACK>"
+    override_usage = "promptexec run [OPTIONS] <PACK> [SCENARIOS]...\n       promptexec run [OPTIONS] <--message <TEXT>|--messages-from <FILE>> <PACK>"
 )]
 pub struct RunArgs {
     /// The PromptPack (JSON)
     pub pack: PathBuf,
+
+    /// Scenario files, or folders searched for `*.scenario.yaml|yml|json`
+    /// [default: the `scenarios/` folder beside the pack]; played when no message is
+    /// given
+    #[arg(value_name = "SCENARIOS", conflicts_with_all = ["messages", "messages_from"])]
+    pub scenarios: Vec<PathBuf>,
 
     /// The prompt to play [default: the pack's only prompt]
     #[arg(long, value_name = "ID")]
@@ -100,11 +106,7 @@ pub struct RunArgs {
     pub vars: VarArgs,
 
     /// A user message (repeatable; each is one turn)
-    #[arg(
-        long = "message",
-        value_name = "TEXT",
-        required_unless_present = "messages_from"
-    )]
+    #[arg(long = "message", value_name = "TEXT")]
     pub messages: Vec<String>,
 
     /// Read the user messages from FILE (`-`: stdin), one per line; blank lines are
@@ -132,9 +134,27 @@ pub struct RunArgs {
     #[arg(long, value_name = "all|TOOL")]
     pub reject: Vec<String>,
 
-    /// Write every event as one JSON line to FILE, as it happens
+    /// Write every event as one JSON line to FILE, as it happens; for a suite, FILE
+    /// is a folder that gets one transcript per scenario
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
+
+    /// Scenarios played at once [default: the number of cores]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+
+    /// Play only scenarios whose id contains TEXT, or whose label KEY is VALUE
+    /// (`KEY=VALUE`); repeatable, any may match
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Vec<String>,
+
+    /// Start no scenario after one fails
+    #[arg(long)]
+    pub fail_fast: bool,
+
+    /// Play the K-th of N slices of the suite, dealt in scenario id order
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::suite::Shard>,
 
     /// `human`: the conversation and a summary on stderr; `json`: one report document
     /// on stdout; `junit`: JUnit XML on stdout (turns and evals as testcases)

@@ -13,8 +13,10 @@ mod library;
 mod prompt;
 mod run;
 mod share;
+mod suite;
 mod validate;
 
+mod conversation;
 mod dispatch;
 mod emit;
 mod exit;

@@ -32,7 +32,7 @@ impl UserMessages {
         Ok(messages)
     }
 
-    fn of<'t>(texts: impl Iterator<Item = &'t str> + Clone) -> Self {
+    pub(super) fn of<'t>(texts: impl Iterator<Item = &'t str> + Clone) -> Self {
         let mut messages = Self {
             text: String::with_capacity(texts.clone().map(str::len).sum()),
             ends: Vec::with_capacity(texts.clone().count()),

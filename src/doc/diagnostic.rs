@@ -129,3 +129,9 @@ impl fmt::Display for Diagnostics {
         Ok(())
     }
 }
+
+impl FromIterator<Diagnostic> for Diagnostics {
+    fn from_iter<I: IntoIterator<Item = Diagnostic>>(items: I) -> Self {
+        Self(items.into_iter().collect())
+    }
+}

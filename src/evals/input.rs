@@ -24,6 +24,18 @@ fn as_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::
     })
 }
 
+/// A hook's part in the judged turn (or session): consulted at `phase`, and what
+/// it did when it changed what happened next (`action`; `None`: it let things be).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookRecord {
+    pub hook: String,
+    pub phase: String,
+    #[serde(default)]
+    pub action: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
 /// What an eval judges: the assistant's output and the conversation around it.
 /// Transcripts keep it whole, so evals can be run again over a recorded run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +46,10 @@ pub struct EvalInput {
     pub turn_index: u32,
     /// The calls of the judged turn (of the whole session for session-level evals).
     pub tool_calls: Vec<ToolCallRecord>,
+    /// The hooks consulted and what they did, for `hook_decision`; exec evals are
+    /// not sent it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<HookRecord>,
     pub variables: Json,
     pub metadata: Json,
 }
@@ -46,6 +62,7 @@ impl Default for EvalInput {
             messages: History::default(),
             turn_index: 0,
             tool_calls: Vec::new(),
+            hooks: Vec::new(),
             variables: json!({}),
             metadata: json!({}),
         }

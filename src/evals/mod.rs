@@ -11,7 +11,7 @@ mod schedule;
 
 pub use builtin::{builtin_names, is_builtin};
 pub use exec_eval::{eval_request, read_score};
-pub use input::{EvalInput, ToolCallRecord};
+pub use input::{EvalInput, HookRecord, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub use runner::{EvalError, EvalProblem, Evaluator, prompt_evals};
 pub use schedule::{Point, due};

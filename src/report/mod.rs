@@ -6,6 +6,7 @@ mod human;
 mod json;
 mod junit;
 mod record;
+mod suite;
 mod summary;
 mod terminal;
 mod transcript;
@@ -15,6 +16,9 @@ pub use human::{HumanStream, describe, stderr_excerpt};
 pub use json::{JsonReport, json_report};
 pub use junit::junit_report;
 pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome, warnings_json};
-pub use summary::{evals_table, problems, summary, table};
+pub use suite::{
+    ScenarioRecord, SuiteJson, SuiteRecord, result_word, suite_junit, suite_summary, totals_line,
+};
+pub use summary::{evals_table, problems, problems_except, summary, table};
 pub use terminal::Terminal;
 pub use transcript::Transcript;

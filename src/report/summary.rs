@@ -120,6 +120,12 @@ pub fn evals_table(evals: &[&EvalResult]) -> String {
 /// What kept turns from completing and evals from passing, one line each: shown
 /// after the summary, and on stderr in every format.
 pub fn problems(record: &RunRecord) -> Vec<String> {
+    problems_except(record, |_| false)
+}
+
+/// [`problems`], leaving out the results of the evals `skip` names (a scenario's
+/// assertions, which its report explains on their own).
+pub fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, end) in record.turns.iter().enumerate() {
         let turn = i + 1;
@@ -149,7 +155,7 @@ pub fn problems(record: &RunRecord) -> Vec<String> {
         };
         lines.push(format!("{} {turn}", failure.headline()));
     }
-    for eval in record.evals() {
+    for eval in record.evals().filter(|e| !skip(&e.eval_id)) {
         match eval.status {
             EvalStatus::Failed => lines.push(format!(
                 "eval `{}` failed with score {:.2}: {}",

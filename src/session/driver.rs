@@ -208,7 +208,10 @@ impl<'a> Session<'a> {
         self.events.push(&event);
         let judged = matches!(
             event,
-            SessionEvent::Assistant { .. } | SessionEvent::ToolCall { .. }
+            SessionEvent::Assistant { .. }
+                | SessionEvent::ToolCall { .. }
+                | SessionEvent::Hook { .. }
+                | SessionEvent::HooksRan { .. }
         );
         if judged && self.evaluator.is_some() {
             self.turn_events.push(event);

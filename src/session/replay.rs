@@ -6,29 +6,53 @@ use std::borrow::Borrow;
 
 use serde_json::{Value as Json, json};
 
-use crate::evals::{EvalInput, Point, ToolCallRecord};
+use crate::evals::{EvalInput, HookRecord, Point, ToolCallRecord};
 use crate::hooks::{History, assistant_message, message, tool_message};
 
 use super::SessionEvent;
 
-/// The answer and the tool calls evals judge at `point`, from `events` (the turn's
-/// events for a turn, the whole session's at its end): the last answer, and every call.
-/// One pass, so the events may be read straight from a log.
+/// What evals judge at `point`, from `events` (the turn's events for a turn, the
+/// whole session's at its end): the last answer, every tool call, and every hook
+/// consulted (hook events carry no turn: the events given are the scope). One pass,
+/// so the events may be read straight from a log.
 pub fn judged<E: Borrow<SessionEvent>>(
     events: impl IntoIterator<Item = E>,
     point: Point,
-) -> (String, Vec<ToolCallRecord>) {
+) -> Judged {
     let in_scope = |turn: u32| match point {
         Point::TurnEnd(t) => t == turn,
         Point::SessionEnd => true,
     };
-    let mut content = String::new();
-    let mut tool_calls = Vec::new();
+    let mut judged = Judged::default();
+    let Judged {
+        content,
+        tool_calls,
+        hooks,
+    } = &mut judged;
     for event in events {
         match event.borrow() {
             SessionEvent::Assistant {
                 turn, content: c, ..
             } if in_scope(*turn) => content.clone_from(c),
+            SessionEvent::HooksRan { phase, hooks: ran } => {
+                hooks.extend(ran.iter().map(|hook| HookRecord {
+                    hook: hook.clone(),
+                    phase: phase.to_string(),
+                    action: None,
+                    reason: None,
+                }));
+            }
+            SessionEvent::Hook {
+                phase,
+                hook,
+                action,
+                reason,
+            } => hooks.push(HookRecord {
+                hook: hook.clone(),
+                phase: phase.to_string(),
+                action: Some(action.to_string()),
+                reason: reason.clone(),
+            }),
             SessionEvent::ToolCall {
                 turn,
                 name,
@@ -48,7 +72,15 @@ pub fn judged<E: Borrow<SessionEvent>>(
             _ => {}
         }
     }
-    (content, tool_calls)
+    judged
+}
+
+/// The answer, tool calls and hooks of a judged turn or session.
+#[derive(Debug, Default)]
+pub struct Judged {
+    pub content: String,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub hooks: Vec<HookRecord>,
 }
 
 /// The eval points of a recorded run, each with the input its evals saw, in order.
@@ -122,12 +154,17 @@ impl Iterator for EvalPoints<'_> {
                         Point::TurnEnd(_) => &self.events[self.turn_start..at],
                         Point::SessionEnd => &self.events[..at],
                     };
-                    let (content, tool_calls) = judged(scope, point);
+                    let Judged {
+                        content,
+                        tool_calls,
+                        hooks,
+                    } = judged(scope, point);
                     let input = EvalInput {
                         content,
                         messages: self.history.prefix(*messages),
                         turn_index: self.turn,
                         tool_calls,
+                        hooks,
                         variables: self.variables.clone(),
                         metadata: metadata.clone(),
                     };

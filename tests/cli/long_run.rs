@@ -236,12 +236,14 @@ fn messages_from_nothing_usable_is_bad_input_before_anything_runs() {
         .run()
         .expect_code(2)
         .stderr_has("cannot be used with");
-    // One of the two is needed, and the message names both.
+    // Without either, the pack's suite is played; with no scenarios beside it, the
+    // message says how to give either.
     promptexec()
         .in_dir(dir.path())
         .arg("run")
         .arg(fixtures().join("run").join("long.pack.json"))
         .run()
         .expect_code(2)
-        .stderr_has("<--message <TEXT>|--messages-from <FILE>>");
+        .stderr_has("no scenarios to play in")
+        .stderr_has("--message TEXT to play one conversation");
 }

@@ -284,7 +284,7 @@ fn the_review_gate_refuses_rm_rf() {
         .args(hook_event(
             "review_gate",
             "approve_tool",
-            r#"{"tool": "refund_order", "arguments": {"order_id": "A-1002", "amount": 149}}"#,
+            r#"{"tool": "db_query", "arguments": {"sql": "DELETE FROM products"}}"#,
         ))
         .run();
     assert_eq!(out.code, 1, "writes need a reviewer: {}", out.stderr);

@@ -203,6 +203,52 @@ pub fn max_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
     }))
 }
 
+/// `sentence_count`: between `min` and `max` sentences (a sentence ends at `.`,
+/// `!` or `?` followed by a space or the end, or at the end of the text).
+pub fn sentence_count(check: &str, params: &Json) -> Result<Judge, ParamError> {
+    let p = Params::new(check, params, &[&["min"], &["max"]])?;
+    let (min, max) = (p.count(&["min"])?, p.count(&["max"])?);
+    if min.is_none() && max.is_none() {
+        return Err(ParamError::NoCountRange {
+            check: check.into(),
+        });
+    }
+    Ok(Box::new(move |input| {
+        let n = sentences(&input.content);
+        let ok = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
+        let range = match (min, max) {
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            (Some(a), None) => format!("at least {a}"),
+            (None, Some(b)) => format!("at most {b}"),
+            (None, None) => unreachable!("a bound is checked above"),
+        };
+        Ok(verdict(
+            ok,
+            format!("{n} sentence(s) ({range})"),
+            format!("{n} sentence(s), expected {range}"),
+            json!({ "sentences": n }),
+        ))
+    }))
+}
+
+fn sentences(text: &str) -> u64 {
+    let mut count = 0;
+    let mut open = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if matches!(c, '.' | '!' | '?') {
+            let ends = chars.peek().is_none_or(|next| next.is_whitespace());
+            if open && ends {
+                count += 1;
+                open = false;
+            }
+        } else if !c.is_whitespace() {
+            open = true;
+        }
+    }
+    count + u64::from(open)
+}
+
 /// A pattern for `word` standing on its own: `\b` where the word starts or ends with
 /// a letter or digit, else a non-word character or the end of the text (`\b` never
 /// matches between a space and a symbol, so `c++` or `$free` would never be found).

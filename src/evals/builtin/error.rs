@@ -35,6 +35,15 @@ pub enum ParamError {
         name: String,
         what: &'static str,
     },
+    /// A word param outside its set; `suggestion` is empty or `; did you mean ...?`.
+    #[error("`{check}`: `{name}` is one of {choices}, found `{found}`{suggestion}")]
+    NotAChoice {
+        check: String,
+        name: String,
+        found: String,
+        choices: String,
+        suggestion: String,
+    },
     #[error("`{check}` needs `max` (characters) or `max_tokens`")]
     NoLengthLimit { check: String },
     #[error("`{check}` needs `min`, `max` or both")]

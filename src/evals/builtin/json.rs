@@ -210,3 +210,38 @@ pub fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
         })
     }))
 }
+
+/// `field_presence`: every one of `fields` is present. In a JSON object answer a
+/// field is a key path (`a.b`); in any other answer it is text, found whatever its
+/// case.
+pub fn field_presence(check: &str, params: &Json) -> Result<Judge, ParamError> {
+    let p = Params::new(check, params, &[&["fields", "required_fields"]])?;
+    let fields = p.required_strings(&["fields", "required_fields"])?;
+    Ok(Box::new(move |input| {
+        let document: Option<Json> = serde_json::from_str(input.content.trim())
+            .ok()
+            .filter(Json::is_object);
+        let present = |field: &String| match &document {
+            Some(doc) => field
+                .split('.')
+                .try_fold(doc, |node, key| node.get(key))
+                .is_some(),
+            None => input.content.to_lowercase().contains(&field.to_lowercase()),
+        };
+        let missing: Vec<&str> = fields
+            .iter()
+            .filter(|f| !present(f))
+            .map(String::as_str)
+            .collect();
+        let share = (fields.len() - missing.len()) as f64 / fields.len() as f64;
+        Ok(Scored {
+            score: share,
+            detail: if missing.is_empty() {
+                "every field is present".into()
+            } else {
+                format!("missing: {}", missing.join(", "))
+            },
+            data: json!({ "missing": missing, "json": document.is_some() }),
+        })
+    }))
+}

@@ -3,6 +3,7 @@
 
 mod content;
 mod error;
+mod hooks;
 mod json;
 mod latency;
 mod params;
@@ -53,6 +54,13 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("tool_result_includes", &[], tools::result_includes),
     ("tool_result_matches", &[], tools::result_matches),
     ("latency_budget", &[], latency::budget),
+    ("hook_decision", &[], hooks::decision),
+    (
+        "sentence_count",
+        &["max_sentences"],
+        content::sentence_count,
+    ),
+    ("field_presence", &["required_fields"], json::field_presence),
 ];
 
 fn find(eval_type: &str) -> Option<Prepare> {

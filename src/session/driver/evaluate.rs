@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::evals::{EvalInput, Point};
-use crate::session::replay::judged;
+use crate::session::replay::{Judged, judged};
 use crate::session::{Phase, SessionEvent};
 
 use super::{SESSION_ID, Session};
@@ -41,10 +41,14 @@ impl Session<'_> {
         self.evaluator = Some(evaluator);
     }
 
-    /// What evals see: the last answer and the tool calls of the turn (of the whole
-    /// session at its end), and the history as it stands, shared.
+    /// What evals see: the last answer, the tool calls and the hooks of the turn (of
+    /// the whole session at its end), and the history as it stands, shared.
     fn eval_input(&self, point: Point) -> EvalInput {
-        let (content, tool_calls) = match point {
+        let Judged {
+            content,
+            tool_calls,
+            hooks,
+        } = match point {
             Point::TurnEnd(_) => judged(&self.turn_events, point),
             Point::SessionEnd => judged(self.events.iter(), point),
         };
@@ -53,6 +57,7 @@ impl Session<'_> {
             messages: self.messages.clone(),
             turn_index: self.turn,
             tool_calls,
+            hooks,
             variables: self.variables.clone(),
             metadata: json!({
                 "session_id": SESSION_ID,

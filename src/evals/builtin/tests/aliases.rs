@@ -23,6 +23,8 @@ fn aliases_behave_like_their_canonical_names() {
     ];
     let digits: Vec<Input> = vec![plain("123"), plain("12a")];
     let lengths: Vec<Input> = vec![plain("ab"), plain("abcd"), plain("abcdefghij")];
+    let sentences: Vec<Input> = vec![plain("One. Two! Three?"), plain("Just one.")];
+    let fields: Vec<Input> = vec![plain(r#"{"a": {"b": 1}}"#), plain(r#"{"b": 1}"#)];
     let texts: Vec<Input> = vec![
         plain(r#"{"a": 1}"#),
         plain("{a: 1}"),
@@ -154,6 +156,20 @@ fn aliases_behave_like_their_canonical_names() {
             "length",
             json!({"max_chars": 4, "max_tokens": 1}),
             &lengths,
+        ),
+        (
+            "sentence_count",
+            json!({"max": 2}),
+            "max_sentences",
+            json!({"max": 2}),
+            &sentences,
+        ),
+        (
+            "field_presence",
+            json!({"fields": ["a.b"]}),
+            "required_fields",
+            json!({"required_fields": ["a.b"]}),
+            &fields,
         ),
         ("json_valid", json!({}), "is_valid_json", json!({}), &texts),
         (

@@ -4,6 +4,7 @@
 
 mod aliases;
 mod content;
+mod hooks;
 mod json;
 mod latency;
 mod refused;

@@ -1,0 +1,572 @@
+//! `run PACK [SCENARIOS...]` with no message: plays a suite of PromptArena scenario
+//! files, several at once, each with its own extension processes, and reports each
+//! scenario as it finishes and the whole suite at the end.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::{CliError, Console, Exit, Settings};
+use crate::config::RuntimeConfig;
+use crate::doc::{Diagnostic, Diagnostics, suggest};
+use crate::evals::{Evaluator, prompt_evals};
+use crate::pack::{self, EvalDef, Pack, Prompt, ToolPolicy, VarInputs};
+use crate::provider::{MockScript, load_mock};
+use crate::report::{
+    ScenarioRecord, SuiteJson, SuiteRecord, Terminal, suite_junit, suite_summary, totals_line,
+    write_atomic_with,
+};
+use crate::session::{Approvals, Decision, SessionEvent, ToolSet};
+use crate::suite::{self, Check, Consent, Scenario};
+
+use super::conversation::{Plan, TurnScript, execute as play, variables_json};
+use super::emit::{pretty, write_output};
+use super::exit::{of_run, worse};
+use super::load::{self, mock_path};
+use super::user_messages::UserMessages;
+use super::warnings::LoadWarnings;
+
+/// Everything a suite needs, loaded and checked; nothing has started.
+struct Suite {
+    config: RuntimeConfig,
+    pack: Pack,
+    script: MockScript,
+    warnings: Diagnostics,
+    scenarios: Vec<ScenarioPlan>,
+    jobs: usize,
+}
+
+/// One scenario, ready to play: its prompt (with the scenario's tool policy), the
+/// rendered system prompt, and the evals that check it.
+struct ScenarioPlan {
+    scenario: Scenario,
+    prompt: Prompt,
+    system_prompt: String,
+    variables: Json,
+    /// The pack's and prompt's evals, then the scenario's assertions.
+    evals: Vec<EvalDef>,
+    checks: Vec<Check>,
+}
+
+/// `run` with no message: plan the suite, play it, report it.
+pub fn run(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Exit, CliError> {
+    refuse_single_conversation_flags(args)?;
+    let suite = plan(settings, args, console)?;
+    let record = execute(&suite, args, console)?;
+    report(console, &record, args)?;
+    Ok(exit_of(record.exit_code))
+}
+
+/// Flags that pick one conversation's prompt or mock scenario mean nothing here:
+/// each scenario names its own.
+fn refuse_single_conversation_flags(args: &RunArgs) -> Result<(), CliError> {
+    let given = [
+        ("--prompt", args.prompt.is_some(), "its `task_type`"),
+        ("--scenario", args.scenario.is_some(), "its id"),
+    ];
+    match given.iter().find(|(_, given, _)| *given) {
+        Some((flag, _, instead)) => Err(CliError::Usage(format!(
+            "{flag} applies to one conversation (--message); in a suite each scenario names its prompt and mock scenario by {instead}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Suite, CliError> {
+    let mut warnings = LoadWarnings::new(args.strict);
+    let config = warnings.config(settings, console)?;
+    let pack = warnings.keep(pack::load(&args.pack), console)?;
+    let script = match mock_path(args.mock.as_deref(), &config) {
+        Some(path) => warnings.keep(load_mock(&path), console)?,
+        None => MockScript::default(),
+    };
+    let scenarios = load_scenarios(args, &mut warnings, console)?;
+    let picked = suite::select(scenarios, &args.filter, args.shard);
+    let inputs = load::vars(&args.vars)?;
+    let mut problems = Diagnostics::default();
+    let mut plans = Vec::new();
+    let mut warned_prompts = HashSet::new();
+    for scenario in picked {
+        let Some(prompt) = pack.prompts.get(&scenario.task_type) else {
+            let names = pack.prompts.keys().map(String::as_str);
+            problems.push(Diagnostic::error(
+                &scenario.path,
+                scenario.pos,
+                format!(
+                    "/spec/task_type: `{}` is not a prompt of {}{}",
+                    scenario.task_type,
+                    args.pack.display(),
+                    suggest(&scenario.task_type, names)
+                ),
+            ));
+            continue;
+        };
+        if warned_prompts.insert(prompt.id.clone()) {
+            for warning in pack::unbound_tools(&pack, prompt, &config).iter() {
+                warnings.add(warning.clone(), console);
+            }
+        }
+        if script.path.is_some() && !script.scenarios.contains_key(&scenario.id) {
+            warnings.add(
+                Diagnostic::warning(
+                    &scenario.path,
+                    scenario.pos,
+                    format!(
+                        "the mock responses have no scenario `{}`; every model call gets the default response",
+                        scenario.id
+                    ),
+                ),
+                console,
+            );
+        }
+        match plan_scenario(scenario, prompt, &pack, &config, &inputs, args) {
+            Ok(plan) => plans.push(plan),
+            Err(found) => problems.extend(found),
+        }
+    }
+    if problems.has_errors() {
+        return Err(CliError::Invalid(problems));
+    }
+    let warnings = warnings.settle()?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = args.jobs.map_or(cores, |n| n as usize).max(1);
+    Ok(Suite {
+        config,
+        pack,
+        script,
+        warnings,
+        scenarios: plans,
+        jobs,
+    })
+}
+
+/// Every scenario file found, read; all their problems are reported at once.
+fn load_scenarios(
+    args: &RunArgs,
+    warnings: &mut LoadWarnings,
+    console: &mut Console,
+) -> Result<Vec<Scenario>, CliError> {
+    let (paths, searched) = if args.scenarios.is_empty() {
+        let folder = suite::default_folder(&args.pack);
+        (vec![folder.clone()], Some(folder))
+    } else {
+        (args.scenarios.clone(), None)
+    };
+    if let Some(folder) = &searched
+        && !folder.is_dir()
+    {
+        return Err(no_scenarios(folder));
+    }
+    let files = suite::scenario_files(&paths).map_err(|source| CliError::Read {
+        path: paths[0].clone(),
+        source,
+    })?;
+    if files.is_empty() {
+        return Err(no_scenarios(&paths[0]));
+    }
+    let mut problems = Diagnostics::default();
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for file in files {
+        match suite::load_scenario(&file) {
+            Ok(loaded) => {
+                for warning in loaded.warnings.iter() {
+                    warnings.add(warning.clone(), console);
+                }
+                let scenario = loaded.value;
+                if let Some(first) = scenarios.iter().find(|s| s.id == scenario.id) {
+                    problems.push(Diagnostic::error(
+                        &scenario.path,
+                        scenario.pos,
+                        format!(
+                            "scenario id `{}` is also the id of {}; ids must be unique in a suite",
+                            scenario.id,
+                            first.path.display()
+                        ),
+                    ));
+                }
+                scenarios.push(scenario);
+            }
+            Err(rejected) => problems.extend(rejected.0),
+        }
+    }
+    if problems.has_errors() {
+        return Err(CliError::Invalid(problems));
+    }
+    if !args.filter.is_empty()
+        && !scenarios
+            .iter()
+            .any(|s| args.filter.iter().any(|f| suite::matches(s, f)))
+    {
+        let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+        return Err(CliError::Usage(format!(
+            "--filter {} matches no scenario (the suite has {})",
+            args.filter.join(", "),
+            crate::doc::one_of(&ids)
+        )));
+    }
+    Ok(scenarios)
+}
+
+fn no_scenarios(place: &std::path::Path) -> CliError {
+    CliError::Usage(format!(
+        "no scenarios to play in {}: give scenario files or folders of `*.scenario.yaml` files, or --message TEXT to play one conversation",
+        place.display()
+    ))
+}
+
+/// The prompt with the scenario's policy and variables, the system prompt it
+/// renders to, and every eval it runs, checked to be runnable.
+fn plan_scenario(
+    scenario: Scenario,
+    prompt: &Prompt,
+    pack: &Pack,
+    config: &RuntimeConfig,
+    cli_inputs: &VarInputs,
+    args: &RunArgs,
+) -> Result<ScenarioPlan, Diagnostics> {
+    let mut prompt = prompt.clone();
+    if let Some(policy) = &scenario.tool_policy {
+        let mut blocklist = prompt.tool_policy.blocklist.clone();
+        blocklist.extend(policy.blocklist.iter().cloned());
+        prompt.tool_policy = ToolPolicy {
+            tool_choice: policy.tool_choice,
+            max_rounds: policy.max_rounds.unwrap_or(prompt.tool_policy.max_rounds),
+            max_tool_calls_per_turn: policy.max_tool_calls_per_turn,
+            max_total_tool_calls: Some(policy.max_total_tool_calls),
+            max_identical_tool_calls: policy.max_identical_tool_calls,
+            blocklist,
+        };
+    }
+    let mut inputs = cli_inputs.clone();
+    for (name, value) in &scenario.variables {
+        inputs.insert(name.clone(), Json::String(value.clone()));
+    }
+    let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
+    let system_prompt = pack::render_prompt_at(pack, &prompt, &inputs, now)?;
+    let (assertions, checks) = suite::plan_assertions(&scenario)
+        .map_err(|found| found.into_iter().collect::<Diagnostics>())?;
+    let mut evals = prompt_evals(&pack.evals, &prompt);
+    evals.extend(assertions);
+    if let Err(found) = Evaluator::new(evals.clone(), &config.evals, CancellationToken::new()) {
+        let mut problems = Diagnostics::default();
+        for problem in found {
+            let file = if checks.iter().any(|c| c.id == problem.eval_id) {
+                &scenario.path
+            } else {
+                &pack.path
+            };
+            problems.push(Diagnostic::error(file, problem.pos, problem.message));
+        }
+        return Err(problems);
+    }
+    let variables = variables_json(&prompt, &inputs);
+    Ok(ScenarioPlan {
+        scenario,
+        prompt,
+        system_prompt,
+        variables,
+        evals,
+        checks,
+    })
+}
+
+/// Plays the scenarios on `jobs` threads, each scenario on its own runtime with its
+/// own extension processes, and shows each as it finishes.
+fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<SuiteRecord, CliError> {
+    if let Some(dir) = &args.transcript {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let started = Instant::now();
+    let total = suite.scenarios.len();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let progress = progress_bar(console.quiet(), args.format, total);
+    let mut finished: Vec<Option<ScenarioRecord>> = (0..total).map(|_| None).collect();
+    let mut failure: Option<CliError> = None;
+    std::thread::scope(|scope| {
+        let (sender, results) = mpsc::channel();
+        for _ in 0..suite.jobs.min(total) {
+            let sender = sender.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= total || stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let played = play_scenario(suite, &suite.scenarios[i], args);
+                    if sender.send((i, played)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for (i, played) in results {
+            match played {
+                Ok(record) => {
+                    if record.exit_code != 0 && args.fail_fast {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    show(console, progress.as_ref(), &record, args.format);
+                    finished[i] = Some(record);
+                }
+                Err(err) => {
+                    stop.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(err);
+                }
+            }
+        }
+    });
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
+    }
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    let mut scenarios = Vec::new();
+    let mut not_started = Vec::new();
+    for (plan, record) in suite.scenarios.iter().zip(finished) {
+        match record {
+            Some(record) => scenarios.push(record),
+            None => not_started.push(plan.scenario.id.clone()),
+        }
+    }
+    let exit = scenarios
+        .iter()
+        .map(|s| exit_of(s.exit_code))
+        .fold(Exit::Success, worse);
+    Ok(SuiteRecord {
+        pack: args.pack.clone(),
+        shard: args.shard,
+        jobs: suite.jobs,
+        scenarios,
+        not_started,
+        duration_ms: started.elapsed().as_millis() as u64,
+        exit_code: exit.code(),
+        warnings: suite.warnings.clone(),
+    })
+}
+
+/// A bar on stderr when it is a terminal and the human report is wanted.
+fn progress_bar(quiet: bool, format: RunFormat, total: usize) -> Option<ProgressBar> {
+    let terminal = Terminal::stderr()?;
+    if quiet || format != RunFormat::Human {
+        return None;
+    }
+    let _ = terminal;
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("  {bar:30} {pos}/{len} scenarios {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// A scenario's line as it finishes: every one in the human report, the failing
+/// ones in every format (what made the suite fail always reaches stderr).
+fn show(
+    console: &mut Console,
+    progress: Option<&ProgressBar>,
+    record: &ScenarioRecord,
+    format: RunFormat,
+) {
+    let wanted = record.exit_code != 0 || (format == RunFormat::Human && !console.quiet());
+    if wanted {
+        let line = record.line();
+        match progress {
+            Some(bar) => bar.println(line),
+            None => console.error(&line),
+        }
+    }
+    if let Some(bar) = progress {
+        bar.inc(1);
+    }
+}
+
+/// Every trial of one scenario, then its assertions folded over them.
+fn play_scenario(
+    suite: &Suite,
+    plan: &ScenarioPlan,
+    args: &RunArgs,
+) -> Result<ScenarioRecord, CliError> {
+    let started = Instant::now();
+    let scenario = &plan.scenario;
+    let mut trials = Vec::new();
+    let mut exit = Exit::Success;
+    for trial in 1..=scenario.trials {
+        let cancel = CancellationToken::new();
+        let evaluator = Evaluator::new(plan.evals.clone(), &suite.config.evals, cancel.clone())
+            .map_err(|_| {
+                CliError::Usage(format!("scenario `{}`: its evals cannot run", scenario.id))
+            })?;
+        let run_plan = Plan {
+            config: suite.config.clone(),
+            pack: suite.pack.clone(),
+            prompt: plan.prompt.clone(),
+            system_prompt: plan.system_prompt.clone(),
+            variables: plan.variables.clone(),
+            script: suite.script.clone(),
+            scenario: scenario.id.clone(),
+            evaluator,
+            cancel,
+            warnings: Diagnostics::default(),
+            messages: UserMessages::of(scenario.turns.iter().map(|t| t.content.as_str())),
+            scripts: scenario.turns.iter().map(turn_script).collect(),
+            chaos_seed: format!("{}#{trial}", scenario.id),
+            max_rounds: args.max_rounds,
+            approvals: Approvals {
+                scripted: Vec::new(),
+                approve: ToolSet::new(args.approve.iter().cloned()),
+                reject: ToolSet::new(args.reject.iter().cloned()),
+                ask: None,
+            },
+            transcript: args
+                .transcript
+                .as_ref()
+                .map(|dir| transcript_path(dir, &scenario.id, trial, scenario.trials)),
+        };
+        let played = play(run_plan, |_: &SessionEvent| {})?;
+        let is_check = |id: &str| plan.checks.iter().any(|c| c.id == id);
+        let others = played.record.events.iter().filter(|event| match event {
+            SessionEvent::Eval(result) => !is_check(&result.eval_id),
+            _ => true,
+        });
+        exit = worse(exit, of_run(&played.record.turns, others));
+        trials.push(played.record);
+    }
+    let results: Vec<Vec<_>> = trials.iter().map(|t| t.evals().collect()).collect();
+    let verdicts = suite::fold(&plan.checks, &results);
+    for verdict in &verdicts {
+        exit = worse(
+            exit,
+            match verdict.outcome {
+                suite::Outcome::Passed => Exit::Success,
+                suite::Outcome::Failed => Exit::No,
+                suite::Outcome::Error => Exit::ExtensionFailed,
+            },
+        );
+    }
+    for trial in &mut trials {
+        trial.exit_code = exit.code();
+    }
+    Ok(ScenarioRecord {
+        id: scenario.id.clone(),
+        file: scenario.path.clone(),
+        description: scenario.description.clone(),
+        labels: scenario.labels.clone(),
+        trials,
+        verdicts,
+        exit_code: exit.code(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// A turn's consent answers as decisions, and its injected failures.
+fn turn_script(turn: &suite::Turn) -> TurnScript {
+    let consent = turn
+        .consent
+        .iter()
+        .map(|(tool, answer)| {
+            let (approved, note) = match answer {
+                Consent::Grant => (true, "consent granted"),
+                Consent::Deny => (false, "consent denied"),
+                Consent::Timeout => (false, "no consent before the timeout"),
+            };
+            let decision = Decision {
+                approved,
+                by: "consent_overrides".into(),
+                note: note.into(),
+            };
+            (tool.clone(), decision)
+        })
+        .collect();
+    TurnScript {
+        consent,
+        chaos: turn.chaos.clone(),
+    }
+}
+
+/// `DIR/ID.jsonl`, or `DIR/ID.trial-N.jsonl` for scenarios played more than once.
+fn transcript_path(dir: &std::path::Path, id: &str, trial: u32, trials: u32) -> PathBuf {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if trials > 1 {
+        dir.join(format!("{safe}.trial-{trial}.jsonl"))
+    } else {
+        dir.join(format!("{safe}.jsonl"))
+    }
+}
+
+/// The closing summary, or the JSON or JUnit document.
+fn report(console: &mut Console, record: &SuiteRecord, args: &RunArgs) -> Result<(), CliError> {
+    match args.format {
+        RunFormat::Human => {
+            let text = if console.quiet() {
+                totals_line(record)
+            } else {
+                suite_summary(record)
+            };
+            console.error(&text);
+            if args.output.is_some() {
+                let mut lines: Vec<String> =
+                    record.scenarios.iter().map(ScenarioRecord::line).collect();
+                lines.push(suite_summary(record));
+                let text = crate::cli::style::strip(&lines.join("\n"));
+                write_output(console, args.output.as_deref(), &format!("{text}\n"))?;
+            }
+            Ok(())
+        }
+        RunFormat::Json => {
+            console.error(&totals_line(record));
+            let report = SuiteJson(record);
+            match &args.output {
+                None => console.out(&pretty(&report)),
+                Some(path) => write_atomic_with(path, |out| {
+                    serde_json::to_writer_pretty(&mut *out, &report)
+                        .map_err(std::io::Error::other)?;
+                    out.write_all(b"\n")
+                })
+                .map_err(|source| CliError::Write {
+                    path: path.clone(),
+                    source,
+                }),
+            }
+        }
+        RunFormat::Junit => {
+            console.error(&totals_line(record));
+            let xml =
+                suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?;
+            write_output(console, args.output.as_deref(), &xml)
+        }
+    }
+}
+
+fn exit_of(code: u8) -> Exit {
+    match code {
+        0 => Exit::Success,
+        1 => Exit::No,
+        2 => Exit::BadInput,
+        4 => Exit::Pending,
+        130 => Exit::Interrupted,
+        _ => Exit::ExtensionFailed,
+    }
+}

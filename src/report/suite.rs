@@ -1,0 +1,357 @@
+//! Reports of a suite: a line per scenario as it finishes, a closing table, one
+//! JSON document with an index and a record per scenario, and JUnit with a
+//! testsuite per scenario. All are made from the same records.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::json;
+
+use crate::cli::style::{self, Tone};
+use crate::doc::Diagnostics;
+use crate::evals::EvalStatus;
+use crate::suite::{Outcome, Shard, Verdict};
+
+use super::{JsonReport, RunRecord, problems_except, table, warnings_json};
+
+/// A finished suite.
+#[derive(Debug)]
+pub struct SuiteRecord {
+    pub pack: PathBuf,
+    pub shard: Option<Shard>,
+    pub jobs: usize,
+    /// In the order they were planned (scenario id order), whatever order they
+    /// finished in; scenarios a `--fail-fast` stop never started are left out.
+    pub scenarios: Vec<ScenarioRecord>,
+    /// Scenarios planned but never started (after `--fail-fast` stopped the suite).
+    pub not_started: Vec<String>,
+    pub duration_ms: u64,
+    pub exit_code: u8,
+    pub warnings: Diagnostics,
+}
+
+/// One scenario, every trial of it.
+#[derive(Debug)]
+pub struct ScenarioRecord {
+    pub id: String,
+    pub file: PathBuf,
+    pub description: String,
+    pub labels: IndexMap<String, String>,
+    pub trials: Vec<RunRecord>,
+    pub verdicts: Vec<Verdict>,
+    pub exit_code: u8,
+    pub duration_ms: u64,
+}
+
+/// What an exit code says of a scenario, as reports name it.
+pub fn result_word(exit_code: u8) -> &'static str {
+    match exit_code {
+        0 => "passed",
+        1 => "failed",
+        4 => "pending",
+        130 => "interrupted",
+        _ => "error",
+    }
+}
+
+impl ScenarioRecord {
+    fn is_assertion(&self, eval_id: &str) -> bool {
+        self.verdicts.iter().any(|v| v.check.id == eval_id)
+    }
+
+    /// Why the scenario did not pass, one line each: its assertions first, then
+    /// what happened in each trial (turns that did not end, extension failures,
+    /// the pack's gates).
+    pub fn problems(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .verdicts
+            .iter()
+            .filter(|v| v.outcome != Outcome::Passed)
+            .map(verdict_line)
+            .collect();
+        let several = self.trials.len() > 1;
+        for (i, trial) in self.trials.iter().enumerate() {
+            for line in problems_except(trial, |id| self.is_assertion(id)) {
+                lines.push(if several {
+                    format!("trial {}: {line}", i + 1)
+                } else {
+                    line
+                });
+            }
+        }
+        lines
+    }
+
+    /// The line shown when the scenario finishes, with its problems under it.
+    pub fn line(&self) -> String {
+        let (word, tone) = match self.exit_code {
+            0 => ("PASS ", Tone::Good),
+            1 => ("FAIL ", Tone::Bad),
+            4 => ("WAIT ", Tone::Warn),
+            _ => ("ERROR", Tone::Bad),
+        };
+        let turns = self.trials.first().map_or(0, |t| t.turns.len());
+        let trials = match self.trials.len() {
+            1 => String::new(),
+            n => format!(", {n} trials"),
+        };
+        let mut text = format!(
+            "{} {}  ({turns} turn(s){trials}, {} ms)",
+            style::paint(word, tone),
+            self.id,
+            self.duration_ms
+        );
+        for problem in self.problems() {
+            text.push_str(&format!("\n    {problem}"));
+        }
+        text
+    }
+}
+
+/// Where an assertion stands, what it expected, and why it did not pass.
+fn verdict_line(v: &Verdict) -> String {
+    let place = match v.check.turn {
+        Some(turn) => format!("turn {turn}"),
+        None => "conversation".to_string(),
+    };
+    let mut text = format!("{place} · {}", v.check.kind);
+    if let Some(message) = &v.check.message {
+        text.push_str(&format!(": {message}"));
+    }
+    if v.trials > 1 {
+        text.push_str(&format!(
+            " (passed {} of {} trials, needs {:.0}%)",
+            v.passes,
+            v.trials,
+            v.check.pass_threshold * 100.0
+        ));
+    }
+    if let Some(detail) = &v.detail {
+        text.push_str(&format!(" — {detail}"));
+    }
+    if v.outcome == Outcome::Error {
+        text.push_str(" [error]");
+    }
+    text
+}
+
+/// The closing table and the totals line.
+pub fn suite_summary(suite: &SuiteRecord) -> String {
+    let mut grid = table(&["scenario", "result", "trials", "assertions", "time"]);
+    for s in &suite.scenarios {
+        let passed = s
+            .verdicts
+            .iter()
+            .filter(|v| v.outcome == Outcome::Passed)
+            .count();
+        grid.add_row(vec![
+            s.id.clone(),
+            result_word(s.exit_code).to_string(),
+            s.trials.len().to_string(),
+            format!("{passed}/{}", s.verdicts.len()),
+            format!("{} ms", s.duration_ms),
+        ]);
+    }
+    let mut text = if suite.scenarios.is_empty() {
+        String::new()
+    } else {
+        format!("{grid}\n")
+    };
+    text.push_str(&totals_line(suite));
+    text
+}
+
+fn count(suite: &SuiteRecord, word: &str) -> usize {
+    suite
+        .scenarios
+        .iter()
+        .filter(|s| result_word(s.exit_code) == word)
+        .count()
+}
+
+/// `suite: N scenario(s) ...; exit C`.
+pub fn totals_line(suite: &SuiteRecord) -> String {
+    let mut parts = vec![format!("{} passed", count(suite, "passed"))];
+    for word in ["failed", "error", "pending", "interrupted"] {
+        let n = count(suite, word);
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    if !suite.not_started.is_empty() {
+        parts.push(format!(
+            "{} not started (--fail-fast)",
+            suite.not_started.len()
+        ));
+    }
+    let shard = suite
+        .shard
+        .map(|s| format!(", shard {s}"))
+        .unwrap_or_default();
+    format!(
+        "suite: {} scenario(s) in {} ms (-j {}{shard}): {}; exit {}",
+        suite.scenarios.len() + suite.not_started.len(),
+        suite.duration_ms,
+        suite.jobs,
+        parts.join(", "),
+        suite.exit_code
+    )
+}
+
+/// The suite as one JSON document: totals, an index of scenarios, then each
+/// scenario's assertions and the full record of each trial.
+pub struct SuiteJson<'a>(pub &'a SuiteRecord);
+
+impl Serialize for SuiteJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let suite = self.0;
+        let summary = json!({
+            "scenarios": suite.scenarios.len() + suite.not_started.len(),
+            "passed": count(suite, "passed"),
+            "failed": count(suite, "failed"),
+            "errors": count(suite, "error"),
+            "pending": count(suite, "pending"),
+            "interrupted": count(suite, "interrupted"),
+            "not_started": suite.not_started,
+            "duration_ms": suite.duration_ms,
+            "exit_code": suite.exit_code,
+        });
+        let index: Vec<_> = suite
+            .scenarios
+            .iter()
+            .map(|s| {
+                json!({
+                    "id": s.id,
+                    "file": s.file.display().to_string(),
+                    "result": result_word(s.exit_code),
+                    "exit_code": s.exit_code,
+                    "trials": s.trials.len(),
+                    "duration_ms": s.duration_ms,
+                })
+            })
+            .collect();
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("pack", &suite.pack.display().to_string())?;
+        map.serialize_entry("shard", &suite.shard.map(|s| s.to_string()))?;
+        map.serialize_entry("jobs", &suite.jobs)?;
+        map.serialize_entry("summary", &summary)?;
+        map.serialize_entry("index", &index)?;
+        let scenarios: Vec<ScenarioJson> = suite.scenarios.iter().map(ScenarioJson).collect();
+        map.serialize_entry("scenarios", &scenarios)?;
+        map.serialize_entry("warnings", &warnings_json(&suite.warnings))?;
+        map.end()
+    }
+}
+
+struct ScenarioJson<'a>(&'a ScenarioRecord);
+
+impl Serialize for ScenarioJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let s = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("id", &s.id)?;
+        map.serialize_entry("file", &s.file.display().to_string())?;
+        map.serialize_entry("description", &s.description)?;
+        map.serialize_entry("labels", &s.labels)?;
+        map.serialize_entry("result", result_word(s.exit_code))?;
+        map.serialize_entry("exit_code", &s.exit_code)?;
+        map.serialize_entry("duration_ms", &s.duration_ms)?;
+        map.serialize_entry("assertions", &s.verdicts)?;
+        map.serialize_entry("problems", &s.problems())?;
+        let trials: Vec<JsonReport> = s.trials.iter().map(JsonReport).collect();
+        map.serialize_entry("trials", &trials)?;
+        map.end()
+    }
+}
+
+/// JUnit: a testsuite per scenario, with a testcase per assertion, per result of
+/// the pack's evals, and one for each trial's conversation (a turn a hook stopped
+/// or left waiting fails it; an extension failure is its `<error>`).
+pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::SerializeError> {
+    let mut report = Report::new("promptexec");
+    for s in &suite.scenarios {
+        let mut junit = TestSuite::new(s.id.as_str());
+        junit.set_time(Duration::from_millis(s.duration_ms));
+        for v in &s.verdicts {
+            let status = match v.outcome {
+                Outcome::Passed if v.skipped => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(v.detail.clone().unwrap_or_default());
+                    status
+                }
+                Outcome::Passed => TestCaseStatus::success(),
+                Outcome::Failed => non_success(NonSuccessKind::Failure, verdict_line(v)),
+                Outcome::Error => non_success(NonSuccessKind::Error, verdict_line(v)),
+            };
+            let place = match v.check.turn {
+                Some(turn) => format!("turn {turn}"),
+                None => "conversation".to_string(),
+            };
+            let mut case = TestCase::new(format!("{place} · {}", v.check.kind), status);
+            case.set_classname(format!("{}.assertions", s.id));
+            junit.add_test_case(case);
+        }
+        let several = s.trials.len() > 1;
+        for (i, trial) in s.trials.iter().enumerate() {
+            let suffix = if several {
+                format!(" (trial {})", i + 1)
+            } else {
+                String::new()
+            };
+            let lines = problems_except(trial, |_| true);
+            let status = if lines.is_empty() {
+                TestCaseStatus::success()
+            } else if trial.failures().next().is_some() {
+                non_success(NonSuccessKind::Error, lines.join("; "))
+            } else {
+                non_success(NonSuccessKind::Failure, lines.join("; "))
+            };
+            let mut case = TestCase::new(format!("conversation{suffix}"), status);
+            case.set_classname(format!("{}.turns", s.id));
+            case.set_time(Duration::from_millis(trial.duration_ms));
+            junit.add_test_case(case);
+            for eval in trial.evals().filter(|e| !s.is_assertion(&e.eval_id)) {
+                let status = match eval.status {
+                    EvalStatus::Passed | EvalStatus::Measured => TestCaseStatus::success(),
+                    EvalStatus::Failed => non_success(
+                        NonSuccessKind::Failure,
+                        format!(
+                            "score {} is outside the threshold: {}",
+                            eval.score.unwrap_or_default(),
+                            eval.explanation
+                        ),
+                    ),
+                    EvalStatus::Error => non_success(
+                        NonSuccessKind::Error,
+                        eval.error.clone().unwrap_or_default(),
+                    ),
+                    EvalStatus::Skipped => {
+                        let mut status = TestCaseStatus::skipped();
+                        status.set_message(eval.explanation.clone());
+                        status
+                    }
+                };
+                let turn = eval
+                    .turn
+                    .map(|t| format!(" (turn {t})"))
+                    .unwrap_or_default();
+                let mut case =
+                    TestCase::new(format!("eval {}{turn}{suffix}", eval.eval_id), status);
+                case.set_classname(format!("{}.evals", s.id));
+                case.set_time(Duration::from_millis(eval.duration_ms));
+                junit.add_test_case(case);
+            }
+        }
+        report.add_test_suite(junit);
+    }
+    report.to_string()
+}
+
+fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
+    status.set_message(message);
+    status
+}
