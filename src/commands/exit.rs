@@ -43,6 +43,9 @@ pub(super) fn of_run<E: Borrow<SessionEvent>>(
 ) -> Exit {
     let from_events = events.into_iter().map(|event| match event.borrow() {
         SessionEvent::ExtensionFailed { .. } => Exit::ExtensionFailed,
+        SessionEvent::Guardrail {
+            fails_run: true, ..
+        } => Exit::No,
         SessionEvent::Eval(result) => of_evals([&**result]),
         _ => Exit::Success,
     });

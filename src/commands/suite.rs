@@ -262,7 +262,12 @@ fn plan_scenario(
             } else {
                 &pack.path
             };
-            problems.push(Diagnostic::error(file, problem.pos, problem.message));
+            let message = if file == &scenario.path {
+                format!("assertion {}", problem.message)
+            } else {
+                problem.to_string()
+            };
+            problems.push(Diagnostic::error(file, problem.pos, message));
         }
         return Err(problems);
     }
@@ -305,6 +310,12 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
                         break;
                     }
                     let played = play_scenario(suite, &suite.scenarios[i], args);
+                    // Stopped here, before the next is taken: a failure stops the
+                    // suite no later than its own worker would start another.
+                    let failed = played.as_ref().map_or(true, |r| r.exit_code != 0);
+                    if failed && args.fail_fast {
+                        stop.store(true, Ordering::SeqCst);
+                    }
                     if sender.send((i, played)).is_err() {
                         break;
                     }
@@ -315,9 +326,6 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
         for (i, played) in results {
             match played {
                 Ok(record) => {
-                    if record.exit_code != 0 && args.fail_fast {
-                        stop.store(true, Ordering::SeqCst);
-                    }
                     show(console, progress.as_ref(), &record, args.format);
                     finished[i] = Some(record);
                 }

@@ -50,6 +50,9 @@ pub struct EvalInput {
     /// not sent it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<HookRecord>,
+    /// The guardrails that fired, by type, for `guardrail_triggered`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guardrails: Vec<String>,
     pub variables: Json,
     pub metadata: Json,
 }
@@ -63,6 +66,7 @@ impl Default for EvalInput {
             turn_index: 0,
             tool_calls: Vec::new(),
             hooks: Vec::new(),
+            guardrails: Vec::new(),
             variables: json!({}),
             metadata: json!({}),
         }

@@ -11,7 +11,7 @@ pub use check::{check_against_config, unbound_tools};
 pub use load::load;
 pub use model::{
     Bound, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolChoice, ToolDef, ToolPolicy,
-    Trigger, Validation, VarType, Variable, When,
+    Trigger, Validation, Validator, VarType, Variable, When,
 };
 pub use render::{VarInputs, render_prompt, render_prompt_at};
 pub use resolve::resolve_when;

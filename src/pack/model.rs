@@ -53,6 +53,29 @@ pub struct Prompt {
     pub tools: Vec<(String, Pos)>,
     pub tool_policy: ToolPolicy,
     pub evals: Vec<EvalDef>,
+    /// Guardrails run on every model answer.
+    pub validators: Vec<Validator>,
+    pub pos: Pos,
+}
+
+/// A guardrail (`validators[]`): a built-in check run on each model answer; when
+/// it fires, the answer is enforced (truncated or replaced).
+#[derive(Debug, Clone)]
+pub struct Validator {
+    /// Its type as written (`banned_words`, `max_length`, ...): what reports and
+    /// `guardrail_triggered` name it by.
+    pub kind: String,
+    /// The built-in check that runs it.
+    pub check: String,
+    /// The check's own params (the guardrail's `message`, `direction` and score
+    /// bounds taken out).
+    pub params: Json,
+    /// Fires when the score is outside these (default: below 1).
+    pub threshold: Threshold,
+    /// What replaces an answer it fires on.
+    pub message: Option<String>,
+    /// A firing also fails the run.
+    pub fail_on_violation: bool,
     pub pos: Pos,
 }
 

@@ -154,6 +154,17 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             "  {} {tool} ({by}): {note}",
             style::status(if *approved { "approved" } else { "rejected" })
         ),
+        SessionEvent::Guardrail {
+            validator,
+            detail,
+            enforced,
+            fails_run,
+            ..
+        } => format!(
+            "  guardrail `{validator}` {}: {detail}; the answer was {enforced}{}",
+            style::status(if *fails_run { "failed" } else { "enforced" }),
+            if *fails_run { " and the run fails" } else { "" }
+        ),
         SessionEvent::Injected {
             tool,
             call_id,

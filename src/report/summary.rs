@@ -155,6 +155,20 @@ pub fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -> Vec<S
         };
         lines.push(format!("{} {turn}", failure.headline()));
     }
+    for event in record.events.iter() {
+        if let SessionEvent::Guardrail {
+            turn,
+            validator,
+            detail,
+            fails_run: true,
+            ..
+        } = event
+        {
+            lines.push(format!(
+                "guardrail `{validator}` failed the answer in turn {turn}: {detail}"
+            ));
+        }
+    }
     for eval in record.evals().filter(|e| !skip(&e.eval_id)) {
         match eval.status {
             EvalStatus::Failed => lines.push(format!(

@@ -35,7 +35,8 @@ use crate::provider::{AssistantMessage, Provider, ToolCall};
 use crate::tools::ToolCaller;
 
 use super::{
-    Approvals, Chaos, EventLog, ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason,
+    Approvals, Chaos, EventLog, ExtensionKind, Guardrails, HookAction, Phase, SessionEvent,
+    TurnEndReason,
 };
 
 mod evaluate;
@@ -94,6 +95,7 @@ pub struct Session<'a> {
     hooks: HookDispatcher,
     tools: HashMap<String, ToolCaller>,
     evaluator: Option<Evaluator>,
+    guardrails: Guardrails,
     system_prompt: String,
     /// What hook payloads name as the provider and model: the config's.
     provider_id: String,
@@ -155,6 +157,7 @@ impl<'a> Session<'a> {
             hooks: HookDispatcher::new(config.hooks.values().cloned(), cancel.clone()),
             tools,
             evaluator: None,
+            guardrails: Guardrails::of(prompt),
             system_prompt,
             provider_id: provider_id_of(config),
             model: model_of(config),
@@ -212,6 +215,7 @@ impl<'a> Session<'a> {
                 | SessionEvent::ToolCall { .. }
                 | SessionEvent::Hook { .. }
                 | SessionEvent::HooksRan { .. }
+                | SessionEvent::Guardrail { .. }
         );
         if judged && self.evaluator.is_some() {
             self.turn_events.push(event);
@@ -372,6 +376,7 @@ impl<'a> Session<'a> {
                 }
                 gate => return self.stop(HookPhase::AfterCall, gate, turn),
             };
+            let (response, guarded) = self.guard(turn, response);
             let calls = tool_calls_of(&response.message, &answer);
             self.emit(SessionEvent::Assistant {
                 turn,
@@ -387,6 +392,10 @@ impl<'a> Session<'a> {
                     .unwrap_or_default(),
             });
             self.messages.push(response.message.clone());
+            if guarded {
+                self.end_turn(turn, TurnEndReason::AnsweredForSafety);
+                return TurnEnd::Answered;
+            }
             if calls.is_empty() {
                 self.end_turn(turn, TurnEndReason::Answered);
                 return TurnEnd::Answered;
@@ -400,6 +409,31 @@ impl<'a> Session<'a> {
         }
         self.end_turn(turn, TurnEndReason::RoundLimit);
         TurnEnd::RoundLimit
+    }
+
+    /// The prompt's guardrails on the answer: when one fires, the answer is cut or
+    /// replaced, its tool calls are dropped, and its finish reason is `safety`.
+    /// Answers with no text (tool calls only) have nothing to judge.
+    fn guard(&mut self, turn: u32, mut response: ProviderResponse) -> (ProviderResponse, bool) {
+        let text = response.message["content"].as_str().unwrap_or_default();
+        if self.guardrails.is_empty() || text.is_empty() {
+            return (response, false);
+        }
+        let Some(guarded) = self.guardrails.check(text) else {
+            return (response, false);
+        };
+        for firing in &guarded.firings {
+            self.emit(SessionEvent::Guardrail {
+                turn,
+                validator: firing.validator.clone(),
+                detail: firing.detail.clone(),
+                enforced: guarded.enforced.to_string(),
+                fails_run: firing.fails_run,
+            });
+        }
+        response.message = message("assistant", &guarded.text);
+        response.message["finish_reason"] = json!(SAFETY);
+        (response, true)
     }
 
     /// Records who a phase consulted, then any hook failure reported since.

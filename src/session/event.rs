@@ -58,6 +58,16 @@ pub enum SessionEvent {
         content: String,
         duration_ms: u64,
     },
+    /// A prompt's guardrail fired on a model answer, which was cut or replaced
+    /// (`enforced`); with `fails_run` the run fails too.
+    Guardrail {
+        turn: u32,
+        validator: String,
+        detail: String,
+        enforced: String,
+        #[serde(default)]
+        fails_run: bool,
+    },
     /// A scenario's chaos rule struck this call: it failed without running, or
     /// ran late.
     Injected {

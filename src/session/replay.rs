@@ -28,12 +28,14 @@ pub fn judged<E: Borrow<SessionEvent>>(
         content,
         tool_calls,
         hooks,
+        guardrails,
     } = &mut judged;
     for event in events {
         match event.borrow() {
             SessionEvent::Assistant {
                 turn, content: c, ..
             } if in_scope(*turn) => content.clone_from(c),
+            SessionEvent::Guardrail { validator, .. } => guardrails.push(validator.clone()),
             SessionEvent::HooksRan { phase, hooks: ran } => {
                 hooks.extend(ran.iter().map(|hook| HookRecord {
                     hook: hook.clone(),
@@ -81,6 +83,7 @@ pub struct Judged {
     pub content: String,
     pub tool_calls: Vec<ToolCallRecord>,
     pub hooks: Vec<HookRecord>,
+    pub guardrails: Vec<String>,
 }
 
 /// The eval points of a recorded run, each with the input its evals saw, in order.
@@ -158,6 +161,7 @@ impl Iterator for EvalPoints<'_> {
                         content,
                         tool_calls,
                         hooks,
+                        guardrails,
                     } = judged(scope, point);
                     let input = EvalInput {
                         content,
@@ -165,6 +169,7 @@ impl Iterator for EvalPoints<'_> {
                         turn_index: self.turn,
                         tool_calls,
                         hooks,
+                        guardrails,
                         variables: self.variables.clone(),
                         metadata: metadata.clone(),
                     };

@@ -240,6 +240,8 @@ fn messages_from_nothing_usable_is_bad_input_before_anything_runs() {
     // message says how to give either.
     promptexec()
         .in_dir(dir.path())
+        .arg("-c")
+        .arg(fixtures().join("run").join("long.yaml"))
         .arg("run")
         .arg(fixtures().join("run").join("long.pack.json"))
         .run()

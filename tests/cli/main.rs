@@ -31,6 +31,7 @@ mod session;
 mod snapshots_human;
 mod stderr;
 mod strict;
+mod suite;
 mod sync_key;
 mod time_vars;
 mod util;

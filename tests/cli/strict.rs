@@ -13,7 +13,7 @@ fn strict_dir() -> PathBuf {
 }
 
 const BASE_URL: &str = "strict.yaml:8:7: warning: `base_url` in spec.providers[0] is a PromptKit key promptexec does not apply";
-const VALIDATORS: &str = "strict.pack.json:19:7: warning: `validators` in /prompts/chat is a PromptKit key promptexec does not apply";
+const MODEL_OVERRIDES: &str = "strict.pack.json:19:7: warning: `model_overrides` in /prompts/chat is a PromptKit key promptexec does not apply";
 
 /// `run` of the strict fixture, with a marker file the tool leaves when it runs.
 #[track_caller]
@@ -55,7 +55,7 @@ fn ignored_keys_are_warnings_that_name_them_and_where_they_are() {
         .run();
     assert_eq!(out.code, 0, "warnings alone pass: {}", out.stderr);
     assert!(out.stderr.contains(BASE_URL), "{}", out.stderr);
-    assert!(out.stderr.contains(VALIDATORS), "{}", out.stderr);
+    assert!(out.stderr.contains(MODEL_OVERRIDES), "{}", out.stderr);
 }
 
 #[test]
@@ -72,7 +72,7 @@ fn validate_strict_fails_on_warnings() {
         ])
         .run();
     out.expect_code(2);
-    assert!(out.stderr.contains(VALIDATORS), "{}", out.stderr);
+    assert!(out.stderr.contains(MODEL_OVERRIDES), "{}", out.stderr);
     out.stderr_has("error: --strict: 2 warnings count as errors");
 }
 
@@ -100,7 +100,7 @@ fn the_json_report_lists_the_warnings_with_positions() {
     assert!(
         warnings[1]["message"]
             .as_str()
-            .is_some_and(|m| m.starts_with("`validators` in /prompts/chat")),
+            .is_some_and(|m| m.starts_with("`model_overrides` in /prompts/chat")),
         "{warnings:?}"
     );
 }
@@ -116,7 +116,7 @@ fn the_junit_report_carries_the_warnings_as_system_err() {
         .map(|(inside, _)| inside)
         .expect("a <system-err> element");
     assert!(system_err.contains(BASE_URL), "{system_err}");
-    assert!(system_err.contains(VALIDATORS), "{system_err}");
+    assert!(system_err.contains(MODEL_OVERRIDES), "{system_err}");
 }
 
 #[test]
@@ -126,7 +126,7 @@ fn run_strict_stops_on_warnings_before_anything_starts() {
     assert!(!ran, "no extension may start under --strict with warnings");
     assert!(out.stdout.is_empty(), "no report: {}", out.stdout);
     assert!(out.stderr.contains(BASE_URL), "{}", out.stderr);
-    assert!(out.stderr.contains(VALIDATORS), "{}", out.stderr);
+    assert!(out.stderr.contains(MODEL_OVERRIDES), "{}", out.stderr);
     out.stderr_has("--strict: 2 warnings");
 }
 

@@ -1,4 +1,4 @@
-//! Checks on what the hooks did in the judged turn (or session).
+//! Checks on what hooks and guardrails did in the judged turn (or session).
 
 use serde_json::{Value as Json, json};
 
@@ -63,6 +63,32 @@ pub fn decision(check: &str, params: &Json) -> Result<Judge, ParamError> {
             format!("hook `{hook}` decided `{action}`{where_}"),
             format!("expected `{action}`: {found}"),
             data,
+        ))
+    }))
+}
+
+/// `guardrail_triggered`: the guardrail of type `validator` fired (or, with
+/// `should_trigger: false`, did not).
+pub fn guardrail_triggered(check: &str, params: &Json) -> Result<Judge, ParamError> {
+    let names = ["validator", "validator_type"];
+    let p = Params::new(check, params, &[&names, &["should_trigger"]])?;
+    let validator = p.required_string(&names)?;
+    let expected = p.boolean(&["should_trigger"])?.unwrap_or(true);
+    Ok(Box::new(move |input| {
+        let fired = input.guardrails.iter().filter(|g| **g == validator).count();
+        let said = if fired > 0 {
+            format!("guardrail `{validator}` fired {fired} time(s)")
+        } else {
+            format!("guardrail `{validator}` did not fire")
+        };
+        Ok(verdict(
+            (fired > 0) == expected,
+            said.clone(),
+            format!(
+                "expected it {}: {said}",
+                if expected { "to fire" } else { "not to fire" }
+            ),
+            json!({ "fired": fired }),
         ))
     }))
 }

@@ -55,6 +55,7 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("tool_result_matches", &[], tools::result_matches),
     ("latency_budget", &[], latency::budget),
     ("hook_decision", &[], hooks::decision),
+    ("guardrail_triggered", &[], hooks::guardrail_triggered),
     (
         "sentence_count",
         &["max_sentences"],

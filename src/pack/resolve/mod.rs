@@ -5,6 +5,7 @@ mod document;
 mod evals;
 mod prompts;
 mod tools;
+mod validators;
 
 pub use document::resolve;
 pub use evals::resolve_when;

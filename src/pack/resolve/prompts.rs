@@ -10,11 +10,9 @@ use super::document::{Resolver, entries, ptr};
 
 const PROMPT_KEYS_DESCRIPTIVE: &[&str] = &["tested_models", "extensions"];
 
-/// `validators` are the prompt's guardrails: a user must know they do not run.
 const PROMPT_KEYS_UNUSED: &[&str] = &[
     "pipeline",
     "parameters",
-    "validators",
     "model_overrides",
     "media",
     "provider",
@@ -83,6 +81,10 @@ impl Resolver<'_> {
             Some(e) => self.evals(e, &ptr(&at, "evals")),
             None => Vec::new(),
         };
+        let validators = match f.get("validators") {
+            Some(v) => self.validators(v, &ptr(&at, "validators")),
+            None => Vec::new(),
+        };
         f.allow(PROMPT_KEYS_DESCRIPTIVE);
         self.cx.ignored_keys(&mut f, PROMPT_KEYS_UNUSED, &at);
         self.cx.unknown_keys(&f, &at, UnknownKeys::Error);
@@ -96,6 +98,7 @@ impl Resolver<'_> {
             tools,
             tool_policy,
             evals,
+            validators,
             pos: node.pos,
         })
     }

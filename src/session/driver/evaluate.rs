@@ -48,6 +48,7 @@ impl Session<'_> {
             content,
             tool_calls,
             hooks,
+            guardrails,
         } = match point {
             Point::TurnEnd(_) => judged(&self.turn_events, point),
             Point::SessionEnd => judged(self.events.iter(), point),
@@ -58,6 +59,7 @@ impl Session<'_> {
             turn_index: self.turn,
             tool_calls,
             hooks,
+            guardrails,
             variables: self.variables.clone(),
             metadata: json!({
                 "session_id": SESSION_ID,
