@@ -13,6 +13,7 @@ pub mod pack;
 pub mod provider;
 pub mod report;
 pub mod session;
+pub mod suite;
 pub mod template;
 pub mod tools;
 pub mod wire;
