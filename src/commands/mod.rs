@@ -18,6 +18,7 @@ mod validate;
 mod dispatch;
 mod emit;
 mod exit;
+mod hook_call;
 mod hook_report;
 mod hook_samples;
 mod load;
