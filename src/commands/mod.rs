@@ -13,6 +13,7 @@ mod library;
 mod prompt;
 mod run;
 mod share;
+mod test;
 mod validate;
 
 mod dispatch;

@@ -74,9 +74,10 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> CaseFile {
     match top.get("cases") {
         Some(node) => {
             if let Some(items) = cx.list(node, "cases") {
+                let has_pack = file.pack.is_some();
                 let mut names = Vec::new();
                 for (index, item) in items.iter().enumerate() {
-                    if let Some(case) = case(item, index, &mut names, cx) {
+                    if let Some(case) = case(item, index, &mut names, has_pack, cx) {
                         file.cases.push(case);
                     }
                 }
@@ -119,6 +120,7 @@ fn case(
     node: &Node,
     index: usize,
     names: &mut Vec<(String, Pos)>,
+    has_pack: bool,
     cx: &mut Checker,
 ) -> Option<Case> {
     let mut f = cx.map(node, &format!("case {}", index + 1))?;
@@ -146,7 +148,7 @@ fn case(
         }
     }
     let target = match (f.entry("tool"), f.entry("hook")) {
-        (Some((_, tool)), None) => tool_case(tool, &mut f, &label, cx).map(Target::Tool),
+        (Some((_, tool)), None) => tool_case(tool, &mut f, &label, has_pack, cx).map(Target::Tool),
         (None, Some((_, hook))) => hook_case(hook, &mut f, &label, cx).map(Target::Hook),
         (Some(_), Some((key, _))) => {
             cx.error(
@@ -177,7 +179,13 @@ fn case(
     })
 }
 
-fn tool_case(tool: &Node, f: &mut Fields<'_>, label: &str, cx: &mut Checker) -> Option<ToolCase> {
+fn tool_case(
+    tool: &Node,
+    f: &mut Fields<'_>,
+    label: &str,
+    has_pack: bool,
+    cx: &mut Checker,
+) -> Option<ToolCase> {
     let name = located_string(tool, &format!("{label}: tool"), cx);
     let args = match f.get("args") {
         Some(node) => cx.map(node, &format!("{label}: args")).map(|_| Located {
@@ -199,7 +207,7 @@ fn tool_case(tool: &Node, f: &mut Fields<'_>, label: &str, cx: &mut Checker) -> 
     let calls = format!("this case calls tool `{}`", tool.as_str().unwrap_or("?"));
     misplaced(f, HOOK_KEYS, "hook cases", label, &calls, cx);
     let expect = match f.get("expect") {
-        Some(node) => tool_expect(node, label, cx),
+        Some(node) => tool_expect(node, label, has_pack, cx),
         None => Some(ToolExpect::default()),
     };
     Some(ToolCase {
@@ -210,11 +218,21 @@ fn tool_case(tool: &Node, f: &mut Fields<'_>, label: &str, cx: &mut Checker) -> 
     })
 }
 
-fn tool_expect(node: &Node, label: &str, cx: &mut Checker) -> Option<ToolExpect> {
+fn tool_expect(node: &Node, label: &str, has_pack: bool, cx: &mut Checker) -> Option<ToolExpect> {
     let mut f = cx.map(node, &format!("{label}: expect"))?;
     let mut ok = true;
     let status = match f.get("status") {
-        Some(n) => cx.choice(n, &format!("{label}: expect.status"), CallStatus::WIRE),
+        Some(n) => {
+            let status = cx.choice(n, &format!("{label}: expect.status"), CallStatus::WIRE);
+            if status == Some(CallStatus::InvalidArgs) && !has_pack {
+                cx.error(
+                    n.pos,
+                    format!("{label}: expect.status: `invalid_args` needs the file's `pack`, whose schema the arguments are checked against"),
+                );
+                ok = false;
+            }
+            status
+        }
         None => Some(CallStatus::Ok),
     };
     let mut expect = ToolExpect::default();
@@ -506,6 +524,14 @@ bad.cases.yaml:15:50: case `three`: expect.pointer: `status` is not a JSON point
         assert_eq!(
             load_text("a.cases.yaml", "cases:\n  - tool: t\n").expect_err("rejected"),
             "a.cases.yaml:2:5: case 1 has no `name`\n"
+        );
+        assert_eq!(
+            load_text(
+                "a.cases.yaml",
+                "cases:\n  - {name: x, tool: t, expect: {status: invalid_args}}\n"
+            )
+            .expect_err("rejected"),
+            "a.cases.yaml:2:41: case `x`: expect.status: `invalid_args` needs the file's `pack`, whose schema the arguments are checked against\n"
         );
     }
 
