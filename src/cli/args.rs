@@ -67,7 +67,7 @@ pub enum Command {
     /// Send one event to one configured hook and show its decision
     #[command(subcommand)]
     Hook(HookCommand),
-    /// Run extension test cases: tools and hooks called with given inputs, answers checked
+    /// Run test cases that call tools and hooks and check their answers
     Test(TestArgs),
     /// Run one eval on some content, or a pack's evals over a recorded run
     Eval(EvalArgs),
