@@ -59,6 +59,9 @@ pub(super) fn execute(
     Ok(TestRecord::new(files, started.elapsed().as_millis() as u64))
 }
 
+/// Where each finished case is shown.
+type Watch<'w> = &'w mut dyn FnMut(&Path, &CaseRecord);
+
 /// What every file's run shares.
 struct Run<'p, 'w> {
     plan: &'p Plan,
@@ -66,7 +69,7 @@ struct Run<'p, 'w> {
     cancel: CancellationToken,
     /// A case failed, so `--fail-fast` starts no more.
     failed: Cell<bool>,
-    watch: RefCell<&'w mut dyn FnMut(&Path, &CaseRecord)>,
+    watch: RefCell<Watch<'w>>,
 }
 
 impl Run<'_, '_> {

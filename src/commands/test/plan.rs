@@ -89,9 +89,10 @@ pub(super) fn plan(
         }
     }
     let packs = load_packs(&loaded, &mut problems);
+    let mut snapshots = HashMap::new();
     let mut files: Vec<PlannedFile> = loaded
         .iter()
-        .map(|file| plan_file(file, &config, &packs, &mut problems))
+        .map(|file| plan_file(file, &config, &packs, &mut snapshots, &mut problems))
         .collect();
     if problems.has_errors() {
         return Err(CliError::Invalid(problems));
@@ -156,30 +157,36 @@ fn load_packs(files: &[CaseFile], problems: &mut Diagnostics) -> HashMap<PathBuf
     packs
 }
 
+/// Which case stores its snapshot where, so two case files whose names differ only
+/// in their extension cannot overwrite each other's snapshots.
+type SnapshotOwners = HashMap<PathBuf, (PathBuf, String)>;
+
 fn plan_file(
     file: &CaseFile,
     config: &RuntimeConfig,
     packs: &HashMap<PathBuf, Pack>,
+    snapshots: &mut SnapshotOwners,
     problems: &mut Diagnostics,
 ) -> PlannedFile {
     let pack = file.pack.as_ref().and_then(|p| packs.get(&p.value));
-    let cases =
-        file.cases
-            .iter()
-            .filter_map(|case| {
-                let call =
-                    match &case.target {
-                        Target::Tool(tool) => plan_tool(file, case, tool, pack, config, problems)
-                            .map(PlannedCall::Tool),
-                        Target::Hook(hook) => plan_hook(&file.path, case, hook, config, problems)
-                            .map(PlannedCall::Hook),
-                    }?;
-                Some(PlannedCase {
-                    name: case.name.clone(),
-                    call,
-                })
+    let cases = file
+        .cases
+        .iter()
+        .filter_map(|case| {
+            let call = match &case.target {
+                Target::Tool(tool) => plan_tool(file, case, tool, pack, config, problems)
+                    .filter(|call| owns_snapshot(file, case, call, snapshots, problems))
+                    .map(PlannedCall::Tool),
+                Target::Hook(hook) => {
+                    plan_hook(&file.path, case, hook, config, problems).map(PlannedCall::Hook)
+                }
+            }?;
+            Some(PlannedCase {
+                name: case.name.clone(),
+                call,
             })
-            .collect();
+        })
+        .collect();
     PlannedFile {
         path: file.path.clone(),
         cases,
@@ -211,6 +218,39 @@ fn plan_tool(
             .snapshot
             .then(|| snapshot_path(&file.path, &case.name)),
     })
+}
+
+/// Whether the case's snapshot file is its own; if another case of another file
+/// has it, that is a problem at this case.
+fn owns_snapshot(
+    file: &CaseFile,
+    case: &Case,
+    call: &ToolCall,
+    owners: &mut SnapshotOwners,
+    problems: &mut Diagnostics,
+) -> bool {
+    let Some(path) = &call.snapshot else {
+        return true;
+    };
+    match owners.get(path) {
+        Some((other_file, other_case)) => {
+            problems.push(Diagnostic::error(
+                &file.path,
+                case.pos,
+                format!(
+                    "case `{}`: its snapshot {} is also that of case `{other_case}` of {}; rename one",
+                    case.name,
+                    path.display(),
+                    other_file.display()
+                ),
+            ));
+            false
+        }
+        None => {
+            owners.insert(path.clone(), (file.path.clone(), case.name.clone()));
+            true
+        }
+    }
 }
 
 /// The arguments checked against the pack's schema for the tool, as `invoke-tool

@@ -198,10 +198,9 @@ fn tool_case(
         }),
     };
     let timeout = match f.get("timeout_ms") {
-        Some(node) => match cx.positive_integer(node, &format!("{label}: timeout_ms")) {
-            Some(ms) => Some(Some(Duration::from_millis(ms))),
-            None => None,
-        },
+        Some(node) => cx
+            .positive_integer(node, &format!("{label}: timeout_ms"))
+            .map(|ms| Some(Duration::from_millis(ms))),
         None => Some(None),
     };
     let calls = format!("this case calls tool `{}`", tool.as_str().unwrap_or("?"));
@@ -235,8 +234,10 @@ fn tool_expect(node: &Node, label: &str, has_pack: bool, cx: &mut Checker) -> Op
         }
         None => Some(CallStatus::Ok),
     };
-    let mut expect = ToolExpect::default();
-    expect.result = f.get("result").map(Node::to_json);
+    let mut expect = ToolExpect {
+        result: f.get("result").map(Node::to_json),
+        ..ToolExpect::default()
+    };
     if let Some(n) = f.get("pointer") {
         match pointers(n, label, cx) {
             Some(pointers) => expect.pointers = pointers,
