@@ -124,7 +124,7 @@ impl Run<'_, '_> {
             let verdict = judge_tool(&call.expect, &seen, None);
             let actual =
                 json!({"tool": call.tool, "status": "invalid_args", "errors": call.violations});
-            return case_record(name, CaseKind::Tool, &call.tool, verdict, actual, None);
+            return case_record(name, CaseKind::Tool, &call.tool, verdict, actual);
         }
         let report = self.call_tool(&extensions.tools[&call.tool], call).await;
         let result = match report.status {
@@ -150,22 +150,10 @@ impl Run<'_, '_> {
         let verdict = judge_tool(&call.expect, &seen, check);
         let store = verdict.store_snapshot;
         let actual = serde_json::to_value(&report).unwrap_or_default();
-        let mut record = case_record(name, CaseKind::Tool, &call.tool, verdict, actual, None);
+        let mut record = case_record(name, CaseKind::Tool, &call.tool, verdict, actual);
         record.stderr_tail = report.stderr_tail;
         if let (true, Some(path), Some(result)) = (store, &call.snapshot, &result) {
-            match snapshots::write(path, result) {
-                Ok(()) => {
-                    record.set_message(Some(format!("snapshot written to {}", path.display())))
-                }
-                Err(err) => {
-                    record.status = CaseStatus::Failed;
-                    record.problems.push(format!(
-                        "snapshot {}: cannot write it: {err}",
-                        path.display()
-                    ));
-                    record.set_message(None);
-                }
-            }
+            store_snapshot(&mut record, path, result);
         }
         record
     }
@@ -209,7 +197,7 @@ impl Run<'_, '_> {
         };
         let verdict = judge_hook(&call.expect, &seen);
         let actual = serde_json::to_value(&report).unwrap_or_default();
-        let mut record = case_record(name, CaseKind::Hook, &call.hook.name, verdict, actual, None);
+        let mut record = case_record(name, CaseKind::Hook, &call.hook.name, verdict, actual);
         record.stderr_tail = report.stderr_tail;
         record
     }
@@ -221,7 +209,6 @@ fn case_record(
     target: &str,
     verdict: Verdict,
     actual: Json,
-    note: Option<String>,
 ) -> CaseRecord {
     let mut record = CaseRecord {
         name: name.to_string(),
@@ -234,8 +221,24 @@ fn case_record(
         problems: verdict.problems,
         stderr_tail: String::new(),
     };
-    record.set_message(note);
+    record.set_message(None);
     record
+}
+
+/// Writes `result` as the case's snapshot (`--update-snapshots`), and says so; a
+/// snapshot that cannot be written fails the case.
+fn store_snapshot(record: &mut CaseRecord, path: &Path, result: &Json) {
+    match snapshots::write(path, result) {
+        Ok(()) => record.set_message(Some(format!("snapshot written to {}", path.display()))),
+        Err(err) => {
+            record.status = CaseStatus::Failed;
+            record.problems.push(format!(
+                "snapshot {}: cannot write it: {err}",
+                path.display()
+            ));
+            record.set_message(None);
+        }
+    }
 }
 
 /// What `matches` reads when the call has no result: the error (or why the process
