@@ -49,7 +49,15 @@ fn main() {
 fn play(dir: &Path, jobs: usize, size: usize) -> f64 {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_promptexec"))
-        .args(["-q", "-c", "suite.yaml", "run", "suite.pack.json", "--format", "json"])
+        .args([
+            "-q",
+            "-c",
+            "suite.yaml",
+            "run",
+            "suite.pack.json",
+            "--format",
+            "json",
+        ])
         .args(["--output", "report.json", "-j", &jobs.to_string()])
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -63,13 +71,19 @@ fn play(dir: &Path, jobs: usize, size: usize) -> f64 {
         String::from_utf8_lossy(&out.stderr)
     );
     let report = std::fs::read_to_string(dir.join("report.json")).expect("the report");
-    assert!(report.contains(&format!("\"passed\": {size}")), "every scenario passed");
+    assert!(
+        report.contains(&format!("\"passed\": {size}")),
+        "every scenario passed"
+    );
     secs
 }
 
 fn write_suite(dir: &Path, size: usize) {
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("bench file");
-    write("tool.sh", "#!/bin/sh\ncat >/dev/null\nprintf '{\"result\": {\"status\": \"shipped\"}}'\n");
+    write(
+        "tool.sh",
+        "#!/bin/sh\ncat >/dev/null\nprintf '{\"result\": {\"status\": \"shipped\"}}'\n",
+    );
     let tool = dir.join("tool.sh");
     let mut perms = std::fs::metadata(&tool).expect("tool").permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
@@ -92,8 +106,11 @@ fn write_suite(dir: &Path, size: usize) {
         let scenario = format!(
             "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: s{i:04}\nspec:\n  task_type: main\n  description: bench\n  turns:\n    - role: user\n      content: \"Where is A-{i}?\"\n      assertions:\n        - {{ type: tools_called, params: {{ tools: [lookup] }} }}\n    - role: user\n      content: \"And now?\"\n      assertions:\n        - {{ type: content_includes, params: {{ patterns: [shipped] }} }}\n  conversation_assertions:\n    - {{ type: no_tool_errors }}\n"
         );
-        std::fs::write(dir.join(format!("scenarios/s{i:04}.scenario.yaml")), scenario)
-            .expect("scenario");
+        std::fs::write(
+            dir.join(format!("scenarios/s{i:04}.scenario.yaml")),
+            scenario,
+        )
+        .expect("scenario");
     }
     write("mock.yaml", &mock);
 }

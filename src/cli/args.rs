@@ -67,6 +67,8 @@ pub enum Command {
     /// Send one event to one configured hook and show its decision
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Run test cases that call tools and hooks and check their answers
+    Test(TestArgs),
     /// Run one eval on some content, or a pack's evals over a recorded run
     Eval(EvalArgs),
     /// Check the config and a pack, and the references between them
@@ -293,6 +295,39 @@ pub struct HookTestArgs {
     /// Run every phase the hook is configured for, one decision per line
     #[arg(long, conflicts_with = "event")]
     pub all_phases: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Case files, or directories searched for *.cases.yaml, *.cases.yml and *.cases.json
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+
+    /// Only the cases whose name contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+
+    /// Start no case after the first that fails or errs
+    #[arg(long)]
+    pub fail_fast: bool,
+
+    /// Store the result of each snapshot case whose status is as expected, where
+    /// the snapshot is missing or differs
+    #[arg(long)]
+    pub update_snapshots: bool,
+
+    /// How many case files run at once [default: the number of cores]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+
+    /// `human`: a line per case and a summary on stderr; `json`: one report document
+    /// on stdout; `junit`: JUnit XML on stdout (a testsuite per case file)
+    #[arg(long, value_enum, default_value_t = RunFormat::Human)]
+    pub format: RunFormat,
+
+    /// Write the report to FILE (atomically) instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

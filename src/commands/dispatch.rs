@@ -27,6 +27,7 @@ pub fn dispatch(
                 _ => super::hook::test(hook, &args, &config, console),
             }
         }
+        Command::Test(args) => super::test::run(settings, &args, console),
         Command::Eval(args) => super::eval::run(settings, &args, console),
         Command::Validate(args) => super::validate::run(settings, &args, console),
         Command::Prompt(PromptCommand::Render(args)) => super::prompt::render(&args, console),

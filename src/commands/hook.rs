@@ -1,7 +1,7 @@
 //! `hook test NAME` for exec hooks: one event per phase to one hook, its decision on
 //! stdout, the why on stderr.
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
@@ -9,9 +9,10 @@ use crate::cli::style::status;
 use crate::cli::{CliError, Console, Exit};
 use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
 use crate::doc::one_of;
-use crate::exec::{CallKind, Outcome, last_lines};
-use crate::hooks::{ExecAnswer, HookDecision, read_exec_answer, run_hook};
+use crate::exec::last_lines;
+use crate::hooks::{ExecHook, HookDecision};
 
+use super::hook_call::{call_exec, wrap_event};
 use super::hook_report::{HookReport, explain_line, print_decisions};
 use super::hook_samples;
 use super::load::read_event;
@@ -48,7 +49,7 @@ fn plan<'h>(
         .into_iter()
         .map(|phase| {
             let payload = match &explicit {
-                Some(event) => wrap_event(hook, phase, event.clone())?,
+                Some(event) => wrap_event(hook, phase, event.clone()).map_err(CliError::Usage)?,
                 None => hook_samples::payload(phase, config),
             };
             Ok((phase, payload))
@@ -57,40 +58,31 @@ fn plan<'h>(
     Ok(Plan { hook, calls })
 }
 
-/// Sends each payload in turn; an interrupt stops the hook and the command.
+/// Sends each payload in turn, a process (or server) for each call; an interrupt
+/// stops the hook and the command.
 fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
     let hook = plan.hook;
     with_runtime(|| async {
         let cancel = CancellationToken::new();
         let mut reports = Vec::new();
         for (phase, payload) in &plan.calls {
-            let run = run_hook(hook, call_kind(hook), payload, &cancel);
-            tokio::pin!(run);
-            let run = tokio::select! {
-                run = &mut run => run,
+            let exec = ExecHook::new(hook.clone());
+            let call = call_exec(&exec, *phase, payload, &cancel);
+            tokio::pin!(call);
+            let report = tokio::select! {
+                report = &mut call => report,
                 () = interrupted() => {
                     cancel.cancel();
-                    run.await;
+                    call.await;
+                    exec.shutdown().await;
                     return Err(CliError::Interrupted);
                 }
             };
-            reports.push(judge(
-                hook,
-                *phase,
-                &run.outcome,
-                run.duration,
-                run.stderr_tail,
-            ));
+            exec.shutdown().await;
+            reports.push(report);
         }
         Ok(reports)
     })
-}
-
-fn call_kind(hook: &Hook) -> CallKind {
-    match hook.kind {
-        HookKind::Eval => CallKind::EvalHook,
-        _ => CallKind::Hook,
-    }
 }
 
 /// `None` stands for an eval hook's single, implicit phase.
@@ -132,56 +124,6 @@ fn phases_to_run(
         ));
     }
     Ok(vec![Some(phase)])
-}
-
-/// A whole payload (it has `hook`) goes as it is; a bare request or event is wrapped.
-fn wrap_event(hook: &Hook, phase: Option<HookPhase>, event: Json) -> Result<Json, CliError> {
-    if event.get("hook").is_some() {
-        return Ok(event);
-    }
-    let Some(phase) = phase else {
-        return Ok(event); // eval hooks receive the EvalResult itself
-    };
-    let (hook_type, section) = match (&hook.kind, phase) {
-        (HookKind::Provider { .. }, HookPhase::BeforeCall) => ("provider", "request"),
-        (HookKind::Tool { .. }, HookPhase::BeforeExecution) => ("tool", "request"),
-        (HookKind::Session { .. }, _) => ("session", "event"),
-        _ => {
-            return Err(CliError::Usage(format!(
-                "for `{}` give the whole payload (with `hook`, `phase`, `request` and `response`)",
-                phase.as_str()
-            )));
-        }
-    };
-    Ok(json!({"hook": hook_type, "phase": phase.as_str(), section: event}))
-}
-
-/// What the hook decided, as `hook test` reports it: read exactly as a run reads it
-/// (a filter decides, an observer only fails or not).
-fn judge(
-    hook: &Hook,
-    phase: Option<HookPhase>,
-    outcome: &Outcome,
-    duration: std::time::Duration,
-    stderr_tail: String,
-) -> HookReport {
-    let answer = read_exec_answer(hook, outcome);
-    let mut report = HookReport::new(
-        &hook.name,
-        phase.map_or("eval", HookPhase::as_str),
-        answer.decision(),
-        duration.as_millis() as u64,
-    );
-    report.stderr_tail = stderr_tail;
-    match answer {
-        ExecAnswer::Denied { reason, metadata } => {
-            report.reason = Some(reason);
-            report.metadata = metadata;
-        }
-        ExecAnswer::Failed { reason } => report.reason = Some(reason),
-        ExecAnswer::Allowed | ExecAnswer::Observed => {}
-    }
-    report
 }
 
 /// What ran and why it decided so, on stderr.

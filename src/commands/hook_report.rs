@@ -9,7 +9,7 @@ use crate::hooks::HookDecision;
 
 use super::exit::{of_decision, worse};
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(super) struct HookReport {
     pub hook: String,
     pub phase: String,

@@ -1,8 +1,6 @@
 //! `hook test` for `runtime: server` hooks: the handshake, then one interceptor call
 //! (or each, with `--all-phases`), with a generated or given payload.
 
-use std::time::Instant;
-
 use serde_json::Value as Json;
 
 use crate::cli::args::HookTestArgs;
@@ -10,8 +8,9 @@ use crate::cli::style::status;
 use crate::cli::{CliError, Console, Exit};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::doc::one_of;
-use crate::hooks::{Action, Approval, HookDecision, Intercepted, RpcHook, on_failure};
+use crate::hooks::RpcHook;
 
+use super::hook_call::{call_rpc, start_rpc};
 use super::hook_report::{HookReport, explain_line, print_decisions};
 use super::hook_samples;
 use super::load::read_event;
@@ -21,7 +20,6 @@ use super::runtime::{interrupted, with_runtime};
 /// built before the server starts.
 struct Plan<'h> {
     hook: &'h Hook,
-    server: &'h ServerHook,
     calls: Vec<(Intercept, Json)>,
 }
 
@@ -46,7 +44,7 @@ pub fn test(
 
 fn plan<'h>(
     hook: &'h Hook,
-    server: &'h ServerHook,
+    server: &ServerHook,
     args: &HookTestArgs,
     config: &RuntimeConfig,
     console: &mut Console,
@@ -62,11 +60,7 @@ fn plan<'h>(
             (intercept, params)
         })
         .collect();
-    Ok(Plan {
-        hook,
-        server,
-        calls,
-    })
+    Ok(Plan { hook, calls })
 }
 
 /// The handshake, then each call in turn; the server is shut down however it ends.
@@ -80,22 +74,12 @@ fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
     };
     with_runtime(|| async {
         let work = async {
-            let started = Instant::now();
-            if let Err(why) = rpc.start().await {
-                return Ok(vec![failed_start(
-                    hook,
-                    why.to_string(),
-                    started,
-                    rpc.stderr_tail(),
-                )]);
+            if let Err(failed) = start_rpc(&rpc).await {
+                return Ok(vec![failed]);
             }
             let mut reports = Vec::new();
             for (intercept, params) in &plan.calls {
-                let started = Instant::now();
-                let answer = rpc.intercept(*intercept, params.clone()).await;
-                let mut report = judge(hook, plan.server, *intercept, answer, started);
-                report.stderr_tail = rpc.stderr_tail();
-                reports.push(report);
+                reports.push(call_rpc(&rpc, *intercept, params.clone()).await);
             }
             Ok::<_, CliError>(reports)
         };
@@ -133,53 +117,4 @@ fn methods_to_run(
         ));
     }
     Ok(vec![intercept])
-}
-
-fn failed_start(hook: &Hook, why: String, started: Instant, stderr_tail: String) -> HookReport {
-    let mut report = HookReport::new(
-        &hook.name,
-        "hook.hello",
-        HookDecision::Failed,
-        started.elapsed().as_millis() as u64,
-    );
-    report.reason = Some(why);
-    report.stderr_tail = stderr_tail;
-    report
-}
-
-/// What the server answered, as `hook test` reports it.
-fn judge(
-    hook: &Hook,
-    server: &ServerHook,
-    intercept: Intercept,
-    answer: Intercepted,
-    started: Instant,
-) -> HookReport {
-    let mut report = HookReport::new(
-        &hook.name,
-        intercept.as_str(),
-        answer.decision(),
-        started.elapsed().as_millis() as u64,
-    );
-    report.action = answer.answer_name();
-    match answer {
-        Intercepted::Approval(Approval::Approved) => {}
-        Intercepted::Approval(Approval::Denied { reason }) => report.reason = Some(reason),
-        Intercepted::Action(action) => match action {
-            Action::Continue => {}
-            Action::Modify(replacement) => report.output = Some(replacement),
-            Action::Respond { result, .. } => report.output = Some(result),
-            Action::DenyTool { reason }
-            | Action::AbortTurn { reason }
-            | Action::HardAbort { reason } => report.reason = Some(reason),
-        },
-        Intercepted::Failed { why, .. } => {
-            let in_a_run = match on_failure(intercept, server.on_failure, &hook.name, &why) {
-                Action::Continue => "skipped (and the run exits 3)",
-                _ => "a denial (and the run exits 3)",
-            };
-            report.reason = Some(format!("{why}; in a run this is {in_a_run}"));
-        }
-    }
-    report
 }

@@ -14,12 +14,14 @@ mod prompt;
 mod run;
 mod share;
 mod suite;
+mod test;
 mod validate;
 
 mod conversation;
 mod dispatch;
 mod emit;
 mod exit;
+mod hook_call;
 mod hook_report;
 mod hook_samples;
 mod load;

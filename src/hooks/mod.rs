@@ -43,6 +43,7 @@ pub use rpc_wire::{
     PROTOCOL_VERSION, after_llm_params, after_tool_params, before_llm_params, event_params,
     hello_params, meta, method_name, read_hello, tool_params, tool_result,
 };
+pub(crate) use runner::ExecHook;
 pub use runner::{HookRun, hook_type, run_hook};
 pub use shape::{ArgumentsError, ShapeError, openai_call, read_call};
 pub use verdict::{Verdict, VerdictError, read_verdict};

@@ -1,5 +1,8 @@
 //! Suites: PromptArena scenario files played against the pack, many at once, in
-//! deterministic shards, folded into one report.
+//! deterministic shards, folded into one report; and case files, the unit tests
+//! of extensions (`cases`).
+
+pub mod cases;
 
 mod assertions;
 mod discover;

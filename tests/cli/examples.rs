@@ -96,3 +96,34 @@ fn example_arguments_are_checked_against_the_pack() {
     assert_eq!(out.code, 2);
     out.stderr_has("/amount");
 }
+
+#[test]
+fn the_example_cases_pass_and_cover_every_example_tool_and_hook() {
+    let out = example_config()
+        .args(["test", "examples/assistant.cases.yaml", "--format", "json"])
+        .envs(&[("REFUND_LIMIT", "100"), ("REVIEW_APPROVE_WRITES", "0")])
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    assert_eq!(report["summary"]["failed"], 0, "{report:#}");
+    assert_eq!(report["summary"]["errors"], 0, "{report:#}");
+    let tested: std::collections::BTreeSet<String> = report["files"][0]["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|case| case["target"].as_str().map(str::to_string))
+        .collect();
+    let config = promptexec::config::load(
+        &crate::util::repo_root().join("runtimeconfig.example.yaml"),
+        false,
+    )
+    .expect("the example config loads")
+    .value;
+    let bound: std::collections::BTreeSet<String> = config
+        .tools
+        .keys()
+        .chain(config.hooks.keys())
+        .cloned()
+        .collect();
+    assert_eq!(tested, bound, "every example tool and hook has a case");
+}

@@ -33,6 +33,11 @@ fn prompt_render_help() {
 }
 
 #[test]
+fn test_help() {
+    insta::assert_snapshot!("test_help", help(&["test", "--help"]));
+}
+
+#[test]
 fn completions_help() {
     insta::assert_snapshot!(help(&["completions", "--help"]));
 }

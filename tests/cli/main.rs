@@ -3,6 +3,7 @@
 mod answers;
 mod batch;
 mod builtin_checks;
+mod cases;
 mod chain;
 mod deadlines;
 mod env_rule;

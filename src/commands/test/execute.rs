@@ -1,0 +1,335 @@
+//! Running the planned case files. Up to `jobs` files run at once on one thread: the
+//! work is waiting on extension processes, which run in parallel anyway. Each file
+//! gets its own extensions (a server tool or JSON-RPC hook starts when its first
+//! case calls it), runs its cases in file order, and shuts them all down at its end.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use futures::StreamExt;
+use serde_json::{Value as Json, json};
+use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::CliError;
+use crate::exec::RawJson;
+use crate::hooks::{ExecHook, HookDecision, RpcHook};
+use crate::suite::cases::{
+    CallStatus, CaseStatus, HookPoint, HookSeen, SnapshotCheck, ToolSeen, Verdict, judge_hook,
+    judge_tool, snapshots,
+};
+use crate::tools::{ToolCaller, ToolReport, ToolStatus};
+
+use super::super::hook_call::{call_exec, call_rpc, start_rpc};
+use super::super::hook_report::HookReport;
+use super::super::runtime::{interrupted, with_runtime};
+use super::plan::{HookCall, Plan, PlannedCall, PlannedCase, PlannedFile, ToolCall};
+use super::record::{CaseKind, CaseRecord, FileRecord, TestRecord};
+
+/// Runs every planned file and shows each case to `watch` as it finishes. An
+/// interrupt stops the calls in flight, shuts every extension down, and is the
+/// command's outcome.
+pub(super) fn execute(
+    plan: &Plan,
+    mut watch: impl FnMut(&Path, &CaseRecord),
+) -> Result<TestRecord, CliError> {
+    let started = Instant::now();
+    let run = Run {
+        plan,
+        cancel: CancellationToken::new(),
+        failed: Cell::new(false),
+        watch: RefCell::new(&mut watch),
+    };
+    let files = with_runtime(|| async {
+        let every_file = futures::stream::iter(plan.files.iter().map(|file| run.file(file)))
+            .buffered(plan.jobs)
+            .collect::<Vec<_>>();
+        tokio::pin!(every_file);
+        tokio::select! {
+            files = &mut every_file => Ok(files),
+            () = interrupted() => {
+                run.cancel.cancel();
+                every_file.await;
+                Err(CliError::Interrupted)
+            }
+        }
+    })?;
+    Ok(TestRecord::new(files, started.elapsed().as_millis() as u64))
+}
+
+/// Where each finished case is shown.
+type Watch<'w> = &'w mut dyn FnMut(&Path, &CaseRecord);
+
+/// What every file's run shares.
+struct Run<'p, 'w> {
+    plan: &'p Plan,
+    /// Cancelled on an interrupt.
+    cancel: CancellationToken,
+    /// A case failed, so `--fail-fast` starts no more.
+    failed: Cell<bool>,
+    watch: RefCell<Watch<'w>>,
+}
+
+impl Run<'_, '_> {
+    async fn file(&self, file: &PlannedFile) -> FileRecord {
+        let started = Instant::now();
+        let extensions = Extensions::for_cases(&file.cases);
+        let mut cases = Vec::with_capacity(file.cases.len());
+        let mut not_run = Vec::new();
+        for case in &file.cases {
+            if self.cancel.is_cancelled() || (self.plan.fail_fast && self.failed.get()) {
+                not_run.push(case.name.clone());
+                continue;
+            }
+            let record = self.case(case, &extensions).await;
+            if self.cancel.is_cancelled() {
+                break;
+            }
+            if record.status != CaseStatus::Passed {
+                self.failed.set(true);
+            }
+            (self.watch.borrow_mut())(&file.path, &record);
+            cases.push(record);
+        }
+        extensions.shutdown().await;
+        FileRecord {
+            file: file.path.display().to_string(),
+            cases,
+            not_run,
+            duration_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    async fn case(&self, case: &PlannedCase, extensions: &Extensions) -> CaseRecord {
+        let started = Instant::now();
+        let mut record = match &case.call {
+            PlannedCall::Tool(call) => self.tool_case(&case.name, call, extensions).await,
+            PlannedCall::Hook(call) => self.hook_case(&case.name, call, extensions).await,
+        };
+        record.duration_ms = started.elapsed().as_millis() as u64;
+        record
+    }
+
+    async fn tool_case(&self, name: &str, call: &ToolCall, extensions: &Extensions) -> CaseRecord {
+        if !call.violations.is_empty() {
+            // The arguments break the schema, as the case expects: no process starts.
+            let text = call.violations.join("; ");
+            let seen = ToolSeen {
+                status: CallStatus::InvalidArgs,
+                result: None,
+                text: &text,
+            };
+            let verdict = judge_tool(&call.expect, &seen, None);
+            let actual =
+                json!({"tool": call.tool, "status": "invalid_args", "errors": call.violations});
+            return case_record(name, CaseKind::Tool, &call.tool, verdict, actual);
+        }
+        let report = self.call_tool(&extensions.tools[&call.tool], call).await;
+        let result = match report.status {
+            ToolStatus::Ok => Some(report.result.as_ref().map_or(Json::Null, RawJson::to_value)),
+            _ => None,
+        };
+        let text = answer_text(&report);
+        let stored = call.snapshot.as_deref().map(snapshots::read);
+        let shown = call.snapshot.as_ref().map(|p| p.display().to_string());
+        let check = match (&stored, &shown) {
+            (Some(stored), Some(shown)) => Some(SnapshotCheck {
+                shown,
+                stored,
+                update: self.plan.update_snapshots,
+            }),
+            _ => None,
+        };
+        let seen = ToolSeen {
+            status: report.status.into(),
+            result: result.as_ref(),
+            text: &text,
+        };
+        let verdict = judge_tool(&call.expect, &seen, check);
+        let store = verdict.store_snapshot;
+        let actual = serde_json::to_value(&report).unwrap_or_default();
+        let mut record = case_record(name, CaseKind::Tool, &call.tool, verdict, actual);
+        record.stderr_tail = report.stderr_tail;
+        if let (true, Some(path), Some(result)) = (store, &call.snapshot, &result) {
+            store_snapshot(&mut record, path, result);
+        }
+        record
+    }
+
+    /// One call through the tool's caller; on an interrupt a server is stopped
+    /// without waiting, as `invoke-tool` does.
+    async fn call_tool(&self, caller: &ToolCaller, call: &ToolCall) -> ToolReport {
+        let work = caller.call(&call.args, call.timeout, &self.cancel);
+        tokio::pin!(work);
+        tokio::select! {
+            report = &mut work => report,
+            () = self.cancel.cancelled() => {
+                caller.stop_now();
+                work.await
+            }
+        }
+    }
+
+    async fn hook_case(&self, name: &str, call: &HookCall, extensions: &Extensions) -> CaseRecord {
+        let report = match call.point {
+            HookPoint::Exec(phase) => {
+                let hook = &extensions.exec_hooks[&call.hook.name];
+                call_exec(hook, phase, &call.payload, &self.cancel).await
+            }
+            HookPoint::Rpc(intercept) => {
+                let server = &extensions.rpc_hooks[&call.hook.name];
+                tokio::select! {
+                    report = server.call(intercept, &call.payload) => report,
+                    () = self.cancel.cancelled() => {
+                        let mut report = HookReport::new(&call.hook.name, intercept.as_str(), HookDecision::Failed, 0);
+                        report.reason = Some("interrupted".into());
+                        report
+                    }
+                }
+            }
+        };
+        let seen = HookSeen {
+            decision: report.decision,
+            action: report.action,
+            reason: report.reason.as_deref(),
+        };
+        let verdict = judge_hook(&call.expect, &seen);
+        let actual = serde_json::to_value(&report).unwrap_or_default();
+        let mut record = case_record(name, CaseKind::Hook, &call.hook.name, verdict, actual);
+        record.stderr_tail = report.stderr_tail;
+        record
+    }
+}
+
+fn case_record(
+    name: &str,
+    kind: CaseKind,
+    target: &str,
+    verdict: Verdict,
+    actual: Json,
+) -> CaseRecord {
+    let mut record = CaseRecord {
+        name: name.to_string(),
+        kind,
+        target: target.to_string(),
+        status: verdict.status,
+        duration_ms: 0,
+        message: None,
+        actual,
+        problems: verdict.problems,
+        stderr_tail: String::new(),
+    };
+    record.set_message(None);
+    record
+}
+
+/// Writes `result` as the case's snapshot (`--update-snapshots`), and says so; a
+/// snapshot that cannot be written fails the case.
+fn store_snapshot(record: &mut CaseRecord, path: &Path, result: &Json) {
+    match snapshots::write(path, result) {
+        Ok(()) => record.set_message(Some(format!("snapshot written to {}", path.display()))),
+        Err(err) => {
+            record.status = CaseStatus::Failed;
+            record.problems.push(format!(
+                "snapshot {}: cannot write it: {err}",
+                path.display()
+            ));
+            record.set_message(None);
+        }
+    }
+}
+
+/// What `matches` reads when the call has no result: the error (or why the process
+/// failed), or the pending answer's reason and message.
+fn answer_text(report: &ToolReport) -> String {
+    match report.status {
+        ToolStatus::Ok => String::new(),
+        ToolStatus::Error | ToolStatus::Failed | ToolStatus::Timeout => {
+            report.error.clone().unwrap_or_default()
+        }
+        ToolStatus::Pending => report
+            .pending
+            .as_ref()
+            .map(|p| format!("{}: {}", p.reason, p.message))
+            .unwrap_or_default(),
+    }
+}
+
+/// The extensions one case file calls, each made once for the file.
+struct Extensions {
+    tools: HashMap<String, ToolCaller>,
+    exec_hooks: HashMap<String, ExecHook>,
+    rpc_hooks: HashMap<String, RpcServer>,
+}
+
+/// A JSON-RPC hook and its handshake, done once: when it fails, every case of the
+/// file that calls the hook gets that failure, without a new try each.
+struct RpcServer {
+    rpc: RpcHook,
+    started: OnceCell<Result<(), HookReport>>,
+}
+
+impl RpcServer {
+    async fn call(&self, intercept: crate::config::Intercept, params: &Json) -> HookReport {
+        match self.started.get_or_init(|| start_rpc(&self.rpc)).await {
+            Ok(()) => call_rpc(&self.rpc, intercept, params.clone()).await,
+            Err(failed) => failed.clone(),
+        }
+    }
+}
+
+impl Extensions {
+    /// Nothing starts here: a server starts on its first call.
+    fn for_cases(cases: &[PlannedCase]) -> Self {
+        let mut extensions = Self {
+            tools: HashMap::new(),
+            exec_hooks: HashMap::new(),
+            rpc_hooks: HashMap::new(),
+        };
+        for case in cases {
+            match &case.call {
+                PlannedCall::Tool(call) => {
+                    extensions
+                        .tools
+                        .entry(call.tool.clone())
+                        .or_insert_with(|| ToolCaller::new(&call.tool, &call.spec));
+                }
+                PlannedCall::Hook(call) => match call.point {
+                    HookPoint::Exec(_) => {
+                        extensions
+                            .exec_hooks
+                            .entry(call.hook.name.clone())
+                            .or_insert_with(|| ExecHook::new(call.hook.clone()));
+                    }
+                    HookPoint::Rpc(_) => {
+                        if let Some(rpc) = RpcHook::new(&call.hook) {
+                            extensions
+                                .rpc_hooks
+                                .entry(call.hook.name.clone())
+                                .or_insert(RpcServer {
+                                    rpc,
+                                    started: OnceCell::new(),
+                                });
+                        }
+                    }
+                },
+            }
+        }
+        extensions
+    }
+
+    /// Stops every process the file started, all at once.
+    async fn shutdown(&self) {
+        let tools = self.tools.values().map(|t| t.shutdown());
+        let hooks = self.exec_hooks.values().map(|h| h.shutdown());
+        let servers = self.rpc_hooks.values().map(|s| s.rpc.shutdown());
+        futures::future::join3(
+            futures::future::join_all(tools),
+            futures::future::join_all(hooks),
+            futures::future::join_all(servers),
+        )
+        .await;
+    }
+}

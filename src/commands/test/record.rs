@@ -1,0 +1,111 @@
+//! What a test run came to: a record per case and per file, and their summary. The
+//! JSON report is this record as it is; the human lines and JUnit are read from it.
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::cli::Exit;
+use crate::suite::cases::CaseStatus;
+
+use super::super::exit::worse;
+
+crate::wire_enum! {
+    /// What a case calls.
+    pub enum CaseKind {
+        Tool = "tool",
+        Hook = "hook",
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct TestRecord {
+    pub summary: Summary,
+    /// In the order the command line gave them, whatever order they ran in.
+    pub files: Vec<FileRecord>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub(super) struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    /// Cases `--fail-fast` left out after a failure.
+    pub not_run: usize,
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct FileRecord {
+    /// The path as given, or as found under a directory given.
+    pub file: String,
+    /// In file order.
+    pub cases: Vec<CaseRecord>,
+    /// The names of the cases `--fail-fast` left out.
+    pub not_run: Vec<String>,
+    #[serde(skip)]
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct CaseRecord {
+    pub name: String,
+    pub kind: CaseKind,
+    /// The tool's or hook's name.
+    pub target: String,
+    pub status: CaseStatus,
+    pub duration_ms: u64,
+    /// What differed (each problem, joined by `; `), or what was done besides
+    /// checking (a snapshot written); `null` when there is nothing to say.
+    pub message: Option<String>,
+    /// What the extension answered: `invoke-tool --format json`'s envelope, or
+    /// `hook test`'s decision.
+    pub actual: Json,
+    /// What differed, one line each.
+    #[serde(skip)]
+    pub problems: Vec<String>,
+    /// The extension's last stderr lines.
+    #[serde(skip)]
+    pub stderr_tail: String,
+}
+
+impl CaseRecord {
+    /// `message` from the problems and a note.
+    pub fn set_message(&mut self, note: Option<String>) {
+        let mut parts = self.problems.clone();
+        parts.extend(note);
+        self.message = (!parts.is_empty()).then(|| parts.join("; "));
+    }
+}
+
+impl TestRecord {
+    pub fn new(files: Vec<FileRecord>, duration_ms: u64) -> Self {
+        let mut summary = Summary {
+            duration_ms,
+            ..Summary::default()
+        };
+        for file in &files {
+            summary.not_run += file.not_run.len();
+            for case in &file.cases {
+                match case.status {
+                    CaseStatus::Passed => summary.passed += 1,
+                    CaseStatus::Failed => summary.failed += 1,
+                    CaseStatus::Error => summary.errors += 1,
+                }
+            }
+        }
+        Self { summary, files }
+    }
+
+    /// 3 when an extension failed unexpectedly, else 1 when a case failed, else 0.
+    pub fn exit(&self) -> Exit {
+        self.files
+            .iter()
+            .flat_map(|file| &file.cases)
+            .map(|case| match case.status {
+                CaseStatus::Passed => Exit::Success,
+                CaseStatus::Failed => Exit::No,
+                CaseStatus::Error => Exit::ExtensionFailed,
+            })
+            .fold(Exit::Success, worse)
+    }
+}
