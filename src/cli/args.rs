@@ -69,6 +69,8 @@ pub enum Command {
     Hook(HookCommand),
     /// Run test cases that call tools and hooks and check their answers
     Test(TestArgs),
+    /// List the scenarios, test cases, tools, hooks and evals a suite would run
+    List(ListArgs),
     /// Run one eval on some content, or a pack's evals over a recorded run
     Eval(EvalArgs),
     /// Check the config and a pack, and the references between them
@@ -328,6 +330,41 @@ pub struct TestArgs {
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The PromptPack (JSON)
+    pub pack: PathBuf,
+
+    /// Scenario files, or folders searched for `*.scenario.yaml|yml|json`
+    /// [default: the `scenarios/` folder beside the pack]
+    #[arg(value_name = "SCENARIOS")]
+    pub scenarios: Vec<PathBuf>,
+
+    /// Case files, or folders searched for `*.cases.yaml|yml|json`, to list too
+    /// (repeatable)
+    #[arg(long = "cases", value_name = "FILE|DIR")]
+    pub cases: Vec<PathBuf>,
+
+    /// Only scenarios whose id contains TEXT, or whose label KEY is VALUE
+    /// (`KEY=VALUE`); repeatable, any may match
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Vec<String>,
+
+    /// Only the K-th of N slices of the suite, as `run --shard` deals them
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::suite::Shard>,
+
+    /// `human`: tables on stdout; `json`: one document on stdout
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, Args)]

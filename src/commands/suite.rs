@@ -30,6 +30,7 @@ use super::conversation::{Plan, TurnScript, execute as play, variables_json};
 use super::emit::{pretty, write_output};
 use super::exit::{of_run, worse};
 use super::load::{self, mock_path};
+use super::scenario_files;
 use super::user_messages::UserMessages;
 use super::warnings::LoadWarnings;
 
@@ -87,7 +88,9 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
         Some(path) => warnings.keep(load_mock(&path), console)?,
         None => MockScript::default(),
     };
-    let scenarios = load_scenarios(args, &mut warnings, console)?;
+    let scenarios = scenario_files::read(&args.pack, &args.scenarios, &mut warnings, console)?
+        .ok_or_else(|| scenario_files::none_in(&suite::default_folder(&args.pack)))?;
+    scenario_files::check_filters(&scenarios, &args.filter)?;
     let picked = suite::select(scenarios, &args.filter, args.shard);
     let inputs = load::vars(&args.vars)?;
     let mut problems = Diagnostics::default();
@@ -145,80 +148,6 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
         scenarios: plans,
         jobs,
     })
-}
-
-/// Every scenario file found, read; all their problems are reported at once.
-fn load_scenarios(
-    args: &RunArgs,
-    warnings: &mut LoadWarnings,
-    console: &mut Console,
-) -> Result<Vec<Scenario>, CliError> {
-    let (paths, searched) = if args.scenarios.is_empty() {
-        let folder = suite::default_folder(&args.pack);
-        (vec![folder.clone()], Some(folder))
-    } else {
-        (args.scenarios.clone(), None)
-    };
-    if let Some(folder) = &searched
-        && !folder.is_dir()
-    {
-        return Err(no_scenarios(folder));
-    }
-    let files = suite::scenario_files(&paths).map_err(|source| CliError::Read {
-        path: paths[0].clone(),
-        source,
-    })?;
-    if files.is_empty() {
-        return Err(no_scenarios(&paths[0]));
-    }
-    let mut problems = Diagnostics::default();
-    let mut scenarios: Vec<Scenario> = Vec::new();
-    for file in files {
-        match suite::load_scenario(&file) {
-            Ok(loaded) => {
-                for warning in loaded.warnings.iter() {
-                    warnings.add(warning.clone(), console);
-                }
-                let scenario = loaded.value;
-                if let Some(first) = scenarios.iter().find(|s| s.id == scenario.id) {
-                    problems.push(Diagnostic::error(
-                        &scenario.path,
-                        scenario.pos,
-                        format!(
-                            "scenario id `{}` is also the id of {}; ids must be unique in a suite",
-                            scenario.id,
-                            first.path.display()
-                        ),
-                    ));
-                }
-                scenarios.push(scenario);
-            }
-            Err(rejected) => problems.extend(rejected.0),
-        }
-    }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
-    if !args.filter.is_empty()
-        && !scenarios
-            .iter()
-            .any(|s| args.filter.iter().any(|f| suite::matches(s, f)))
-    {
-        let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
-        return Err(CliError::Usage(format!(
-            "--filter {} matches no scenario (the suite has {})",
-            args.filter.join(", "),
-            crate::doc::one_of(&ids)
-        )));
-    }
-    Ok(scenarios)
-}
-
-fn no_scenarios(place: &std::path::Path) -> CliError {
-    CliError::Usage(format!(
-        "no scenarios to play in {}: give scenario files or folders of `*.scenario.yaml` files, or --message TEXT to play one conversation",
-        place.display()
-    ))
 }
 
 /// The prompt with the scenario's policy and variables, the system prompt it

@@ -9,7 +9,7 @@ mod result;
 mod runner;
 mod schedule;
 
-pub use builtin::{Judge, ParamError, builtin_names, is_builtin, prepare as prepare_check};
+pub use builtin::{Judge, ParamError, builtin_names, is_builtin, prepare as prepare_check, same};
 pub use exec_eval::{eval_request, read_score};
 pub use input::{EvalInput, HookRecord, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};

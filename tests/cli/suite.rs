@@ -537,3 +537,75 @@ fn a_suite_writes_one_transcript_per_scenario_and_refuses_one_conversation_flags
         .expect_code(2)
         .stderr_has("--shard applies to a suite");
 }
+
+#[test]
+fn list_shows_what_a_suite_would_run_without_running_it() {
+    let fixtures = suite_dir();
+    let list = |extra: &[&str]| {
+        promptexec()
+            .in_dir(&fixtures)
+            .args([
+                "-c",
+                "suite.yaml",
+                "list",
+                "suite.pack.json",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .run()
+    };
+    let out = list(&["--filter", "count-", "--shard", "2/2"]);
+    out.expect_code(0);
+    let listing = out.json();
+    let ids: Vec<&str> = listing["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| s["id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(ids, ["count-b", "count-d"]);
+    assert_eq!(listing["scenarios"][0]["assertions"], 1);
+    let tools: Vec<(&str, &str)> = listing["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or_default(),
+                t["mode"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [("echo", "exec"), ("counter", "server"), ("refund", "exec")]
+    );
+    assert_eq!(listing["hooks"][0]["name"], "deny_delete");
+    assert_eq!(
+        listing["hooks"][0]["at"],
+        serde_json::json!(["before_execution"])
+    );
+    // The example's cases are listed with its suite.
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args([
+            "-c",
+            "runtimeconfig.example.yaml",
+            "list",
+            "examples/assistant.pack.json",
+        ])
+        .args([
+            "--cases",
+            "examples/assistant.cases.yaml",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
+    let listing = out.json();
+    assert_eq!(listing["scenarios"].as_array().map(Vec::len), Some(4));
+    assert!(listing["cases"].as_array().is_some_and(|c| c.len() >= 10));
+    assert_eq!(listing["evals"][0]["id"], "polite-tone");
+    assert_eq!(listing["evals"][0]["gate"], true);
+}

@@ -98,7 +98,7 @@ fn verdict(ok: bool, pass: String, fail: String, data: Json) -> Scored {
 }
 
 /// JSON equality where numbers compare by value (1 equals 1.0).
-pub(super) fn same(a: &Json, b: &Json) -> bool {
+pub fn same(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
         (Json::Array(x), Json::Array(y)) => {

@@ -4,23 +4,10 @@
 use regex::Regex;
 use serde_json::Value as Json;
 
+pub use crate::evals::same;
+
 /// How much of a value a message shows before it is cut.
 const SHOWN_CHARS: usize = 160;
-
-/// JSON equality where numbers compare by value (1 equals 1.0), as the built-in
-/// checks compare.
-pub fn same(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
 
 /// Where two values first part, and what each holds there (`None`: nothing).
 #[derive(Debug, Clone, PartialEq)]

@@ -1,0 +1,88 @@
+//! A suite's scenario files: found where they are given (or beside the pack), read
+//! strictly, every problem in every file reported at once.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::{CliError, Console};
+use crate::doc::{Diagnostic, Diagnostics, one_of};
+use crate::suite::{self, Scenario};
+
+use super::warnings::LoadWarnings;
+
+/// The scenarios in the files and folders `given`, else in the `scenarios/` folder
+/// beside `pack`; `None` when nothing was given and that folder does not exist.
+/// Ids must be unique.
+pub(super) fn read(
+    pack: &Path,
+    given: &[PathBuf],
+    warnings: &mut LoadWarnings,
+    console: &mut Console,
+) -> Result<Option<Vec<Scenario>>, CliError> {
+    let paths = if given.is_empty() {
+        let folder = suite::default_folder(pack);
+        if !folder.is_dir() {
+            return Ok(None);
+        }
+        vec![folder]
+    } else {
+        given.to_vec()
+    };
+    let files = suite::scenario_files(&paths).map_err(|source| CliError::Read {
+        path: paths[0].clone(),
+        source,
+    })?;
+    if files.is_empty() {
+        return Err(none_in(&paths[0]));
+    }
+    let mut problems = Diagnostics::default();
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for file in files {
+        match suite::load_scenario(&file) {
+            Ok(loaded) => {
+                for warning in loaded.warnings.iter() {
+                    warnings.add(warning.clone(), console);
+                }
+                let scenario = loaded.value;
+                if let Some(first) = scenarios.iter().find(|s| s.id == scenario.id) {
+                    problems.push(Diagnostic::error(
+                        &scenario.path,
+                        scenario.pos,
+                        format!(
+                            "scenario id `{}` is also the id of {}; ids must be unique in a suite",
+                            scenario.id,
+                            first.path.display()
+                        ),
+                    ));
+                }
+                scenarios.push(scenario);
+            }
+            Err(rejected) => problems.extend(rejected.0),
+        }
+    }
+    if problems.has_errors() {
+        return Err(CliError::Invalid(problems));
+    }
+    Ok(Some(scenarios))
+}
+
+/// `--filter`s that pick no scenario at all are a mistake, not an empty suite.
+pub(super) fn check_filters(scenarios: &[Scenario], filters: &[String]) -> Result<(), CliError> {
+    let picks = |s: &Scenario| filters.iter().any(|f| suite::matches(s, f));
+    if filters.is_empty() || scenarios.iter().any(picks) {
+        return Ok(());
+    }
+    let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+    Err(CliError::Usage(format!(
+        "--filter {} matches no scenario (the suite has {})",
+        filters.join(", "),
+        one_of(&ids)
+    )))
+}
+
+/// What a suite with nothing to play says.
+pub(super) fn none_in(place: &Path) -> CliError {
+    CliError::Usage(format!(
+        "no scenarios to play in {}: give scenario files or folders of `*.scenario.yaml` files, or --message TEXT to play one conversation",
+        place.display()
+    ))
+}
