@@ -75,6 +75,12 @@ mod tests {
             Point::SessionEnd,
             "s"
         ));
+        let second = EvalDef {
+            turn: Some(2),
+            ..eval(Trigger::EveryTurn, 5.0)
+        };
+        assert!(due(&second, Point::TurnEnd(2), "s"));
+        assert!(!due(&second, Point::TurnEnd(1), "s") && !due(&second, Point::SessionEnd, "s"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub use crate::session::{FailureMode, ToolFailure};
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub path: PathBuf,
-    /// `spec.id`, else `metadata.name`: the mock script's scenario key and what
+    /// `metadata.name`, else `spec.id`: the mock script's scenario key and what
     /// `--filter` and `--shard` select by.
     pub id: String,
     /// `spec.task_type`: the pack prompt it plays.

@@ -111,16 +111,17 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         return None;
     };
     let mut spec = cx.map(spec_node, "/spec")?;
-    let id = match spec.get("id") {
-        Some(node) => cx.nonempty_string(node, "/spec/id"),
-        None => name.clone().or_else(|| {
-            cx.error(
-                spec_node.pos,
-                "/spec: missing key `id` (and no `metadata.name` to stand for it)",
-            );
-            None
-        }),
-    };
+    // PromptArena names a scenario by `metadata.name`, over `spec.id`.
+    let spec_id = spec
+        .get("id")
+        .and_then(|node| cx.nonempty_string(node, "/spec/id"));
+    let id = name.clone().or(spec_id);
+    if id.is_none() && !cx.diagnostics.has_errors() {
+        cx.error(
+            spec_node.pos,
+            "/spec: missing key `id` (and no `metadata.name` to stand for it)",
+        );
+    }
     let task_type = required_string(cx, &mut spec, spec_node, "task_type");
     let description = required_string(cx, &mut spec, spec_node, "description");
     if let Some(node) = spec.get("labels") {

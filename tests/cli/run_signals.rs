@@ -137,3 +137,31 @@ fn a_run_killed_midway_leaves_every_finished_transcript_line_and_no_partial_one(
         (&Json::from("counter"), &Json::from("ok"))
     );
 }
+
+#[test]
+fn ctrl_c_in_a_suite_stops_every_scenario_s_children_and_exits_130() {
+    let piddir = tempfile::tempdir().expect("temp dir");
+    let scenario = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: work\nspec:\n  task_type: work\n  description: blocks on the slow tool\n  turns:\n    - role: user\n      content: go\n";
+    let file = piddir.path().join("work.scenario.yaml");
+    std::fs::write(&file, scenario).expect("the scenario");
+    let mut run = promptexec()
+        .in_dir(interrupt_dir())
+        .env("PIDDIR", piddir.path())
+        .args(["-c", "interrupt.yaml", "run", "interrupt.pack.json"])
+        .arg(&file)
+        .discard_output()
+        .spawn();
+    wait_for("the slow tool starting", || {
+        has_pid(&piddir.path().join("slow"))
+    });
+    let pids = fixture_pids(piddir.path());
+    assert!(
+        pids.iter().all(|pid| alive(*pid)),
+        "all three run: {pids:?}"
+    );
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
+    let status = run.wait().expect("promptexec exits");
+    assert_eq!(status.code(), Some(130));
+    let survivors: Vec<i32> = pids.into_iter().filter(|pid| !gone(*pid)).collect();
+    assert!(survivors.is_empty(), "still running: {survivors:?}");
+}
