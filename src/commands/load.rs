@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::args::VarArgs;
 use crate::cli::{CliError, Console, Settings};
 use crate::config::{self, ConfigSource, RuntimeConfig};
-use crate::doc::{Diagnostic, Diagnostics, Value, one_of, parse_json, parse_yaml};
+use crate::doc::{Diagnostic, Diagnostics, Value, one_of, parse_by_extension};
 use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, VarInputs};
 
@@ -215,15 +215,7 @@ fn read_vars_file(path: &Path) -> Result<VarInputs, CliError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let root = if is_json {
-        parse_json(path, &text)
-    } else {
-        parse_yaml(path, &text)
-    }
-    .map_err(|d| CliError::Invalid(d.into()))?;
+    let root = parse_by_extension(path, &text).map_err(|d| CliError::Invalid(d.into()))?;
     match &root.value {
         Value::Map(entries) => Ok(entries
             .iter()

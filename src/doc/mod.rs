@@ -17,7 +17,7 @@ pub use check::{Checker, UnknownKeys, one_of, pointer};
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use fields::Fields;
 pub use json_string::{JsonStringCursor, locate_in_json_string};
-pub use node::{Key, Node, Pos, Source, Value, parse_json, parse_yaml};
+pub use node::{Key, Node, Pos, Source, Value, parse_by_extension, parse_json, parse_yaml};
 pub use snippet::{Sources, snippet};
 pub use suggest::{did_you_mean, suggest};
 

@@ -102,6 +102,18 @@ impl Node {
     }
 }
 
+/// Reads a document as its file name says: JSON for `*.json`, else YAML.
+pub fn parse_by_extension(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        parse_json(path, text)
+    } else {
+        parse_yaml(path, text)
+    }
+}
+
 /// Reads a YAML document. Syntax errors and duplicate keys come back as one diagnostic.
 pub fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
     match serde_saphyr::from_str::<Spanned<Tree>>(text) {

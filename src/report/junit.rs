@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::evals::EvalStatus;
+use crate::evals::{EvalResult, EvalStatus};
 use crate::session::TurnEnd;
 
 use super::RunRecord;
@@ -57,26 +57,7 @@ pub fn junit_report(
         suite.add_test_case(case);
     }
     for eval in record.evals() {
-        let status = match eval.status {
-            EvalStatus::Passed | EvalStatus::Measured => TestCaseStatus::success(),
-            EvalStatus::Failed => non_success(
-                NonSuccessKind::Failure,
-                format!(
-                    "score {} is outside the threshold: {}",
-                    eval.score.unwrap_or_default(),
-                    eval.explanation
-                ),
-            ),
-            EvalStatus::Error => non_success(
-                NonSuccessKind::Error,
-                eval.error.clone().unwrap_or_default(),
-            ),
-            EvalStatus::Skipped => {
-                let mut status = TestCaseStatus::skipped();
-                status.set_message(eval.explanation.clone());
-                status
-            }
-        };
+        let status = eval_status(&eval);
         let name = match eval.turn {
             Some(turn) => format!("{} (turn {turn})", eval.eval_id),
             None => eval.eval_id.clone(),
@@ -96,6 +77,31 @@ pub fn junit_report(
     let mut report = Report::new("promptexec");
     report.add_test_suite(suite);
     report.to_string()
+}
+
+/// An eval result as a testcase's status: a failing gate is a `<failure>`, an eval
+/// that could not score an `<error>`.
+pub(super) fn eval_status(eval: &EvalResult) -> TestCaseStatus {
+    match eval.status {
+        EvalStatus::Passed | EvalStatus::Measured => TestCaseStatus::success(),
+        EvalStatus::Failed => non_success(
+            NonSuccessKind::Failure,
+            format!(
+                "score {} is outside the threshold: {}",
+                eval.score.unwrap_or_default(),
+                eval.explanation
+            ),
+        ),
+        EvalStatus::Error => non_success(
+            NonSuccessKind::Error,
+            eval.error.clone().unwrap_or_default(),
+        ),
+        EvalStatus::Skipped => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(eval.explanation.clone());
+            status
+        }
+    }
 }
 
 fn turn_status(end: &TurnEnd) -> TestCaseStatus {
@@ -135,7 +141,7 @@ fn failure_stderr(failures: &[Failure]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
-fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStatus {
+pub(super) fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(kind);
     status.set_message(message);
     status

@@ -12,9 +12,9 @@ use serde_json::json;
 
 use crate::cli::style::{self, Tone};
 use crate::doc::Diagnostics;
-use crate::evals::EvalStatus;
 use crate::suite::{Outcome, Shard, Verdict};
 
+use super::junit::{eval_status, non_success};
 use super::{JsonReport, RunRecord, problems_except, table, warnings_json};
 
 /// A finished suite.
@@ -314,26 +314,7 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
             case.set_time(Duration::from_millis(trial.duration_ms));
             junit.add_test_case(case);
             for eval in trial.evals().filter(|e| !s.is_assertion(&e.eval_id)) {
-                let status = match eval.status {
-                    EvalStatus::Passed | EvalStatus::Measured => TestCaseStatus::success(),
-                    EvalStatus::Failed => non_success(
-                        NonSuccessKind::Failure,
-                        format!(
-                            "score {} is outside the threshold: {}",
-                            eval.score.unwrap_or_default(),
-                            eval.explanation
-                        ),
-                    ),
-                    EvalStatus::Error => non_success(
-                        NonSuccessKind::Error,
-                        eval.error.clone().unwrap_or_default(),
-                    ),
-                    EvalStatus::Skipped => {
-                        let mut status = TestCaseStatus::skipped();
-                        status.set_message(eval.explanation.clone());
-                        status
-                    }
-                };
+                let status = eval_status(&eval);
                 let turn = eval
                     .turn
                     .map(|t| format!(" (turn {t})"))
@@ -348,10 +329,4 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
         report.add_test_suite(junit);
     }
     report.to_string()
-}
-
-fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStatus {
-    let mut status = TestCaseStatus::non_success(kind);
-    status.set_message(message);
-    status
 }

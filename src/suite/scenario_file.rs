@@ -9,8 +9,8 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Fields, Loaded, Node, Rejected, UnknownKeys, Value, finish, parse_json,
-    parse_yaml, pointer as ptr,
+    Checker, Diagnostic, Fields, Loaded, Node, Rejected, UnknownKeys, Value, finish,
+    parse_by_extension, pointer as ptr,
 };
 use crate::pack::{ToolChoice, resolve_when};
 
@@ -55,15 +55,7 @@ pub fn load(path: &Path) -> Result<Loaded<Scenario>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let root = if is_json {
-        parse_json(path, &text)
-    } else {
-        parse_yaml(path, &text)
-    }
-    .map_err(|d| Rejected(d.into()))?;
+    let root = parse_by_extension(path, &text).map_err(|d| Rejected(d.into()))?;
     let mut cx = Checker::new(path, text);
     match resolve(&root, path, &mut cx) {
         Some(scenario) => finish(scenario, cx.diagnostics),

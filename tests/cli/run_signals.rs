@@ -54,16 +54,19 @@ fn has_pid(path: &Path) -> bool {
 #[test]
 fn row18_ctrl_c_mid_run_exits_130_and_leaves_no_child_alive() {
     let piddir = tempfile::tempdir().expect("temp dir");
-    let mut run = start_run(piddir.path(), &[]);
-    wait_for("the slow tool starting", || {
-        has_pid(&piddir.path().join("slow"))
-    });
-    let pids = fixture_pids(piddir.path());
+    let run = start_run(piddir.path(), &[]);
+    interrupt_once_the_slow_tool_runs(run, piddir.path());
+}
+
+/// Sends Ctrl-C once the slow tool runs (the server tool and the JSON-RPC hook with
+/// it), then checks promptexec exits 130 in time and leaves none of them behind.
+fn interrupt_once_the_slow_tool_runs(mut run: Child, piddir: &Path) {
+    wait_for("the slow tool starting", || has_pid(&piddir.join("slow")));
+    let pids = fixture_pids(piddir);
     assert!(
         pids.iter().all(|pid| alive(*pid)),
         "all three run: {pids:?}"
     );
-
     kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
     let interrupted = Instant::now();
     let status = run.wait().expect("promptexec exits");
@@ -144,24 +147,12 @@ fn ctrl_c_in_a_suite_stops_every_scenario_s_children_and_exits_130() {
     let scenario = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: work\nspec:\n  task_type: work\n  description: blocks on the slow tool\n  turns:\n    - role: user\n      content: go\n";
     let file = piddir.path().join("work.scenario.yaml");
     std::fs::write(&file, scenario).expect("the scenario");
-    let mut run = promptexec()
+    let run = promptexec()
         .in_dir(interrupt_dir())
         .env("PIDDIR", piddir.path())
         .args(["-c", "interrupt.yaml", "run", "interrupt.pack.json"])
         .arg(&file)
         .discard_output()
         .spawn();
-    wait_for("the slow tool starting", || {
-        has_pid(&piddir.path().join("slow"))
-    });
-    let pids = fixture_pids(piddir.path());
-    assert!(
-        pids.iter().all(|pid| alive(*pid)),
-        "all three run: {pids:?}"
-    );
-    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
-    let status = run.wait().expect("promptexec exits");
-    assert_eq!(status.code(), Some(130));
-    let survivors: Vec<i32> = pids.into_iter().filter(|pid| !gone(*pid)).collect();
-    assert!(survivors.is_empty(), "still running: {survivors:?}");
+    interrupt_once_the_slow_tool_runs(run, piddir.path());
 }
