@@ -28,6 +28,19 @@ impl Exit {
             Exit::Interrupted => 130,
         }
     }
+
+    /// The exit a code stands for; a code no exit has counts as an extension
+    /// failure, never as success.
+    pub fn from_code(code: u8) -> Self {
+        match code {
+            0 => Exit::Success,
+            1 => Exit::No,
+            2 => Exit::BadInput,
+            4 => Exit::Pending,
+            130 => Exit::Interrupted,
+            _ => Exit::ExtensionFailed,
+        }
+    }
 }
 
 impl From<Exit> for ExitCode {

@@ -33,6 +33,9 @@ pub(super) struct Plan {
     pub scenario: String,
     pub evaluator: Evaluator,
     pub cancel: CancellationToken,
+    /// Cancelled when the command as a whole is interrupted (a suite watches for
+    /// signals between conversations too); `run` gives one nothing cancels.
+    pub stop: CancellationToken,
     pub warnings: Diagnostics,
     pub messages: UserMessages,
     /// What each turn has scripted beside its message (a scenario's consent
@@ -100,6 +103,7 @@ pub(super) fn execute(
         let played = tokio::select! {
             turns = play(&mut session, &plan.messages, &plan.scripts) => Some(turns),
             () = interrupted() => None,
+            () = plan.stop.cancelled() => None,
         };
         let Some(turns) = played else {
             // The interrupted turn's children died with it; stop the long-running ones.

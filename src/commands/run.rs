@@ -113,6 +113,7 @@ fn plan(
         scenario,
         evaluator,
         cancel,
+        stop: CancellationToken::new(),
         warnings,
         messages,
         scripts: Vec::new(),

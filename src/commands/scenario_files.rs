@@ -27,10 +27,8 @@ pub(super) fn read(
     } else {
         given.to_vec()
     };
-    let files = suite::scenario_files(&paths).map_err(|source| CliError::Read {
-        path: paths[0].clone(),
-        source,
-    })?;
+    let files =
+        suite::scenario_files(&paths).map_err(|(path, source)| CliError::Read { path, source })?;
     if files.is_empty() {
         return Err(none_in(&paths[0]));
     }
@@ -65,17 +63,20 @@ pub(super) fn read(
     Ok(Some(scenarios))
 }
 
-/// `--filter`s that pick no scenario at all are a mistake, not an empty suite.
+/// A `--filter` that picks no scenario is a mistake (a typo, most likely), not an
+/// empty part of the suite.
 pub(super) fn check_filters(scenarios: &[Scenario], filters: &[String]) -> Result<(), CliError> {
-    let picks = |s: &Scenario| filters.iter().any(|f| suite::matches(s, f));
-    if filters.is_empty() || scenarios.iter().any(picks) {
+    let Some(idle) = filters
+        .iter()
+        .find(|f| !scenarios.iter().any(|s| suite::matches(s, f)))
+    else {
         return Ok(());
-    }
+    };
     let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
     Err(CliError::Usage(format!(
-        "--filter {} matches no scenario (the suite has {})",
-        filters.join(", "),
-        one_of(&ids)
+        "--filter {idle} matches no scenario (the suite has {}){}",
+        one_of(&ids),
+        crate::doc::suggest(idle, ids.iter().copied())
     )))
 }
 

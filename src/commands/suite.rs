@@ -26,10 +26,11 @@ use crate::report::{
 use crate::session::{Approvals, Decision, SessionEvent, ToolSet};
 use crate::suite::{self, Check, Consent, Scenario};
 
-use super::conversation::{Plan, TurnScript, execute as play, variables_json};
+use super::conversation::{Plan, Played, TurnScript, execute as play, variables_json};
 use super::emit::{pretty, write_output};
 use super::exit::{of_run, worse};
 use super::load::{self, mock_path};
+use super::runtime::{InterruptWatch, default_jobs};
 use super::scenario_files;
 use super::user_messages::UserMessages;
 use super::warnings::LoadWarnings;
@@ -62,7 +63,7 @@ pub fn run(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result
     let suite = plan(settings, args, console)?;
     let record = execute(&suite, args, console)?;
     report(console, &record, args)?;
-    Ok(exit_of(record.exit_code))
+    Ok(Exit::from_code(record.exit_code))
 }
 
 /// Flags that pick one conversation's prompt or mock scenario mean nothing here:
@@ -91,7 +92,22 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
     let scenarios = scenario_files::read(&args.pack, &args.scenarios, &mut warnings, console)?
         .ok_or_else(|| scenario_files::none_in(&suite::default_folder(&args.pack)))?;
     scenario_files::check_filters(&scenarios, &args.filter)?;
+    let suite_size = scenarios.len();
     let picked = suite::select(scenarios, &args.filter, args.shard);
+    if let Some(shard) = args.shard
+        && picked.is_empty()
+    {
+        // A CI matrix wider than the suite: this machine has nothing to play.
+        warnings.add(
+            Diagnostic::plain_warning(format!(
+                "--shard {shard}: this shard holds no scenario (the suite has {suite_size})"
+            )),
+            console,
+        );
+    }
+    if let Some(dir) = &args.transcript {
+        refuse_shared_transcripts(dir, &picked)?;
+    }
     let inputs = load::vars(&args.vars)?;
     let mut problems = Diagnostics::default();
     let mut plans = Vec::new();
@@ -138,8 +154,7 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
         return Err(CliError::Invalid(problems));
     }
     let warnings = warnings.settle()?;
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let jobs = args.jobs.map_or(cores, |n| n as usize).max(1);
+    let jobs = args.jobs.map_or_else(default_jobs, |n| n as usize).max(1);
     Ok(Suite {
         config,
         pack,
@@ -182,6 +197,18 @@ fn plan_scenario(
     let (assertions, checks) = suite::plan_assertions(&scenario)
         .map_err(|found| found.into_iter().collect::<Diagnostics>())?;
     let mut evals = prompt_evals(&pack.evals, &prompt);
+    if let Some(taken) = evals.iter().find(|e| checks.iter().any(|c| c.id == e.id)) {
+        // An assertion's results are told apart from the pack's by their eval id.
+        return Err(Diagnostic::error(
+            &pack.path,
+            taken.pos,
+            format!(
+                "eval id `{}` is the id scenario {} gives one of its assertions; rename the eval",
+                taken.id, scenario.id
+            ),
+        )
+        .into());
+    }
     evals.extend(assertions);
     if let Err(found) = Evaluator::new(evals.clone(), &config.evals, CancellationToken::new()) {
         let mut problems = Diagnostics::default();
@@ -220,56 +247,48 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
             source,
         })?;
     }
+    let watch = InterruptWatch::start()?;
+    let interrupted = watch.token();
     let started = Instant::now();
     let total = suite.scenarios.len();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let progress = progress_bar(console.quiet(), args.format, total);
     let mut finished: Vec<Option<ScenarioRecord>> = (0..total).map(|_| None).collect();
-    let mut failure: Option<CliError> = None;
     std::thread::scope(|scope| {
         let (sender, results) = mpsc::channel();
         for _ in 0..suite.jobs.min(total) {
             let sender = sender.clone();
-            let (next, stop) = (&next, &stop);
+            let (next, stop, interrupted) = (&next, &stop, &interrupted);
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= total || stop.load(Ordering::SeqCst) {
+                    if stop.load(Ordering::SeqCst) || interrupted.is_cancelled() {
                         break;
                     }
-                    let played = play_scenario(suite, &suite.scenarios[i], args);
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= total {
+                        break;
+                    }
+                    let record = play_scenario(suite, &suite.scenarios[i], args, interrupted);
                     // Stopped here, before the next is taken: a failure stops the
                     // suite no later than its own worker would start another.
-                    let failed = played.as_ref().map_or(true, |r| r.exit_code != 0);
-                    if failed && args.fail_fast {
+                    if record.exit_code != 0 && args.fail_fast {
                         stop.store(true, Ordering::SeqCst);
                     }
-                    if sender.send((i, played)).is_err() {
+                    if sender.send((i, record)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(sender);
-        for (i, played) in results {
-            match played {
-                Ok(record) => {
-                    show(console, progress.as_ref(), &record, args.format);
-                    finished[i] = Some(record);
-                }
-                Err(err) => {
-                    stop.store(true, Ordering::SeqCst);
-                    failure.get_or_insert(err);
-                }
-            }
+        for (i, record) in results {
+            show(console, progress.as_ref(), &record, args.format);
+            finished[i] = Some(record);
         }
     });
     if let Some(progress) = progress {
         progress.finish_and_clear();
-    }
-    if let Some(err) = failure {
-        return Err(err);
     }
     let mut scenarios = Vec::new();
     let mut not_started = Vec::new();
@@ -279,10 +298,13 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
             None => not_started.push(plan.scenario.id.clone()),
         }
     }
-    let exit = scenarios
+    let mut exit = scenarios
         .iter()
-        .map(|s| exit_of(s.exit_code))
+        .map(|s| Exit::from_code(s.exit_code))
         .fold(Exit::Success, worse);
+    if interrupted.is_cancelled() {
+        exit = Exit::Interrupted;
+    }
     Ok(SuiteRecord {
         pack: args.pack.clone(),
         shard: args.shard,
@@ -297,11 +319,9 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
 
 /// A bar on stderr when it is a terminal and the human report is wanted.
 fn progress_bar(quiet: bool, format: RunFormat, total: usize) -> Option<ProgressBar> {
-    let terminal = Terminal::stderr()?;
-    if quiet || format != RunFormat::Human {
+    if quiet || format != RunFormat::Human || Terminal::stderr().is_none() {
         return None;
     }
-    let _ = terminal;
     let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("  {bar:30} {pos}/{len} scenarios {elapsed}")
@@ -331,49 +351,33 @@ fn show(
     }
 }
 
-/// Every trial of one scenario, then its assertions folded over them.
+/// Every trial of one scenario, then its assertions folded over them. A trial that
+/// could not be played (interrupted, or its transcript could not be written) ends
+/// the scenario with that error, which its record keeps.
 fn play_scenario(
     suite: &Suite,
     plan: &ScenarioPlan,
     args: &RunArgs,
-) -> Result<ScenarioRecord, CliError> {
+    interrupted: &CancellationToken,
+) -> ScenarioRecord {
     let started = Instant::now();
     let scenario = &plan.scenario;
     let mut trials = Vec::new();
     let mut exit = Exit::Success;
+    let mut error = None;
     for trial in 1..=scenario.trials {
-        let cancel = CancellationToken::new();
-        let evaluator = Evaluator::new(plan.evals.clone(), &suite.config.evals, cancel.clone())
-            .map_err(|_| {
-                CliError::Usage(format!("scenario `{}`: its evals cannot run", scenario.id))
-            })?;
-        let run_plan = Plan {
-            config: suite.config.clone(),
-            pack: suite.pack.clone(),
-            prompt: plan.prompt.clone(),
-            system_prompt: plan.system_prompt.clone(),
-            variables: plan.variables.clone(),
-            script: suite.script.clone(),
-            scenario: scenario.id.clone(),
-            evaluator,
-            cancel,
-            warnings: Diagnostics::default(),
-            messages: UserMessages::of(scenario.turns.iter().map(|t| t.content.as_str())),
-            scripts: scenario.turns.iter().map(turn_script).collect(),
-            chaos_seed: format!("{}#{trial}", scenario.id),
-            max_rounds: args.max_rounds,
-            approvals: Approvals {
-                scripted: Vec::new(),
-                approve: ToolSet::new(args.approve.iter().cloned()),
-                reject: ToolSet::new(args.reject.iter().cloned()),
-                ask: None,
-            },
-            transcript: args
-                .transcript
-                .as_ref()
-                .map(|dir| transcript_path(dir, &scenario.id, trial, scenario.trials)),
+        let played = play_trial(suite, plan, args, trial, interrupted);
+        let played = match played {
+            Ok(played) => played,
+            Err(err) => {
+                exit = worse(exit, err.exit());
+                error = Some(match err {
+                    CliError::Interrupted => "interrupted".to_string(),
+                    other => other.to_string(),
+                });
+                break;
+            }
         };
-        let played = play(run_plan, |_: &SessionEvent| {})?;
         let is_check = |id: &str| plan.checks.iter().any(|c| c.id == id);
         let others = played.record.events.iter().filter(|event| match event {
             SessionEvent::Eval(result) => !is_check(&result.eval_id),
@@ -384,29 +388,76 @@ fn play_scenario(
     }
     let results: Vec<Vec<_>> = trials.iter().map(|t| t.evals().collect()).collect();
     let verdicts = suite::fold(&plan.checks, &results);
-    for verdict in &verdicts {
-        exit = worse(
-            exit,
-            match verdict.outcome {
-                suite::Outcome::Passed => Exit::Success,
-                suite::Outcome::Failed => Exit::No,
-                suite::Outcome::Error => Exit::ExtensionFailed,
-            },
-        );
+    if error.is_none() {
+        for verdict in &verdicts {
+            exit = worse(
+                exit,
+                match verdict.outcome {
+                    suite::Outcome::Passed => Exit::Success,
+                    suite::Outcome::Failed => Exit::No,
+                    suite::Outcome::Error => Exit::ExtensionFailed,
+                },
+            );
+        }
     }
-    for trial in &mut trials {
-        trial.exit_code = exit.code();
-    }
-    Ok(ScenarioRecord {
+    ScenarioRecord {
         id: scenario.id.clone(),
         file: scenario.path.clone(),
         description: scenario.description.clone(),
         labels: scenario.labels.clone(),
         trials,
         verdicts,
+        error,
         exit_code: exit.code(),
         duration_ms: started.elapsed().as_millis() as u64,
-    })
+    }
+}
+
+/// One trial: a conversation of its own, with fresh extension processes.
+fn play_trial(
+    suite: &Suite,
+    plan: &ScenarioPlan,
+    args: &RunArgs,
+    trial: u32,
+    interrupted: &CancellationToken,
+) -> Result<Played, CliError> {
+    if interrupted.is_cancelled() {
+        return Err(CliError::Interrupted);
+    }
+    let scenario = &plan.scenario;
+    let cancel = CancellationToken::new();
+    let evaluator = Evaluator::new(plan.evals.clone(), &suite.config.evals, cancel.clone())
+        .map_err(|_| {
+            CliError::Usage(format!("scenario `{}`: its evals cannot run", scenario.id))
+        })?;
+    let run_plan = Plan {
+        config: suite.config.clone(),
+        pack: suite.pack.clone(),
+        prompt: plan.prompt.clone(),
+        system_prompt: plan.system_prompt.clone(),
+        variables: plan.variables.clone(),
+        script: suite.script.clone(),
+        scenario: scenario.id.clone(),
+        evaluator,
+        cancel,
+        stop: interrupted.clone(),
+        warnings: Diagnostics::default(),
+        messages: UserMessages::of(scenario.turns.iter().map(|t| t.content.as_str())),
+        scripts: scenario.turns.iter().map(turn_script).collect(),
+        chaos_seed: format!("{}#{trial}", scenario.id),
+        max_rounds: args.max_rounds,
+        approvals: Approvals {
+            scripted: Vec::new(),
+            approve: ToolSet::new(args.approve.iter().cloned()),
+            reject: ToolSet::new(args.reject.iter().cloned()),
+            ask: None,
+        },
+        transcript: args
+            .transcript
+            .as_ref()
+            .map(|dir| transcript_path(dir, &scenario.id, trial, scenario.trials)),
+    };
+    play(run_plan, |_: &SessionEvent| {})
 }
 
 /// A turn's consent answers as decisions, and its injected failures.
@@ -432,6 +483,29 @@ fn turn_script(turn: &suite::Turn) -> TurnScript {
         consent,
         chaos: turn.chaos.clone(),
     }
+}
+
+/// Two scenarios whose ids map to one transcript file would write it at once.
+fn refuse_shared_transcripts(
+    dir: &std::path::Path,
+    scenarios: &[Scenario],
+) -> Result<(), CliError> {
+    let mut taken: std::collections::HashMap<PathBuf, &str> = std::collections::HashMap::new();
+    for scenario in scenarios {
+        for trial in 1..=scenario.trials {
+            let path = transcript_path(dir, &scenario.id, trial, scenario.trials);
+            if let Some(other) = taken.insert(path.clone(), &scenario.id)
+                && other != scenario.id
+            {
+                return Err(CliError::Usage(format!(
+                    "--transcript: scenarios `{other}` and `{}` would both write {}",
+                    scenario.id,
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `DIR/ID.jsonl`, or `DIR/ID.trial-N.jsonl` for scenarios played more than once.
@@ -494,16 +568,5 @@ fn report(console: &mut Console, record: &SuiteRecord, args: &RunArgs) -> Result
                 suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?;
             write_output(console, args.output.as_deref(), &xml)
         }
-    }
-}
-
-fn exit_of(code: u8) -> Exit {
-    match code {
-        0 => Exit::Success,
-        1 => Exit::No,
-        2 => Exit::BadInput,
-        4 => Exit::Pending,
-        130 => Exit::Interrupted,
-        _ => Exit::ExtensionFailed,
     }
 }

@@ -37,6 +37,11 @@ impl Diagnostic {
         Self::new(Severity::Error, Path::new(""), None, message.into())
     }
 
+    /// A warning about the command line rather than about a file.
+    pub fn plain_warning(message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, Path::new(""), None, message.into())
+    }
+
     fn new(severity: Severity, file: &Path, pos: Option<Pos>, message: String) -> Self {
         Self {
             severity,

@@ -9,7 +9,10 @@ mod result;
 mod runner;
 mod schedule;
 
-pub use builtin::{Judge, ParamError, builtin_names, is_builtin, prepare as prepare_check, same};
+pub use builtin::{
+    Judge, ParamError, builtin_names, canonical as canonical_check, is_builtin,
+    prepare as prepare_check, same,
+};
 pub use exec_eval::{eval_request, read_score};
 pub use input::{EvalInput, HookRecord, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};

@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::cli::style::{self, Tone};
 use crate::doc::Diagnostics;
+use crate::session::{SessionEvent, TurnEnd};
 use crate::suite::{Outcome, Shard, Verdict};
 
 use super::junit::{eval_status, non_success};
@@ -42,6 +43,8 @@ pub struct ScenarioRecord {
     pub labels: IndexMap<String, String>,
     pub trials: Vec<RunRecord>,
     pub verdicts: Vec<Verdict>,
+    /// Why it could not be played to its end (`interrupted`, or an error).
+    pub error: Option<String>,
     pub exit_code: u8,
     pub duration_ms: u64,
 }
@@ -66,12 +69,13 @@ impl ScenarioRecord {
     /// what happened in each trial (turns that did not end, extension failures,
     /// the pack's gates).
     pub fn problems(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self
-            .verdicts
-            .iter()
-            .filter(|v| v.outcome != Outcome::Passed)
-            .map(verdict_line)
-            .collect();
+        let mut lines: Vec<String> = self.error.iter().cloned().collect();
+        lines.extend(
+            self.verdicts
+                .iter()
+                .filter(|v| v.outcome != Outcome::Passed)
+                .map(verdict_line),
+        );
         let several = self.trials.len() > 1;
         for (i, trial) in self.trials.iter().enumerate() {
             for line in problems_except(trial, |id| self.is_assertion(id)) {
@@ -111,13 +115,17 @@ impl ScenarioRecord {
     }
 }
 
-/// Where an assertion stands, what it expected, and why it did not pass.
-fn verdict_line(v: &Verdict) -> String {
-    let place = match v.check.turn {
+/// Where an assertion stands: `turn N` or `conversation`.
+fn place(v: &Verdict) -> String {
+    match v.check.turn {
         Some(turn) => format!("turn {turn}"),
         None => "conversation".to_string(),
-    };
-    let mut text = format!("{place} · {}", v.check.kind);
+    }
+}
+
+/// Where an assertion stands, what it expected, and why it did not pass.
+fn verdict_line(v: &Verdict) -> String {
+    let mut text = format!("{} · {}", place(v), v.check.kind);
     if let Some(message) = &v.check.message {
         text.push_str(&format!(": {message}"));
     }
@@ -286,11 +294,9 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
                 Outcome::Failed => non_success(NonSuccessKind::Failure, verdict_line(v)),
                 Outcome::Error => non_success(NonSuccessKind::Error, verdict_line(v)),
             };
-            let place = match v.check.turn {
-                Some(turn) => format!("turn {turn}"),
-                None => "conversation".to_string(),
-            };
-            let mut case = TestCase::new(format!("{place} · {}", v.check.kind), status);
+            // The assertion's id keeps two of one type in one turn apart.
+            let name = format!("{} · {} [{}]", place(v), v.check.kind, v.check.id);
+            let mut case = TestCase::new(name, status);
             case.set_classname(format!("{}.assertions", s.id));
             junit.add_test_case(case);
         }
@@ -301,14 +307,7 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
             } else {
                 String::new()
             };
-            let lines = problems_except(trial, |_| true);
-            let status = if lines.is_empty() {
-                TestCaseStatus::success()
-            } else if trial.failures().next().is_some() {
-                non_success(NonSuccessKind::Error, lines.join("; "))
-            } else {
-                non_success(NonSuccessKind::Failure, lines.join("; "))
-            };
+            let status = conversation_status(trial);
             let mut case = TestCase::new(format!("conversation{suffix}"), status);
             case.set_classname(format!("{}.turns", s.id));
             case.set_time(Duration::from_millis(trial.duration_ms));
@@ -329,4 +328,36 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
         report.add_test_suite(junit);
     }
     report.to_string()
+}
+
+/// A trial's conversation as a testcase: an extension failure is its `<error>`; a
+/// turn a hook ended or a tool left waiting, or a guardrail that fails the run, its
+/// `<failure>`. A turn that ran out of rounds is shown but fails nothing, as in the
+/// exit code.
+fn conversation_status(trial: &RunRecord) -> TestCaseStatus {
+    let lines = problems_except(trial, |_| true).join("; ");
+    if trial.failures().next().is_some() {
+        return non_success(NonSuccessKind::Error, lines);
+    }
+    let stopped = trial
+        .turns
+        .iter()
+        .any(|end| !matches!(end, TurnEnd::Answered | TurnEnd::RoundLimit));
+    let guarded = trial.events.iter().any(|e| {
+        matches!(
+            e,
+            SessionEvent::Guardrail {
+                fails_run: true,
+                ..
+            }
+        )
+    });
+    if stopped || guarded {
+        return non_success(NonSuccessKind::Failure, lines);
+    }
+    let mut status = TestCaseStatus::success();
+    if !lines.is_empty() {
+        status.set_message(lines);
+    }
+    status
 }

@@ -2,8 +2,7 @@
 //! stands after them (cut to a length limit, or replaced by the guardrail's
 //! message).
 
-use crate::evals::EvalStatus;
-use crate::evals::{EvalInput, Judge, judge, prepare_check};
+use crate::evals::{EvalInput, EvalStatus, Judge, canonical_check, judge, prepare_check};
 use crate::pack::{Prompt, Validator};
 
 /// What an answer a guardrail fired on is replaced by when the guardrail has no
@@ -99,8 +98,11 @@ impl Guardrails {
 }
 
 /// The characters a length guardrail allows: its `max` (or `max_characters`,
-/// `max_chars`) when positive.
+/// `max_chars`) when positive. Other checks' `max` counts something else.
 fn length_limit(validator: &Validator) -> Option<usize> {
+    if canonical_check(&validator.check) != Some("max_length") {
+        return None;
+    }
     ["max", "max_characters", "max_chars"]
         .iter()
         .find_map(|key| validator.params.get(key)?.as_u64())
@@ -190,5 +192,20 @@ mod tests {
             None,
         )]);
         assert_eq!(g.check("abcdefgh").expect("fires").text, WITHHELD_ANSWER);
+    }
+
+    #[test]
+    fn only_a_length_check_cuts_other_maxima_replace() {
+        let g = guardrails(vec![validator(
+            "max_sentences",
+            "sentence_count",
+            json!({"max": 1}),
+            None,
+        )]);
+        let guarded = g.check("One. Two. Three.").expect("fires");
+        assert_eq!(
+            (guarded.text.as_str(), guarded.enforced),
+            (WITHHELD_ANSWER, "replaced")
+        );
     }
 }

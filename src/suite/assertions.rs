@@ -82,6 +82,7 @@ const SESSION_TYPES: &[(&str, &str)] = &[
     ("tools_called_session", "tools_called"),
     ("tools_not_called_session", "tools_not_called"),
     ("tool_args_session", "tool_args"),
+    ("tool_args_excluded_session", "tool_args_excluded"),
 ];
 
 /// Every assertion of `scenario` as an eval, with what reports say of it. A type

@@ -21,29 +21,38 @@ pub fn is_scenario_file(path: &Path) -> bool {
         .any(|suffix| name.ends_with(suffix))
 }
 
-/// Every scenario file under `paths` (a file named is taken as it is), in order.
-pub fn scenario_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
+/// Every scenario file under `paths` (a file named is taken as it is), each once,
+/// in order; an error names the path that could not be read. Links to folders are
+/// not followed, so a link loop cannot trap the search.
+pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, (PathBuf, io::Error)> {
+    let mut found: Vec<PathBuf> = Vec::new();
     for path in paths {
+        let mut more = Vec::new();
         if path.is_dir() {
-            let mut inside = Vec::new();
-            walk(path, &mut inside)?;
-            inside.sort();
-            found.extend(inside);
+            walk(path, &mut more)?;
+            more.sort();
         } else {
             // A named file that is missing is reported when it is read.
-            found.push(path.clone());
+            more.push(path.clone());
+        }
+        for file in more {
+            if !found.contains(&file) {
+                found.push(file);
+            }
         }
     }
     Ok(found)
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), (PathBuf, io::Error)> {
+    let failed = |err| (dir.to_path_buf(), err);
+    for entry in std::fs::read_dir(dir).map_err(failed)? {
+        let entry = entry.map_err(failed)?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(failed)?;
+        if kind.is_dir() {
             walk(&path, found)?;
-        } else if is_scenario_file(&path) {
+        } else if is_scenario_file(&path) && path.is_file() {
             found.push(path);
         }
     }

@@ -104,11 +104,11 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
     };
     let mut spec = cx.map(spec_node, "/spec")?;
     // PromptArena names a scenario by `metadata.name`, over `spec.id`.
-    let spec_id = spec
-        .get("id")
-        .and_then(|node| cx.nonempty_string(node, "/spec/id"));
+    let spec_id_node = spec.get("id");
+    let spec_id = spec_id_node.and_then(|node| cx.nonempty_string(node, "/spec/id"));
     let id = name.clone().or(spec_id);
-    if id.is_none() && !cx.diagnostics.has_errors() {
+    // A `spec.id` that is there but wrong has been reported already.
+    if id.is_none() && spec_id_node.is_none() {
         cx.error(
             spec_node.pos,
             "/spec: missing key `id` (and no `metadata.name` to stand for it)",

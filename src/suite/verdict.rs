@@ -41,11 +41,14 @@ pub fn fold(checks: &[Check], trials: &[Vec<EvalResult>]) -> Vec<Verdict> {
         .iter()
         .map(|check| {
             let mut passes = 0;
+            let mut judged = 0;
             let mut skips = 0;
             let mut error = false;
             let mut detail = None;
             for results in trials {
-                match results.iter().find(|r| r.eval_id == check.id) {
+                let result = results.iter().find(|r| r.eval_id == check.id);
+                judged += u32::from(result.is_some());
+                match result {
                     Some(r) if r.status == EvalStatus::Passed => passes += 1,
                     Some(r) if r.status == EvalStatus::Skipped => {
                         passes += 1;
@@ -74,7 +77,7 @@ pub fn fold(checks: &[Check], trials: &[Vec<EvalResult>]) -> Vec<Verdict> {
             };
             let outcome = if error {
                 Outcome::Error
-            } else if runs > 0 && share >= check.pass_threshold {
+            } else if judged > 0 && share >= check.pass_threshold {
                 Outcome::Passed
             } else {
                 Outcome::Failed
@@ -145,11 +148,16 @@ mod tests {
             Some("not judged: turn 2 did not end with an answer")
         );
         // Even a threshold of 0 needs the assertion to have been judged once.
-        assert_eq!(verdicts[1].outcome, Outcome::Passed);
+        assert_eq!(verdicts[1].outcome, Outcome::Failed);
         assert_eq!(
             fold(&[check("c", None, 0.0)], &[])[0].outcome,
             Outcome::Failed
         );
+        let judged_once = fold(
+            &[check("c", None, 0.0)],
+            &[vec![result("c", EvalStatus::Failed, "no")], vec![]],
+        );
+        assert_eq!(judged_once[0].outcome, Outcome::Passed);
     }
 
     #[test]

@@ -142,17 +142,48 @@ fn a_run_killed_midway_leaves_every_finished_transcript_line_and_no_partial_one(
 }
 
 #[test]
-fn ctrl_c_in_a_suite_stops_every_scenario_s_children_and_exits_130() {
+fn ctrl_c_in_a_suite_stops_the_scenario_playing_starts_no_other_and_keeps_the_report() {
     let piddir = tempfile::tempdir().expect("temp dir");
-    let scenario = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: work\nspec:\n  task_type: work\n  description: blocks on the slow tool\n  turns:\n    - role: user\n      content: go\n";
-    let file = piddir.path().join("work.scenario.yaml");
-    std::fs::write(&file, scenario).expect("the scenario");
+    let scenario = |id: &str| {
+        format!(
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: {id}\nspec:\n  task_type: work\n  description: blocks on the slow tool\n  turns:\n    - role: user\n      content: go\n"
+        )
+    };
+    // `work` plays the mock's script and blocks on the slow tool; `zz-work`, after
+    // it in id order with one worker, must never start.
+    let (first, second) = (
+        piddir.path().join("a.scenario.yaml"),
+        piddir.path().join("b.scenario.yaml"),
+    );
+    std::fs::write(&first, scenario("work")).expect("the first scenario");
+    std::fs::write(&second, scenario("zz-work")).expect("the second scenario");
+    let report = piddir.path().join("report.json");
     let run = promptexec()
         .in_dir(interrupt_dir())
         .env("PIDDIR", piddir.path())
-        .args(["-c", "interrupt.yaml", "run", "interrupt.pack.json"])
-        .arg(&file)
+        .args([
+            "-c",
+            "interrupt.yaml",
+            "run",
+            "interrupt.pack.json",
+            "-j",
+            "1",
+        ])
+        .arg(&first)
+        .arg(&second)
+        .args(["--format", "json", "--output"])
+        .arg(&report)
         .discard_output()
         .spawn();
     interrupt_once_the_slow_tool_runs(run, piddir.path());
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("the report is written"))
+            .expect("one JSON document");
+    assert_eq!(report["summary"]["interrupted"], 1, "{report:#}");
+    assert_eq!(
+        report["summary"]["not_started"],
+        serde_json::json!(["zz-work"])
+    );
+    assert_eq!(report["summary"]["exit_code"], 130);
+    assert_eq!(report["scenarios"][0]["problems"][0], "interrupted");
 }

@@ -274,14 +274,18 @@ fn injected_failures_are_seeded_and_trials_fold_by_pass_threshold() {
             .args(["flaky.scenario.yaml", "--format", "json"])
             .run()
     };
-    let outs = run_all(vec![
-        suite_in(dir.path())
-            .file("flaky.scenario.yaml", flaky(10, 0.01))
-            .args(["flaky.scenario.yaml", "--format", "json"]),
-        suite_in(dir.path())
-            .file("flaky.scenario.yaml", flaky(10, 0.01))
-            .args(["flaky.scenario.yaml", "--format", "json"]),
-    ]);
+    // Two runs at once, each from a folder of its own.
+    let other = tempfile::tempdir().expect("a temp dir");
+    let outs = run_all(
+        [dir.path(), other.path()]
+            .into_iter()
+            .map(|at| {
+                suite_in(at)
+                    .file("flaky.scenario.yaml", flaky(10, 0.01))
+                    .args(["flaky.scenario.yaml", "--format", "json"])
+            })
+            .collect(),
+    );
     let (first, second) = (statuses(&outs[0].json()), statuses(&outs[1].json()));
     assert_eq!(first, second, "the same calls fail on every run");
     let all: Vec<&String> = first.iter().flatten().collect();
@@ -390,10 +394,18 @@ fn filters_and_shards_pick_scenarios_and_shards_cover_the_suite_once() {
     assert_eq!(count, union.len(), "no scenario is in two shards");
     assert_eq!(union, whole);
     suite()
-        .args(["--filter", "nothing-like-this"])
+        .args(["--filter", "count-a", "--filter", "cuont-b"])
         .run()
         .expect_code(2)
-        .stderr_has("--filter nothing-like-this matches no scenario");
+        .stderr_has("--filter cuont-b matches no scenario")
+        .stderr_has("did you mean `count-b`?");
+    let empty = suite().args(["--shard", "9/9"]).run();
+    empty.expect_code(0);
+    empty.stderr_has("--shard 9/9: this shard holds no scenario (the suite has 8)");
+    suite()
+        .args(["--shard", "9/9", "--strict"])
+        .run()
+        .expect_code(2);
     suite()
         .args(["--shard", "4/3"])
         .run()

@@ -99,7 +99,7 @@ pub(super) fn plan(
     }
     console.diagnostics(&problems);
     select(&mut files, args.filter.as_deref())?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = super::super::runtime::default_jobs();
     Ok(Plan {
         files,
         jobs: args.jobs.map_or(cores, |n| n as usize),

@@ -9,6 +9,7 @@ mod latency;
 mod params;
 #[cfg(test)]
 mod tests;
+mod tool_patterns;
 mod tools;
 
 use serde_json::Value as Json;
@@ -53,6 +54,15 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("no_tool_errors", &[], tools::no_errors),
     ("tool_result_includes", &[], tools::result_includes),
     ("tool_result_matches", &[], tools::result_matches),
+    ("tool_calls_with_args", &[], tool_patterns::calls_with_args),
+    (
+        "tool_args_excluded",
+        &["tools_not_called_with_args"],
+        tool_patterns::args_excluded,
+    ),
+    ("tool_no_repeat", &[], tool_patterns::no_repeat),
+    ("tool_anti_pattern", &[], tool_patterns::anti_pattern),
+    ("tool_call_chain", &[], tool_patterns::call_chain),
     ("latency_budget", &[], latency::budget),
     ("hook_decision", &[], hooks::decision),
     ("guardrail_triggered", &[], hooks::guardrail_triggered),
@@ -63,6 +73,14 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ),
     ("field_presence", &["required_fields"], json::field_presence),
 ];
+
+/// The name a check goes by, given any of its names.
+pub fn canonical(eval_type: &str) -> Option<&'static str> {
+    CHECKS
+        .iter()
+        .find(|(name, aliases, _)| *name == eval_type || aliases.contains(&eval_type))
+        .map(|(name, _, _)| *name)
+}
 
 fn find(eval_type: &str) -> Option<Prepare> {
     CHECKS

@@ -158,6 +158,13 @@ fn aliases_behave_like_their_canonical_names() {
             &lengths,
         ),
         (
+            "tool_args_excluded",
+            json!({"tool_name": "search", "excluded_args": {"q": "x"}}),
+            "tools_not_called_with_args",
+            json!({"tool": "search", "forbidden_args": {"q": "x"}}),
+            &searched,
+        ),
+        (
             "sentence_count",
             json!({"max": 2}),
             "max_sentences",

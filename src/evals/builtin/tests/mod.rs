@@ -8,6 +8,7 @@ mod hooks;
 mod json;
 mod latency;
 mod refused;
+mod tool_patterns;
 mod tools;
 
 use serde_json::{Value as Json, json};
