@@ -12,7 +12,7 @@ mod select;
 mod verdict;
 
 pub use assertions::{Check, plan as plan_assertions};
-pub use discover::{default_folder, is_scenario_file, scenario_files};
+pub use discover::{default_folder, files_below, is_scenario_file, scenario_files};
 pub use scenario::{Assertion, Consent, FailureMode, Scenario, ScenarioPolicy, ToolFailure, Turn};
 pub use scenario_file::{API_VERSION, load as load_scenario};
 pub use select::{Shard, matches, select};

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::doc::{Diagnostic, Diagnostics};
+use crate::suite::files_below;
 
 /// The endings that make a file in a directory a case file.
 pub const CASE_FILE_ENDINGS: &[&str] = &[".cases.yaml", ".cases.yml", ".cases.json"];
@@ -43,31 +44,14 @@ pub fn case_files(paths: &[PathBuf], errors: &mut Diagnostics) -> Vec<PathBuf> {
     files
 }
 
-/// Collects the case files under `dir`. Symbolic links to directories are not
-/// followed, so a link cannot make the walk go round.
+/// Collects the case files under `dir`.
 fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Diagnostics) {
-    let entries = std::fs::read_dir(dir).and_then(|entries| entries.collect::<Result<Vec<_>, _>>());
-    let mut entries = match entries {
-        Ok(entries) => entries,
-        Err(err) => {
-            errors.push(Diagnostic::whole_file(
-                dir,
-                format!("cannot read directory: {err}"),
-            ));
-            return;
-        }
-    };
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        if entry.file_name().as_encoded_bytes().starts_with(b".") {
-            continue;
-        }
-        let path = entry.path();
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            walk(&path, files, errors);
-        } else if is_case_file(&path) {
-            files.push(path);
-        }
+    match files_below(dir, &is_case_file) {
+        Ok(found) => files.extend(found),
+        Err((place, err)) => errors.push(Diagnostic::whole_file(
+            &place,
+            format!("cannot read directory: {err}"),
+        )),
     }
 }
 
@@ -76,7 +60,7 @@ fn is_case_file(path: &Path) -> bool {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    CASE_FILE_ENDINGS.iter().any(|end| name.ends_with(end)) && path.is_file()
+    CASE_FILE_ENDINGS.iter().any(|end| name.ends_with(end))
 }
 
 #[cfg(test)]
