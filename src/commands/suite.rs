@@ -213,15 +213,11 @@ fn plan_scenario(
     if let Err(found) = Evaluator::new(evals.clone(), &config.evals, CancellationToken::new()) {
         let mut problems = Diagnostics::default();
         for problem in found {
-            let file = if checks.iter().any(|c| c.id == problem.eval_id) {
-                &scenario.path
+            // An assertion's problem is shown in the scenario, an eval's in the pack.
+            let (file, message) = if checks.iter().any(|c| c.id == problem.eval_id) {
+                (&scenario.path, format!("assertion {}", problem.message))
             } else {
-                &pack.path
-            };
-            let message = if file == &scenario.path {
-                format!("assertion {}", problem.message)
-            } else {
-                problem.to_string()
+                (&pack.path, problem.to_string())
             };
             problems.push(Diagnostic::error(file, problem.pos, message));
         }
