@@ -117,7 +117,7 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
             let names = pack.prompts.keys().map(String::as_str);
             problems.push(Diagnostic::error(
                 &scenario.path,
-                scenario.pos,
+                scenario.task_type_pos,
                 format!(
                     "/spec/task_type: `{}` is not a prompt of {}{}",
                     scenario.task_type,

@@ -25,9 +25,10 @@ pub struct SuiteRecord {
     pub shard: Option<Shard>,
     pub jobs: usize,
     /// In the order they were planned (scenario id order), whatever order they
-    /// finished in; scenarios a `--fail-fast` stop never started are left out.
+    /// finished in; scenarios never started are left out.
     pub scenarios: Vec<ScenarioRecord>,
-    /// Scenarios planned but never started (after `--fail-fast` stopped the suite).
+    /// Scenarios planned but never started: `--fail-fast` or an interrupt stopped
+    /// the suite first.
     pub not_started: Vec<String>,
     pub duration_ms: u64,
     pub exit_code: u8,
@@ -91,10 +92,11 @@ impl ScenarioRecord {
 
     /// The line shown when the scenario finishes, with its problems under it.
     pub fn line(&self) -> String {
-        let (word, tone) = match self.exit_code {
-            0 => ("PASS ", Tone::Good),
-            1 => ("FAIL ", Tone::Bad),
-            4 => ("WAIT ", Tone::Warn),
+        let (word, tone) = match result_word(self.exit_code) {
+            "passed" => ("PASS ", Tone::Good),
+            "failed" => ("FAIL ", Tone::Bad),
+            "pending" => ("WAIT ", Tone::Warn),
+            "interrupted" => ("STOP ", Tone::Warn),
             _ => ("ERROR", Tone::Bad),
         };
         let turns = self.trials.first().map_or(0, |t| t.turns.len());
@@ -190,10 +192,7 @@ pub fn totals_line(suite: &SuiteRecord) -> String {
         }
     }
     if !suite.not_started.is_empty() {
-        parts.push(format!(
-            "{} not started (--fail-fast)",
-            suite.not_started.len()
-        ));
+        parts.push(format!("{} not started", suite.not_started.len()));
     }
     let shard = suite
         .shard

@@ -20,6 +20,8 @@ pub struct Scenario {
     pub id: String,
     /// `spec.task_type`: the pack prompt it plays.
     pub task_type: String,
+    /// Where `task_type` is written, for a message when no prompt has that id.
+    pub task_type_pos: Pos,
     pub description: String,
     /// `metadata.labels` (and `spec.labels`), in file order.
     pub labels: IndexMap<String, String>,

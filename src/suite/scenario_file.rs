@@ -115,6 +115,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         );
     }
     let task_type = required_string(cx, &mut spec, spec_node, "task_type");
+    let task_type_pos = spec.get("task_type").map_or(spec_node.pos, |n| n.pos);
     let description = required_string(cx, &mut spec, spec_node, "description");
     if let Some(node) = spec.get("labels") {
         labels.extend(string_map(cx, node, "/spec/labels"));
@@ -147,6 +148,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         path: path.to_path_buf(),
         id: id?,
         task_type: task_type?,
+        task_type_pos,
         description: description?,
         labels,
         variables,

@@ -78,6 +78,7 @@ mod tests {
             path: format!("{id}.scenario.yaml").into(),
             id: id.into(),
             task_type: "support".into(),
+            task_type_pos: Pos::START,
             description: String::new(),
             labels: labels
                 .iter()

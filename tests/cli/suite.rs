@@ -34,6 +34,13 @@ fn scenario(id: &str, task_type: &str, spec: &str) -> String {
     )
 }
 
+/// `run` of one scenario file, `x.scenario.yaml`, written into `dir`.
+fn one_scenario(dir: &Path, id: &str, task_type: &str, spec: &str) -> Invocation {
+    suite_in(dir)
+        .file("x.scenario.yaml", scenario(id, task_type, spec))
+        .arg("x.scenario.yaml")
+}
+
 fn scenario_record<'j>(report: &'j Json, id: &str) -> &'j Json {
     report["scenarios"]
         .as_array()
@@ -446,10 +453,7 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
       assertions:
         - { type: tools_caled, params: { tools: [echo] } }
 "#;
-    let out = suite_in(dir.path())
-        .file("x.scenario.yaml", scenario("x", "main", unknown_type))
-        .arg("x.scenario.yaml")
-        .run();
+    let out = one_scenario(dir.path(), "x", "main", unknown_type).run();
     out.expect_code(2);
     out.stderr_has("x.scenario.yaml:12:11: assertion type `tools_caled` is neither");
     out.stderr_has("did you mean `tools_called`?");
@@ -457,33 +461,24 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
         "tools_caled, params: { tools:",
         "tools_called, params: { tool:",
     );
-    let out = suite_in(dir.path())
-        .file("x.scenario.yaml", scenario("x", "main", &unknown_param))
-        .arg("x.scenario.yaml")
-        .run();
+    let out = one_scenario(dir.path(), "x", "main", &unknown_param).run();
     out.expect_code(2);
     out.stderr_has("`tools_called` takes no param `tool`");
     let model_only = unknown_type.replace("tools_caled, params: { tools: [echo] }", "llm_judge");
-    suite_in(dir.path())
-        .file("x.scenario.yaml", scenario("x", "main", &model_only))
-        .arg("x.scenario.yaml")
+    one_scenario(dir.path(), "x", "main", &model_only)
         .run()
         .expect_code(2)
         .stderr_has("`llm_judge` needs a real model");
     let misspelt = "  turns:\n    - role: user\n      contents: \"Hi.\"\n";
-    suite_in(dir.path())
-        .file("x.scenario.yaml", scenario("x", "main", misspelt))
-        .arg("x.scenario.yaml")
+    one_scenario(dir.path(), "x", "main", misspelt)
         .run()
         .expect_code(2)
         .stderr_has("x.scenario.yaml:10:7: unknown key `contents` in /spec/turns/0; did you mean `content`?");
     let no_prompt = "  turns:\n    - role: user\n      content: \"Hi.\"\n";
-    suite_in(dir.path())
-        .file("x.scenario.yaml", scenario("x", "mian", no_prompt))
-        .arg("x.scenario.yaml")
+    one_scenario(dir.path(), "x", "mian", no_prompt)
         .run()
         .expect_code(2)
-        .stderr_has("`mian` is not a prompt")
+        .stderr_has("x.scenario.yaml:6:14: /spec/task_type: `mian` is not a prompt")
         .stderr_has("did you mean `main`?");
 }
 
@@ -491,10 +486,7 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
 fn keys_that_are_not_played_warn_and_fail_under_strict() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let spec = "  streaming: true\n  turns:\n    - role: user\n      content: \"Say ping.\"\n    - role: assistant\n      content: \"Scripted answer.\"\n";
-    let lenient = suite_in(dir.path())
-        .file("x.scenario.yaml", scenario("echo-ping", "main", spec))
-        .arg("x.scenario.yaml")
-        .run();
+    let lenient = one_scenario(dir.path(), "echo-ping", "main", spec).run();
     lenient.expect_code(0);
     lenient.stderr_has("`streaming` in /spec is a PromptKit key promptexec does not apply");
     lenient.stderr_has("`assistant` turns are not played");
@@ -620,4 +612,119 @@ fn list_shows_what_a_suite_would_run_without_running_it() {
     assert!(listing["cases"].as_array().is_some_and(|c| c.len() >= 10));
     assert_eq!(listing["evals"][0]["id"], "polite-tone");
     assert_eq!(listing["evals"][0]["gate"], true);
+}
+
+#[test]
+fn a_scenario_s_tool_policy_refuses_the_calls_past_its_limits() {
+    let policy = |limits: &str| {
+        format!(
+            "  tool_policy: {{ {limits} }}\n  turns:\n    - role: user\n      content: \"Echo it three times.\"\n"
+        )
+    };
+    let cases = [
+        (
+            "tool_choice: auto, max_tool_calls_per_turn: 10, max_total_tool_calls: 10, max_identical_tool_calls: 2",
+            ["ok", "ok", "error"],
+            "max_identical_tool_calls (2) reached",
+        ),
+        (
+            "tool_choice: auto, max_tool_calls_per_turn: 10, max_total_tool_calls: 1",
+            ["ok", "error", "error"],
+            "max_total_tool_calls (1) reached",
+        ),
+        (
+            "tool_choice: none, max_tool_calls_per_turn: 10, max_total_tool_calls: 10",
+            ["error", "error", "error"],
+            "tool `echo` is not offered to the model",
+        ),
+    ];
+    let dirs: Vec<tempfile::TempDir> = cases
+        .iter()
+        .map(|_| tempfile::tempdir().expect("a temp dir"))
+        .collect();
+    let outs = run_all(
+        cases
+            .iter()
+            .zip(&dirs)
+            .map(|((limits, _, _), dir)| {
+                suite_in(dir.path())
+                    .file(
+                        "x.scenario.yaml",
+                        scenario("repeat-echo", "main", &policy(limits)),
+                    )
+                    .args(["x.scenario.yaml", "--format", "json"])
+            })
+            .collect(),
+    );
+    for ((limits, statuses, refusal), out) in cases.iter().zip(&outs) {
+        out.expect_code(0);
+        let report = out.json();
+        let calls = scenario_record(&report, "repeat-echo")["trials"][0]["tool_calls"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let got: Vec<&str> = calls
+            .iter()
+            .map(|c| c["status"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(got, statuses, "{limits}");
+        let refused = calls
+            .iter()
+            .find(|c| c["status"] == "error")
+            .expect("a refusal");
+        assert!(
+            refused["content"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(refusal),
+            "{limits}: {refused}"
+        );
+    }
+}
+
+#[test]
+fn a_guardrail_that_fails_on_violation_fails_the_scenario() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let spec = "  turns:\n    - role: user\n      content: \"Will I get my money back?\"\n";
+    let out = suite_in(dir.path())
+        .file(
+            "x.scenario.yaml",
+            scenario("guarded", "strict_guarded", spec),
+        )
+        .arg("x.scenario.yaml")
+        .run();
+    out.expect_code(1);
+    out.stderr_has("guardrail `banned_words` failed the answer in turn 1: excluded: guarantee");
+}
+
+#[test]
+fn a_validator_that_is_no_check_is_bad_input_at_its_place() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pack = std::fs::read_to_string(suite_dir().join("suite.pack.json")).expect("the pack");
+    let broken = pack.replacen(
+        r#""type": "banned_words", "enabled": true, "fail_on_violation""#,
+        r#""type": "banned_wrds", "enabled": true, "fail_on_violation""#,
+        1,
+    );
+    assert_ne!(broken, pack);
+    promptexec()
+        .in_dir(dir.path())
+        .file("x.pack.json", broken)
+        .args(["validate", "--pack", "x.pack.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has("x.pack.json:21:18: /prompts/strict_guarded/validators/0: `banned_wrds` is not a check promptexec can run as a guardrail; did you mean `banned_words`?");
+}
+
+#[test]
+fn two_scenarios_that_would_share_a_transcript_are_refused() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let spec = "  turns:\n    - role: user\n      content: hi\n";
+    suite_in(dir.path())
+        .file("a.scenario.yaml", scenario("a/b", "main", spec))
+        .file("b.scenario.yaml", scenario("a_b", "main", spec))
+        .args([".", "--transcript", "out"])
+        .run()
+        .expect_code(2)
+        .stderr_has("--transcript: scenarios `a/b` and `a_b` would both write");
 }

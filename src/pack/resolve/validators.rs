@@ -29,6 +29,7 @@ impl Resolver<'_> {
     fn validator(&mut self, node: &Node, at: &str) -> Option<Validator> {
         let mut f = self.cx.map(node, at)?;
         let kind = self.required_string(&mut f, node, at, "type");
+        let type_pos = f.get("type").map_or(node.pos, |n| n.pos);
         let enabled = f
             .get("enabled")
             .and_then(|n| self.cx.boolean(n, &ptr(at, "enabled")))
@@ -85,14 +86,18 @@ impl Resolver<'_> {
         if let Err(err) = prepare_check(&check, &params) {
             let known =
                 crate::evals::builtin_names().chain(VALIDATOR_ALIASES.iter().map(|(n, _)| *n));
-            let why = match err {
-                crate::evals::ParamError::NotBuiltin(_) => format!(
-                    "`{kind}` is not a check promptexec can run as a guardrail{}",
-                    crate::doc::suggest(&kind, known)
+            // An unknown type is pointed at; wrong params at the validator.
+            let (pos, why) = match err {
+                crate::evals::ParamError::NotBuiltin(_) => (
+                    type_pos,
+                    format!(
+                        "`{kind}` is not a check promptexec can run as a guardrail{}",
+                        crate::doc::suggest(&kind, known)
+                    ),
                 ),
-                other => other.to_string(),
+                other => (node.pos, other.to_string()),
             };
-            self.cx.error(node.pos, format!("{at}: {why}"));
+            self.cx.error(pos, format!("{at}: {why}"));
             return None;
         }
         enabled.then(|| Validator {
