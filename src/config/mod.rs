@@ -10,8 +10,8 @@ mod resolve;
 pub use discover::{ConfigSource, discover};
 pub use load::{LoadError, load};
 pub use model::{
-    EnvMode, EvalBinding, EventMethod, ExecSpec, Hook, HookKind, HookMode, HookPhase, HookType,
-    Intercept, LogFormat, LogLevel, Logging, ObserveEvents, OnFailure, Provider, RuntimeConfig,
-    RuntimeMode, ServerHook, ToolBinding,
+    Credential, EnvMode, EvalBinding, EventMethod, ExecSpec, Hook, HookKind, HookMode, HookPhase,
+    HookType, Intercept, LogFormat, LogLevel, Logging, ModelDefaults, ObserveEvents, OnFailure,
+    Pricing, Provider, RateLimit, RuntimeConfig, RuntimeMode, ServerHook, ToolBinding,
 };
 pub use phase::{Phase, Place};

@@ -21,14 +21,69 @@ pub struct RuntimeConfig {
     pub logging: Logging,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Provider {
     pub id: Option<String>,
+    /// `mock`, `openai`, `ollama`, `claude`, or a type PromptKit knows and
+    /// promptexec does not play (refused when chosen, not when loaded).
     pub kind: String,
     pub model: Option<String>,
+    /// The API's root, `/v1` included (`http://localhost:11434/v1`); `None` for the
+    /// type's default.
+    pub base_url: Option<String>,
+    /// Extra request headers, in file order.
+    pub headers: IndexMap<String, String>,
+    pub credential: Option<Credential>,
+    pub defaults: ModelDefaults,
+    pub pricing: Option<Pricing>,
+    /// The whole request, retries excluded; `None` for the default.
+    pub request_timeout: Option<Duration>,
+    /// Longest silence inside a streamed answer; `None` for the default.
+    pub stream_idle_timeout: Option<Duration>,
+    pub rate_limit: Option<RateLimit>,
     /// `additional_config.mock_config`, resolved against the config's directory.
     pub mock_config: Option<PathBuf>,
     pub pos: Pos,
+}
+
+impl Provider {
+    /// The name reports and `--provider` use: the id, else the type.
+    pub fn name(&self) -> &str {
+        self.id.as_deref().unwrap_or(&self.kind)
+    }
+}
+
+/// Where a provider's API key comes from (`credential`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// Written in the config itself (`api_key`).
+    Key(String),
+    /// The named environment variable (`credential_env`).
+    Env(String),
+    /// The first line of a file (`credential_file`), resolved against the config's directory.
+    File(PathBuf),
+}
+
+/// Sampling settings sent with every request (`defaults`); unset ones are left to the API.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ModelDefaults {
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_tokens: Option<u64>,
+}
+
+/// US dollars per 1000 tokens (`pricing`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pricing {
+    pub input_per_1k: f64,
+    pub output_per_1k: f64,
+}
+
+/// Requests per second, with bursts of up to `burst` (`rate_limit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub rps: u32,
+    pub burst: u32,
 }
 
 /// How to start one extension process.

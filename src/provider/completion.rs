@@ -1,18 +1,86 @@
+use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use super::{AssistantMessage, Rule};
+use super::AssistantMessage;
 use crate::hooks::History;
+
+/// One model call as the session makes it: where in the conversation, and what the
+/// model is shown.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelCall<'a> {
+    /// 1-based user turn, and model call within it.
+    pub turn: u32,
+    pub round: u32,
+    pub system_prompt: &'a str,
+    /// The conversation so far, in the hook payload shape (`hooks::message`).
+    pub messages: &'a History,
+    /// The tools on offer, `{"type": "function", "function": {name, description, parameters}}`.
+    pub tools: &'a [Json],
+    /// Ask for the answer as a stream of events (HTTP providers only).
+    pub stream: bool,
+}
+
+/// Tokens one model call used, and what they cost when the provider has `pricing`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    /// The sum of two calls' usage; the cost is known only when both are.
+    pub fn add(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+            cost_usd: self.cost_usd.zip(other.cost_usd).map(|(a, b)| a + b),
+        }
+    }
+}
+
+/// What went over the wire for one HTTP model call, for recordings: never a header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exchange {
+    /// The request body as sent.
+    pub request: Json,
+    /// The response body as received: the JSON document, or for a stream the list of
+    /// its events' `data` (each parsed as JSON when it is).
+    pub response: Json,
+    /// How many attempts the call took (1 when no retry was needed).
+    pub attempts: u32,
+}
 
 /// One model answer and where it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completion {
     pub message: AssistantMessage,
-    pub rule: Rule,
-    /// Which rule of the script answered, in words, for traces and transcripts.
+    /// Which rule of a script, recording or which API answered, in words, for traces
+    /// and transcripts.
     pub answered_by: String,
+    pub usage: Option<Usage>,
+    /// Set by HTTP providers; what a recording keeps.
+    pub exchange: Option<Exchange>,
+}
+
+/// Why a model call gave no answer. The run stops with exit 3.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// The provider could not be reached or gave no usable answer, after retries.
+    #[error("provider `{provider}`: {detail}")]
+    Provider { provider: String, detail: String },
+    /// A replayed call found no recorded exchange that matches; `detail` shows the
+    /// difference from the nearest one.
+    #[error("replay of {recording}: {detail}")]
+    Replay { recording: String, detail: String },
 }
 
 /// A model: messages and the tools on offer in, an assistant message out.
 pub trait Provider {
-    fn complete(&mut self, messages: &History, tools: &[Json]) -> Completion;
+    fn complete<'a>(
+        &'a mut self,
+        call: ModelCall<'a>,
+    ) -> LocalBoxFuture<'a, Result<Completion, ModelError>>;
 }

@@ -5,6 +5,6 @@ mod completion;
 mod mock;
 mod scripted;
 
-pub use completion::{Completion, Provider};
+pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
 pub use scripted::{AssistantMessage, ScriptedProvider, ToolCall};

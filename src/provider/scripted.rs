@@ -3,8 +3,9 @@
 
 use serde_json::Value as Json;
 
-use super::{Completion, MockScript, Provider, Rule};
-use crate::hooks::History;
+use futures::future::LocalBoxFuture;
+
+use super::{Completion, MockScript, ModelCall, ModelError, Provider, Rule};
 
 /// What the model answered: text, tool calls, or both.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +18,8 @@ pub struct AssistantMessage {
 pub struct ToolCall {
     pub id: String,
     pub name: String,
+    /// The arguments object; when a model sent text that is not JSON, that text as a
+    /// JSON string, which the session refuses to run.
     pub args: Json,
 }
 
@@ -80,13 +83,18 @@ impl ScriptedProvider {
 }
 
 impl Provider for ScriptedProvider {
-    fn complete(&mut self, _messages: &History, _tools: &[Json]) -> Completion {
+    fn complete<'a>(
+        &'a mut self,
+        _call: ModelCall<'a>,
+    ) -> LocalBoxFuture<'a, Result<Completion, ModelError>> {
         let (message, rule) = self.next_answer();
-        Completion {
+        let completion = Completion {
             message,
-            rule,
             answered_by: self.describe(rule),
-        }
+            usage: None,
+            exchange: None,
+        };
+        Box::pin(std::future::ready(Ok(completion)))
     }
 }
 

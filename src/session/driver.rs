@@ -31,7 +31,7 @@ use crate::hooks::{
     assistant_message, message,
 };
 use crate::pack::{Pack, Prompt, ToolChoice};
-use crate::provider::{AssistantMessage, Provider, ToolCall};
+use crate::provider::{AssistantMessage, ModelCall, ModelError, Provider, ToolCall};
 use crate::tools::ToolCaller;
 
 use super::{
@@ -130,6 +130,8 @@ pub struct Session<'a> {
     /// Overrides the prompt's `tool_policy.max_rounds`.
     pub max_rounds: Option<u64>,
     pub approvals: Approvals,
+    /// Ask HTTP providers for streamed answers.
+    pub stream: bool,
     cancel: CancellationToken,
 }
 
@@ -179,6 +181,7 @@ impl<'a> Session<'a> {
             chaos: Chaos::default(),
             max_rounds: None,
             approvals: Approvals::default(),
+            stream: false,
             cancel,
         }
     }
@@ -330,19 +333,33 @@ impl<'a> Session<'a> {
                 "llm_request",
                 &json!({"round": round, "messages": self.messages.len()}),
             );
-            let completion = self.provider.complete(&self.messages, &tools);
+            let call = ModelCall {
+                turn,
+                round,
+                system_prompt: &self.system_prompt,
+                messages: &self.messages,
+                tools: &tools,
+                stream: self.stream,
+            };
+            let completion = match self.provider.complete(call).await {
+                Ok(completion) => completion,
+                Err(err) => return self.model_failed(turn, round, err),
+            };
             let answer = completion.message;
             self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));
+            let latency_ms = started.elapsed().as_millis() as u64;
             self.emit(SessionEvent::ModelCall {
                 turn,
                 round,
                 answered_by: completion.answered_by,
+                latency_ms,
+                usage: completion.usage,
             });
             let response = ProviderResponse {
                 provider_id: request.provider_id.clone(),
                 model: request.model.clone(),
                 message: assistant_json(&answer),
-                latency_ms: started.elapsed().as_millis() as u64,
+                latency_ms,
             };
             let after = self.hooks.after_call(&request, response).await;
             // The request shares the history; let it go so appending copies nothing.
@@ -434,6 +451,19 @@ impl<'a> Session<'a> {
         response.message = message("assistant", &guarded.text);
         response.message["finish_reason"] = json!(SAFETY);
         (response, true)
+    }
+
+    /// The model gave no answer: the turn ends and the run stops (exit 3).
+    fn model_failed(&mut self, turn: u32, round: u32, err: ModelError) -> TurnEnd {
+        self.hooks.event(
+            "error",
+            &json!({"Kind": "provider", "Name": self.provider_id, "Error": err.to_string()}),
+        );
+        tracing::debug!("model call {round} of turn {turn} failed: {err}");
+        self.end_turn(turn, TurnEndReason::ModelFailed);
+        TurnEnd::Failed {
+            reason: err.to_string(),
+        }
     }
 
     /// Records who a phase consulted, then any hook failure reported since.

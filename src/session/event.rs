@@ -3,6 +3,8 @@ use serde_json::Value as Json;
 
 use crate::evals::{EvalInput, EvalResult};
 
+use crate::provider::Usage;
+
 use super::{CallStatus, FailureMode, HookAction, Phase, TurnEndReason};
 
 /// Everything that happens in a session, in order. Reports and transcripts are
@@ -23,8 +25,15 @@ pub enum SessionEvent {
     ModelCall {
         turn: u32,
         round: u32,
-        /// Which rule of the mock script answered.
+        /// Which rule of the mock script, which recording or which API answered.
         answered_by: String,
+        /// How long the model took to answer (0 in transcripts written before this
+        /// was kept).
+        #[serde(default)]
+        latency_ms: u64,
+        /// Tokens, and their cost when the provider has `pricing`; none from the mock.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
     },
     Assistant {
         turn: u32,

@@ -75,6 +75,8 @@ crate::wire_enum! {
         Aborted = "aborted",
         /// A hook stopped the run.
         Stopped = "stopped by a hook",
+        /// The model could not be called, or its replay did not match.
+        ModelFailed = "model call failed",
     }
 }
 

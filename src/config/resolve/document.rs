@@ -210,6 +210,7 @@ impl Resolver<'_> {
                     model,
                     mock_config,
                     pos: item.pos,
+                    ..Provider::default()
                 });
             }
         }
