@@ -4,7 +4,7 @@ use serde_json::{Value as Json, json};
 use crate::evals::EvalCounts;
 use crate::session::{EventLog, SessionEvent};
 
-use super::{RunRecord, turn_outcome, warnings_json};
+use super::{ModelTotals, RunRecord, turn_outcome, warnings_json};
 
 /// The `--format json` document: the whole run, with the parts scripts look for
 /// pulled out of the event stream. It serializes straight from the record, each part
@@ -112,6 +112,7 @@ impl Serialize for JsonReport<'_> {
         let record = self.0;
         let events = &record.events;
         let counts = Counts::of(events);
+        let model = ModelTotals::of(events.iter());
         let totals = json!({
             "turns": record.turns.len(),
             "model_calls": counts.model_calls,
@@ -122,6 +123,7 @@ impl Serialize for JsonReport<'_> {
             "evals": counts.evals.to_json(),
             "dropped_events": record.dropped_events,
             "duration_ms": record.duration_ms,
+            "model": model,
         });
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("prompt", &record.prompt)?;

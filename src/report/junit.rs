@@ -6,7 +6,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use crate::evals::{EvalResult, EvalStatus};
 use crate::session::TurnEnd;
 
-use super::RunRecord;
+use super::{ModelTotals, RunRecord};
 use super::record::Failure;
 
 /// One testsuite for the run: a testcase per turn (a hook's denial fails it, an
@@ -19,6 +19,7 @@ pub fn junit_report(
 ) -> Result<String, quick_junit::SerializeError> {
     let mut suite = TestSuite::new(suite_name);
     suite.set_time(Duration::from_millis(record.duration_ms));
+    model_properties(&mut suite, &ModelTotals::of(record.events.iter()));
     // Failures before the first turn belong to it. Sorted out once, so each turn
     // takes its own without reading everyone else's.
     let mut by_turn: BTreeMap<u32, Vec<Failure>> = BTreeMap::new();
@@ -145,4 +146,14 @@ pub(super) fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStat
     let mut status = TestCaseStatus::non_success(kind);
     status.set_message(message);
     status
+}
+
+/// The model's calls, time, tokens and cost as `<property>` elements, when the model
+/// reported usage (the mock's bare call count is in the testcases already).
+pub(super) fn model_properties(suite: &mut TestSuite, model: &ModelTotals) {
+    if model.has_usage() {
+        for (name, value) in model.properties() {
+            suite.add_property(quick_junit::Property::new(name, value));
+        }
+    }
 }

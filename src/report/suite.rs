@@ -15,8 +15,8 @@ use crate::doc::Diagnostics;
 use crate::session::{SessionEvent, TurnEnd};
 use crate::suite::{Outcome, Shard, Verdict};
 
-use super::junit::{eval_status, non_success};
-use super::{JsonReport, RunRecord, problems_except, table, warnings_json};
+use super::junit::{eval_status, model_properties, non_success};
+use super::{JsonReport, ModelTotals, RunRecord, problems_except, table, warnings_json};
 
 /// A finished suite.
 #[derive(Debug)]
@@ -62,6 +62,14 @@ pub fn result_word(exit_code: u8) -> &'static str {
 }
 
 impl ScenarioRecord {
+    /// The model calls of every trial.
+    pub fn model(&self) -> ModelTotals {
+        self.trials
+            .iter()
+            .map(|t| ModelTotals::of(t.events.iter()))
+            .fold(ModelTotals::default(), ModelTotals::add)
+    }
+
     fn is_assertion(&self, eval_id: &str) -> bool {
         self.verdicts.iter().any(|v| v.check.id == eval_id)
     }
@@ -105,16 +113,35 @@ impl ScenarioRecord {
             n => format!(", {n} trials"),
         };
         let mut text = format!(
-            "{} {}  ({turns} turn(s){trials}, {} ms)",
+            "{} {}  ({turns} turn(s){trials}, {} ms{})",
             style::paint(word, tone),
             self.id,
-            self.duration_ms
+            self.duration_ms,
+            model_brief(&self.model())
         );
         for problem in self.problems() {
             text.push_str(&format!("\n    {problem}"));
         }
         text
     }
+}
+
+/// `, 830 tokens, $0.0031` when the model reported its usage; nothing for the mock.
+fn model_brief(model: &ModelTotals) -> String {
+    let tokens = model.input_tokens.unwrap_or(0) + model.output_tokens.unwrap_or(0);
+    match (model.has_usage(), model.cost_usd) {
+        (false, _) => String::new(),
+        (true, None) => format!(", {tokens} tokens"),
+        (true, Some(cost)) => format!(", {tokens} tokens, ${cost:.4}"),
+    }
+}
+
+fn suite_model(suite: &SuiteRecord) -> ModelTotals {
+    suite
+        .scenarios
+        .iter()
+        .map(ScenarioRecord::model)
+        .fold(ModelTotals::default(), ModelTotals::add)
 }
 
 /// Where an assertion stands: `turn N` or `conversation`.
@@ -170,6 +197,10 @@ pub fn suite_summary(suite: &SuiteRecord) -> String {
     } else {
         format!("{grid}\n")
     };
+    if let Some(line) = suite_model(suite).line() {
+        text.push_str(&line);
+        text.push('\n');
+    }
     text.push_str(&totals_line(suite));
     text
 }
@@ -225,6 +256,7 @@ impl Serialize for SuiteJson<'_> {
             "not_started": suite.not_started,
             "duration_ms": suite.duration_ms,
             "exit_code": suite.exit_code,
+            "model": suite_model(suite),
         });
         let index: Vec<_> = suite
             .scenarios
@@ -237,6 +269,7 @@ impl Serialize for SuiteJson<'_> {
                     "exit_code": s.exit_code,
                     "trials": s.trials.len(),
                     "duration_ms": s.duration_ms,
+                    "model": s.model(),
                 })
             })
             .collect();
@@ -266,6 +299,7 @@ impl Serialize for ScenarioJson<'_> {
         map.serialize_entry("result", result_word(s.exit_code))?;
         map.serialize_entry("exit_code", &s.exit_code)?;
         map.serialize_entry("duration_ms", &s.duration_ms)?;
+        map.serialize_entry("model", &s.model())?;
         map.serialize_entry("assertions", &s.verdicts)?;
         map.serialize_entry("problems", &s.problems())?;
         let trials: Vec<JsonReport> = s.trials.iter().map(JsonReport).collect();
@@ -282,6 +316,7 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
     for s in &suite.scenarios {
         let mut junit = TestSuite::new(s.id.as_str());
         junit.set_time(Duration::from_millis(s.duration_ms));
+        model_properties(&mut junit, &s.model());
         for v in &s.verdicts {
             let status = match v.outcome {
                 Outcome::Passed if v.skipped => {

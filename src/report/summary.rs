@@ -5,7 +5,7 @@ use comfy_table::{Table, presets};
 use crate::evals::{EvalResult, EvalStatus};
 use crate::session::{Phase, SessionEvent, TurnEnd};
 
-use super::RunRecord;
+use super::{ModelTotals, RunRecord};
 
 /// The closing summary: one line of totals, what stopped a turn, then tables of
 /// tools, hooks and evals.
@@ -54,6 +54,10 @@ pub fn summary(record: &RunRecord) -> String {
         evals.len(),
         record.exit_code
     );
+    if let Some(line) = ModelTotals::of(record.events.iter()).line() {
+        text.push('\n');
+        text.push_str(&line);
+    }
     for line in problems(record) {
         text.push('\n');
         text.push_str(&line);

@@ -346,6 +346,13 @@ impl<'a> Session<'a> {
                 Err(err) => return self.model_failed(turn, round, err),
             };
             let answer = completion.message;
+            if answer.content.trim().is_empty() && answer.tool_calls.is_empty() {
+                self.emit(SessionEvent::ModelFinding {
+                    turn,
+                    round,
+                    finding: "the answer is empty: no text and no tool call".into(),
+                });
+            }
             self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));
             let latency_ms = started.elapsed().as_millis() as u64;
             self.emit(SessionEvent::ModelCall {

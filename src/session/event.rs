@@ -35,6 +35,13 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
     },
+    /// The model's answer was malformed in a way the session worked around: shown in
+    /// every report, judged by assertions, and not by itself a failure of the run.
+    ModelFinding {
+        turn: u32,
+        round: u32,
+        finding: String,
+    },
     Assistant {
         turn: u32,
         content: String,

@@ -53,6 +53,9 @@ impl Session<'_> {
                 "max_identical_tool_calls ({max}) reached: `{name}` was already called {max} time(s) with these arguments"
             ));
         }
+        if let Some(problem) = malformed_args(&call.args) {
+            return Some(problem);
+        }
         let schema_errors = self
             .pack
             .tools
@@ -355,4 +358,53 @@ fn settled(report: &ToolReport) -> (CallStatus, String, u64) {
 /// A call's tool and arguments, for counting identical calls.
 fn identity(call: &ToolCallInfo) -> (String, String) {
     (call.name.clone(), call.args.to_string())
+}
+
+/// Why the model's arguments cannot be a call at all: text that is not JSON (kept as
+/// a string by the provider), or JSON that is not an object.
+fn malformed_args(args: &Json) -> Option<String> {
+    const SHOWN: usize = 120;
+    let shown = |text: &str| -> String {
+        match text.char_indices().nth(SHOWN) {
+            Some((end, _)) => format!("{}…", &text[..end]),
+            None => text.to_string(),
+        }
+    };
+    match args {
+        Json::Object(_) => None,
+        Json::String(text) => Some(match serde_json::from_str::<Json>(text) {
+            Err(err) => format!(
+                "the model's arguments are not valid JSON ({err}): {}",
+                shown(text)
+            ),
+            Ok(_) => format!(
+                "the model's arguments are not a JSON object: {}",
+                shown(text)
+            ),
+        }),
+        other => Some(format!(
+            "the model's arguments are not a JSON object: {}",
+            shown(&other.to_string())
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_that_are_not_an_object_are_named_with_the_reason() {
+        assert_eq!(malformed_args(&json!({"a": 1})), None);
+        let broken = malformed_args(&json!("{\"city\": \"Par")).expect("refused");
+        assert!(
+            broken.starts_with("the model's arguments are not valid JSON (EOF while parsing")
+                && broken.ends_with(": {\"city\": \"Par"),
+            "{broken}"
+        );
+        assert_eq!(
+            malformed_args(&json!([1])).as_deref(),
+            Some("the model's arguments are not a JSON object: [1]")
+        );
+    }
 }
