@@ -126,6 +126,40 @@ pub struct RunArgs {
     #[arg(long, value_name = "KEY")]
     pub scenario: Option<String>,
 
+    /// The provider that answers model calls: an `id` (or `type`) of the config's
+    /// spec.providers [default: the scenario's provider, else the config's mock
+    /// provider, else its first]
+    #[arg(long, value_name = "ID")]
+    pub provider: Option<String>,
+
+    /// Ask an HTTP provider for streamed answers (server-sent events); a scenario's
+    /// `streaming` says the same for its turns
+    #[arg(long)]
+    pub stream: bool,
+
+    /// Write the conversation's model exchanges to FILE, a recording `--replay` plays
+    #[arg(long, value_name = "FILE", conflicts_with = "record_dir")]
+    pub record: Option<PathBuf>,
+
+    /// Answer model calls from a recording (promptexec's or PromptKit's) instead of
+    /// calling the provider; tools, hooks and evals still run
+    #[arg(long, value_name = "FILE", conflicts_with = "replay_dir")]
+    pub replay: Option<PathBuf>,
+
+    /// Suite: write one recording per scenario, DIR/ID.recording.json
+    #[arg(long, value_name = "DIR")]
+    pub record_dir: Option<PathBuf>,
+
+    /// Suite: replay each scenario from DIR/ID.recording.json
+    #[arg(long, value_name = "DIR")]
+    pub replay_dir: Option<PathBuf>,
+
+    /// How a replayed call finds its answer: `turn`, the next recorded call, whose
+    /// request must match; `content`, the call recorded after the same last user
+    /// message
+    #[arg(long = "match", value_enum, value_name = "turn|content", default_value_t = ReplayMatch::Turn)]
+    pub replay_match: ReplayMatch,
+
     /// Model calls per turn at most [default: the prompt's tool_policy.max_rounds]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_rounds: Option<u64>,
@@ -172,6 +206,13 @@ pub struct RunArgs {
     /// Treat every warning from loading as an error: exit 2 before anything starts
     #[arg(long)]
     pub strict: bool,
+}
+
+/// How a replayed model call finds its recorded answer (`--match`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReplayMatch {
+    Turn,
+    Content,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

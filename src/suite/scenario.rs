@@ -32,6 +32,10 @@ pub struct Scenario {
     pub conversation_assertions: Vec<Assertion>,
     /// How many times the scenario is played (at least 1).
     pub trials: u32,
+    /// `spec.providers`: the provider that plays it, and where that is written.
+    pub provider: Option<(String, Pos)>,
+    /// `spec.streaming`: ask the provider for streamed answers.
+    pub streaming: Option<bool>,
     pub pos: Pos,
 }
 
@@ -54,6 +58,8 @@ pub struct Turn {
     /// How pending calls of each tool are answered during this turn.
     pub consent: Vec<(String, Consent)>,
     pub chaos: Vec<ToolFailure>,
+    /// `streaming` for this turn, over the scenario's.
+    pub streaming: Option<bool>,
     pub pos: Pos,
 }
 

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{
-    Checker, Diagnostic, Fields, Loaded, Node, Rejected, UnknownKeys, Value, finish,
+    Checker, Diagnostic, Fields, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish,
     parse_by_extension, pointer as ptr,
 };
 use crate::pack::{ToolChoice, resolve_when};
@@ -26,10 +26,8 @@ const SPEC_KEYS_UNPLAYED: &[&str] = &[
     "context_metadata",
     "context",
     "constraints",
-    "providers",
     "provider_group",
     "required_capabilities",
-    "streaming",
     "context_policy",
     "duplex",
     "voice",
@@ -46,7 +44,6 @@ const TURN_KEYS_UNPLAYED: &[&str] = &[
     "assistant_temp",
     "user_temp",
     "seed",
-    "streaming",
     "perturbations",
 ];
 
@@ -142,6 +139,10 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         .get("trials")
         .and_then(|node| cx.positive_integer(node, "/spec/trials"))
         .map_or(1, |n| n.min(u64::from(u32::MAX)) as u32);
+    let provider = spec.get("providers").and_then(|node| provider(cx, node));
+    let streaming = spec
+        .get("streaming")
+        .and_then(|node| cx.boolean(node, "/spec/streaming"));
     cx.ignored_keys(&mut spec, SPEC_KEYS_UNPLAYED, "/spec");
     cx.unknown_keys(&spec, "/spec", UnknownKeys::Error);
     Some(Scenario {
@@ -156,8 +157,28 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         turns,
         conversation_assertions,
         trials,
+        provider,
+        streaming,
         pos: spec_node.pos,
     })
+}
+
+/// `spec.providers`: the one provider that plays the scenario. PromptArena plays a
+/// scenario against each provider listed; promptexec plays one conversation, so a
+/// longer list is refused rather than cut short.
+fn provider(cx: &mut Checker, node: &Node) -> Option<(String, Pos)> {
+    let names = cx.string_list(node, "/spec/providers")?;
+    match names.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [_, second, ..] => {
+            cx.error(
+                second.1,
+                "/spec/providers: promptexec plays a scenario against one provider; name one here, or choose with --provider",
+            );
+            None
+        }
+    }
 }
 
 fn required_string(
@@ -317,6 +338,9 @@ fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<Turn> {
         .get("chaos")
         .map(|n| chaos(cx, n, &ptr(at, "chaos")))
         .unwrap_or_default();
+    let streaming = f
+        .get("streaming")
+        .and_then(|n| cx.boolean(n, &ptr(at, "streaming")));
     cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
     cx.unknown_keys(&f, at, UnknownKeys::Error);
     let (role, role_pos) = role?;
@@ -344,6 +368,7 @@ fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<Turn> {
         assertions,
         consent,
         chaos,
+        streaming,
         pos: node.pos,
     })
 }

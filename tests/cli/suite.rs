@@ -485,10 +485,10 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
 #[test]
 fn keys_that_are_not_played_warn_and_fail_under_strict() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let spec = "  streaming: true\n  turns:\n    - role: user\n      content: \"Say ping.\"\n    - role: assistant\n      content: \"Scripted answer.\"\n";
+    let spec = "  context_policy: {}\n  turns:\n    - role: user\n      content: \"Say ping.\"\n    - role: assistant\n      content: \"Scripted answer.\"\n";
     let lenient = one_scenario(dir.path(), "echo-ping", "main", spec).run();
     lenient.expect_code(0);
-    lenient.stderr_has("`streaming` in /spec is a PromptKit key promptexec does not apply");
+    lenient.stderr_has("`context_policy` in /spec is a PromptKit key promptexec does not apply");
     lenient.stderr_has("`assistant` turns are not played");
     suite_in(dir.path())
         .file("x.scenario.yaml", scenario("echo-ping", "main", spec))

@@ -1,0 +1,171 @@
+//! Who answers a conversation's model calls: the provider `--provider`, a scenario
+//! or the config names (the scripted mock, or an HTTP API), or a recording when
+//! replaying; and the recorder that keeps the exchanges when recording.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::cli::CliError;
+use crate::cli::args::ReplayMatch;
+use crate::config::{Provider as ProviderConfig, RuntimeConfig};
+use crate::doc::{Diagnostic, Pos, suggest};
+use crate::provider::{
+    HttpProvider, MatchMode, MockScript, Provider, Recording, Replayer, ScriptedProvider,
+};
+
+/// What answers the model calls of one conversation, decided before it starts.
+#[derive(Clone)]
+pub(super) struct ModelPlan {
+    pub answers: Answers,
+    /// What hook payloads name as the provider and the model.
+    pub provider_id: String,
+    pub model: String,
+    /// Ask for streamed answers (HTTP providers).
+    pub stream: bool,
+}
+
+#[derive(Clone)]
+pub(super) enum Answers {
+    /// The scripted mock, playing one scenario of its script.
+    Mock { script: MockScript, scenario: String },
+    /// A real model API; a client is made for each conversation, on its runtime.
+    Http(Box<ProviderConfig>),
+    /// A recording: session `session` of it.
+    Replay {
+        recording: Arc<Recording>,
+        path: PathBuf,
+        session: usize,
+        mode: MatchMode,
+    },
+}
+
+impl ModelPlan {
+    /// The provider that answers, made on the conversation's runtime.
+    pub fn provider<'a>(self) -> Result<Box<dyn Provider + 'a>, String> {
+        Ok(match self.answers {
+            Answers::Mock { script, scenario } => {
+                Box::new(ScriptedProvider::new(script, &scenario))
+            }
+            Answers::Http(config) => Box::new(HttpProvider::new(&config)?),
+            Answers::Replay {
+                recording,
+                path,
+                session,
+                mode,
+            } => Box::new(Replayer::new(recording, &path, session, mode)),
+        })
+    }
+
+    /// The same answers, for trial `trial` (from 1) of a scenario: a recording
+    /// replays its session of that trial.
+    pub fn for_trial(&self, trial: u32) -> ModelPlan {
+        let mut plan = self.clone();
+        if let Answers::Replay { session, .. } = &mut plan.answers {
+            *session = trial as usize - 1;
+        }
+        plan
+    }
+}
+
+/// Where a provider was asked for by name, for the message when none has it.
+pub(super) enum NamedBy<'a> {
+    Flag,
+    Scenario { file: &'a Path, pos: Pos },
+}
+
+/// The config's provider that plays: the one named (by `--provider` or a scenario),
+/// else its mock provider, else its first; `None` when it declares none, and the
+/// bare mock plays.
+pub(super) fn choose<'c>(
+    config: &'c RuntimeConfig,
+    named: Option<(&str, NamedBy<'_>)>,
+) -> Result<Option<&'c ProviderConfig>, CliError> {
+    let providers = &config.providers;
+    let Some((name, by)) = named else {
+        return Ok(providers
+            .iter()
+            .find(|p| p.kind == "mock")
+            .or(providers.first()));
+    };
+    let found = providers
+        .iter()
+        .find(|p| p.name() == name)
+        .or_else(|| providers.iter().find(|p| p.kind == name));
+    if let Some(found) = found {
+        return Ok(Some(found));
+    }
+    let names: Vec<&str> = providers.iter().map(ProviderConfig::name).collect();
+    let known = if names.is_empty() {
+        "the config declares none".to_string()
+    } else {
+        format!("it declares {}", crate::doc::one_of(&names))
+    };
+    let hint = suggest(name, names.iter().copied());
+    let message = format!("`{name}` is not a provider of the config ({known}){hint}");
+    Err(match by {
+        NamedBy::Flag => CliError::Usage(format!("--provider: {message}")),
+        NamedBy::Scenario { file, pos } => CliError::Invalid(
+            Diagnostic::error(file, pos, format!("/spec/providers: {message}")).into(),
+        ),
+    })
+}
+
+/// What a chosen provider (or none) plays with: the mock's script, or an HTTP client
+/// whose settings are checked now (a missing key stops the run before it starts).
+pub(super) fn live_answers(
+    chosen: Option<&ProviderConfig>,
+    script: &MockScript,
+    scenario: &str,
+) -> Result<Answers, CliError> {
+    match chosen {
+        None => Ok(Answers::Mock {
+            script: script.clone(),
+            scenario: scenario.to_string(),
+        }),
+        Some(p) if p.kind == "mock" => Ok(Answers::Mock {
+            script: script.clone(),
+            scenario: scenario.to_string(),
+        }),
+        Some(p) if crate::provider::plays(&p.kind) => {
+            HttpProvider::new(p).map_err(CliError::Usage)?;
+            Ok(Answers::Http(Box::new(p.clone())))
+        }
+        Some(p) => Err(CliError::Usage(format!(
+            "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, {})",
+            p.name(),
+            p.kind,
+            crate::provider::HTTP_TYPES
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// A recording to replay, read now: a file that is missing or malformed stops the
+/// run before anything starts.
+pub(super) fn replay_answers(path: &Path, mode: ReplayMatch) -> Result<Answers, CliError> {
+    let recording = Recording::load(path).map_err(CliError::Invalid)?;
+    Ok(Answers::Replay {
+        recording: Arc::new(recording),
+        path: path.to_path_buf(),
+        session: 0,
+        mode: match mode {
+            ReplayMatch::Turn => MatchMode::Turn,
+            ReplayMatch::Content => MatchMode::Content,
+        },
+    })
+}
+
+/// The names hooks see: the chosen provider's id (else type) and model, or the
+/// mock's.
+pub(super) fn names(chosen: Option<&ProviderConfig>) -> (String, String) {
+    match chosen {
+        Some(p) => (
+            p.name().to_string(),
+            p.model.clone().unwrap_or_else(|| "mock-model".into()),
+        ),
+        None => ("mock".into(), "mock-model".into()),
+    }
+}
