@@ -54,7 +54,7 @@ impl Provider {
 }
 
 /// Where a provider's API key comes from (`credential`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Credential {
     /// Written in the config itself (`api_key`).
     Key(String),
@@ -62,6 +62,17 @@ pub enum Credential {
     Env(String),
     /// The first line of a file (`credential_file`), resolved against the config's directory.
     File(PathBuf),
+}
+
+/// Written by hand so that printing a config never prints a key it holds.
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Credential::Key(_) => f.write_str("Key(<redacted>)"),
+            Credential::Env(name) => f.debug_tuple("Env").field(name).finish(),
+            Credential::File(path) => f.debug_tuple("File").field(path).finish(),
+        }
+    }
 }
 
 /// Sampling settings sent with every request (`defaults`); unset ones are left to the API.

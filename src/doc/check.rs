@@ -1,4 +1,5 @@
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::{Diagnostic, Diagnostics, Fields, Node, Pos, Value, did_you_mean, suggest};
 
@@ -137,6 +138,29 @@ impl Checker {
             Value::Int(i) if i >= 0 => Some(i as u64),
             _ => {
                 self.expected(node, what, "a non-negative integer");
+                None
+            }
+        }
+    }
+
+    /// A length of time written as text (`30s`, `1m30s`, `500ms`), more than zero.
+    pub fn positive_duration(&mut self, node: &Node, what: &str) -> Option<Duration> {
+        const SHAPE: &str = "a duration such as `30s`, `1m30s` or `500ms`";
+        let Value::Str(text) = &node.value else {
+            self.expected(node, what, SHAPE);
+            return None;
+        };
+        match humantime::parse_duration(text.trim()) {
+            Ok(d) if d.is_zero() => {
+                self.error(node.pos, format!("{what}: must be more than zero"));
+                None
+            }
+            Ok(d) => Some(d),
+            Err(_) => {
+                self.error(
+                    node.pos,
+                    format!("{what}: expected {SHAPE}, found `{text}`"),
+                );
                 None
             }
         }

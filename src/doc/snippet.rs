@@ -40,6 +40,8 @@ impl Sources {
 
 /// Renders the line of `text` at `pos` with the token there underlined.
 pub fn snippet(text: &str, pos: Pos, severity: Severity, colour: bool) -> String {
+    let masked = mask_secrets(text);
+    let text = masked.as_str();
     let Some(span) = token_at(text, pos) else {
         return String::new();
     };
@@ -60,6 +62,68 @@ pub fn snippet(text: &str, pos: Pos, severity: Severity, colour: bool) -> String
     let mut out = renderer.render(&[group]);
     out.push('\n');
     out
+}
+
+/// Keys whose values are credentials: a snippet must not show them, whatever the
+/// diagnostic is about.
+const SECRET_KEYS: &[&str] = &["api_key", "api-key", "apikey", "authorization"];
+
+/// `text` with the value of every secret key replaced by `*`s, one per character so
+/// columns still line up; a value continued on more-indented lines is masked there too.
+fn mask_secrets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // The column of the key whose value goes on below it, while it does.
+    let mut continued_below: Option<usize> = None;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(key_col) = continued_below {
+            if line.trim().is_empty() || indent > key_col {
+                out.push_str(&mask(line));
+                continue;
+            }
+            continued_below = None;
+        }
+        match secret_value_start(line) {
+            Some((key_col, value_at)) => {
+                out.push_str(&line[..value_at]);
+                let value = &line[value_at..];
+                let first = value.trim_start();
+                if first.is_empty() || first.starts_with(['|', '>']) {
+                    continued_below = Some(key_col);
+                }
+                out.push_str(&mask(value));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Where a secret key starts on `line` and where its value starts (just after its
+/// `:`), if the line writes one.
+fn secret_value_start(line: &str) -> Option<(usize, usize)> {
+    let lower = line.to_ascii_lowercase();
+    SECRET_KEYS
+        .iter()
+        .flat_map(|name| {
+            lower
+                .match_indices(name)
+                .map(|(at, _)| (at, at + name.len()))
+        })
+        .filter_map(|(start, end)| {
+            let after = lower[end..].trim_start_matches(['"', '\'']).trim_start();
+            after
+                .starts_with(':')
+                .then(|| (start, lower.len() - after.len() + 1))
+        })
+        .min()
+}
+
+/// Every character but line ends and spacing turned into `*`.
+fn mask(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_whitespace() { c } else { '*' })
+        .collect()
 }
 
 /// The byte range of what starts at `pos` (1-based line and character column): a
@@ -148,6 +212,21 @@ mod tests {
             shown,
             format!("  |\n1 | {}  |         {}\n", text, "^".repeat(16))
         );
+    }
+
+    #[test]
+    fn a_credential_in_the_text_is_masked_wherever_the_diagnostic_points() {
+        let text = "credential:\n  api_key: sk-secret-1\nheaders: {\"Authorization\": \"Bearer sk-2\", x: 1}\napi-key: |\n  sk-3\n  sk-4\nnext: 1\nAPI_KEY:\n  sk-5\n";
+        let shown: String = (1..=9)
+            .map(|line| snippet(text, at(line, 3), Severity::Warning, false))
+            .collect();
+        for secret in ["sk-secret-1", "sk-2", "sk-3", "sk-4", "sk-5"] {
+            assert!(!shown.contains(secret), "{secret} in\n{shown}");
+        }
+        assert!(shown.contains("2 |   api_key: ***********"), "{shown}");
+        assert!(shown.contains("7 | next: 1"), "{shown}");
+        let plain = "max_tokens: 100\n";
+        assert!(snippet(plain, at(1, 1), Severity::Error, false).contains("max_tokens: 100"));
     }
 
     #[test]

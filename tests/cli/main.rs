@@ -9,6 +9,7 @@ mod deadlines;
 mod env_rule;
 mod evals;
 mod examples;
+mod fake_llm;
 mod help;
 mod honest_run;
 mod hook_protocol;

@@ -12,7 +12,7 @@ fn strict_dir() -> PathBuf {
     fixtures().join("strict")
 }
 
-const BASE_URL: &str = "strict.yaml:8:7: warning: `base_url` in spec.providers[0] is a PromptKit key promptexec does not apply";
+const RAW_OUTPUT: &str = "strict.yaml:8:7: warning: `include_raw_output` in spec.providers[0] is a PromptKit key promptexec does not apply";
 const MODEL_OVERRIDES: &str = "strict.pack.json:19:7: warning: `model_overrides` in /prompts/chat is a PromptKit key promptexec does not apply";
 
 /// `run` of the strict fixture, with a marker file the tool leaves when it runs.
@@ -54,7 +54,7 @@ fn ignored_keys_are_warnings_that_name_them_and_where_they_are() {
         ])
         .run();
     assert_eq!(out.code, 0, "warnings alone pass: {}", out.stderr);
-    assert!(out.stderr.contains(BASE_URL), "{}", out.stderr);
+    assert!(out.stderr.contains(RAW_OUTPUT), "{}", out.stderr);
     assert!(out.stderr.contains(MODEL_OVERRIDES), "{}", out.stderr);
 }
 
@@ -115,7 +115,7 @@ fn the_junit_report_carries_the_warnings_as_system_err() {
         .and_then(|(_, rest)| rest.split_once("</system-err>"))
         .map(|(inside, _)| inside)
         .expect("a <system-err> element");
-    assert!(system_err.contains(BASE_URL), "{system_err}");
+    assert!(system_err.contains(RAW_OUTPUT), "{system_err}");
     assert!(system_err.contains(MODEL_OVERRIDES), "{system_err}");
 }
 
@@ -125,7 +125,7 @@ fn run_strict_stops_on_warnings_before_anything_starts() {
     assert_eq!(out.code, 2, "{}", out.report());
     assert!(!ran, "no extension may start under --strict with warnings");
     assert!(out.stdout.is_empty(), "no report: {}", out.stdout);
-    assert!(out.stderr.contains(BASE_URL), "{}", out.stderr);
+    assert!(out.stderr.contains(RAW_OUTPUT), "{}", out.stderr);
     assert!(out.stderr.contains(MODEL_OVERRIDES), "{}", out.stderr);
     out.stderr_has("--strict: 2 warnings");
 }

@@ -201,3 +201,24 @@ fn eval_types_are_checked_against_the_config_only_when_there_is_one() {
     out.expect_code(2);
     out.stderr_has("eval `polite-tone`: type `tone` is neither bound");
 }
+
+#[test]
+fn a_key_written_in_the_config_is_used_but_never_shown() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let invocation = || {
+        promptexec().in_dir(dir.path()).file(
+            "runtimeconfig.yaml",
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: gpt\n      type: openai\n      credential:\n        api_key: sk-block-7f3a\n    - id: claude\n      type: claude\n      credential: {api_key: sk-flow-9c1d, credential_env: ANTHROPIC_API_KEY}\n      headers: {x-api-key: sk-header-22b0}\n",
+        )
+    };
+    for colour in ["never", "always"] {
+        let out = invocation().args(["--color", colour, "validate"]).run();
+        out.expect_code(2);
+        out.stderr_has("spec.providers[0].credential.api_key: a key written in the config travels wherever the file does; name an environment variable with `credential_env` instead");
+        out.stderr_has("both `api_key` and `credential_env` are given");
+        for key in ["sk-block-7f3a", "sk-flow-9c1d", "sk-header-22b0"] {
+            out.stderr_lacks(key);
+            assert!(!out.stdout.contains(key), "{}", out.stdout);
+        }
+    }
+}

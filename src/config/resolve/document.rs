@@ -1,6 +1,6 @@
 //! Walks a parsed RuntimeConfig document into [`RuntimeConfig`], reporting every
-//! problem on the way: the envelope, `spec`'s sections, providers and logging here;
-//! extensions' exec bindings in `exec`, hooks in `hooks` and `server_hook`.
+//! problem on the way: the envelope, `spec`'s sections and logging here; providers in
+//! `provider`, extensions' exec bindings in `exec`, hooks in `hooks` and `server_hook`.
 
 use std::path::{Path, PathBuf};
 
@@ -21,26 +21,6 @@ const UNUSED_SECTIONS: &[&str] = &[
     "selectors",
     "skills",
     "tool_selector",
-];
-
-/// Provider keys PromptKit defines for real model APIs; accepted, not used.
-const PROVIDER_KEYS_UNUSED: &[&str] = &[
-    "base_url",
-    "headers",
-    "rate_limit",
-    "defaults",
-    "pricing",
-    "pricing_correct_at",
-    "include_raw_output",
-    "credential",
-    "platform",
-    "capabilities",
-    "unsupported_params",
-    "request_timeout",
-    "stream_idle_timeout",
-    "stream_retry",
-    "stream_max_concurrent",
-    "http_transport",
 ];
 
 pub fn resolve(root: &Node, base_dir: &Path, check_files: bool, cx: &mut Checker) -> RuntimeConfig {
@@ -171,69 +151,6 @@ impl Resolver<'_> {
                 Vec::new()
             }
         }
-    }
-
-    fn providers(&mut self, node: &Node, config: &mut RuntimeConfig) {
-        let Some(items) = self.cx.list(node, "spec.providers") else {
-            return;
-        };
-        for (i, item) in items.iter().enumerate() {
-            let what = format!("spec.providers[{i}]");
-            let Some(mut f) = self.cx.map(item, &what) else {
-                continue;
-            };
-            let id = f
-                .get("id")
-                .and_then(|n| self.cx.nonempty_string(n, &format!("{what}.id")));
-            let kind = match f.get("type") {
-                Some(n) => self.cx.nonempty_string(n, &format!("{what}.type")),
-                None => {
-                    self.cx.error(
-                        item.pos,
-                        format!("{what}: missing key `type` (for example `mock`)"),
-                    );
-                    None
-                }
-            };
-            let model = f
-                .get("model")
-                .and_then(|n| self.cx.string(n, &format!("{what}.model")));
-            let mock_config = f
-                .get("additional_config")
-                .and_then(|n| self.additional_config(n, &format!("{what}.additional_config")));
-            self.cx.ignored_keys(&mut f, PROVIDER_KEYS_UNUSED, &what);
-            self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
-            if let Some(kind) = kind {
-                config.providers.push(Provider {
-                    id,
-                    kind,
-                    model,
-                    mock_config,
-                    pos: item.pos,
-                    ..Provider::default()
-                });
-            }
-        }
-    }
-
-    /// Free-form, except `mock_config`, which names a file.
-    fn additional_config(&mut self, node: &Node, what: &str) -> Option<PathBuf> {
-        let mut f = self.cx.map(node, what)?;
-        let mock = f.get("mock_config")?;
-        let name = self
-            .cx
-            .nonempty_string(mock, &format!("{what}.mock_config"))?;
-        let path = join_clean(self.base_dir, &name);
-        if self.check_files && !path.is_file() {
-            self.cx.error(
-                mock.pos,
-                format!(
-                    "{what}.mock_config: file `{}` does not exist",
-                    path.display()
-                ),
-            );
-        }
-        Some(path)
     }
 
     fn logging(&mut self, node: &Node) -> Logging {

@@ -4,6 +4,7 @@
 mod document;
 mod exec;
 mod hooks;
+mod provider;
 mod server_hook;
 
 pub use document::resolve;
