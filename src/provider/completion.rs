@@ -30,17 +30,6 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
 }
 
-impl Usage {
-    /// The sum of two calls' usage; the cost is known only when both are.
-    pub fn add(self, other: Usage) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens + other.input_tokens,
-            output_tokens: self.output_tokens + other.output_tokens,
-            cost_usd: self.cost_usd.zip(other.cost_usd).map(|(a, b)| a + b),
-        }
-    }
-}
-
 /// What went over the wire for one HTTP model call, for recordings: never a header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
