@@ -60,8 +60,9 @@ impl ColorWhen {
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum Command {
-    /// Play a pack's suite of scenarios, or one conversation, against the scripted mock model
-    Run(RunArgs),
+    /// Play a pack's suite of scenarios, or one conversation, against the scripted mock, a
+    /// real model or a recording
+    Run(Box<RunArgs>),
     /// Call one tool bound in the config and show exactly what happened
     InvokeTool(InvokeArgs),
     /// Send one event to one configured hook and show its decision

@@ -14,7 +14,7 @@ pub fn dispatch(
         Command::Run(args) if args.messages.is_empty() && args.messages_from.is_none() => {
             super::suite::run(settings, &args, console)
         }
-        Command::Run(args) => super::run::run(settings, args, console),
+        Command::Run(args) => super::run::run(settings, *args, console),
         Command::InvokeTool(args) => super::invoke::run(settings, &args, console),
         Command::Hook(HookCommand::Test(args)) => {
             // Exec and JSON-RPC hooks are tested differently; the config says which.

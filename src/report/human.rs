@@ -174,10 +174,9 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             "  chaos: tool {tool} ({call_id}) {}",
             style::paint(&format!("injected {mode}"), style::Tone::Warn)
         ),
-        SessionEvent::ModelFinding { finding, .. } => format!(
-            "  model: {}",
-            style::paint(finding, style::Tone::Warn)
-        ),
+        SessionEvent::ModelFinding { finding, .. } => {
+            format!("  model: {}", style::paint(finding, style::Tone::Warn))
+        }
         SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
         SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
         SessionEvent::ExtensionFailed { .. } => {

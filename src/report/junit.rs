@@ -6,8 +6,8 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use crate::evals::{EvalResult, EvalStatus};
 use crate::session::TurnEnd;
 
-use super::{ModelTotals, RunRecord};
 use super::record::Failure;
+use super::{ModelTotals, RunRecord};
 
 /// One testsuite for the run: a testcase per turn (a hook's denial fails it, an
 /// extension failure errors it) and one per eval result (a failing score is a

@@ -31,11 +31,12 @@ impl ModelTotals {
                 SessionEvent::ModelCall {
                     latency_ms, usage, ..
                 } => {
-                    totals = totals.add(ModelTotals {
-                        calls: 1,
-                        latency_ms: *latency_ms,
-                        ..ModelTotals::used(*usage)
-                    })
+                    totals = totals
+                        + ModelTotals {
+                            calls: 1,
+                            latency_ms: *latency_ms,
+                            ..ModelTotals::used(*usage)
+                        }
                 }
                 SessionEvent::ModelFinding { .. } => totals.findings += 1,
                 _ => {}
@@ -57,26 +58,6 @@ impl ModelTotals {
     /// Whether the cost covers every call that used tokens.
     fn fully_priced(&self) -> bool {
         self.cost_usd.is_some() || self.input_tokens.is_none()
-    }
-
-    /// Two runs' totals together (a scenario's trials, a suite's scenarios).
-    pub fn add(self, other: ModelTotals) -> ModelTotals {
-        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
-        };
-        ModelTotals {
-            calls: self.calls + other.calls,
-            latency_ms: self.latency_ms + other.latency_ms,
-            input_tokens: sum(self.input_tokens, other.input_tokens),
-            output_tokens: sum(self.output_tokens, other.output_tokens),
-            cost_usd: match (self.cost_usd, other.cost_usd) {
-                (None, None) => None,
-                _ if !(self.fully_priced() && other.fully_priced()) => None,
-                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-            },
-            findings: self.findings + other.findings,
-        }
     }
 
     /// Whether anything beyond the mock's bare call count is known.
@@ -126,6 +107,30 @@ impl ModelTotals {
     }
 }
 
+/// Two runs' totals together (a scenario's trials, a suite's scenarios).
+impl std::ops::Add for ModelTotals {
+    type Output = ModelTotals;
+
+    fn add(self, other: ModelTotals) -> ModelTotals {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        ModelTotals {
+            calls: self.calls + other.calls,
+            latency_ms: self.latency_ms + other.latency_ms,
+            input_tokens: sum(self.input_tokens, other.input_tokens),
+            output_tokens: sum(self.output_tokens, other.output_tokens),
+            cost_usd: match (self.cost_usd, other.cost_usd) {
+                (None, None) => None,
+                _ if !(self.fully_priced() && other.fully_priced()) => None,
+                (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+            },
+            findings: self.findings + other.findings,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,7 +160,10 @@ mod tests {
             call(50, usage(5, 1, Some(0.02))),
         ]);
         assert_eq!((totals.calls, totals.latency_ms), (2, 150));
-        assert_eq!((totals.input_tokens, totals.output_tokens), (Some(15), Some(3)));
+        assert_eq!(
+            (totals.input_tokens, totals.output_tokens),
+            (Some(15), Some(3))
+        );
         assert!((totals.cost_usd.expect("priced") - 0.03).abs() < 1e-12);
         assert_eq!(
             totals.line().as_deref(),
@@ -170,8 +178,8 @@ mod tests {
         let mixed = ModelTotals::of([call(1, usage(1, 1, Some(0.5))), call(1, usage(1, 1, None))]);
         assert_eq!(mixed.cost_usd, None);
         let priced = ModelTotals::of([call(1, usage(1, 1, Some(0.5)))]);
-        assert_eq!(priced.add(mixed).cost_usd, None);
-        assert_eq!(priced.add(mock).cost_usd, Some(0.5));
-        assert_eq!(priced.add(priced).input_tokens, Some(2));
+        assert_eq!((priced + mixed).cost_usd, None);
+        assert_eq!((priced + mock).cost_usd, Some(0.5));
+        assert_eq!((priced + priced).input_tokens, Some(2));
     }
 }

@@ -67,7 +67,7 @@ impl ScenarioRecord {
         self.trials
             .iter()
             .map(|t| ModelTotals::of(t.events.iter()))
-            .fold(ModelTotals::default(), ModelTotals::add)
+            .fold(ModelTotals::default(), |a, b| a + b)
     }
 
     fn is_assertion(&self, eval_id: &str) -> bool {
@@ -141,7 +141,7 @@ fn suite_model(suite: &SuiteRecord) -> ModelTotals {
         .scenarios
         .iter()
         .map(ScenarioRecord::model)
-        .fold(ModelTotals::default(), ModelTotals::add)
+        .fold(ModelTotals::default(), |a, b| a + b)
 }
 
 /// Where an assertion stands: `turn N` or `conversation`.

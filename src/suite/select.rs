@@ -89,6 +89,8 @@ mod tests {
             turns: Vec::new(),
             conversation_assertions: Vec::new(),
             trials: 1,
+            provider: None,
+            streaming: None,
             pos: Pos::START,
         }
     }
