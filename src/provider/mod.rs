@@ -3,8 +3,12 @@
 
 mod completion;
 mod mock;
+pub mod recording;
 mod scripted;
 
 pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
+pub use recording::{
+    MatchMode, ProviderInfo, RecordedSession, Recorder, Recording, Replayer, SessionTape,
+};
 pub use scripted::{AssistantMessage, ScriptedProvider, ToolCall};

@@ -1,0 +1,431 @@
+//! PromptKit's session recording (`{"metadata": {…}, "events": [{"seq", "type",
+//! "offset", "data", …}]}`) read as a recording of one session, the way PromptKit's
+//! replay provider reads it.
+//!
+//! Two event types matter. Each `message.created` with role `assistant` is one model
+//! call; the messages before it (user, assistant and tool; a system message is the
+//! prompt, not conversation) are what it is matched by, so the last user message among
+//! them is its key in content matching. Its tool calls carry `args` as JSON text. A
+//! `provider.call.completed` after it gives that call's duration, tokens and cost. The
+//! system prompt and tools are not recorded there, so they are never compared. Every
+//! other event (tool calls, pipeline stages, audio) is left alone.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value as Json;
+use serde_json::value::RawValue;
+
+use super::json_position::{diagnostic, parse_piece, start_of};
+use super::{
+    NormalizedMessage, NormalizedToolCall, NormalizedToolResult, ProviderInfo, RecordedAnswer,
+    RecordedExchange, RecordedSession, RecordedToolCall, Recording, RequestMatch,
+};
+use crate::doc::Diagnostic;
+use crate::provider::Usage;
+
+/// The provider type a recording read from PromptKit's format reports.
+pub const PROMPTKIT_KIND: &str = "promptkit";
+
+const NANOS_PER_MS: i64 = 1_000_000;
+
+#[derive(Deserialize)]
+#[serde(expecting = "a PromptKit session recording object")]
+struct SessionRecording<'a> {
+    #[serde(default)]
+    metadata: Metadata,
+    #[serde(borrow)]
+    events: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, expecting = "a metadata object")]
+struct Metadata {
+    provider_name: String,
+    model: String,
+    created_at: String,
+    start_time: String,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "an event object")]
+struct Event<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    /// Nanoseconds since the session started.
+    #[serde(default)]
+    offset: i64,
+    #[serde(default, borrow)]
+    data: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase", expecting = "message.created data")]
+struct MessageData {
+    role: String,
+    #[serde(default)]
+    content: String,
+    #[serde(default)]
+    parts: Option<Vec<Part>>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallData>>,
+    #[serde(default)]
+    tool_result: Option<ToolResultData>,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "a content part")]
+struct Part {
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "a tool call object")]
+struct ToolCallData {
+    #[serde(default)]
+    id: String,
+    name: String,
+    /// JSON text as PromptKit writes it; an object is taken as it is.
+    #[serde(default)]
+    args: Json,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "a tool result object")]
+struct ToolResultData {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    parts: Option<Vec<Part>>,
+    #[serde(default)]
+    error: String,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "PascalCase",
+    default,
+    expecting = "provider.call.completed data"
+)]
+#[derive(Default)]
+struct CallData {
+    /// Nanoseconds.
+    duration: i64,
+    input_tokens: i64,
+    output_tokens: i64,
+    cached_tokens: i64,
+    cost: Option<f64>,
+}
+
+/// Reads `text`, a PromptKit session recording from `path`.
+pub fn read(path: &Path, text: &str) -> Result<Recording, Diagnostic> {
+    let recording: SessionRecording =
+        serde_json::from_str(text).map_err(|err| diagnostic(path, &err, ""))?;
+    let mut reader = Reader::default();
+    for (i, raw) in recording.events.iter().enumerate() {
+        let what = format!("events[{i}]");
+        let event: Event = parse_piece(path, text, raw, &what)?;
+        let data = |kind: &str| {
+            event.data.ok_or_else(|| {
+                Diagnostic::error(
+                    path,
+                    start_of(text, raw),
+                    format!("{what}: a {kind} event needs `data`"),
+                )
+            })
+        };
+        match event.kind.as_str() {
+            "message.created" => {
+                let data = data("message.created")?;
+                let message = parse_piece(path, text, data, &format!("{what}.data"))?;
+                reader.message(message, event.offset);
+            }
+            "provider.call.completed" => {
+                let data = data("provider.call.completed")?;
+                let call = parse_piece(path, text, data, &format!("{what}.data"))?;
+                reader.call_completed(call);
+            }
+            _ => {}
+        }
+    }
+    if reader.exchanges.is_empty() {
+        return Err(Diagnostic::whole_file(
+            path,
+            "this PromptKit recording has no assistant message (message.created with role `assistant`), so there is nothing to replay",
+        ));
+    }
+    let metadata = recording.metadata;
+    let name = if metadata.provider_name.is_empty() {
+        PROMPTKIT_KIND.to_string()
+    } else {
+        metadata.provider_name
+    };
+    let recorded_at = if metadata.created_at.is_empty() {
+        metadata.start_time
+    } else {
+        metadata.created_at
+    };
+    Ok(Recording {
+        version: super::FormatVersion,
+        provider: ProviderInfo {
+            name,
+            kind: PROMPTKIT_KIND.to_string(),
+            model: Some(metadata.model).filter(|m| !m.is_empty()),
+        },
+        recorded_at,
+        sessions: vec![RecordedSession {
+            exchanges: reader.finish(),
+        }],
+    })
+}
+
+/// The conversation so far, and the calls found in it.
+#[derive(Default)]
+struct Reader {
+    messages: Vec<NormalizedMessage>,
+    exchanges: Vec<RecordedExchange>,
+    /// When each call ended, in nanoseconds since the session started.
+    ended: Vec<i64>,
+    turn: u32,
+    round: u32,
+    /// The call a `provider.call.completed` would be about.
+    pending: Option<usize>,
+}
+
+impl Reader {
+    fn message(&mut self, data: MessageData, offset: i64) {
+        let text = if data.content.is_empty() {
+            parts_text(data.parts.as_deref())
+        } else {
+            data.content
+        };
+        let calls: Vec<RecordedToolCall> = data
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .map(|call| RecordedToolCall {
+                id: call.id,
+                name: call.name,
+                args: decode_args(call.args),
+            })
+            .collect();
+        let tool_result = data.tool_result.map(|result| NormalizedToolResult {
+            name: result.name,
+            content: if text.is_empty() {
+                parts_text(result.parts.as_deref())
+            } else {
+                text.clone()
+            },
+            error: Some(result.error).filter(|e| !e.is_empty()),
+        });
+        let content = match &tool_result {
+            Some(result) if text.is_empty() => result.content.clone(),
+            _ => text,
+        };
+        let normalized = NormalizedMessage {
+            role: data.role,
+            content,
+            tool_calls: calls
+                .iter()
+                .map(|call| NormalizedToolCall {
+                    name: call.name.clone(),
+                    args: call.args.clone(),
+                })
+                .collect(),
+            tool_result,
+        };
+        match normalized.role.as_str() {
+            "system" => return,
+            "user" => {
+                self.turn += 1;
+                self.round = 0;
+            }
+            "assistant" => {
+                self.round += 1;
+                self.pending = Some(self.exchanges.len());
+                self.ended.push(offset);
+                self.exchanges.push(RecordedExchange {
+                    turn: self.turn.max(1),
+                    round: self.round,
+                    offset_ms: 0,
+                    latency_ms: 0,
+                    request_match: RequestMatch {
+                        system: None,
+                        messages: Some(self.messages.clone()),
+                        tools: None,
+                    },
+                    request: None,
+                    response: None,
+                    attempts: 1,
+                    answer: RecordedAnswer {
+                        content: normalized.content.clone(),
+                        tool_calls: calls,
+                    },
+                    usage: None,
+                });
+            }
+            _ => {}
+        }
+        self.messages.push(normalized);
+    }
+
+    fn call_completed(&mut self, call: CallData) {
+        let Some(exchange) = self.pending.take().and_then(|i| self.exchanges.get_mut(i)) else {
+            return;
+        };
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        exchange.latency_ms = count(call.duration / NANOS_PER_MS);
+        // PromptKit counts cached input tokens apart; here input is all of it.
+        exchange.usage = Some(Usage {
+            input_tokens: count(call.input_tokens) + count(call.cached_tokens),
+            output_tokens: count(call.output_tokens),
+            cost_usd: call.cost,
+        });
+    }
+
+    /// The exchanges, each call's offset counted from when the first call started
+    /// (its end less its duration).
+    fn finish(mut self) -> Vec<RecordedExchange> {
+        let starts: Vec<i64> = self
+            .exchanges
+            .iter()
+            .zip(&self.ended)
+            .map(|(exchange, ended)| {
+                let latency = i64::try_from(exchange.latency_ms).unwrap_or(0) * NANOS_PER_MS;
+                ended.saturating_sub(latency)
+            })
+            .collect();
+        let first = starts.first().copied().unwrap_or(0);
+        for (exchange, start) in self.exchanges.iter_mut().zip(starts) {
+            exchange.offset_ms = u64::try_from((start - first) / NANOS_PER_MS).unwrap_or(0);
+        }
+        self.exchanges
+    }
+}
+
+/// The text of a message's parts, in order.
+fn parts_text(parts: Option<&[Part]>) -> String {
+    parts
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|part| part.text.as_deref())
+        .collect()
+}
+
+/// Tool call arguments from PromptKit's JSON text: the value it holds, `{}` for none,
+/// and text that is not JSON kept as a string (which the session refuses to run, as
+/// it does when a live model sends such text).
+fn decode_args(args: Json) -> Json {
+    match args {
+        Json::Null => Json::Object(Default::default()),
+        Json::String(text) if text.trim().is_empty() => Json::Object(Default::default()),
+        Json::String(text) => serde_json::from_str(&text).unwrap_or(Json::String(text)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fixture() -> (std::path::PathBuf, String) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/recordings/promptkit-session.json");
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        (path, text)
+    }
+
+    #[test]
+    fn each_assistant_message_is_a_call_matched_by_the_messages_before_it() {
+        let (path, text) = fixture();
+        let recording = read(&path, &text).expect("reads");
+        assert_eq!(recording.provider.kind, "promptkit");
+        assert_eq!(recording.provider.name, "openai");
+        assert_eq!(recording.provider.model.as_deref(), Some("gpt-4o-mini"));
+        let [session] = recording.sessions.as_slice() else {
+            panic!("one session")
+        };
+        let calls: Vec<(u32, u32, usize)> = session
+            .exchanges
+            .iter()
+            .map(|e| {
+                let messages = e.request_match.messages.as_ref().map_or(0, Vec::len);
+                (e.turn, e.round, messages)
+            })
+            .collect();
+        assert_eq!(calls, [(1, 1, 1), (1, 2, 3), (2, 1, 5)]);
+        let first = &session.exchanges[0];
+        assert_eq!(
+            serde_json::to_value(&first.answer).expect("writes"),
+            json!({"content": "", "tool_calls": [{"id": "call_abc123", "name": "lookup_order", "args": {"order_id": "A-1002"}}]})
+        );
+        assert_eq!(
+            first.usage,
+            Some(Usage {
+                input_tokens: 152,
+                output_tokens: 21,
+                cost_usd: Some(0.0000354)
+            })
+        );
+        assert_eq!(first.latency_ms, 812);
+        let second = &session.exchanges[1];
+        let messages = second.request_match.messages.as_ref().expect("messages");
+        assert_eq!(
+            serde_json::to_value(&messages[2]).expect("writes"),
+            json!({"role": "tool", "content": "{\"order_id\":\"A-1002\",\"status\":\"delayed\",\"eta\":\"2026-08-25\"}", "tool_result": {"name": "lookup_order", "content": "{\"order_id\":\"A-1002\",\"status\":\"delayed\",\"eta\":\"2026-08-25\"}"}})
+        );
+        assert_eq!(
+            second.request_match.last_user_content(),
+            Some("Where is my order A-1002?")
+        );
+        assert_eq!(
+            session.exchanges[2].request_match.last_user_content(),
+            Some("Can I get a refund if it is late?")
+        );
+        assert_eq!(
+            (
+                second.request_match.system.as_ref(),
+                second.request_match.tools.as_ref()
+            ),
+            (None, None)
+        );
+        let offsets: Vec<u64> = session.exchanges.iter().map(|e| e.offset_ms).collect();
+        assert_eq!(offsets, [0, 1040, 6200]);
+    }
+
+    #[test]
+    fn a_broken_message_event_is_placed_in_the_file() {
+        let text = r#"{"metadata": {}, "events": [
+  {"seq": 1, "type": "message.created", "offset": 0, "data": {"Role": "user", "Content": 7}}
+]}"#;
+        let err = read(Path::new("pk.json"), text).expect_err("content is not text");
+        assert_eq!(
+            err.to_string(),
+            "pk.json:2:90: events[0].data: invalid type: integer `7`, expected a string"
+        );
+        let text = r#"{"events": [{"seq": 1, "type": "message.created"}]}"#;
+        let err = read(Path::new("pk.json"), text).expect_err("no data");
+        assert_eq!(
+            err.to_string(),
+            "pk.json:1:13: events[0]: a message.created event needs `data`"
+        );
+    }
+
+    #[test]
+    fn a_recording_without_answers_is_refused() {
+        let text = r#"{"events": [{"type": "message.created", "data": {"Role": "user", "Content": "hi"}}]}"#;
+        let err = read(Path::new("pk.json"), text).expect_err("nothing to replay");
+        assert!(err.to_string().contains("no assistant message"), "{err}");
+    }
+
+    #[test]
+    fn args_are_decoded_from_their_json_text() {
+        assert_eq!(decode_args(json!("{\"a\":1}")), json!({"a": 1}));
+        assert_eq!(decode_args(json!("")), json!({}));
+        assert_eq!(decode_args(Json::Null), json!({}));
+        assert_eq!(decode_args(json!("not json")), json!("not json"));
+        assert_eq!(decode_args(json!({"a": 1})), json!({"a": 1}));
+    }
+}

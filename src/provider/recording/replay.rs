@@ -1,0 +1,461 @@
+//! Replaying a recording as a provider: each model call is answered by a recorded
+//! exchange instead of by a model. By turn (the default), call k takes exchange k and
+//! must show the model what the recording says it was shown; by content (PromptKit's
+//! other mode), a call takes the next exchange recorded for the same last user
+//! message. A call nothing answers is an error that shows the difference from the
+//! nearest recorded call; there is never a fallback to something else.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use futures::future::LocalBoxFuture;
+
+use super::diff::{differences, quoted, render, text_line};
+use super::{RecordedExchange, Recording, RequestMatch};
+use crate::provider::{AssistantMessage, Completion, ModelCall, ModelError, Provider, ToolCall};
+
+/// How a call finds its recorded exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatchMode {
+    /// The k-th call of the session takes the k-th exchange, and must match it.
+    #[default]
+    Turn,
+    /// A call takes the next exchange recorded for the same last user message.
+    Content,
+}
+
+impl FromStr for MatchMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<MatchMode, String> {
+        match text {
+            "turn" => Ok(MatchMode::Turn),
+            "content" => Ok(MatchMode::Content),
+            other => Err(format!(
+                "`{other}` is not a match mode (use `turn` or `content`)"
+            )),
+        }
+    }
+}
+
+/// Texts longer than this are compared by their start only when looking for the
+/// nearest recorded user message: the measure costs the product of the lengths.
+const NEAREST_PREFIX: usize = 1000;
+
+/// A provider answering from one session of a recording.
+#[derive(Debug, Clone)]
+pub struct Replayer {
+    recording: Arc<Recording>,
+    /// Which exchanges content matching has handed out.
+    used: Vec<bool>,
+    /// The file as it was named, for errors; its name, for `answered_by`.
+    path: String,
+    file_name: String,
+    /// Which session of the recording plays, from 0.
+    session: usize,
+    mode: MatchMode,
+    /// Model calls made so far.
+    calls: usize,
+}
+
+impl Replayer {
+    /// Replays `recording`, read from `path`, session `session` (from 0: trial k
+    /// replays session k-1). A session the recording lacks makes every call fail.
+    pub fn new(
+        recording: impl Into<Arc<Recording>>,
+        path: &Path,
+        session: usize,
+        mode: MatchMode,
+    ) -> Replayer {
+        let recording = recording.into();
+        let count = recording
+            .sessions
+            .get(session)
+            .map_or(0, |s| s.exchanges.len());
+        Replayer {
+            recording,
+            used: vec![false; count],
+            path: path.display().to_string(),
+            file_name: path.file_name().map_or_else(
+                || path.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            ),
+            session,
+            mode,
+            calls: 0,
+        }
+    }
+
+    /// The answer to `call`, or why the recording has none.
+    pub fn answer(&mut self, call: &ModelCall<'_>) -> Result<Completion, ModelError> {
+        self.calls += 1;
+        let found = match self.mode {
+            MatchMode::Turn => self.by_turn(call),
+            MatchMode::Content => self.by_content(call),
+        };
+        let index = found.map_err(|detail| ModelError::Replay {
+            recording: self.path.clone(),
+            detail,
+        })?;
+        Ok(self.completion(index))
+    }
+
+    /// The session's exchanges, or why there are none.
+    fn exchanges(&self) -> Result<&[RecordedExchange], String> {
+        session_exchanges(&self.recording, self.session)
+    }
+
+    /// `session 2, ` when the recording has several, so a message says which.
+    fn session_prefix(&self) -> String {
+        if self.recording.sessions.len() > 1 {
+            format!("session {}, ", self.session + 1)
+        } else {
+            String::new()
+        }
+    }
+
+    fn by_turn(&self, call: &ModelCall<'_>) -> Result<usize, String> {
+        let exchanges = self.exchanges()?;
+        let index = self.calls - 1;
+        let Some(exchange) = exchanges.get(index) else {
+            return Err(format!(
+                "the recording holds {} and this is {}call {} (turn {}, round {})",
+                plural(exchanges.len(), "model call"),
+                self.session_prefix(),
+                self.calls,
+                call.turn,
+                call.round
+            ));
+        };
+        let lines = differences(&exchange.request_match, &RequestMatch::of_call(call));
+        if lines.is_empty() {
+            return Ok(index);
+        }
+        Err(format!(
+            "{}call {} (turn {}, round {}) does not match the recorded call {} (turn {}, round {}):\n{}",
+            self.session_prefix(),
+            self.calls,
+            call.turn,
+            call.round,
+            index + 1,
+            exchange.turn,
+            exchange.round,
+            render(&lines)
+        ))
+    }
+
+    fn by_content(&mut self, call: &ModelCall<'_>) -> Result<usize, String> {
+        let made = RequestMatch::of_call(call);
+        let Some(key) = made.last_user_content() else {
+            return Err(format!(
+                "{}call {} (turn {}, round {}) has no user message to match by content",
+                self.session_prefix(),
+                self.calls,
+                call.turn,
+                call.round
+            ));
+        };
+        let recording = Arc::clone(&self.recording);
+        let exchanges = session_exchanges(&recording, self.session)?;
+        let same: Vec<usize> = exchanges
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.request_match.last_user_content() == Some(key))
+            .map(|(i, _)| i)
+            .collect();
+        if let Some(&index) = same.iter().find(|&&i| !self.used[i]) {
+            self.used[index] = true;
+            return Ok(index);
+        }
+        let call_name = format!(
+            "{}call {} (turn {}, round {})",
+            self.session_prefix(),
+            self.calls,
+            call.turn,
+            call.round
+        );
+        if !same.is_empty() {
+            return Err(format!(
+                "{call_name}: the recording answers this user message {} and every one has been used:\n  user message: {}",
+                plural(same.len(), "time"),
+                quoted(key)
+            ));
+        }
+        let Some((index, recorded)) = nearest(exchanges, key) else {
+            return Err(format!(
+                "{call_name}: the recording has no user message to match by content"
+            ));
+        };
+        let exchange = &exchanges[index];
+        let line = text_line("user message", recorded, key).unwrap_or_default();
+        Err(format!(
+            "{call_name}: no recorded call answers this user message; the nearest is call {} (turn {}, round {}):\n  {line}",
+            index + 1,
+            exchange.turn,
+            exchange.round,
+        ))
+    }
+
+    fn completion(&self, index: usize) -> Completion {
+        let exchange = &self.recording.sessions[self.session].exchanges[index];
+        let by = match self.mode {
+            MatchMode::Turn => "",
+            MatchMode::Content => ", by content",
+        };
+        Completion {
+            message: AssistantMessage {
+                content: exchange.answer.content.clone(),
+                tool_calls: exchange
+                    .answer
+                    .tool_calls
+                    .iter()
+                    .map(|call| ToolCall {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        args: call.args.clone(),
+                    })
+                    .collect(),
+            },
+            answered_by: format!(
+                "recording {}, {}call {}{by}",
+                self.file_name,
+                self.session_prefix(),
+                index + 1
+            ),
+            usage: exchange.usage,
+            exchange: None,
+        }
+    }
+}
+
+impl Provider for Replayer {
+    fn complete<'a>(
+        &'a mut self,
+        call: ModelCall<'a>,
+    ) -> LocalBoxFuture<'a, Result<Completion, ModelError>> {
+        Box::pin(std::future::ready(self.answer(&call)))
+    }
+}
+
+/// Session `session`'s exchanges, or why there are none.
+fn session_exchanges(recording: &Recording, session: usize) -> Result<&[RecordedExchange], String> {
+    match recording.sessions.get(session) {
+        Some(found) => Ok(&found.exchanges),
+        None => Err(format!(
+            "the recording holds {} and this is session {}",
+            plural(recording.sessions.len(), "session"),
+            session + 1
+        )),
+    }
+}
+
+/// The recorded user message most like `key`, and the first exchange recorded for it.
+fn nearest<'r>(exchanges: &'r [RecordedExchange], key: &str) -> Option<(usize, &'r str)> {
+    let start = |text: &str| text.chars().take(NEAREST_PREFIX).collect::<String>();
+    let key_start = start(key);
+    let mut best: Option<(usize, &str, f64)> = None;
+    for (i, exchange) in exchanges.iter().enumerate() {
+        let Some(recorded) = exchange.request_match.last_user_content() else {
+            continue;
+        };
+        let score = strsim::normalized_levenshtein(&start(recorded), &key_start);
+        if best.is_none_or(|(_, _, top)| score > top) {
+            best = Some((i, recorded, score));
+        }
+    }
+    best.map(|(i, recorded, _)| (i, recorded))
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::{History, assistant_message, message, tool_message};
+    use crate::provider::Usage;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    fn fixture() -> (PathBuf, Recording) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/recordings/promptkit-session.json");
+        let recording = Recording::load(&path).expect("reads");
+        (path, recording)
+    }
+
+    fn call<'a>(turn: u32, round: u32, history: &'a History) -> ModelCall<'a> {
+        ModelCall {
+            turn,
+            round,
+            system_prompt: "You help with orders.",
+            messages: history,
+            tools: &[],
+            stream: false,
+        }
+    }
+
+    /// The fixture's conversation as the session builds it, up to each call.
+    fn conversation() -> Vec<History> {
+        let lookup =
+            json!({"id": "call_1", "name": "lookup_order", "args": {"order_id": "A-1002"}});
+        let result = r#"{"order_id":"A-1002","status":"delayed","eta":"2026-08-25"}"#;
+        let mut history = History::default();
+        let mut upto = Vec::new();
+        history.push(message("user", "Where is my order A-1002?"));
+        upto.push(history.clone());
+        history.push(assistant_message("", &[lookup]));
+        history.push(tool_message("call_1", "lookup_order", result, None));
+        upto.push(history.clone());
+        history.push(message(
+            "assistant",
+            "Your order A-1002 is delayed; it should arrive on 2026-08-25.",
+        ));
+        history.push(message("user", "Can I get a refund if it is late?"));
+        upto.push(history);
+        upto
+    }
+
+    #[test]
+    fn the_promptkit_fixture_replays_by_turn() {
+        let (path, recording) = fixture();
+        let mut replayer = Replayer::new(recording, &path, 0, MatchMode::Turn);
+        let calls = conversation();
+        let first = replayer.answer(&call(1, 1, &calls[0])).expect("answers");
+        assert_eq!(first.message.content, "");
+        assert_eq!(
+            first.message.tool_calls,
+            [ToolCall {
+                id: "call_abc123".into(),
+                name: "lookup_order".into(),
+                args: json!({"order_id": "A-1002"}),
+            }]
+        );
+        assert_eq!(
+            first.answered_by,
+            "recording promptkit-session.json, call 1"
+        );
+        assert_eq!(
+            first.usage,
+            Some(Usage {
+                input_tokens: 152,
+                output_tokens: 21,
+                cost_usd: Some(0.0000354)
+            })
+        );
+        let second = replayer.answer(&call(1, 2, &calls[1])).expect("answers");
+        assert_eq!(
+            second.message.content,
+            "Your order A-1002 is delayed; it should arrive on 2026-08-25."
+        );
+        let third = replayer.answer(&call(2, 1, &calls[2])).expect("answers");
+        assert_eq!(
+            third.message.content,
+            "Yes: if it arrives after 2026-08-25 you can ask for a full refund."
+        );
+        let err = replayer
+            .answer(&call(3, 1, &calls[2]))
+            .expect_err("nothing left");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "replay of {}: the recording holds 3 model calls and this is call 4 (turn 3, round 1)",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn an_edited_user_message_fails_by_turn_with_a_diff_naming_it() {
+        let (path, recording) = fixture();
+        let mut replayer = Replayer::new(recording, &path, 0, MatchMode::Turn);
+        let mut history = History::default();
+        history.push(message("user", "Where is my order A-1003?"));
+        let Err(ModelError::Replay { recording, detail }) = replayer.answer(&call(1, 1, &history))
+        else {
+            panic!("the edited message does not match")
+        };
+        assert_eq!(recording, path.display().to_string());
+        assert_eq!(
+            detail,
+            "call 1 (turn 1, round 1) does not match the recorded call 1 (turn 1, round 1):\n  messages[0] (user).content: recorded \"Where is my order A-1002?\" — made \"Where is my order A-1003?\""
+        );
+    }
+
+    #[test]
+    fn content_matching_finds_calls_by_the_last_user_message() {
+        let (path, recording) = fixture();
+        let mut replayer = Replayer::new(recording, &path, 0, MatchMode::Content);
+        let calls = conversation();
+        // The second turn first: content matching does not care about order.
+        let refund = replayer.answer(&call(1, 1, &calls[2])).expect("answers");
+        assert_eq!(
+            refund.message.content,
+            "Yes: if it arrives after 2026-08-25 you can ask for a full refund."
+        );
+        assert_eq!(
+            refund.answered_by,
+            "recording promptkit-session.json, call 3, by content"
+        );
+        // Both calls of the first turn share its user message, and come in order.
+        let lookup = replayer.answer(&call(2, 1, &calls[0])).expect("answers");
+        assert_eq!(lookup.message.tool_calls[0].name, "lookup_order");
+        let answer = replayer.answer(&call(2, 2, &calls[1])).expect("answers");
+        assert!(answer.message.tool_calls.is_empty());
+        let err = replayer
+            .answer(&call(2, 3, &calls[1]))
+            .expect_err("used up");
+        assert!(
+            err.to_string().ends_with(
+                "call 4 (turn 2, round 3): the recording answers this user message 2 times and every one has been used:\n  user message: \"Where is my order A-1002?\""
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_content_miss_names_the_nearest_recorded_message() {
+        let (path, recording) = fixture();
+        let mut replayer = Replayer::new(recording, &path, 0, MatchMode::Content);
+        let mut history = History::default();
+        history.push(message("user", "Can I get a refund if it is lost?"));
+        let Err(ModelError::Replay { detail, .. }) = replayer.answer(&call(1, 1, &history)) else {
+            panic!("no recorded call has this message")
+        };
+        assert_eq!(
+            detail,
+            "call 1 (turn 1, round 1): no recorded call answers this user message; the nearest is call 3 (turn 2, round 1):\n  user message: recorded \"Can I get a refund if it is late?\" — made \"Can I get a refund if it is lost?\""
+        );
+    }
+
+    #[test]
+    fn a_session_the_recording_lacks_fails_every_call() {
+        let (path, recording) = fixture();
+        let mut replayer = Replayer::new(recording, &path, 1, MatchMode::Turn);
+        let calls = conversation();
+        let err = replayer
+            .answer(&call(1, 1, &calls[0]))
+            .expect_err("no session 2");
+        assert!(
+            err.to_string()
+                .ends_with("the recording holds 1 session and this is session 2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn match_modes_are_read_by_name() {
+        assert_eq!("turn".parse(), Ok(MatchMode::Turn));
+        assert_eq!("content".parse(), Ok(MatchMode::Content));
+        assert_eq!(
+            "order".parse::<MatchMode>(),
+            Err("`order` is not a match mode (use `turn` or `content`)".to_string())
+        );
+    }
+}
