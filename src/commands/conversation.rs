@@ -14,11 +14,12 @@ use crate::config::RuntimeConfig;
 use crate::doc::Diagnostics;
 use crate::evals::Evaluator;
 use crate::pack::{Pack, Prompt, VarInputs};
-use crate::provider::{MockScript, ScriptedProvider};
+use crate::provider::{RecordedSession, Recorder};
 use crate::report::{RunRecord, Transcript};
 use crate::session::{Approvals, Chaos, Decision, Session, SessionEvent, ToolFailure, TurnEnd};
 
 use super::exit::of_run;
+use super::model::ModelPlan;
 use super::runtime::{interrupted, with_runtime};
 use super::user_messages::UserMessages;
 
@@ -29,8 +30,11 @@ pub(super) struct Plan {
     pub prompt: Prompt,
     pub system_prompt: String,
     pub variables: Json,
-    pub script: MockScript,
+    /// The mock scenario or scenario id the run is reported under.
     pub scenario: String,
+    pub model: ModelPlan,
+    /// Keep the model exchanges, for a recording.
+    pub record: bool,
     pub evaluator: Evaluator,
     pub cancel: CancellationToken,
     /// Cancelled when the command as a whole is interrupted (a suite watches for
@@ -53,12 +57,16 @@ pub(super) struct Plan {
 pub(super) struct TurnScript {
     pub consent: Vec<(String, Decision)>,
     pub chaos: Vec<ToolFailure>,
+    /// Streamed answers or not, over the run's choice.
+    pub stream: Option<bool>,
 }
 
 /// A finished run: what happened, and the exit code it comes to.
 pub(super) struct Played {
     pub record: RunRecord,
     pub exit: Exit,
+    /// The model exchanges, when the plan asked to keep them.
+    pub recorded: Option<RecordedSession>,
 }
 
 /// Plays the conversation, writing the transcript and showing each event to `watch`
@@ -76,7 +84,16 @@ pub(super) fn execute(
     };
     let started = Instant::now();
     let cancel = plan.cancel.clone();
+    let (provider_id, model) = (plan.model.provider_id.clone(), plan.model.model.clone());
+    let stream = plan.model.stream;
+    let mut tape = None;
     let played = with_runtime(|| async {
+        let mut provider = plan.model.provider().map_err(CliError::Usage)?;
+        if plan.record {
+            let recorder = Recorder::new(provider);
+            tape = Some(recorder.tape());
+            provider = Box::new(recorder);
+        }
         let sink = |event: &SessionEvent| {
             if let Some(transcript) = &mut transcript {
                 transcript.write(event);
@@ -88,9 +105,10 @@ pub(super) fn execute(
             &plan.pack,
             &plan.prompt,
             plan.system_prompt.clone(),
-            ScriptedProvider::new(plan.script, &plan.scenario),
+            provider,
             cancel.clone(),
         )
+        .played_by(provider_id, model)
         .with_evals(plan.evaluator)
         .on_event(sink);
         // A user message and an answer a turn at least: grown by doubling, a long
@@ -101,7 +119,7 @@ pub(super) fn execute(
         session.approvals = plan.approvals;
         session.chaos = Chaos::seeded(&plan.chaos_seed);
         let played = tokio::select! {
-            turns = play(&mut session, &plan.messages, &plan.scripts) => Some(turns),
+            turns = play(&mut session, &plan.messages, &plan.scripts, stream) => Some(turns),
             () = interrupted() => None,
             () = plan.stop.cancelled() => None,
         };
@@ -140,7 +158,12 @@ pub(super) fn execute(
         exit_code: exit.code(),
         warnings: plan.warnings,
     };
-    Ok(Played { record, exit })
+    let recorded = tape.map(|tape| tape.take());
+    Ok(Played {
+        record,
+        exit,
+        recorded,
+    })
 }
 
 /// Plays the messages in order until one ends the run, then the session-level
@@ -149,12 +172,14 @@ async fn play(
     session: &mut Session<'_>,
     messages: &UserMessages,
     scripts: &[TurnScript],
+    stream: bool,
 ) -> Vec<TurnEnd> {
     let mut turns = Vec::with_capacity(messages.len());
     for (i, text) in messages.iter().enumerate() {
         let script = scripts.get(i).cloned().unwrap_or_default();
         session.approvals.scripted = script.consent;
         session.chaos.rules = script.chaos;
+        session.stream = script.stream.unwrap_or(stream);
         let end = session.turn(text).await;
         let go_on = end.run_continues();
         turns.push(end);

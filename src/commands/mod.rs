@@ -26,6 +26,7 @@ mod hook_call;
 mod hook_report;
 mod hook_samples;
 mod load;
+mod model;
 mod runtime;
 mod scenario_files;
 mod store;

@@ -10,7 +10,8 @@ use crate::cli::args::ReplayMatch;
 use crate::config::{Provider as ProviderConfig, RuntimeConfig};
 use crate::doc::{Diagnostic, Pos, suggest};
 use crate::provider::{
-    HttpProvider, MatchMode, MockScript, Provider, Recording, Replayer, ScriptedProvider,
+    HTTP_TYPES, HttpProvider, MatchMode, MockScript, Provider, ProviderInfo, Recording, Replayer,
+    ScriptedProvider, http_plays,
 };
 
 /// What answers the model calls of one conversation, decided before it starts.
@@ -22,6 +23,8 @@ pub(super) struct ModelPlan {
     pub model: String,
     /// Ask for streamed answers (HTTP providers).
     pub stream: bool,
+    /// What a recording of these answers says played them.
+    pub info: ProviderInfo,
 }
 
 #[derive(Clone)]
@@ -126,7 +129,7 @@ pub(super) fn live_answers(
             script: script.clone(),
             scenario: scenario.to_string(),
         }),
-        Some(p) if crate::provider::plays(&p.kind) => {
+        Some(p) if http_plays(&p.kind) => {
             HttpProvider::new(p).map_err(CliError::Usage)?;
             Ok(Answers::Http(Box::new(p.clone())))
         }
@@ -134,7 +137,7 @@ pub(super) fn live_answers(
             "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, {})",
             p.name(),
             p.kind,
-            crate::provider::HTTP_TYPES
+            HTTP_TYPES
                 .iter()
                 .map(|t| format!("`{t}`"))
                 .collect::<Vec<_>>()
@@ -158,14 +161,38 @@ pub(super) fn replay_answers(path: &Path, mode: ReplayMatch) -> Result<Answers, 
     })
 }
 
-/// The names hooks see: the chosen provider's id (else type) and model, or the
-/// mock's.
-pub(super) fn names(chosen: Option<&ProviderConfig>) -> (String, String) {
-    match chosen {
-        Some(p) => (
-            p.name().to_string(),
-            p.model.clone().unwrap_or_else(|| "mock-model".into()),
-        ),
-        None => ("mock".into(), "mock-model".into()),
+/// The plan for `answers` by the chosen provider (or the bare mock): hooks are told
+/// its id and model.
+pub(super) fn plan(answers: Answers, chosen: Option<&ProviderConfig>, stream: bool) -> ModelPlan {
+    let info = chosen.map_or_else(
+        || ProviderInfo {
+            name: "mock".into(),
+            kind: "mock".into(),
+            model: None,
+        },
+        ProviderInfo::of,
+    );
+    ModelPlan {
+        answers,
+        provider_id: info.name.clone(),
+        model: info.model.clone().unwrap_or_else(|| "mock-model".into()),
+        stream,
+        info,
     }
+}
+
+/// Writes a recording of `sessions` as played by `info`.
+pub(super) fn write_recording(
+    path: &Path,
+    info: &ProviderInfo,
+    sessions: impl IntoIterator<Item = crate::provider::RecordedSession>,
+) -> Result<(), CliError> {
+    let mut recording = Recording::new(info.clone());
+    for session in sessions {
+        recording.push_session(session);
+    }
+    recording.write(path).map_err(|source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -186,6 +186,14 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Names the provider and model in hook payloads (the config's mock, or `mock`,
+    /// unless said otherwise).
+    pub fn played_by(mut self, provider_id: String, model: String) -> Self {
+        self.provider_id = provider_id;
+        self.model = model;
+        self
+    }
+
     /// Runs these evals at their triggers.
     pub fn with_evals(mut self, evaluator: Evaluator) -> Self {
         self.evaluator = Some(evaluator);
