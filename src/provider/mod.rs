@@ -2,9 +2,11 @@
 //! PromptKit's mock-responses YAML, answering each call of a scenario by its number.
 
 mod completion;
+mod http;
 mod mock;
 mod scripted;
 
 pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
+pub use http::{HTTP_TYPES, HttpProvider, plays as http_plays};
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
 pub use scripted::{AssistantMessage, ScriptedProvider, ToolCall};
