@@ -226,3 +226,58 @@ impl Provider for HttpProvider {
         Box::pin(self.call(call))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Credential;
+
+    fn setup(kind: &str, edit: impl FnOnce(&mut config::Provider)) -> Result<HttpProvider, String> {
+        let mut provider = config::Provider {
+            id: Some("p".into()),
+            kind: kind.into(),
+            model: Some("m".into()),
+            credential: Some(Credential::Key("sk-setup-1".into())),
+            ..config::Provider::default()
+        };
+        edit(&mut provider);
+        HttpProvider::with_env(&provider, &|_| None)
+    }
+
+    #[test]
+    fn setup_problems_name_the_provider_and_what_is_wrong() {
+        let err = |kind, edit: fn(&mut config::Provider)| setup(kind, edit).expect_err("a problem");
+        assert_eq!(
+            err("mock", |_| {}),
+            "provider `p`: type `mock` is not an HTTP provider (those are openai, vllm, ollama, claude)"
+        );
+        assert_eq!(
+            err("openai", |p| p.model = Some(" ".into())),
+            "provider `p`: no model is set"
+        );
+        assert_eq!(
+            err("ollama", |p| p.base_url = Some("localhost:11434".into())),
+            "provider `p`: base_url `localhost:11434` is not an http or https URL"
+        );
+        assert_eq!(
+            err("claude", |p| {
+                p.id = None;
+                p.credential = Some(Credential::Env("NO_SUCH_KEY_VAR".into()));
+            }),
+            "provider `claude`: credential_env `NO_SUCH_KEY_VAR` is not set"
+        );
+    }
+
+    #[test]
+    fn a_provider_shows_no_headers_when_debugged() {
+        let provider = setup("ollama", |p| {
+            p.headers.insert("X-Token".into(), "tok-hidden".into());
+        })
+        .expect("valid");
+        let shown = format!("{provider:?}");
+        assert_eq!(
+            shown,
+            "HttpProvider { name: \"p\", model: \"m\", url: \"http://localhost:11434/v1/chat/completions\", .. }"
+        );
+    }
+}
