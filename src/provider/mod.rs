@@ -2,11 +2,13 @@
 //! PromptKit's mock-responses YAML, answering each call of a scenario by its number.
 
 mod completion;
+mod http;
 mod mock;
 pub mod recording;
 mod scripted;
 
 pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
+pub use http::{HTTP_TYPES, HttpProvider, plays as http_plays};
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
 pub use recording::{
     MatchMode, ProviderInfo, RecordedSession, Recorder, Recording, Replayer, SessionTape,

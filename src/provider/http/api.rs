@@ -1,0 +1,61 @@
+//! One face for both wire formats: the body to send, the answer to read back.
+
+use serde_json::Value as Json;
+
+use super::answer::Answer;
+use super::claude_stream::ClaudeStream;
+use super::endpoint::Api;
+use super::openai_stream::OpenAiStream;
+use super::sse::SseEvent;
+use super::{claude, openai};
+use crate::config::ModelDefaults;
+use crate::provider::ModelCall;
+
+impl Api {
+    pub fn request_body(self, call: &ModelCall<'_>, model: &str, defaults: &ModelDefaults) -> Json {
+        match self {
+            Api::OpenAi => openai::request_body(call, model, defaults),
+            Api::Claude => claude::request_body(call, model, defaults),
+        }
+    }
+
+    /// The answer in a whole (not streamed) response body, or the API's error message.
+    pub fn parse_answer(self, body: &Json) -> Result<Answer, String> {
+        match self {
+            Api::OpenAi => openai::parse_answer(body),
+            Api::Claude => claude::parse_answer(body),
+        }
+    }
+
+    pub fn stream(self) -> Stream {
+        match self {
+            Api::OpenAi => Stream::OpenAi(OpenAiStream::default()),
+            Api::Claude => Stream::Claude(ClaudeStream::default()),
+        }
+    }
+}
+
+/// A streamed answer being put together.
+#[derive(Debug)]
+pub(super) enum Stream {
+    OpenAi(OpenAiStream),
+    Claude(ClaudeStream),
+}
+
+impl Stream {
+    /// Takes in one event; `Ok(true)` once the API's end marker has come.
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, String> {
+        match self {
+            Stream::OpenAi(stream) => stream.event(event),
+            Stream::Claude(stream) => stream.event(event),
+        }
+    }
+
+    /// The answer once the body has ended, or why it is incomplete.
+    pub fn finish(self) -> Result<Answer, String> {
+        match self {
+            Stream::OpenAi(stream) => stream.finish(),
+            Stream::Claude(stream) => stream.finish(),
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! A streamed Messages answer, put together from its events.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use super::answer::{Answer, Call, Tokens, args_from_text, args_from_value};
+use super::api_error::{error_in, quote};
+use super::sse::SseEvent;
+
+#[derive(Debug, Default)]
+pub(super) struct ClaudeStream {
+    /// Content blocks by their index.
+    blocks: BTreeMap<u64, Block>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    done: bool,
+}
+
+#[derive(Debug)]
+enum Block {
+    Text(String),
+    ToolUse {
+        id: String,
+        name: String,
+        /// The `input` the block started with, used when no JSON pieces follow.
+        start: Json,
+        json: String,
+    },
+    /// Thinking and other blocks that are not part of the reply.
+    Other,
+}
+
+impl ClaudeStream {
+    /// Takes in one event; `Ok(true)` once the answer is complete (`message_stop`).
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, String> {
+        let data: Json = serde_json::from_str(&event.data)
+            .map_err(|_| format!("a stream event is not JSON: {}", quote(&event.data)))?;
+        let kind = data["type"]
+            .as_str()
+            .or(event.event.as_deref())
+            .unwrap_or_default();
+        let index = data["index"].as_u64().unwrap_or_default();
+        match kind {
+            "message_start" => {
+                let usage = &data["message"]["usage"];
+                self.input_tokens = usage["input_tokens"].as_u64();
+                self.output_tokens = usage["output_tokens"].as_u64();
+            }
+            "content_block_start" => {
+                let block = &data["content_block"];
+                let block = match block["type"].as_str() {
+                    Some("text") => Block::Text(block["text"].as_str().unwrap_or_default().into()),
+                    Some("tool_use") => Block::ToolUse {
+                        id: block["id"].as_str().unwrap_or_default().into(),
+                        name: block["name"].as_str().unwrap_or_default().into(),
+                        start: block["input"].clone(),
+                        json: String::new(),
+                    },
+                    _ => Block::Other,
+                };
+                self.blocks.insert(index, block);
+            }
+            "content_block_delta" => self.add_delta(index, &data["delta"]),
+            "message_delta" => {
+                if let Some(output) = data["usage"]["output_tokens"].as_u64() {
+                    self.output_tokens = Some(output);
+                }
+            }
+            "message_stop" => {
+                self.done = true;
+                return Ok(true);
+            }
+            "error" => {
+                return Err(error_in(&data).unwrap_or_else(|| quote(&event.data)));
+            }
+            // `ping`, `content_block_stop`, and kinds added later.
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn add_delta(&mut self, index: u64, delta: &Json) {
+        match (self.blocks.get_mut(&index), delta["type"].as_str()) {
+            (Some(Block::Text(text)), Some("text_delta")) => {
+                text.push_str(delta["text"].as_str().unwrap_or_default());
+            }
+            (Some(Block::ToolUse { json, .. }), Some("input_json_delta")) => {
+                json.push_str(delta["partial_json"].as_str().unwrap_or_default());
+            }
+            // A text block that was never started still carries text.
+            (None, Some("text_delta")) => {
+                let text = delta["text"].as_str().unwrap_or_default().to_string();
+                self.blocks.insert(index, Block::Text(text));
+            }
+            _ => {}
+        }
+    }
+
+    /// The answer once the body has ended.
+    pub fn finish(self) -> Result<Answer, String> {
+        if !self.done {
+            return Err("the stream ended before the answer was complete".into());
+        }
+        let mut answer = Answer::default();
+        for block in self.blocks.into_values() {
+            match block {
+                Block::Text(text) => answer.text.push_str(&text),
+                Block::ToolUse {
+                    id,
+                    name,
+                    start,
+                    json,
+                } => {
+                    if name.is_empty() {
+                        return Err(format!("a streamed tool_use block (id `{id}`) has no name"));
+                    }
+                    let args = if json.trim().is_empty() {
+                        args_from_value(&start)
+                    } else {
+                        args_from_text(&json)
+                    };
+                    answer.calls.push(Call { id, name, args });
+                }
+                Block::Other => {}
+            }
+        }
+        if self.input_tokens.is_some() || self.output_tokens.is_some() {
+            answer.tokens = Some(Tokens {
+                input: self.input_tokens.unwrap_or(0),
+                output: self.output_tokens.unwrap_or(0),
+            });
+        }
+        Ok(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn play(events: &[(&str, &str)]) -> Result<Answer, String> {
+        let mut stream = ClaudeStream::default();
+        for (name, data) in events {
+            let event = SseEvent {
+                event: Some(name.to_string()),
+                data: data.to_string(),
+            };
+            if stream.event(&event)? {
+                break;
+            }
+        }
+        stream.finish()
+    }
+
+    #[test]
+    fn text_and_tool_use_arrive_in_pieces() {
+        let answer = play(&[
+            ("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":25,"output_tokens":1}}}"#),
+            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            ("ping", r#"{"type":"ping"}"#),
+            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Looking"}}"#),
+            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" it up."}}"#),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            ("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_9","name":"search","input":{}}}"#),
+            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\":"}}"#),
+            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" \"sse\"}"}}"#),
+            ("content_block_start", r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_10","name":"now","input":{}}}"#),
+            ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":31}}"#),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+        ])
+        .expect("an answer");
+        assert_eq!(answer.text, "Looking it up.");
+        assert_eq!(
+            answer.calls,
+            [
+                Call {
+                    id: "toolu_9".into(),
+                    name: "search".into(),
+                    args: json!({"q": "sse"})
+                },
+                Call {
+                    id: "toolu_10".into(),
+                    name: "now".into(),
+                    args: json!({})
+                },
+            ]
+        );
+        assert_eq!(
+            answer.tokens,
+            Some(Tokens {
+                input: 25,
+                output: 31
+            })
+        );
+    }
+
+    #[test]
+    fn an_unfinished_stream_and_an_error_event_are_errors() {
+        let cut = play(&[(
+            "message_start",
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":5}}}"#,
+        )]);
+        assert_eq!(
+            cut,
+            Err("the stream ended before the answer was complete".into())
+        );
+        let error = play(&[(
+            "error",
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        )]);
+        assert_eq!(error, Err("Overloaded".into()));
+    }
+}

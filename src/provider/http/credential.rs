@@ -1,0 +1,206 @@
+//! Where a provider's API key comes from, and keeping it out of every text.
+
+use std::fmt;
+
+use super::endpoint::Flavor;
+use crate::config::{Credential, Provider};
+
+/// An API key. It has no `Display`, and its `Debug` shows nothing of it.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct ApiKey(String);
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+impl ApiKey {
+    #[cfg(test)]
+    pub fn for_tests(key: &str) -> ApiKey {
+        ApiKey(key.to_string())
+    }
+
+    /// The key itself, for the one header that carries it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// `text` with every occurrence of the key replaced by `***`: a last defence for
+    /// error texts that quote what a server sent back.
+    pub fn redact(&self, text: &str) -> String {
+        // A key too short to be real would garble ordinary words.
+        if self.0.len() < 4 {
+            return text.to_string();
+        }
+        text.replace(&self.0, "***")
+    }
+}
+
+/// Hides the key in `text` when there is one.
+pub(super) fn redact(key: Option<&ApiKey>, text: &str) -> String {
+    match key {
+        Some(key) => key.redact(text),
+        None => text.to_string(),
+    }
+}
+
+/// The key a provider sends: its credential, else the type's usual variable; `None`
+/// when it goes without one. `env` reads an environment variable.
+pub(super) fn resolve(
+    provider: &Provider,
+    flavor: Flavor,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<ApiKey>, String> {
+    match &provider.credential {
+        Some(Credential::Key(key)) => non_empty(key).map(Some).ok_or("api_key is empty".into()),
+        Some(Credential::Env(name)) => match env(name) {
+            None => Err(format!("credential_env `{name}` is not set")),
+            Some(value) => non_empty(&value)
+                .map(Some)
+                .ok_or(format!("credential_env `{name}` is empty")),
+        },
+        Some(Credential::File(path)) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read credential_file `{}`: {e}", path.display()))?;
+            non_empty(text.lines().next().unwrap_or_default())
+                .map(Some)
+                .ok_or(format!("credential_file `{}` is empty", path.display()))
+        }
+        None => default_key(provider, flavor, env),
+    }
+}
+
+/// No credential named: the type's usual variable, or none for a type or a server
+/// that needs none.
+fn default_key(
+    provider: &Provider,
+    flavor: Flavor,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<ApiKey>, String> {
+    let Some(var) = flavor.default_key_env else {
+        return Ok(None);
+    };
+    if let Some(key) = env(var).as_deref().and_then(non_empty) {
+        return Ok(Some(key));
+    }
+    let elsewhere = provider
+        .base_url
+        .as_deref()
+        .is_some_and(|base| base.trim_end_matches('/') != flavor.default_base);
+    if elsewhere && flavor.keyless_elsewhere {
+        return Ok(None);
+    }
+    Err(format!(
+        "no API key: `{var}` is not set (or name one with credential_env, credential_file or api_key)"
+    ))
+}
+
+fn non_empty(text: &str) -> Option<ApiKey> {
+    let text = text.trim();
+    (!text.is_empty()).then(|| ApiKey(text.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::http::endpoint::flavor;
+    use std::io::Write;
+
+    fn provider(kind: &str, credential: Option<Credential>, base: Option<&str>) -> Provider {
+        Provider {
+            kind: kind.into(),
+            credential,
+            base_url: base.map(str::to_string),
+            ..Provider::default()
+        }
+    }
+
+    fn key_of(
+        p: &Provider,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<String>, String> {
+        let flavor = flavor(&p.kind).expect("an HTTP type");
+        resolve(p, flavor, env).map(|k| k.map(|k| k.expose().to_string()))
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn a_named_credential_is_read_and_trimmed() {
+        let inline = provider("openai", Some(Credential::Key(" sk-1 ".into())), None);
+        assert_eq!(key_of(&inline, &no_env), Ok(Some("sk-1".into())));
+
+        let env = provider("claude", Some(Credential::Env("MY_KEY".into())), None);
+        let lookup = |name: &str| (name == "MY_KEY").then(|| "sk-ant\n".to_string());
+        assert_eq!(key_of(&env, &lookup), Ok(Some("sk-ant".into())));
+
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        writeln!(file, "  sk-file  \nsecond line").expect("write");
+        let from_file = provider("vllm", Some(Credential::File(file.path().into())), None);
+        assert_eq!(key_of(&from_file, &no_env), Ok(Some("sk-file".into())));
+    }
+
+    #[test]
+    fn a_missing_credential_names_its_source() {
+        let unset = provider(
+            "openai",
+            Some(Credential::Env("PROMPTEXEC_UNSET_KEY_VAR".into())),
+            None,
+        );
+        let flavor = flavor("openai").expect("openai");
+        let real_env = |name: &str| std::env::var(name).ok();
+        assert_eq!(
+            resolve(&unset, flavor, &real_env),
+            Err("credential_env `PROMPTEXEC_UNSET_KEY_VAR` is not set".into())
+        );
+        let empty = |_: &str| Some("  ".to_string());
+        let blank = provider("openai", Some(Credential::Env("K".into())), None);
+        assert_eq!(
+            key_of(&blank, &empty),
+            Err("credential_env `K` is empty".into())
+        );
+
+        let missing = provider(
+            "claude",
+            Some(Credential::File("/nonexistent/key".into())),
+            None,
+        );
+        let err = key_of(&missing, &no_env).expect_err("unreadable");
+        assert!(
+            err.starts_with("cannot read credential_file `/nonexistent/key`: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn without_a_credential_the_usual_variable_or_a_local_server() {
+        let openai = provider("openai", None, None);
+        let lookup = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-env".to_string());
+        assert_eq!(key_of(&openai, &lookup), Ok(Some("sk-env".into())));
+        assert_eq!(
+            key_of(&openai, &no_env),
+            Err("no API key: `OPENAI_API_KEY` is not set (or name one with credential_env, credential_file or api_key)".into())
+        );
+        let local = provider("vllm", None, Some("http://127.0.0.1:8000/v1"));
+        assert_eq!(key_of(&local, &no_env), Ok(None));
+        let default_root = provider("openai", None, Some("https://api.openai.com/v1/"));
+        assert!(key_of(&default_root, &no_env).is_err());
+        let claude_elsewhere = provider("claude", None, Some("http://127.0.0.1:9/v1"));
+        assert!(key_of(&claude_elsewhere, &no_env).is_err());
+        // Ollama needs none, and does not borrow OpenAI's.
+        assert_eq!(key_of(&provider("ollama", None, None), &lookup), Ok(None));
+    }
+
+    #[test]
+    fn the_key_never_shows() {
+        let key = ApiKey("sk-secret-123".into());
+        assert_eq!(format!("{key:?}"), "ApiKey(***)");
+        assert_eq!(
+            key.redact("Incorrect API key provided: sk-secret-123."),
+            "Incorrect API key provided: ***."
+        );
+    }
+}

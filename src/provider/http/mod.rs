@@ -1,0 +1,24 @@
+//! Real models over HTTP: OpenAI chat completions (OpenAI, vLLM, Ollama) and
+//! Anthropic's Messages API, whole or streamed.
+
+mod answer;
+mod api;
+mod api_error;
+mod claude;
+mod claude_stream;
+mod credential;
+mod endpoint;
+mod headers;
+mod openai;
+mod openai_stream;
+mod provider;
+mod rate;
+mod retry;
+mod sse;
+mod transport;
+
+#[cfg(test)]
+mod live_tests;
+
+pub use endpoint::{HTTP_TYPES, plays};
+pub use provider::HttpProvider;

@@ -1,0 +1,203 @@
+//! A streamed chat completions answer, put together from its events.
+
+use serde_json::Value as Json;
+
+use super::answer::{Answer, Call, Tokens, args_from_text};
+use super::api_error::{error_in, quote};
+use super::sse::SseEvent;
+
+#[derive(Debug, Default)]
+pub(super) struct OpenAiStream {
+    text: String,
+    calls: Vec<PartialCall>,
+    tokens: Option<Tokens>,
+    finished: bool,
+    done: bool,
+}
+
+/// A tool call whose pieces are still arriving.
+#[derive(Debug, Default)]
+struct PartialCall {
+    index: Option<u64>,
+    id: String,
+    name: String,
+    args: String,
+}
+
+impl OpenAiStream {
+    /// Takes in one event; `Ok(true)` once the answer is complete (`[DONE]`).
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, String> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(true);
+        }
+        let chunk: Json = serde_json::from_str(data)
+            .map_err(|_| format!("a stream event is not JSON: {}", quote(data)))?;
+        if let Some(message) = error_in(&chunk) {
+            return Err(message);
+        }
+        if let Some(tokens) = Tokens::read(&chunk["usage"], "prompt_tokens", "completion_tokens") {
+            self.tokens = Some(tokens);
+        }
+        let choice = &chunk["choices"][0];
+        let delta = &choice["delta"];
+        if let Some(text) = delta["content"].as_str() {
+            self.text.push_str(text);
+        }
+        for piece in delta["tool_calls"].as_array().into_iter().flatten() {
+            self.add_piece(piece);
+        }
+        if choice["finish_reason"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty())
+        {
+            self.finished = true;
+        }
+        Ok(false)
+    }
+
+    /// One piece of a tool call: its id and name usually come first, then the
+    /// arguments' text in parts.
+    fn add_piece(&mut self, piece: &Json) {
+        let index = piece["index"].as_u64();
+        let id = piece["id"].as_str().unwrap_or_default();
+        let found = match index {
+            Some(_) => self.calls.iter().position(|c| c.index == index),
+            // Without an index: the call with this id, else the last one.
+            None if !id.is_empty() => self.calls.iter().position(|c| c.id == id),
+            None => self.calls.len().checked_sub(1),
+        };
+        let at = found.unwrap_or_else(|| {
+            self.calls.push(PartialCall {
+                index,
+                ..PartialCall::default()
+            });
+            self.calls.len() - 1
+        });
+        let call = &mut self.calls[at];
+        if !id.is_empty() {
+            call.id = id.to_string();
+        }
+        let function = &piece["function"];
+        if let Some(name) = function["name"].as_str().filter(|n| !n.is_empty()) {
+            call.name = name.to_string();
+        }
+        match &function["arguments"] {
+            Json::String(part) => call.args.push_str(part),
+            Json::Null => {}
+            whole => call.args = whole.to_string(),
+        }
+    }
+
+    /// The answer once the body has ended; `done` says the end marker was seen.
+    pub fn finish(self) -> Result<Answer, String> {
+        // Some servers never send `[DONE]`; a finish reason says as much.
+        if !self.done && !self.finished {
+            return Err("the stream ended before the answer was complete".into());
+        }
+        let calls = self
+            .calls
+            .into_iter()
+            .map(|c| {
+                if c.name.is_empty() {
+                    return Err(format!(
+                        "a streamed tool call (id `{}`) has no function name",
+                        c.id
+                    ));
+                }
+                Ok(Call {
+                    args: args_from_text(&c.args),
+                    id: c.id,
+                    name: c.name,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Answer {
+            text: self.text,
+            calls,
+            tokens: self.tokens,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn play(datas: &[&str]) -> Result<Answer, String> {
+        let mut stream = OpenAiStream::default();
+        for data in datas {
+            let event = SseEvent {
+                event: None,
+                data: data.to_string(),
+            };
+            if stream.event(&event)? {
+                break;
+            }
+        }
+        stream.finish()
+    }
+
+    #[test]
+    fn text_and_tool_calls_arrive_in_pieces() {
+        let answer = play(&[
+            r#"{"choices":[{"delta":{"role":"assistant","content":"Let "}}]}"#,
+            r#"{"choices":[{"delta":{"content":"me see."}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_x","type":"function","function":{"name":"search","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"name":"other","arguments":"{\"a\""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"q\": \"ru"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"st\"}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":12}}"#,
+            "[DONE]",
+        ])
+        .expect("an answer");
+        assert_eq!(answer.text, "Let me see.");
+        assert_eq!(
+            answer.calls,
+            [
+                Call {
+                    id: "call_x".into(),
+                    name: "search".into(),
+                    args: json!({"q": "rust"})
+                },
+                Call {
+                    id: "".into(),
+                    name: "other".into(),
+                    args: json!("{\"a\"")
+                },
+            ]
+        );
+        assert_eq!(
+            answer.tokens,
+            Some(Tokens {
+                input: 40,
+                output: 12
+            })
+        );
+    }
+
+    #[test]
+    fn a_finish_reason_without_done_is_complete_and_nothing_is_not() {
+        let answer = play(&[r#"{"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}"#])
+            .expect("complete");
+        assert_eq!((answer.text.as_str(), answer.tokens), ("hi", None));
+        let cut = play(&[r#"{"choices":[{"delta":{"content":"hi"},"finish_reason":""}]}"#]);
+        assert_eq!(
+            cut,
+            Err("the stream ended before the answer was complete".into())
+        );
+    }
+
+    #[test]
+    fn an_error_event_is_an_error() {
+        let err = play(&[r#"{"error":{"message":"context length exceeded"}}"#]);
+        assert_eq!(err, Err("context length exceeded".into()));
+        assert_eq!(
+            play(&["oops"]),
+            Err("a stream event is not JSON: oops".into())
+        );
+    }
+}

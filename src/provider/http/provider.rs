@@ -1,0 +1,283 @@
+//! `HttpProvider`: a model behind an HTTP API, with retries, timeouts and a shared
+//! rate limit; what went over the wire is kept for recordings, the key never.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::LocalBoxFuture;
+use reqwest::header::HeaderMap;
+use reqwest::{Client, Url};
+
+use super::answer::CallIds;
+use super::credential::{ApiKey, redact, resolve};
+use super::endpoint::{Api, HTTP_TYPES, call_url, flavor};
+use super::headers::request_headers;
+use super::rate::{Bucket, shared};
+use super::retry::{ATTEMPTS, wait_before};
+use super::transport::{Failure, Received, Target, attempt};
+use crate::config::{self, ModelDefaults, Pricing};
+use crate::provider::{Completion, Exchange, ModelCall, ModelError, Provider};
+
+const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A provider of type `openai`, `vllm`, `ollama` or `claude`.
+pub struct HttpProvider {
+    name: String,
+    kind: String,
+    model: String,
+    api: Api,
+    url: String,
+    client: Client,
+    /// Holds the key: never formatted.
+    headers: HeaderMap,
+    key: Option<ApiKey>,
+    defaults: ModelDefaults,
+    pricing: Option<Pricing>,
+    request_timeout: Duration,
+    idle_timeout: Duration,
+    bucket: Option<Arc<Bucket>>,
+    ids: CallIds,
+}
+
+impl fmt::Debug for HttpProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpProvider")
+            .field("name", &self.name)
+            .field("model", &self.model)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpProvider {
+    /// Sets up a provider from its config, reading its key. The error is a problem
+    /// with the config or the environment, in words for the user; it never holds a key.
+    pub fn new(provider: &config::Provider) -> Result<HttpProvider, String> {
+        Self::with_env(provider, &|name| std::env::var(name).ok())
+    }
+
+    /// As [`HttpProvider::new`], reading variables through `env`.
+    pub(super) fn with_env(
+        provider: &config::Provider,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<HttpProvider, String> {
+        Self::build(provider, env)
+            .map_err(|detail| format!("provider `{}`: {detail}", provider.name()))
+    }
+
+    fn build(
+        provider: &config::Provider,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<HttpProvider, String> {
+        let kind = &provider.kind;
+        let flavor = flavor(kind).ok_or_else(|| {
+            format!(
+                "type `{kind}` is not an HTTP provider (those are {})",
+                HTTP_TYPES.join(", ")
+            )
+        })?;
+        let model = match provider.model.as_deref().map(str::trim) {
+            Some(model) if !model.is_empty() => model.to_string(),
+            _ => return Err("no model is set".into()),
+        };
+        let base = provider.base_url.as_deref().unwrap_or(flavor.default_base);
+        let url = call_url(flavor.api, base);
+        let parsed = Url::parse(&url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .ok_or_else(|| format!("base_url `{base}` is not an http or https URL"))?;
+        let key = resolve(provider, flavor, env)?;
+        let headers = request_headers(flavor.api, key.as_ref(), &provider.headers)?;
+        Ok(HttpProvider {
+            name: provider.name().to_string(),
+            kind: kind.clone(),
+            model,
+            api: flavor.api,
+            url,
+            client: client(&parsed)?,
+            headers,
+            key,
+            defaults: provider.defaults,
+            pricing: provider.pricing,
+            request_timeout: provider.request_timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT),
+            idle_timeout: provider
+                .stream_idle_timeout
+                .unwrap_or(DEFAULT_STREAM_IDLE_TIMEOUT),
+            bucket: provider
+                .rate_limit
+                .map(|limit| shared(provider.name(), limit)),
+            ids: CallIds::default(),
+        })
+    }
+
+    /// The name errors and reports use: the id, else the type.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn call(&mut self, call: ModelCall<'_>) -> Result<Completion, ModelError> {
+        let request = self.api.request_body(&call, &self.model, &self.defaults);
+        let (received, attempts) = self
+            .send(request.to_string().as_bytes(), call.stream)
+            .await
+            .map_err(|detail| ModelError::Provider {
+                provider: self.name.clone(),
+                detail: redact(self.key.as_ref(), &detail),
+            })?;
+        let Received {
+            mut answer,
+            response,
+        } = received;
+        self.ids.assign(&mut answer.calls, call.messages);
+        let stream = if call.stream { " (stream)" } else { "" };
+        Ok(Completion {
+            usage: answer.tokens.map(|t| t.usage(self.pricing)),
+            message: answer.into_message(),
+            answered_by: format!("{} `{}`{stream}", self.kind, self.model),
+            exchange: Some(Exchange {
+                request,
+                response,
+                attempts,
+            }),
+        })
+    }
+
+    /// Posts `body` until an attempt gives an answer or there is no point in another;
+    /// the answer and how many attempts it took.
+    async fn send(&self, body: &[u8], stream: bool) -> Result<(Received, u32), String> {
+        let target = Target {
+            client: &self.client,
+            url: &self.url,
+            headers: &self.headers,
+            api: self.api,
+            stream,
+            idle_timeout: self.idle_timeout,
+        };
+        let mut number = 1;
+        loop {
+            if let Some(bucket) = &self.bucket {
+                bucket.acquire().await;
+            }
+            let outcome = tokio::time::timeout(self.request_timeout, attempt(&target, body))
+                .await
+                .unwrap_or_else(|_| {
+                    let limit = humantime::format_duration(self.request_timeout);
+                    Err(Failure::Final(format!("no complete answer within {limit}")))
+                });
+            let (status, cause, retry_after) = match outcome {
+                Ok(received) => return Ok((received, number)),
+                Err(Failure::Final(detail)) if number == 1 => return Err(detail),
+                Err(Failure::Final(detail)) => {
+                    return Err(format!("{detail} (attempt {number} of {ATTEMPTS})"));
+                }
+                Err(Failure::Transient {
+                    status,
+                    cause,
+                    retry_after,
+                }) => (status, cause, retry_after),
+            };
+            if number == ATTEMPTS {
+                return Err(format!(
+                    "gave up after {ATTEMPTS} attempts; the last: {cause}"
+                ));
+            }
+            let wait = wait_before(number - 1, retry_after, self.request_timeout);
+            let why = match status {
+                Some(status) => format!("HTTP {status}"),
+                None => redact(self.key.as_ref(), &cause),
+            };
+            tracing::warn!(
+                "{}: {why} (attempt {number} of {ATTEMPTS}); retrying in {}",
+                self.url,
+                humantime::format_duration(wait)
+            );
+            tokio::time::sleep(wait).await;
+            number += 1;
+        }
+    }
+}
+
+/// The HTTP client of one provider. Redirects are not followed: a model API does not
+/// send them, and following one could carry the key elsewhere. A server on this
+/// machine is reached directly, never through a proxy.
+fn client(url: &Url) -> Result<Client, String> {
+    let mut builder = Client::builder()
+        .user_agent(concat!("promptexec/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none());
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let local = host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if local {
+        builder = builder.no_proxy();
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+}
+
+impl Provider for HttpProvider {
+    fn complete<'a>(
+        &'a mut self,
+        call: ModelCall<'a>,
+    ) -> LocalBoxFuture<'a, Result<Completion, ModelError>> {
+        Box::pin(self.call(call))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Credential;
+
+    fn setup(kind: &str, edit: impl FnOnce(&mut config::Provider)) -> Result<HttpProvider, String> {
+        let mut provider = config::Provider {
+            id: Some("p".into()),
+            kind: kind.into(),
+            model: Some("m".into()),
+            credential: Some(Credential::Key("sk-setup-1".into())),
+            ..config::Provider::default()
+        };
+        edit(&mut provider);
+        HttpProvider::with_env(&provider, &|_| None)
+    }
+
+    #[test]
+    fn setup_problems_name_the_provider_and_what_is_wrong() {
+        let err = |kind, edit: fn(&mut config::Provider)| setup(kind, edit).expect_err("a problem");
+        assert_eq!(
+            err("mock", |_| {}),
+            "provider `p`: type `mock` is not an HTTP provider (those are openai, vllm, ollama, claude)"
+        );
+        assert_eq!(
+            err("openai", |p| p.model = Some(" ".into())),
+            "provider `p`: no model is set"
+        );
+        assert_eq!(
+            err("ollama", |p| p.base_url = Some("localhost:11434".into())),
+            "provider `p`: base_url `localhost:11434` is not an http or https URL"
+        );
+        assert_eq!(
+            err("claude", |p| {
+                p.id = None;
+                p.credential = Some(Credential::Env("NO_SUCH_KEY_VAR".into()));
+            }),
+            "provider `claude`: credential_env `NO_SUCH_KEY_VAR` is not set"
+        );
+    }
+
+    #[test]
+    fn a_provider_shows_no_headers_when_debugged() {
+        let provider = setup("ollama", |p| {
+            p.headers.insert("X-Token".into(), "tok-hidden".into());
+        })
+        .expect("valid");
+        let shown = format!("{provider:?}");
+        assert_eq!(
+            shown,
+            "HttpProvider { name: \"p\", model: \"m\", url: \"http://localhost:11434/v1/chat/completions\", .. }"
+        );
+    }
+}
