@@ -30,7 +30,10 @@ pub(super) struct ModelPlan {
 #[derive(Clone)]
 pub(super) enum Answers {
     /// The scripted mock, playing one scenario of its script.
-    Mock { script: MockScript, scenario: String },
+    Mock {
+        script: MockScript,
+        scenario: String,
+    },
     /// A real model API; a client is made for each conversation, on its runtime.
     Http(Box<ProviderConfig>),
     /// A recording: session `session` of it.
@@ -113,27 +116,36 @@ pub(super) fn choose<'c>(
     })
 }
 
-/// What a chosen provider (or none) plays with: the mock's script, or an HTTP client
-/// whose settings are checked now (a missing key stops the run before it starts).
+/// Whether the scripted mock answers: the chosen provider is a mock, or there is none.
+pub(super) fn plays_mock(chosen: Option<&ProviderConfig>) -> bool {
+    chosen.is_none_or(|p| p.kind == "mock")
+}
+
+pub(super) fn mock_answers(script: MockScript, scenario: &str) -> Answers {
+    Answers::Mock {
+        script,
+        scenario: scenario.to_string(),
+    }
+}
+
+/// What a provider that is not the mock plays with: an HTTP client whose settings are
+/// checked now (a missing key stops the run before it starts).
 pub(super) fn live_answers(
     chosen: Option<&ProviderConfig>,
-    script: &MockScript,
-    scenario: &str,
+    mock_given: bool,
 ) -> Result<Answers, CliError> {
-    match chosen {
-        None => Ok(Answers::Mock {
-            script: script.clone(),
-            scenario: scenario.to_string(),
-        }),
-        Some(p) if p.kind == "mock" => Ok(Answers::Mock {
-            script: script.clone(),
-            scenario: scenario.to_string(),
-        }),
-        Some(p) if http_plays(&p.kind) => {
-            HttpProvider::new(p).map_err(CliError::Usage)?;
-            Ok(Answers::Http(Box::new(p.clone())))
-        }
-        Some(p) => Err(CliError::Usage(format!(
+    let Some(p) = chosen.filter(|p| p.kind != "mock") else {
+        return Err(CliError::Usage("the mock is not a live provider".into()));
+    };
+    if mock_given {
+        return Err(CliError::Usage(format!(
+            "--mock applies to the mock provider; provider `{}` is `{}`",
+            p.name(),
+            p.kind
+        )));
+    }
+    if !http_plays(&p.kind) {
+        return Err(CliError::Usage(format!(
             "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, {})",
             p.name(),
             p.kind,
@@ -142,8 +154,10 @@ pub(super) fn live_answers(
                 .map(|t| format!("`{t}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        ))),
+        )));
     }
+    HttpProvider::new(p).map_err(CliError::Usage)?;
+    Ok(Answers::Http(Box::new(p.clone())))
 }
 
 /// A recording to replay, read now: a file that is missing or malformed stops the

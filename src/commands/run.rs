@@ -20,6 +20,7 @@ use super::ask;
 use super::conversation::{Plan, Played, execute, variables_json};
 use super::emit::{pretty, write_output};
 use super::load::{self, choose_prompt, mock_path, prompt_evaluator};
+use super::model::{self, NamedBy};
 use super::user_messages::UserMessages;
 use super::warnings::LoadWarnings;
 
@@ -35,11 +36,15 @@ pub fn run(
     let args = &args;
     let plan = plan(settings, args, messages, console)?;
     let mut human = (args.format == RunFormat::Human).then(|| human_stream(console.quiet()));
-    let played = execute(plan, |event| {
+    let info = plan.model.info.clone();
+    let mut played = execute(plan, |event| {
         if let Some(human) = &mut human {
             human.event(event);
         }
     })?;
+    if let (Some(path), Some(session)) = (&args.record, played.recorded.take()) {
+        model::write_recording(path, &info, [session])?;
+    }
     report(console, played, human, args)
 }
 
@@ -51,6 +56,8 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--filter", !args.filter.is_empty()),
         ("--fail-fast", args.fail_fast),
         ("--shard", args.shard.is_some()),
+        ("--record-dir", args.record_dir.is_some()),
+        ("--replay-dir", args.replay_dir.is_some()),
     ];
     match given.iter().find(|(_, given)| *given) {
         Some((flag, _)) => Err(CliError::Usage(format!(
@@ -89,16 +96,30 @@ fn plan(
     let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
     let system_prompt =
         pack::render_prompt_at(&pack, &prompt, &inputs, now).map_err(CliError::Invalid)?;
-    let script = match mock_path(args.mock.as_deref(), &config) {
-        Some(path) => warnings.keep(load_mock(&path), console)?,
-        None => Default::default(),
-    };
+    let chosen = model::choose(
+        &config,
+        args.provider.as_deref().map(|name| (name, NamedBy::Flag)),
+    )?;
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
-    match script.check_scenario(&scenario, args.scenario.is_some()) {
-        Some(problem) if problem.is_error() => return Err(CliError::Invalid(problem.into())),
-        Some(warning) => warnings.add(warning, console),
-        None => {}
-    }
+    let answers = match &args.replay {
+        Some(path) => model::replay_answers(path, args.replay_match)?,
+        None if model::plays_mock(chosen) => {
+            let script = match mock_path(args.mock.as_deref(), &config) {
+                Some(path) => warnings.keep(load_mock(&path), console)?,
+                None => Default::default(),
+            };
+            match script.check_scenario(&scenario, args.scenario.is_some()) {
+                Some(problem) if problem.is_error() => {
+                    return Err(CliError::Invalid(problem.into()));
+                }
+                Some(warning) => warnings.add(warning, console),
+                None => {}
+            }
+            model::mock_answers(script, &scenario)
+        }
+        None => model::live_answers(chosen, args.mock.is_some())?,
+    };
+    let model = model::plan(answers, chosen, args.stream);
     let warnings = warnings.settle()?;
     let cancel = CancellationToken::new();
     let evaluator = prompt_evaluator(&pack, &prompt, &config, cancel.clone())?;
@@ -109,8 +130,9 @@ fn plan(
         prompt,
         system_prompt,
         variables,
-        script,
         scenario,
+        model,
+        record: args.record.is_some(),
         evaluator,
         cancel,
         stop: CancellationToken::new(),

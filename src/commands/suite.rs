@@ -3,7 +3,7 @@
 //! scenario as it finishes and the whole suite at the end.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -30,6 +30,7 @@ use super::conversation::{Plan, Played, TurnScript, execute as play, variables_j
 use super::emit::{pretty, write_output};
 use super::exit::{of_run, worse};
 use super::load::{self, mock_path};
+use super::model::{self, Answers, ModelPlan, NamedBy};
 use super::runtime::{InterruptWatch, default_jobs};
 use super::scenario_files;
 use super::user_messages::UserMessages;
@@ -39,7 +40,6 @@ use super::warnings::LoadWarnings;
 struct Suite {
     config: RuntimeConfig,
     pack: Pack,
-    script: MockScript,
     warnings: Diagnostics,
     scenarios: Vec<ScenarioPlan>,
     jobs: usize,
@@ -55,6 +55,7 @@ struct ScenarioPlan {
     /// The pack's and prompt's evals, then the scenario's assertions.
     evals: Vec<EvalDef>,
     checks: Vec<Check>,
+    model: ModelPlan,
 }
 
 /// `run` with no message: plan the suite, play it, report it.
@@ -70,12 +71,30 @@ pub fn run(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result
 /// each scenario names its own.
 fn refuse_single_conversation_flags(args: &RunArgs) -> Result<(), CliError> {
     let given = [
-        ("--prompt", args.prompt.is_some(), "its `task_type`"),
-        ("--scenario", args.scenario.is_some(), "its id"),
+        (
+            "--prompt",
+            args.prompt.is_some(),
+            "each scenario names its prompt by its `task_type`",
+        ),
+        (
+            "--scenario",
+            args.scenario.is_some(),
+            "each scenario names its mock scenario by its id",
+        ),
+        (
+            "--record",
+            args.record.is_some(),
+            "--record-dir DIR writes a recording per scenario",
+        ),
+        (
+            "--replay",
+            args.replay.is_some(),
+            "--replay-dir DIR replays a recording per scenario",
+        ),
     ];
     match given.iter().find(|(_, given, _)| *given) {
         Some((flag, _, instead)) => Err(CliError::Usage(format!(
-            "{flag} applies to one conversation (--message); in a suite each scenario names its prompt and mock scenario by {instead}"
+            "{flag} applies to one conversation (--message); in a suite {instead}"
         ))),
         None => Ok(()),
     }
@@ -106,7 +125,12 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
         );
     }
     if let Some(dir) = &args.transcript {
-        refuse_shared_transcripts(dir, &picked)?;
+        refuse_shared_files("--transcript", &picked, |id, trial, trials| {
+            transcript_path(dir, id, trial, trials)
+        })?;
+    }
+    if let Some(dir) = &args.record_dir {
+        refuse_shared_files("--record-dir", &picked, |id, _, _| recording_path(dir, id))?;
     }
     let inputs = load::vars(&args.vars)?;
     let mut problems = Diagnostics::default();
@@ -132,7 +156,16 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
                 warnings.add(warning.clone(), console);
             }
         }
-        if script.path.is_some() && !script.scenarios.contains_key(&scenario.id) {
+        let model = match scenario_model(&scenario, &config, &script, args) {
+            Ok(model) => model,
+            Err(CliError::Invalid(found)) => {
+                problems.extend(found);
+                continue;
+            }
+            Err(other) => return Err(other),
+        };
+        let mocked = matches!(model.answers, Answers::Mock { .. });
+        if mocked && script.path.is_some() && !script.scenarios.contains_key(&scenario.id) {
             warnings.add(
                 Diagnostic::warning(
                     &scenario.path,
@@ -145,7 +178,7 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
                 console,
             );
         }
-        match plan_scenario(scenario, prompt, &pack, &config, &inputs, args) {
+        match plan_scenario(scenario, prompt, &pack, &config, &inputs, args, model) {
             Ok(plan) => plans.push(plan),
             Err(found) => problems.extend(found),
         }
@@ -158,7 +191,6 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
     Ok(Suite {
         config,
         pack,
-        script,
         warnings,
         scenarios: plans,
         jobs,
@@ -174,6 +206,7 @@ fn plan_scenario(
     config: &RuntimeConfig,
     cli_inputs: &VarInputs,
     args: &RunArgs,
+    model: ModelPlan,
 ) -> Result<ScenarioPlan, Diagnostics> {
     let mut prompt = prompt.clone();
     if let Some(policy) = &scenario.tool_policy {
@@ -231,13 +264,60 @@ fn plan_scenario(
         variables,
         evals,
         checks,
+        model,
     })
+}
+
+/// Who answers the scenario's model calls: its recording under `--replay-dir`, else
+/// the provider `--provider` or the scenario names, else the config's default.
+fn scenario_model(
+    scenario: &Scenario,
+    config: &RuntimeConfig,
+    script: &MockScript,
+    args: &RunArgs,
+) -> Result<ModelPlan, CliError> {
+    let named = match (&args.provider, &scenario.provider) {
+        (Some(name), _) => Some((name.as_str(), NamedBy::Flag)),
+        (None, Some((name, pos))) => Some((
+            name.as_str(),
+            NamedBy::Scenario {
+                file: &scenario.path,
+                pos: *pos,
+            },
+        )),
+        (None, None) => None,
+    };
+    let chosen = model::choose(config, named)?;
+    let answers = match &args.replay_dir {
+        Some(dir) => {
+            let path = recording_path(dir, &scenario.id);
+            if !path.is_file() {
+                return Err(CliError::Invalid(
+                    Diagnostic::error(
+                        &scenario.path,
+                        scenario.pos,
+                        format!(
+                            "--replay-dir: no recording of scenario `{}` ({} does not exist); record it with --record-dir",
+                            scenario.id,
+                            path.display()
+                        ),
+                    )
+                    .into(),
+                ));
+            }
+            model::replay_answers(&path, args.replay_match)?
+        }
+        None if model::plays_mock(chosen) => model::mock_answers(script.clone(), &scenario.id),
+        None => model::live_answers(chosen, args.mock.is_some())?,
+    };
+    let stream = scenario.streaming.unwrap_or(args.stream);
+    Ok(model::plan(answers, chosen, stream))
 }
 
 /// Plays the scenarios on `jobs` threads, each scenario on its own runtime with its
 /// own extension processes, and shows each as it finishes.
 fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<SuiteRecord, CliError> {
-    if let Some(dir) = &args.transcript {
+    for dir in [&args.transcript, &args.record_dir].into_iter().flatten() {
         std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
             path: dir.clone(),
             source,
@@ -361,9 +441,10 @@ fn play_scenario(
     let mut trials = Vec::new();
     let mut exit = Exit::Success;
     let mut error = None;
+    let mut recorded = Vec::new();
     for trial in 1..=scenario.trials {
         let played = play_trial(suite, plan, args, trial, interrupted);
-        let played = match played {
+        let mut played = match played {
             Ok(played) => played,
             Err(err) => {
                 exit = worse(exit, err.exit());
@@ -380,7 +461,20 @@ fn play_scenario(
             _ => true,
         });
         exit = worse(exit, of_run(&played.record.turns, others));
+        recorded.extend(played.recorded.take());
         trials.push(played.record);
+    }
+    if let Some(dir) = &args.record_dir
+        && error.is_none()
+    {
+        let path = recording_path(dir, &scenario.id);
+        if let Err(err) = model::write_recording(&path, &plan.model.info, recorded) {
+            exit = worse(exit, err.exit());
+            let cause = std::error::Error::source(&err)
+                .map(|cause| format!(": {cause}"))
+                .unwrap_or_default();
+            error = Some(format!("{err}{cause}"));
+        }
     }
     let results: Vec<Vec<_>> = trials.iter().map(|t| t.evals().collect()).collect();
     let verdicts = suite::fold(&plan.checks, &results);
@@ -432,8 +526,9 @@ fn play_trial(
         prompt: plan.prompt.clone(),
         system_prompt: plan.system_prompt.clone(),
         variables: plan.variables.clone(),
-        script: suite.script.clone(),
         scenario: scenario.id.clone(),
+        model: plan.model.for_trial(trial),
+        record: args.record_dir.is_some(),
         evaluator,
         cancel,
         stop: interrupted.clone(),
@@ -478,23 +573,26 @@ fn turn_script(turn: &suite::Turn) -> TurnScript {
     TurnScript {
         consent,
         chaos: turn.chaos.clone(),
+        stream: turn.streaming,
     }
 }
 
-/// Two scenarios whose ids map to one transcript file would write it at once.
-fn refuse_shared_transcripts(
-    dir: &std::path::Path,
+/// Two scenarios whose ids map to one file (`path` of id, trial and trials) would
+/// write it at once.
+fn refuse_shared_files(
+    flag: &str,
     scenarios: &[Scenario],
+    path: impl Fn(&str, u32, u32) -> PathBuf,
 ) -> Result<(), CliError> {
     let mut taken: std::collections::HashMap<PathBuf, &str> = std::collections::HashMap::new();
     for scenario in scenarios {
         for trial in 1..=scenario.trials {
-            let path = transcript_path(dir, &scenario.id, trial, scenario.trials);
+            let path = path(&scenario.id, trial, scenario.trials);
             if let Some(other) = taken.insert(path.clone(), &scenario.id)
                 && other != scenario.id
             {
                 return Err(CliError::Usage(format!(
-                    "--transcript: scenarios `{other}` and `{}` would both write {}",
+                    "{flag}: scenarios `{other}` and `{}` would both write {}",
                     scenario.id,
                     path.display()
                 )));
@@ -504,10 +602,10 @@ fn refuse_shared_transcripts(
     Ok(())
 }
 
-/// `DIR/ID.jsonl`, or `DIR/ID.trial-N.jsonl` for scenarios played more than once.
-fn transcript_path(dir: &std::path::Path, id: &str, trial: u32, trials: u32) -> PathBuf {
-    let safe: String = id
-        .chars()
+/// A scenario id as a file name: characters other than letters, digits, `-`, `_`
+/// and `.` become `_`.
+fn file_stem(id: &str) -> String {
+    id.chars()
         .map(|c| {
             if c.is_alphanumeric() || "-_.".contains(c) {
                 c
@@ -515,12 +613,22 @@ fn transcript_path(dir: &std::path::Path, id: &str, trial: u32, trials: u32) -> 
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// `DIR/ID.jsonl`, or `DIR/ID.trial-N.jsonl` for scenarios played more than once.
+fn transcript_path(dir: &Path, id: &str, trial: u32, trials: u32) -> PathBuf {
+    let stem = file_stem(id);
     if trials > 1 {
-        dir.join(format!("{safe}.trial-{trial}.jsonl"))
+        dir.join(format!("{stem}.trial-{trial}.jsonl"))
     } else {
-        dir.join(format!("{safe}.jsonl"))
+        dir.join(format!("{stem}.jsonl"))
     }
+}
+
+/// `DIR/ID.recording.json`: every trial of the scenario, one session each.
+fn recording_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{}.recording.json", file_stem(id)))
 }
 
 /// The closing summary, or the JSON or JUnit document.

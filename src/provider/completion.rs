@@ -73,3 +73,13 @@ pub trait Provider {
         call: ModelCall<'a>,
     ) -> LocalBoxFuture<'a, Result<Completion, ModelError>>;
 }
+
+/// A boxed provider is one: the run picks its provider when it starts.
+impl<P: Provider + ?Sized> Provider for Box<P> {
+    fn complete<'a>(
+        &'a mut self,
+        call: ModelCall<'a>,
+    ) -> LocalBoxFuture<'a, Result<Completion, ModelError>> {
+        (**self).complete(call)
+    }
+}
