@@ -16,7 +16,7 @@ pub use atomic::{write_atomic, write_atomic_with};
 pub use human::{HumanStream, describe, stderr_excerpt};
 pub use json::{JsonReport, json_report};
 pub use junit::junit_report;
-pub use model_totals::ModelTotals;
+pub use model_totals::{ModelTotals, dollars};
 pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome, warnings_json};
 pub use suite::{
     ScenarioRecord, SuiteJson, SuiteRecord, result_word, suite_junit, suite_summary, totals_line,

@@ -80,7 +80,7 @@ impl ModelTotals {
             text.push_str(&format!("; {input} tokens in, {output} out"));
         }
         if let Some(cost) = self.cost_usd {
-            text.push_str(&format!("; ${cost:.4}"));
+            text.push_str(&format!("; {}", dollars(cost)));
         }
         if self.findings > 0 {
             text.push_str(&format!("; {} malformed answer(s)", self.findings));
@@ -128,6 +128,15 @@ impl std::ops::Add for ModelTotals {
             },
             findings: self.findings + other.findings,
         }
+    }
+}
+
+/// US dollars, with the digits a small cost needs: `$0.0385`, `$0.000118`.
+pub fn dollars(cost: f64) -> String {
+    if cost == 0.0 || cost >= 0.01 {
+        format!("${cost:.4}")
+    } else {
+        format!("${cost:.6}")
     }
 }
 

@@ -16,7 +16,7 @@ use crate::session::{SessionEvent, TurnEnd};
 use crate::suite::{Outcome, Shard, Verdict};
 
 use super::junit::{eval_status, model_properties, non_success};
-use super::{JsonReport, ModelTotals, RunRecord, problems_except, table, warnings_json};
+use super::{JsonReport, ModelTotals, RunRecord, dollars, problems_except, table, warnings_json};
 
 /// A finished suite.
 #[derive(Debug)]
@@ -132,7 +132,7 @@ fn model_brief(model: &ModelTotals) -> String {
     match (model.has_usage(), model.cost_usd) {
         (false, _) => String::new(),
         (true, None) => format!(", {tokens} tokens"),
-        (true, Some(cost)) => format!(", {tokens} tokens, ${cost:.4}"),
+        (true, Some(cost)) => format!(", {tokens} tokens, {}", dollars(cost)),
     }
 }
 

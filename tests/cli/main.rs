@@ -20,6 +20,7 @@ mod library;
 mod long_run;
 mod observers;
 mod output_files;
+mod providers;
 mod quiet_color;
 mod render;
 mod robust;

@@ -86,6 +86,12 @@ impl Invocation {
         self
     }
 
+    /// Takes back a variable given with [`Invocation::env`].
+    pub fn env_remove(mut self, name: &str) -> Self {
+        self.env.retain(|(given, _)| given != name);
+        self
+    }
+
     /// Several variables at once, as `(name, value)` pairs.
     pub fn envs(mut self, pairs: &[(&str, &str)]) -> Self {
         for (name, value) in pairs {

@@ -57,11 +57,18 @@ pub fn normalize(message: &Json) -> NormalizedMessage {
                 .collect()
         })
         .unwrap_or_default();
+    let content = text(&message["content"]);
+    // A tool message repeats its result as its content: kept once, so a difference
+    // is shown once.
     let tool_result = message["tool_result"]
         .as_object()
         .map(|result| NormalizedToolResult {
             name: result.get("name").map(text).unwrap_or_default(),
-            content: result.get("content").map(text).unwrap_or_default(),
+            content: result
+                .get("content")
+                .map(text)
+                .filter(|result| *result != content)
+                .unwrap_or_default(),
             error: result
                 .get("error")
                 .map(text)
@@ -69,7 +76,7 @@ pub fn normalize(message: &Json) -> NormalizedMessage {
         });
     NormalizedMessage {
         role: text(&message["role"]),
-        content: text(&message["content"]),
+        content,
         tool_calls,
         tool_result,
     }
@@ -108,8 +115,8 @@ mod tests {
             [
                 json!({"role": "user", "content": "Where is A-1002?"}),
                 json!({"role": "assistant", "tool_calls": [{"name": "lookup_order", "args": {"order_id": "A-1002"}}]}),
-                json!({"role": "tool", "content": "{\"status\":\"delayed\"}", "tool_result": {"name": "lookup_order", "content": "{\"status\":\"delayed\"}"}}),
-                json!({"role": "tool", "content": "no such order", "tool_result": {"name": "refund", "content": "no such order", "error": "no such order"}}),
+                json!({"role": "tool", "content": "{\"status\":\"delayed\"}", "tool_result": {"name": "lookup_order"}}),
+                json!({"role": "tool", "content": "no such order", "tool_result": {"name": "refund", "error": "no such order"}}),
             ]
         );
     }

@@ -210,19 +210,16 @@ impl Reader {
                 args: decode_args(call.args),
             })
             .collect();
-        let tool_result = data.tool_result.map(|result| NormalizedToolResult {
-            name: result.name,
-            content: if text.is_empty() {
-                parts_text(result.parts.as_deref())
-            } else {
-                text.clone()
-            },
-            error: Some(result.error).filter(|e| !e.is_empty()),
-        });
-        let content = match &tool_result {
-            Some(result) if text.is_empty() => result.content.clone(),
+        let content = match (&data.tool_result, text.is_empty()) {
+            (Some(result), true) => parts_text(result.parts.as_deref()),
             _ => text,
         };
+        // The result's text is the message's content, kept once as `normalize` does.
+        let tool_result = data.tool_result.map(|result| NormalizedToolResult {
+            name: result.name,
+            content: String::new(),
+            error: Some(result.error).filter(|e| !e.is_empty()),
+        });
         let normalized = NormalizedMessage {
             role: data.role,
             content,
@@ -374,7 +371,7 @@ mod tests {
         let messages = second.request_match.messages.as_ref().expect("messages");
         assert_eq!(
             serde_json::to_value(&messages[2]).expect("writes"),
-            json!({"role": "tool", "content": "{\"order_id\":\"A-1002\",\"status\":\"delayed\",\"eta\":\"2026-08-25\"}", "tool_result": {"name": "lookup_order", "content": "{\"order_id\":\"A-1002\",\"status\":\"delayed\",\"eta\":\"2026-08-25\"}"}})
+            json!({"role": "tool", "content": "{\"order_id\":\"A-1002\",\"status\":\"delayed\",\"eta\":\"2026-08-25\"}", "tool_result": {"name": "lookup_order"}})
         );
         assert_eq!(
             second.request_match.last_user_content(),

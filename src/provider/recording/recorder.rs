@@ -240,7 +240,7 @@ mod tests {
                 "messages": [
                     {"role": "user", "content": "Where is A-1002?"},
                     {"role": "assistant", "content": "Let me look.", "tool_calls": [{"name": "lookup_order", "args": {"order_id": "A-1002"}}]},
-                    {"role": "tool", "content": "{\"status\":\"delayed\"}", "tool_result": {"name": "lookup_order", "content": "{\"status\":\"delayed\"}"}}
+                    {"role": "tool", "content": "{\"status\":\"delayed\"}", "tool_result": {"name": "lookup_order"}}
                 ],
                 "tools": ["lookup_order"]
             })

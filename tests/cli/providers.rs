@@ -1,0 +1,584 @@
+//! Real model APIs: conversations against a model server on loopback that speaks
+//! OpenAI's chat completions and Anthropic's Messages API, retries, stalls, malformed
+//! answers, keys that never reach an output, and sessions recorded once and replayed
+//! with no server and no key.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value as Json, json};
+
+use crate::fake_llm::FakeLlm;
+use crate::util::{Invocation, fixtures, promptexec, repo_root};
+
+const KEY: &str = "sk-test-5ecret-key-42";
+
+/// A config in `dir` whose provider `fake` (`api`: openai or claude) is the server at
+/// `url`, beside the mock, with the suite fixtures' tools and their delete-denying hook.
+fn config(dir: &Path, api: &str, url: &str, extra: &str) -> PathBuf {
+    let suite = fixtures().join("suite");
+    let echo = fixtures().join("run/echo_tool.py");
+    let text = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  providers:
+    - id: mock
+      type: mock
+      additional_config:
+        mock_config: {mock}
+    - id: fake
+      type: {api}
+      model: fake-model
+      base_url: {url}
+      credential: {{ credential_env: FAKE_LLM_KEY }}
+      stream_idle_timeout: 400ms
+      request_timeout: 20s
+      pricing: {{ input_cost_per_1k: 0.5, output_cost_per_1k: 1.5 }}
+{extra}  tools:
+    echo:
+      exec: {{ command: {echo}, timeout_ms: 5000 }}
+    counter:
+      exec: {{ command: {counter}, runtime: server, timeout_ms: 5000 }}
+    refund:
+      exec: {{ command: {refund}, timeout_ms: 5000 }}
+  hooks:
+    deny_delete:
+      command: {deny}
+      hook: tool
+      phases: [before_execution]
+      mode: filter
+",
+        mock = suite.join("suite.mock.yaml").display(),
+        echo = echo.display(),
+        counter = suite.join("counter.py").display(),
+        refund = suite.join("refund.py").display(),
+        deny = suite.join("deny_delete.sh").display(),
+    );
+    let path = dir.join("providers.yaml");
+    std::fs::write(&path, text).expect("config written");
+    path
+}
+
+/// `run` of the suite fixtures' pack with the config in `dir`, from `dir`, with the key
+/// in the environment.
+fn run_in(dir: &Path) -> Invocation {
+    promptexec().in_dir(dir).env("FAKE_LLM_KEY", KEY).args([
+        "-c".into(),
+        dir.join("providers.yaml").into_os_string(),
+        "run".into(),
+        fixtures().join("suite/suite.pack.json").into_os_string(),
+    ])
+}
+
+/// One conversation with `fake`, the JSON report on stdout.
+fn conversation(dir: &Path, messages: &[&str], more: &[&str]) -> Invocation {
+    let mut run = run_in(dir).args(["--prompt", "main", "--provider", "fake", "--format", "json"]);
+    for message in messages {
+        run = run.args(["--message", message]);
+    }
+    run.args(more)
+}
+
+/// A model answer that calls `echo` with `text`.
+fn calls_echo(text: &str) -> Json {
+    json!({"reply": {"tool_calls": [{"name": "echo", "arguments": {"text": text}}], "usage": {"input": 20, "output": 5}}})
+}
+
+fn says(text: &str) -> Json {
+    json!({"reply": {"content": text, "usage": {"input": 30, "output": 4}}})
+}
+
+/// What the second request told the model the tool answered, in either API's shape.
+fn tool_result_sent(request: &Json) -> String {
+    let messages = request["body"]["messages"].as_array().expect("messages");
+    let found = messages.iter().find_map(|m| {
+        if m["role"] == "tool" {
+            return m["content"].as_str().map(str::to_string);
+        }
+        m["content"].as_array()?.iter().find_map(|block| {
+            (block["type"] == "tool_result").then(|| block["content"].to_string())
+        })
+    });
+    found.unwrap_or_else(|| panic!("no tool result in {request}"))
+}
+
+#[test]
+fn a_tool_call_round_trip_works_for_each_api_whole_and_streamed() {
+    for api in ["openai", "claude"] {
+        for stream in [false, true] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Echoed hi.")]));
+            config(dir.path(), api, &llm.base_url(), "");
+            let flags: &[&str] = if stream { &["--stream"] } else { &[] };
+            let out = conversation(dir.path(), &["Say hi"], flags).run();
+            out.expect_code(0);
+            let report = out.json_report();
+            let case = format!("{api}, stream {stream}");
+            let call = &report["tool_calls"][0];
+            assert_eq!(
+                (call["name"].as_str(), call["status"].as_str()),
+                (Some("echo"), Some("ok")),
+                "{case}: {call}"
+            );
+            assert_eq!(call["args"], json!({"text": "hi"}), "{case}");
+            let last = report["messages"].as_array().and_then(|m| m.last());
+            assert_eq!(
+                last.map(|m| m["content"].clone()),
+                Some(json!("Echoed hi.")),
+                "{case}"
+            );
+            let model = &report["totals"]["model"];
+            assert_eq!(
+                (
+                    &model["calls"],
+                    &model["input_tokens"],
+                    &model["output_tokens"]
+                ),
+                (&json!(2), &json!(50), &json!(9)),
+                "{case}: {model}"
+            );
+            assert!(
+                (model["cost_usd"].as_f64().expect("priced") - 0.0385).abs() < 1e-9,
+                "{case}: {model}"
+            );
+            let requests = llm.requests();
+            assert_eq!(requests.len(), 2, "{case}");
+            assert_eq!(
+                requests[0]["body"]["stream"].as_bool().unwrap_or(false),
+                stream
+            );
+            assert!(
+                tool_result_sent(&requests[1]).contains("echoed"),
+                "{case}: the tool's result goes back to the model"
+            );
+            let headers = &requests[0]["headers"];
+            match api {
+                "openai" => assert_eq!(headers["authorization"], format!("Bearer {KEY}")),
+                _ => assert_eq!(headers["x-api-key"], KEY),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_429_and_a_500_are_retried_and_the_run_passes() {
+    let retry_after = json!({"status": 429, "headers": {"Retry-After": "0"}, "body": {"error": {"message": "slow down"}}});
+    let server_error = json!({"status": 500, "body": {"error": {"message": "try again"}}});
+    for failure in [retry_after, server_error] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let llm = FakeLlm::start(&json!([failure, says("Here I am.")]));
+        config(dir.path(), "openai", &llm.base_url(), "");
+        let out = conversation(dir.path(), &["Hello?"], &[]).run();
+        out.expect_code(0);
+        assert_eq!(llm.requests().len(), 2, "{failure}");
+        let report = out.json_report();
+        assert_eq!(report["messages"][1]["content"], "Here I am.");
+    }
+}
+
+#[test]
+fn a_stream_that_stalls_is_exit_3_naming_the_provider() {
+    for api in ["openai", "claude"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let stalls =
+            json!([{"reply": {"content": "This answer never ends"}, "stall_after_events": 2}]);
+        let llm = FakeLlm::start(&stalls);
+        config(dir.path(), api, &llm.base_url(), "");
+        let out = conversation(dir.path(), &["Talk to me"], &["--stream"]).run();
+        out.expect_code(3)
+            .stderr_has("provider `fake`")
+            .stderr_has("the stream stalled");
+        assert_eq!(out.json_report()["turns"][0]["outcome"], "failed", "{api}");
+    }
+}
+
+#[test]
+fn malformed_answers_are_findings_the_reports_show() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let broken =
+        json!({"reply": {"tool_calls": [{"name": "echo", "arguments": "{\"text\": \"hi"}]}});
+    let stranger = json!({"reply": {"tool_calls": [{"name": "wipe_disk", "arguments": {}}]}});
+    let script =
+        json!([broken, says("Sorry."), stranger, says("Never mind."), {"reply": {"content": ""}}]);
+    let llm = FakeLlm::start(&script);
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let out = conversation(dir.path(), &["Echo hi", "Wipe it", "Anything?"], &[]).run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let calls = report["tool_calls"].as_array().expect("tool calls");
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0]["status"], "error");
+    assert!(
+        calls[0]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("the model's arguments are not valid JSON")),
+        "{}",
+        calls[0]
+    );
+    assert!(
+        tool_result_sent(&llm.requests()[1]).contains("not valid JSON"),
+        "the model is told why its call did not run"
+    );
+    assert_eq!(calls[1]["status"], "error");
+    assert!(
+        calls[1]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("not offered"))
+    );
+    let findings: Vec<&Json> = report["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["event"] == "model_finding")
+        .collect();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["turn"], 3);
+    assert_eq!(report["totals"]["model"]["findings"], 1);
+
+    let llm = FakeLlm::start(&json!([{"reply": {"content": ""}}]));
+    config(dir.path(), "openai", &llm.base_url(), "");
+    run_in(dir.path())
+        .args([
+            "--prompt",
+            "main",
+            "--provider",
+            "fake",
+            "--message",
+            "Hello?",
+        ])
+        .run()
+        .expect_code(0)
+        .stderr_has("model: the answer is empty")
+        .stderr_has("1 malformed answer(s)");
+}
+
+#[test]
+fn the_key_reaches_the_server_and_no_output_file_or_log() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Done.")]));
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let out = conversation(
+        dir.path(),
+        &["Say hi"],
+        &[
+            "-o",
+            "report.json",
+            "--transcript",
+            "transcript.jsonl",
+            "--record",
+            "recording.json",
+        ],
+    )
+    .arg("-vv")
+    .run();
+    out.expect_code(0);
+    assert!(
+        !out.stderr.contains(KEY),
+        "the key is in the log:\n{}",
+        out.stderr
+    );
+    for file in ["report.json", "transcript.jsonl", "recording.json"] {
+        let text = std::fs::read_to_string(dir.path().join(file)).expect("written");
+        assert!(!text.contains(KEY), "the key is in {file}");
+        assert!(text.contains("echoed"), "{file} holds the run");
+    }
+    assert_eq!(
+        llm.requests()[0]["headers"]["authorization"],
+        format!("Bearer {KEY}")
+    );
+
+    // An API that echoes the key in its refusal does not get it printed either.
+    let refusal = json!([{"status": 401, "body": {"error": {"message": format!("Incorrect API key provided: {KEY}")}}}]);
+    let llm = FakeLlm::start(&refusal);
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let out = conversation(dir.path(), &["Hi"], &[]).run();
+    out.expect_code(3).stderr_has("401").stderr_lacks(KEY);
+    assert!(!out.stdout.contains(KEY));
+}
+
+/// The parts of a JSON report a replay must reproduce: tool calls, hook decisions
+/// and eval results, without their timings.
+fn outcome(report: &Json) -> Json {
+    let strip = |list: &Json, keys: &[&str]| -> Vec<Json> {
+        list.as_array()
+            .expect("a list")
+            .iter()
+            .map(|item| {
+                let mut item = item.clone();
+                for key in keys {
+                    item.as_object_mut().map(|o| o.remove(*key));
+                }
+                item
+            })
+            .collect()
+    };
+    json!({
+        "tool_calls": strip(&report["tool_calls"], &["duration_ms"]),
+        "hook_decisions": report["hook_decisions"],
+        "evals": strip(&report["evals"], &["duration_ms"]),
+        "messages": report["messages"],
+    })
+}
+
+#[test]
+fn a_recorded_conversation_replays_with_no_server_and_a_changed_message_is_exit_3_with_a_diff() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = json!([
+        calls_echo("delete everything"),
+        says("I may not delete."),
+        calls_echo("hi"),
+        says("Echoed hi.")
+    ]);
+    let mut llm = FakeLlm::start(&script);
+    config(dir.path(), "claude", &llm.base_url(), "");
+    let messages = ["Delete it all", "Then say hi"];
+    let recorded = conversation(dir.path(), &messages, &["--record", "session.json"]).run();
+    recorded.expect_code(0);
+    let recorded = outcome(&recorded.json_report());
+    assert_eq!(recorded["hook_decisions"][0]["hook"], "deny_delete");
+    llm.stop();
+
+    let replayed = promptexec()
+        .in_dir(dir.path())
+        .args(["-c", "providers.yaml", "run"])
+        .arg(fixtures().join("suite/suite.pack.json"))
+        .args(["--prompt", "main", "--provider", "fake", "--format", "json"])
+        .args(["--message", messages[0], "--message", messages[1]])
+        .args(["--replay", "session.json"])
+        .run();
+    replayed.expect_code(0);
+    assert_eq!(outcome(&replayed.json_report()), recorded);
+
+    let changed = conversation(
+        dir.path(),
+        &[messages[0], "Then say hello"],
+        &["--replay", "session.json"],
+    )
+    .run();
+    changed
+        .expect_code(3)
+        .stderr_has("replay of session.json: call 3 (turn 2, round 1) does not match")
+        .stderr_has("(user).content: recorded \"Then say hi\" — made \"Then say hello\"");
+}
+
+/// Two scenarios: one names `fake` as its provider, one plays the config's default
+/// (the mock); both with assertions on tools, hooks and answers.
+fn scenarios(dir: &Path) {
+    let head = |id: &str| {
+        format!(
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: {id}\nspec:\n  task_type: main\n  description: {id}\n"
+        )
+    };
+    let live = format!(
+        "{}  providers: [fake]\n  streaming: true\n  turns:\n    - role: user\n      content: Delete it all\n      assertions:\n        - {{ type: hook_decision, params: {{ hook: deny_delete, action: deny }} }}\n    - role: user\n      content: Then say hi\n      assertions:\n        - {{ type: tools_called, params: {{ tools: [echo] }} }}\n        - {{ type: content_includes, params: {{ patterns: [Echoed] }} }}\n",
+        head("live-echo")
+    );
+    let mocked = format!(
+        "{}  turns:\n    - role: user\n      content: Ping\n      assertions:\n        - {{ type: tools_called, params: {{ tools: [echo] }} }}\n",
+        head("echo-ping")
+    );
+    std::fs::create_dir_all(dir.join("scenarios")).expect("folder");
+    std::fs::write(dir.join("scenarios/live-echo.scenario.yaml"), live).expect("written");
+    std::fs::write(dir.join("scenarios/echo-ping.scenario.yaml"), mocked).expect("written");
+}
+
+fn assertions(report: &Json) -> Json {
+    let scenarios = report["scenarios"].as_array().expect("scenarios");
+    Json::Array(
+        scenarios
+            .iter()
+            .map(|s| json!({"id": s["id"], "result": s["result"], "assertions": s["assertions"]}))
+            .collect(),
+    )
+}
+
+#[test]
+fn a_suite_recorded_once_replays_with_no_key_and_no_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    scenarios(dir.path());
+    let script = json!([
+        calls_echo("delete everything"),
+        says("I may not delete."),
+        calls_echo("hi"),
+        says("Echoed hi.")
+    ]);
+    let mut llm = FakeLlm::start(&script);
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let recorded = run_in(dir.path())
+        .args([
+            "scenarios",
+            "--record-dir",
+            "recordings",
+            "--format",
+            "json",
+        ])
+        .run();
+    recorded.expect_code(0);
+    let recorded = recorded.json_report();
+    assert_eq!(
+        recorded["summary"]["passed"],
+        2,
+        "{}",
+        assertions(&recorded)
+    );
+    assert_eq!(
+        llm.requests().len(),
+        4,
+        "only the live scenario calls the server"
+    );
+    assert_eq!(llm.requests()[0]["body"]["stream"], true);
+    let live = &recorded["scenarios"][1];
+    assert_eq!(live["id"], "live-echo");
+    assert_eq!(live["model"]["input_tokens"], 100);
+    llm.stop();
+    for id in ["live-echo", "echo-ping"] {
+        assert!(
+            dir.path()
+                .join(format!("recordings/{id}.recording.json"))
+                .is_file()
+        );
+    }
+
+    let replayed = promptexec()
+        .in_dir(dir.path())
+        .args(["-c", "providers.yaml", "run"])
+        .arg(fixtures().join("suite/suite.pack.json"))
+        .args([
+            "scenarios",
+            "--replay-dir",
+            "recordings",
+            "--format",
+            "junit",
+        ])
+        .run();
+    replayed.expect_code(0);
+    assert!(
+        replayed
+            .stdout
+            .contains(r#"<property name="model.input_tokens" value="100"/>"#),
+        "{}",
+        replayed.stdout
+    );
+    let replayed = run_in(dir.path())
+        .env_remove("FAKE_LLM_KEY")
+        .args([
+            "scenarios",
+            "--replay-dir",
+            "recordings",
+            "--format",
+            "json",
+        ])
+        .run();
+    replayed.expect_code(0);
+    assert_eq!(assertions(&replayed.json_report()), assertions(&recorded));
+
+    // A scenario with no recording is named before anything plays.
+    std::fs::remove_file(dir.path().join("recordings/echo-ping.recording.json")).expect("removed");
+    run_in(dir.path())
+        .args(["scenarios", "--replay-dir", "recordings"])
+        .run()
+        .expect_code(2)
+        .stderr_has("--replay-dir: no recording of scenario `echo-ping`");
+}
+
+#[test]
+fn a_promptkit_recording_drives_a_scenario() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: Scenario
+metadata:
+  name: late-order
+spec:
+  task_type: support
+  description: A late order, answered from a PromptKit recording
+  variables: { customer_name: Dana }
+  turns:
+    - role: user
+      content: Where is my order A-1002?
+      assertions:
+        - { type: tools_called, params: { tools: [lookup_order] } }
+        - { type: tool_result_includes, params: { tool: lookup_order, patterns: [delayed] } }
+    - role: user
+      content: Can I get a refund if it is late?
+      assertions:
+        - { type: content_includes, params: { patterns: [full refund] } }
+";
+    std::fs::write(dir.path().join("late-order.scenario.yaml"), scenario).expect("written");
+    std::fs::create_dir(dir.path().join("recordings")).expect("folder");
+    std::fs::copy(
+        fixtures().join("recordings/promptkit-session.json"),
+        dir.path().join("recordings/late-order.recording.json"),
+    )
+    .expect("copied");
+    let root = repo_root();
+    for mode in ["content", "turn"] {
+        let out = promptexec()
+            .in_dir(dir.path())
+            .arg("-c")
+            .arg(root.join("runtimeconfig.example.yaml"))
+            .arg("run")
+            .arg(root.join("examples/assistant.pack.json"))
+            .arg(dir.path().join("late-order.scenario.yaml"))
+            .args([
+                "--replay-dir",
+                "recordings",
+                "--match",
+                mode,
+                "--format",
+                "json",
+            ])
+            .run();
+        let report = out.json_report();
+        if mode == "content" {
+            out.expect_code(0);
+            assert_eq!(report["summary"]["passed"], 1, "{}", assertions(&report));
+            // 140 + 201 + 236 input tokens, and 12 read from PromptKit's cache.
+            assert_eq!(
+                report["scenarios"][0]["model"]["input_tokens"], 589,
+                "the recording's token counts"
+            );
+        } else {
+            // By turn, the whole request is compared: the recording has no system
+            // prompt or tools to compare, but the example tool's own answer differs
+            // from the one PromptKit recorded, and that is shown.
+            out.expect_code(3)
+                .stderr_has("call 2 (turn 1, round 2) does not match the recorded call 2")
+                .stderr_has("messages[2] (tool).content differs at character 42");
+        }
+    }
+}
+
+#[test]
+fn a_provider_that_cannot_be_used_stops_the_run_before_it_starts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    config(dir.path(), "openai", "http://127.0.0.1:9/v1", "");
+    conversation(dir.path(), &["Hi"], &[])
+        .env_remove("FAKE_LLM_KEY")
+        .run()
+        .expect_code(2)
+        .stderr_has("credential_env `FAKE_LLM_KEY` is not set");
+    run_in(dir.path())
+        .args(["--prompt", "main", "--provider", "fakr", "--message", "Hi"])
+        .run()
+        .expect_code(2)
+        .stderr_has("--provider: `fakr` is not a provider of the config")
+        .stderr_has("did you mean `fake`?");
+    conversation(dir.path(), &["Hi"], &["--replay", "missing.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has("missing.json");
+    run_in(dir.path())
+        .args([
+            "--prompt",
+            "main",
+            "--provider",
+            "fake",
+            "--mock",
+            "x.yaml",
+            "--message",
+            "Hi",
+        ])
+        .run()
+        .expect_code(2)
+        .stderr_has("--mock applies to the mock provider");
+}
