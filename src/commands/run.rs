@@ -119,6 +119,14 @@ fn plan(
         }
         None => model::live_answers(chosen, args.mock.is_some())?,
     };
+    if args.stream && matches!(answers, model::Answers::Mock { .. }) {
+        warnings.add(
+            crate::doc::Diagnostic::plain_warning(
+                "--stream: the mock answers whole; streaming applies to HTTP providers",
+            ),
+            console,
+        );
+    }
     let model = model::plan(answers, chosen, args.stream);
     let warnings = warnings.settle()?;
     let cancel = CancellationToken::new();

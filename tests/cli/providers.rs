@@ -344,10 +344,14 @@ fn a_recorded_conversation_replays_with_no_server_and_a_changed_message_is_exit_
         .arg(fixtures().join("suite/suite.pack.json"))
         .args(["--prompt", "main", "--provider", "fake", "--format", "json"])
         .args(["--message", messages[0], "--message", messages[1]])
-        .args(["--replay", "session.json"])
+        .args(["--replay", "session.json", "--record", "again.json"])
         .run();
     replayed.expect_code(0);
     assert_eq!(outcome(&replayed.json_report()), recorded);
+    // Recorded during a replay, the answers make a recording that replays the same.
+    let again = conversation(dir.path(), &messages, &["--replay", "again.json"]).run();
+    again.expect_code(0);
+    assert_eq!(outcome(&again.json_report()), recorded);
 
     let changed = conversation(
         dir.path(),
@@ -358,7 +362,9 @@ fn a_recorded_conversation_replays_with_no_server_and_a_changed_message_is_exit_
     changed
         .expect_code(3)
         .stderr_has("replay of session.json: call 3 (turn 2, round 1) does not match")
-        .stderr_has("(user).content: recorded \"Then say hi\" — made \"Then say hello\"");
+        .stderr_has(
+            "messages[4] (user).content: recorded \"Then say hi\" — made \"Then say hello\"",
+        );
 }
 
 /// Two scenarios: one names `fake` as its provider, one plays the config's default
