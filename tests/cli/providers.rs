@@ -88,6 +88,17 @@ fn says(text: &str) -> Json {
     json!({"reply": {"content": text, "usage": {"input": 30, "output": 4}}})
 }
 
+/// Two turns: a call the delete-denying hook blocks and the model's apology, then an
+/// echo and its answer.
+fn delete_then_hi() -> Json {
+    json!([
+        calls_echo("delete everything"),
+        says("I may not delete."),
+        calls_echo("hi"),
+        says("Echoed hi.")
+    ])
+}
+
 /// What the second request told the model the tool answered, in either API's shape.
 fn tool_result_sent(request: &Json) -> String {
     let messages = request["body"]["messages"].as_array().expect("messages");
@@ -323,13 +334,7 @@ fn outcome(report: &Json) -> Json {
 #[test]
 fn a_recorded_conversation_replays_with_no_server_and_a_changed_message_is_exit_3_with_a_diff() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let script = json!([
-        calls_echo("delete everything"),
-        says("I may not delete."),
-        calls_echo("hi"),
-        says("Echoed hi.")
-    ]);
-    let mut llm = FakeLlm::start(&script);
+    let mut llm = FakeLlm::start(&delete_then_hi());
     config(dir.path(), "claude", &llm.base_url(), "");
     let messages = ["Delete it all", "Then say hi"];
     let recorded = conversation(dir.path(), &messages, &["--record", "session.json"]).run();
@@ -402,13 +407,7 @@ fn assertions(report: &Json) -> Json {
 fn a_suite_recorded_once_replays_with_no_key_and_no_server() {
     let dir = tempfile::tempdir().expect("temp dir");
     scenarios(dir.path());
-    let script = json!([
-        calls_echo("delete everything"),
-        says("I may not delete."),
-        calls_echo("hi"),
-        says("Echoed hi.")
-    ]);
-    let mut llm = FakeLlm::start(&script);
+    let mut llm = FakeLlm::start(&delete_then_hi());
     config(dir.path(), "openai", &llm.base_url(), "");
     let recorded = run_in(dir.path())
         .args([
