@@ -4,6 +4,7 @@ use serde_json::Value as Json;
 
 use super::AssistantMessage;
 use crate::hooks::History;
+use crate::pack::ToolChoice;
 
 /// One model call as the session makes it: where in the conversation, and what the
 /// model is shown.
@@ -13,6 +14,10 @@ pub struct ModelCall<'a> {
     pub turn: u32,
     pub round: u32,
     pub system_prompt: &'a str,
+    /// The model asked for: the provider's, unless a hook changed the request's.
+    pub model: &'a str,
+    /// The prompt's `tool_policy.tool_choice` (with `none`, `tools` is empty).
+    pub tool_choice: ToolChoice,
     /// The conversation so far, in the hook payload shape (`hooks::message`).
     pub messages: &'a History,
     /// The tools on offer, `{"type": "function", "function": {name, description, parameters}}`.
@@ -52,6 +57,9 @@ pub struct Completion {
     pub usage: Option<Usage>,
     /// Set by HTTP providers; what a recording keeps.
     pub exchange: Option<Exchange>,
+    /// What was wrong with the answer that did not stop it being used (cut at the
+    /// token limit, filtered), each a `model_finding` in the reports.
+    pub findings: Vec<String>,
 }
 
 /// Why a model call gave no answer. The run stops with exit 3.

@@ -93,6 +93,7 @@ impl Provider for ScriptedProvider {
             answered_by: self.describe(rule),
             usage: None,
             exchange: None,
+            findings: Vec::new(),
         };
         Box::pin(std::future::ready(Ok(completion)))
     }

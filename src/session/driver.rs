@@ -345,6 +345,8 @@ impl<'a> Session<'a> {
                 turn,
                 round,
                 system_prompt: &self.system_prompt,
+                model: &request.model,
+                tool_choice: self.prompt.tool_policy.tool_choice,
                 messages: &self.messages,
                 tools: &tools,
                 stream: self.stream,
@@ -354,11 +356,15 @@ impl<'a> Session<'a> {
                 Err(err) => return self.model_failed(turn, round, err),
             };
             let answer = completion.message;
+            let mut findings = completion.findings;
             if answer.content.trim().is_empty() && answer.tool_calls.is_empty() {
+                findings.push("the answer is empty: no text and no tool call".into());
+            }
+            for finding in findings {
                 self.emit(SessionEvent::ModelFinding {
                     turn,
                     round,
-                    finding: "the answer is empty: no text and no tool call".into(),
+                    finding,
                 });
             }
             self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));

@@ -185,6 +185,8 @@ mod tests {
             turn: 1,
             round: 2,
             system_prompt: "Be brief.",
+            model: "fake-model",
+            tool_choice: crate::pack::ToolChoice::Auto,
             messages: &history,
             tools: &tools,
             stream: true,

@@ -136,6 +136,8 @@ async fn ask(
         turn: 1,
         round: 1,
         system_prompt: "",
+        model: "fake-model",
+        tool_choice: crate::pack::ToolChoice::Auto,
         messages: &history,
         tools: &[],
         stream,

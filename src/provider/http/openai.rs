@@ -158,6 +158,8 @@ mod tests {
             turn: 1,
             round: 2,
             system_prompt: "Be brief.",
+            model: "fake-model",
+            tool_choice: crate::pack::ToolChoice::Auto,
             messages: history,
             tools,
             stream,

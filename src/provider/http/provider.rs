@@ -142,6 +142,7 @@ impl HttpProvider {
                 response,
                 attempts,
             }),
+            findings: Vec::new(),
         })
     }
 

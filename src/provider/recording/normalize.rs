@@ -137,6 +137,8 @@ mod tests {
             turn: 2,
             round: 1,
             system_prompt: "Be brief.",
+            model: "fake-model",
+            tool_choice: crate::pack::ToolChoice::Auto,
             messages: &history,
             tools: &tools,
             stream: false,

@@ -175,6 +175,8 @@ mod tests {
             turn,
             round,
             system_prompt: "You help with orders.",
+            model: "fake-model",
+            tool_choice: crate::pack::ToolChoice::Auto,
             messages: history,
             tools: &tools,
             stream: false,
@@ -308,6 +310,7 @@ mod tests {
                         response: json!({"choices": []}),
                         attempts: 2,
                     }),
+                    findings: Vec::new(),
                 })
             };
             Box::pin(std::future::ready(result))
@@ -324,6 +327,8 @@ mod tests {
             turn: 1,
             round: 1,
             system_prompt: "",
+            model: "fake-model",
+            tool_choice: crate::pack::ToolChoice::Auto,
             messages: &history,
             tools: &[],
             stream: false,

@@ -225,6 +225,7 @@ impl Replayer {
             ),
             usage: exchange.usage,
             exchange: None,
+            findings: Vec::new(),
         }
     }
 }
@@ -295,6 +296,8 @@ mod tests {
             turn,
             round,
             system_prompt: "You help with orders.",
+            model: "fake-model",
+            tool_choice: crate::pack::ToolChoice::Auto,
             messages: history,
             tools: &[],
             stream: false,
