@@ -162,7 +162,7 @@ pub struct RunArgs {
     pub replay_match: ReplayMatch,
 
     /// Model calls per turn at most [default: the prompt's tool_policy.max_rounds]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=u64::from(u32::MAX)))]
     pub max_rounds: Option<u64>,
 
     /// Approve pending calls of TOOL (repeatable), or of every tool with `all`

@@ -13,6 +13,8 @@ use crate::provider::{
     HTTP_TYPES, HttpProvider, MatchMode, MockScript, Provider, ProviderInfo, Recording, Replayer,
     ScriptedProvider, http_plays,
 };
+use crate::report::RunRecord;
+use crate::session::TurnEnd;
 
 /// What answers the model calls of one conversation, decided before it starts.
 #[derive(Clone)]
@@ -195,12 +197,26 @@ pub(super) fn plan(answers: Answers, chosen: Option<&ProviderConfig>, stream: bo
     }
 }
 
-/// Writes a recording of `sessions` as played by `info`.
-pub(super) fn write_recording(
+/// Writes a recording of `sessions` as played by `info`, unless a model call of
+/// `runs` failed: such a recording would not replay, and the file may hold a good one.
+pub(super) fn write_recording<'r>(
     path: &Path,
     info: &ProviderInfo,
     sessions: impl IntoIterator<Item = crate::provider::RecordedSession>,
+    runs: impl IntoIterator<Item = &'r RunRecord>,
 ) -> Result<(), CliError> {
+    let failed = runs.into_iter().any(|run| {
+        run.turns
+            .iter()
+            .any(|end| matches!(end, TurnEnd::Failed { .. }))
+    });
+    if failed {
+        tracing::warn!(
+            "{} not written: the conversation could not go on, and its recording would not replay",
+            path.display()
+        );
+        return Ok(());
+    }
     let mut recording = Recording::new(info.clone());
     for session in sessions {
         recording.push_session(session);

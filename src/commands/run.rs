@@ -43,7 +43,7 @@ pub fn run(
         }
     })?;
     if let (Some(path), Some(session)) = (&args.record, played.recorded.take()) {
-        model::write_recording(path, &info, [session])?;
+        model::write_recording(path, &info, [session], [&played.record])?;
     }
     report(console, played, human, args)
 }

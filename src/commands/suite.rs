@@ -468,7 +468,7 @@ fn play_scenario(
         && error.is_none()
     {
         let path = recording_path(dir, &scenario.id);
-        if let Err(err) = model::write_recording(&path, &plan.model.info, recorded) {
+        if let Err(err) = model::write_recording(&path, &plan.model.info, recorded, &trials) {
             exit = worse(exit, err.exit());
             let cause = std::error::Error::source(&err)
                 .map(|cause| format!(": {cause}"))

@@ -26,12 +26,15 @@ crate::wire_enum! {
         Eval = "eval",
         /// A tool process.
         Tool = "tool",
+        /// The model: a provider or the recording it is replayed from.
+        Model = "model",
     }
 }
 
 impl Phase {
     pub const EVAL: Phase = Phase::Other(Place::Eval);
     pub const TOOL: Phase = Phase::Other(Place::Tool);
+    pub const MODEL: Phase = Phase::Other(Place::Model);
 
     /// The name this phase has in events and reports.
     pub fn as_str(self) -> &'static str {

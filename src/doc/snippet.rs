@@ -93,9 +93,34 @@ fn mask_secrets(text: &str) -> String {
                 }
                 out.push_str(&mask(value));
             }
-            None => out.push_str(line),
+            None => out.push_str(&mask_url_users(line)),
         }
     }
+    out
+}
+
+/// `line` with the user and password of every URL in it (`scheme://USER:PASS@host`)
+/// masked.
+fn mask_url_users(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let authority_len = after
+            .find(|c: char| c == '/' || c.is_whitespace() || "\"'}],".contains(c))
+            .unwrap_or(after.len());
+        let authority = &after[..authority_len];
+        match authority.rfind('@') {
+            Some(user_end) => {
+                out.push_str(&mask(&authority[..user_end]));
+                out.push_str(&authority[user_end..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &after[authority_len..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -227,6 +252,16 @@ mod tests {
         assert!(shown.contains("7 | next: 1"), "{shown}");
         let plain = "max_tokens: 100\n";
         assert!(snippet(plain, at(1, 1), Severity::Error, false).contains("max_tokens: 100"));
+    }
+
+    #[test]
+    fn the_user_and_password_of_a_url_are_masked() {
+        assert_eq!(
+            mask_url_users(
+                "  base_url: \"http://me:hunter2@example.com/v1\", b: https://x.org/@y\n"
+            ),
+            "  base_url: \"http://**********@example.com/v1\", b: https://x.org/@y\n"
+        );
     }
 
     #[test]

@@ -80,6 +80,12 @@ pub trait Provider {
         &'a mut self,
         call: ModelCall<'a>,
     ) -> LocalBoxFuture<'a, Result<Completion, ModelError>>;
+
+    /// Asked when a conversation has run its course: what it should have used and did
+    /// not (a replay's recorded calls no call asked for).
+    fn leftover(&self) -> Option<ModelError> {
+        None
+    }
 }
 
 /// A boxed provider is one: the run picks its provider when it starts.
@@ -89,5 +95,9 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
         call: ModelCall<'a>,
     ) -> LocalBoxFuture<'a, Result<Completion, ModelError>> {
         (**self).complete(call)
+    }
+
+    fn leftover(&self) -> Option<ModelError> {
+        (**self).leftover()
     }
 }

@@ -114,11 +114,11 @@ impl std::ops::Add for ModelTotals {
     fn add(self, other: ModelTotals) -> ModelTotals {
         let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
             (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
         };
         ModelTotals {
             calls: self.calls + other.calls,
-            latency_ms: self.latency_ms + other.latency_ms,
+            latency_ms: self.latency_ms.saturating_add(other.latency_ms),
             input_tokens: sum(self.input_tokens, other.input_tokens),
             output_tokens: sum(self.output_tokens, other.output_tokens),
             cost_usd: match (self.cost_usd, other.cost_usd) {

@@ -59,7 +59,9 @@ impl Failure {
         let kind = self.kind.as_str();
         // A tool only ever fails as a tool: saying where adds nothing.
         let place = match (self.kind, self.phase) {
-            (ExtensionKind::Tool, Phase::TOOL) => String::new(),
+            (ExtensionKind::Tool, Phase::TOOL) | (ExtensionKind::Model, Phase::MODEL) => {
+                String::new()
+            }
             (_, phase) => format!(" at {phase}"),
         };
         format!("{kind} `{}` failed{place}: {}", self.name, self.reason)

@@ -302,7 +302,8 @@ impl<'a> Session<'a> {
             .event("turn_start", &json!({"turn": turn, "user": user_text}));
         let max_rounds = self
             .max_rounds
-            .unwrap_or(self.prompt.tool_policy.max_rounds) as u32;
+            .unwrap_or(self.prompt.tool_policy.max_rounds);
+        let max_rounds = u32::try_from(max_rounds).unwrap_or(u32::MAX);
         for round in 1..=max_rounds {
             let request = ProviderRequest {
                 provider_id: self.provider_id.clone(),
@@ -606,6 +607,16 @@ impl<'a> Session<'a> {
             return;
         }
         self.evaluate(Point::SessionEnd).await;
+        if let Some(err) = self.provider.leftover() {
+            self.emit(SessionEvent::ExtensionFailed {
+                turn: self.turn,
+                kind: ExtensionKind::Model,
+                name: self.provider_id.clone(),
+                phase: Phase::MODEL,
+                reason: err.to_string(),
+                stderr_tail: String::new(),
+            });
+        }
         let notified = self
             .hooks
             .session(HookPhase::SessionEnd, &self.session_info())

@@ -155,6 +155,8 @@ crate::wire_enum! {
     pub enum ExtensionKind {
         Tool = "tool",
         Hook = "hook",
+        /// The model, as a provider or a recording.
+        Model = "model",
     }
 }
 

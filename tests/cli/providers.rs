@@ -358,6 +358,22 @@ fn a_recorded_conversation_replays_with_no_server_and_a_changed_message_is_exit_
     again.expect_code(0);
     assert_eq!(outcome(&again.json_report()), recorded);
 
+    // A conversation that ends before the recorded one did leaves calls unasked.
+    conversation(dir.path(), &messages[..1], &["--replay", "session.json"])
+        .run()
+        .expect_code(3)
+        .stderr_has("model `fake` failed")
+        .stderr_has("the recording holds 4 model calls and the conversation asked for 2");
+
+    // A live run that fails leaves the recording it would have replaced alone.
+    let before = std::fs::read_to_string(dir.path().join("session.json")).expect("recorded");
+    conversation(dir.path(), &messages, &["--record", "session.json"])
+        .run()
+        .expect_code(3)
+        .stderr_has("session.json not written");
+    let after = std::fs::read_to_string(dir.path().join("session.json")).expect("still there");
+    assert_eq!(before, after);
+
     let changed = conversation(
         dir.path(),
         &[messages[0], "Then say hello"],

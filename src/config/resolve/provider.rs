@@ -153,6 +153,15 @@ impl Resolver<'_> {
         let rest = url
             .strip_prefix("http://")
             .or_else(|| url.strip_prefix("https://"));
+        let authority = rest.map(|rest| rest.split('/').next().unwrap_or_default());
+        if authority.is_some_and(|authority| authority.contains('@')) {
+            // Never echoed: the user and password are a secret like any key.
+            self.cx.error(
+                node.pos,
+                format!("{what}: a user or password in the URL is not accepted (URLs are shown in logs and errors); give the key with `credential` or `headers`"),
+            );
+            return None;
+        }
         match rest {
             Some(rest)
                 if !rest.trim_matches('/').is_empty() && !rest.contains(char::is_whitespace) =>
@@ -532,6 +541,19 @@ mod tests {
         assert_eq!(
             config.providers[3].base_url.as_deref(),
             Some("http://localhost:11434/v1")
+        );
+    }
+
+    #[test]
+    fn a_base_url_with_a_password_is_refused_without_showing_it() {
+        let (_, cx) =
+            providers("- {id: a, type: openai, base_url: \"http://me:hunter2@example.com/v1\"}\n");
+        let lines = lines(&cx);
+        assert_eq!(
+            lines,
+            [format!(
+                "{FILE}:5:39: spec.providers[0].base_url: a user or password in the URL is not accepted (URLs are shown in logs and errors); give the key with `credential` or `headers`"
+            )]
         );
     }
 

@@ -78,6 +78,10 @@ impl Provider for Recorder<'_> {
             Ok(completion)
         })
     }
+
+    fn leftover(&self) -> Option<ModelError> {
+        self.inner.leftover()
+    }
 }
 
 /// What is kept of one answered call.

@@ -101,6 +101,24 @@ impl Replayer {
         Ok(self.completion(index))
     }
 
+    /// The recorded calls no call asked for: the conversation ended before the one
+    /// recorded did.
+    fn unused(&self) -> Option<String> {
+        let exchanges = self.exchanges().ok()?;
+        let answered = match self.mode {
+            MatchMode::Turn => self.calls.min(exchanges.len()),
+            MatchMode::Content => self.used.iter().filter(|used| **used).count(),
+        };
+        (answered < exchanges.len()).then(|| {
+            format!(
+                "{}the recording holds {} and the conversation asked for {}: it ended before the recorded one did",
+                self.session_prefix(),
+                plural(exchanges.len(), "model call"),
+                answered
+            )
+        })
+    }
+
     /// The session's exchanges, or why there are none.
     fn exchanges(&self) -> Result<&[RecordedExchange], String> {
         session_exchanges(&self.recording, self.session)
@@ -166,6 +184,27 @@ impl Replayer {
             .collect();
         if let Some(&index) = same.iter().find(|&&i| !self.used[i]) {
             self.used[index] = true;
+            // The conversation is not compared (PromptKit's lookup), but what the
+            // recording says the model was told and offered still must hold.
+            let recorded = RequestMatch {
+                messages: None,
+                ..exchanges[index].request_match.clone()
+            };
+            let lines = differences(&recorded, &made);
+            if !lines.is_empty() {
+                let exchange = &exchanges[index];
+                return Err(format!(
+                    "{}call {} (turn {}, round {}) is answered by the recorded call {} (turn {}, round {}) for its user message, but the request differs:\n{}",
+                    self.session_prefix(),
+                    self.calls,
+                    call.turn,
+                    call.round,
+                    index + 1,
+                    exchange.turn,
+                    exchange.round,
+                    render(&lines)
+                ));
+            }
             return Ok(index);
         }
         let call_name = format!(
@@ -236,6 +275,13 @@ impl Provider for Replayer {
         call: ModelCall<'a>,
     ) -> LocalBoxFuture<'a, Result<Completion, ModelError>> {
         Box::pin(std::future::ready(self.answer(&call)))
+    }
+
+    fn leftover(&self) -> Option<ModelError> {
+        self.unused().map(|detail| ModelError::Replay {
+            recording: self.path.clone(),
+            detail,
+        })
     }
 }
 
@@ -323,6 +369,42 @@ mod tests {
         history.push(message("user", "Can I get a refund if it is late?"));
         upto.push(history);
         upto
+    }
+
+    #[test]
+    fn recorded_calls_nobody_asked_for_are_left_over() {
+        let (path, recording) = fixture();
+        let calls = conversation();
+        for mode in [MatchMode::Turn, MatchMode::Content] {
+            let mut replayer = Replayer::new(recording.clone(), &path, 0, mode);
+            replayer.answer(&call(1, 1, &calls[0])).expect("answers");
+            let left = replayer.leftover().expect("two calls were not asked for");
+            assert!(
+                left.to_string().ends_with(
+                    "the recording holds 3 model calls and the conversation asked for 1: it ended before the recorded one did"
+                ),
+                "{left}"
+            );
+            replayer.answer(&call(1, 2, &calls[1])).expect("answers");
+            replayer.answer(&call(2, 1, &calls[2])).expect("answers");
+            assert_eq!(replayer.leftover(), None);
+        }
+    }
+
+    #[test]
+    fn by_content_the_system_prompt_and_tools_recorded_must_still_hold() {
+        let (path, mut recording) = fixture();
+        recording.sessions[0].exchanges[0].request_match.system = Some("Be terse.".into());
+        let mut replayer = Replayer::new(recording, &path, 0, MatchMode::Content);
+        let err = replayer
+            .answer(&call(1, 1, &conversation()[0]))
+            .expect_err("another system prompt");
+        let text = err.to_string();
+        assert!(
+            text.contains("is answered by the recorded call 1 (turn 1, round 1) for its user message, but the request differs:")
+                && text.contains("system prompt"),
+            "{text}"
+        );
     }
 
     #[test]
