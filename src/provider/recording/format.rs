@@ -186,6 +186,10 @@ pub struct RecordedAnswer {
     pub content: String,
     #[serde(default)]
     pub tool_calls: Vec<RecordedToolCall>,
+    /// What was wrong with the answer (cut at the token limit, say), found again on
+    /// every replay.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -258,6 +258,7 @@ impl Reader {
                     answer: RecordedAnswer {
                         content: normalized.content.clone(),
                         tool_calls: calls,
+                        findings: Vec::new(),
                     },
                     usage: None,
                 });

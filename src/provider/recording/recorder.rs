@@ -114,6 +114,7 @@ fn exchange(
                     args: call.args.clone(),
                 })
                 .collect(),
+            findings: completion.findings.clone(),
         },
         usage: completion.usage,
     }

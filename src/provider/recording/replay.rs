@@ -264,7 +264,7 @@ impl Replayer {
             ),
             usage: exchange.usage,
             exchange: None,
-            findings: Vec::new(),
+            findings: exchange.answer.findings.clone(),
         }
     }
 }
