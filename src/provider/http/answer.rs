@@ -15,6 +15,9 @@ pub(super) struct Answer {
     pub text: String,
     pub calls: Vec<Call>,
     pub tokens: Option<Tokens>,
+    /// What was wrong with an answer that is used all the same: cut at the token
+    /// limit, or filtered.
+    pub finding: Option<String>,
 }
 
 /// A tool call as the server sent it; `id` is empty when it sent none.
@@ -185,5 +188,29 @@ mod tests {
         assert!((cost - 0.021).abs() < 1e-12, "{cost}");
         assert_eq!(tokens.usage(None).cost_usd, None);
         assert_eq!(Tokens::read(&json!({}), "a", "b"), None);
+    }
+
+    #[test]
+    fn the_largest_counts_are_priced_without_overflow() {
+        let tokens = Tokens::read(
+            &json!({"input_tokens": u64::MAX, "output_tokens": u64::MAX}),
+            "input_tokens",
+            "output_tokens",
+        )
+        .expect("counts");
+        let pricing = Pricing {
+            input_per_1k: 1.0,
+            output_per_1k: 1.0,
+        };
+        let usage = tokens.usage(Some(pricing));
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens),
+            (u64::MAX, u64::MAX)
+        );
+        let cost = usage.cost_usd.expect("priced");
+        assert!(cost.is_finite() && cost > 3.6e16, "{cost}");
+        // A count beyond u64 is no count.
+        let beyond = json!({"input_tokens": 1e20});
+        assert_eq!(Tokens::read(&beyond, "input_tokens", "output_tokens"), None);
     }
 }

@@ -35,6 +35,16 @@ impl Api {
     }
 }
 
+/// Why a stream gives no answer.
+#[derive(Debug, PartialEq)]
+pub(super) enum StreamError {
+    /// The server said it was too busy before sending any of the answer: another
+    /// attempt may do better.
+    Busy(String),
+    /// Another attempt would fare no better, or part of the answer had come.
+    Broken(String),
+}
+
 /// A streamed answer being put together.
 #[derive(Debug)]
 pub(super) enum Stream {
@@ -44,9 +54,9 @@ pub(super) enum Stream {
 
 impl Stream {
     /// Takes in one event; `Ok(true)` once the API's end marker has come.
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, String> {
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
         match self {
-            Stream::OpenAi(stream) => stream.event(event),
+            Stream::OpenAi(stream) => stream.event(event).map_err(StreamError::Broken),
             Stream::Claude(stream) => stream.event(event),
         }
     }

@@ -7,6 +7,7 @@ use super::answer::{Answer, Call, Tokens, args_from_value};
 use super::api_error::error_in;
 use super::openai::{insert_some, text_of};
 use crate::config::ModelDefaults;
+use crate::pack::ToolChoice;
 use crate::provider::ModelCall;
 
 /// `max_tokens` is required by this API; this is sent when the config sets none.
@@ -53,6 +54,10 @@ pub(super) fn request_body(call: &ModelCall<'_>, model: &str, defaults: &ModelDe
     body.insert("messages".into(), messages.collect());
     if !call.tools.is_empty() {
         body.insert("tools".into(), call.tools.iter().map(wire_tool).collect());
+        // `auto` is the API's own default, and `none` comes with no tools.
+        if call.tool_choice == ToolChoice::Required {
+            body.insert("tool_choice".into(), json!({"type": "any"}));
+        }
     }
     insert_some(
         &mut body,
@@ -124,6 +129,7 @@ pub(super) fn parse_answer(body: &Json) -> Result<Answer, String> {
     };
     let mut answer = Answer {
         tokens: Tokens::read(&body["usage"], "input_tokens", "output_tokens"),
+        finding: body["stop_reason"].as_str().and_then(finding),
         ..Answer::default()
     };
     for block in blocks {
@@ -137,6 +143,16 @@ pub(super) fn parse_answer(body: &Json) -> Result<Answer, String> {
         }
     }
     Ok(answer)
+}
+
+/// What a `stop_reason` says is wrong with the answer; `None` for a complete one.
+pub(super) fn finding(reason: &str) -> Option<String> {
+    let what = match reason {
+        "max_tokens" => "the answer was cut at the token limit",
+        "refusal" => "the answer was stopped by the model's safety refusal",
+        _ => return None,
+    };
+    Some(format!("{what} (stop_reason `{reason}`)"))
 }
 
 fn tool_use(block: &Json) -> Result<Call, String> {
@@ -256,6 +272,57 @@ mod tests {
                 output: 9
             })
         );
+    }
+
+    #[test]
+    fn tool_choice_required_is_any_tool() {
+        let history = History::default();
+        let tools = [json!({"type": "function", "function": {"name": "f"}})];
+        let call = |tool_choice, tools| ModelCall {
+            turn: 1,
+            round: 1,
+            system_prompt: "",
+            model: "claude-x",
+            tool_choice,
+            messages: &history,
+            tools,
+            stream: false,
+        };
+        let defaults = ModelDefaults::default();
+        let body = request_body(&call(ToolChoice::Required, &tools[..]), "c", &defaults);
+        assert_eq!(body["tool_choice"], json!({"type": "any"}));
+        for (choice, tools) in [
+            (ToolChoice::Auto, &tools[..]),
+            (ToolChoice::Required, &[][..]),
+            (ToolChoice::None, &[][..]),
+        ] {
+            let body = request_body(&call(choice, tools), "c", &defaults);
+            assert_eq!(body.get("tool_choice"), None, "{choice:?}");
+        }
+    }
+
+    #[test]
+    fn a_cut_or_refused_answer_has_a_finding() {
+        let answer = |reason: Json| {
+            let body = json!({"content": [{"type": "text", "text": "Hal"}], "stop_reason": reason});
+            parse_answer(&body).expect("an answer").finding
+        };
+        assert_eq!(
+            answer(json!("max_tokens")).as_deref(),
+            Some("the answer was cut at the token limit (stop_reason `max_tokens`)")
+        );
+        assert_eq!(
+            answer(json!("refusal")).as_deref(),
+            Some("the answer was stopped by the model's safety refusal (stop_reason `refusal`)")
+        );
+        for complete in [
+            json!("end_turn"),
+            json!("tool_use"),
+            json!("stop_sequence"),
+            Json::Null,
+        ] {
+            assert_eq!(answer(complete.clone()), None, "{complete}");
+        }
     }
 
     #[test]

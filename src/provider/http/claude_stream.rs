@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use serde_json::Value as Json;
 
 use super::answer::{Answer, Call, Tokens, args_from_text, args_from_value};
+use super::api::StreamError;
 use super::api_error::{error_in, quote};
+use super::claude::finding;
 use super::sse::SseEvent;
 
 #[derive(Debug, Default)]
@@ -14,6 +16,7 @@ pub(super) struct ClaudeStream {
     blocks: BTreeMap<u64, Block>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
+    finding: Option<String>,
     done: bool,
 }
 
@@ -33,9 +36,13 @@ enum Block {
 
 impl ClaudeStream {
     /// Takes in one event; `Ok(true)` once the answer is complete (`message_stop`).
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, String> {
-        let data: Json = serde_json::from_str(&event.data)
-            .map_err(|_| format!("a stream event is not JSON: {}", quote(&event.data)))?;
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
+        let data: Json = serde_json::from_str(&event.data).map_err(|_| {
+            StreamError::Broken(format!(
+                "a stream event is not JSON: {}",
+                quote(&event.data)
+            ))
+        })?;
         let kind = data["type"]
             .as_str()
             .or(event.event.as_deref())
@@ -66,18 +73,35 @@ impl ClaudeStream {
                 if let Some(output) = data["usage"]["output_tokens"].as_u64() {
                     self.output_tokens = Some(output);
                 }
+                if let Some(reason) = data["delta"]["stop_reason"].as_str() {
+                    self.finding = finding(reason);
+                }
             }
             "message_stop" => {
                 self.done = true;
                 return Ok(true);
             }
-            "error" => {
-                return Err(error_in(&data).unwrap_or_else(|| quote(&event.data)));
-            }
+            "error" => return Err(self.error(&data, &event.data)),
             // `ping`, `content_block_stop`, and kinds added later.
             _ => {}
         }
         Ok(false)
+    }
+
+    /// An `error` event. Overloaded or failing before any content came, the server
+    /// answered as it would with a 529 or a 500, and is worth another attempt; once
+    /// content has come, retrying would start the answer over, so it is final.
+    fn error(&self, data: &Json, raw: &str) -> StreamError {
+        let message = error_in(data).unwrap_or_else(|| quote(raw));
+        let busy = matches!(
+            data["error"]["type"].as_str(),
+            Some("overloaded_error" | "api_error")
+        );
+        if busy && self.blocks.is_empty() {
+            StreamError::Busy(message)
+        } else {
+            StreamError::Broken(message)
+        }
     }
 
     fn add_delta(&mut self, index: u64, delta: &Json) {
@@ -102,7 +126,10 @@ impl ClaudeStream {
         if !self.done {
             return Err("the stream ended before the answer was complete".into());
         }
-        let mut answer = Answer::default();
+        let mut answer = Answer {
+            finding: self.finding,
+            ..Answer::default()
+        };
         for block in self.blocks.into_values() {
             match block {
                 Block::Text(text) => answer.text.push_str(&text),
@@ -140,7 +167,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn play(events: &[(&str, &str)]) -> Result<Answer, String> {
+    fn play(events: &[(&str, &str)]) -> Result<Answer, StreamError> {
         let mut stream = ClaudeStream::default();
         for (name, data) in events {
             let event = SseEvent {
@@ -151,7 +178,7 @@ mod tests {
                 break;
             }
         }
-        stream.finish()
+        stream.finish().map_err(StreamError::Broken)
     }
 
     #[test]
@@ -204,12 +231,72 @@ mod tests {
         )]);
         assert_eq!(
             cut,
-            Err("the stream ended before the answer was complete".into())
+            Err(StreamError::Broken(
+                "the stream ended before the answer was complete".into()
+            ))
         );
-        let error = play(&[(
+        let invalid = play(&[(
             "error",
-            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#,
         )]);
-        assert_eq!(error, Err("Overloaded".into()));
+        assert_eq!(invalid, Err(StreamError::Broken("bad".into())));
+    }
+
+    const STARTED: (&str, &str) = (
+        "message_start",
+        r#"{"type":"message_start","message":{"usage":{"input_tokens":5}}}"#,
+    );
+    const OVERLOADED: (&str, &str) = (
+        "error",
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+    );
+    const API_ERROR: (&str, &str) = (
+        "error",
+        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
+    );
+
+    #[test]
+    fn a_busy_server_before_any_content_is_worth_another_attempt() {
+        assert_eq!(
+            play(&[OVERLOADED]),
+            Err(StreamError::Busy("Overloaded".into()))
+        );
+        assert_eq!(
+            play(&[STARTED, API_ERROR]),
+            Err(StreamError::Busy("Internal server error".into()))
+        );
+        let text = (
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        );
+        assert_eq!(
+            play(&[STARTED, text, OVERLOADED]),
+            Err(StreamError::Broken("Overloaded".into()))
+        );
+    }
+
+    #[test]
+    fn a_streamed_answer_cut_or_refused_has_a_finding() {
+        let ending = |reason: &str| {
+            let delta = format!(
+                r#"{{"type":"message_delta","delta":{{"stop_reason":"{reason}"}},"usage":{{"output_tokens":9}}}}"#
+            );
+            let answer = play(&[
+                STARTED,
+                ("message_delta", delta.as_str()),
+                ("message_stop", r#"{"type":"message_stop"}"#),
+            ]);
+            answer.expect("an answer").finding
+        };
+        assert_eq!(
+            ending("max_tokens").as_deref(),
+            Some("the answer was cut at the token limit (stop_reason `max_tokens`)")
+        );
+        assert_eq!(
+            ending("refusal").as_deref(),
+            Some("the answer was stopped by the model's safety refusal (stop_reason `refusal`)")
+        );
+        assert_eq!(ending("end_turn"), None);
+        assert_eq!(ending("tool_use"), None);
     }
 }

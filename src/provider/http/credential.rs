@@ -1,4 +1,4 @@
-//! Where a provider's API key comes from, and keeping it out of every text.
+//! Where a provider's API key comes from.
 
 use std::fmt;
 
@@ -24,24 +24,6 @@ impl ApiKey {
     /// The key itself, for the one header that carries it.
     pub fn expose(&self) -> &str {
         &self.0
-    }
-
-    /// `text` with every occurrence of the key replaced by `***`: a last defence for
-    /// error texts that quote what a server sent back.
-    pub fn redact(&self, text: &str) -> String {
-        // A key too short to be real would garble ordinary words.
-        if self.0.len() < 4 {
-            return text.to_string();
-        }
-        text.replace(&self.0, "***")
-    }
-}
-
-/// Hides the key in `text` when there is one.
-pub(super) fn redact(key: Option<&ApiKey>, text: &str) -> String {
-    match key {
-        Some(key) => key.redact(text),
-        None => text.to_string(),
     }
 }
 
@@ -71,8 +53,9 @@ pub(super) fn resolve(
     }
 }
 
-/// No credential named: the type's usual variable, or none for a type or a server
-/// that needs none.
+/// No credential named: the type's usual variable, read only for the vendor's own
+/// address. A server at another `base_url` gets no key unless one is named, so that
+/// a vendor key never reaches a host it was not made for.
 fn default_key(
     provider: &Provider,
     flavor: Flavor,
@@ -81,19 +64,19 @@ fn default_key(
     let Some(var) = flavor.default_key_env else {
         return Ok(None);
     };
-    if let Some(key) = env(var).as_deref().and_then(non_empty) {
-        return Ok(Some(key));
-    }
     let elsewhere = provider
         .base_url
         .as_deref()
         .is_some_and(|base| base.trim_end_matches('/') != flavor.default_base);
-    if elsewhere && flavor.keyless_elsewhere {
+    if elsewhere {
         return Ok(None);
     }
-    Err(format!(
-        "no API key: `{var}` is not set (or name one with credential_env, credential_file or api_key)"
-    ))
+    match env(var).as_deref().and_then(non_empty) {
+        Some(key) => Ok(Some(key)),
+        None => Err(format!(
+            "no API key: `{var}` is not set (or name one with credential_env, credential_file or api_key)"
+        )),
+    }
 }
 
 fn non_empty(text: &str) -> Option<ApiKey> {
@@ -176,31 +159,50 @@ mod tests {
     }
 
     #[test]
-    fn without_a_credential_the_usual_variable_or_a_local_server() {
+    fn the_usual_variable_is_read_only_for_the_vendors_own_address() {
+        let vendor_keys = |name: &str| match name {
+            "OPENAI_API_KEY" => Some("sk-env".to_string()),
+            "ANTHROPIC_API_KEY" => Some("sk-ant-env".to_string()),
+            _ => None,
+        };
         let openai = provider("openai", None, None);
-        let lookup = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-env".to_string());
-        assert_eq!(key_of(&openai, &lookup), Ok(Some("sk-env".into())));
+        assert_eq!(key_of(&openai, &vendor_keys), Ok(Some("sk-env".into())));
         assert_eq!(
             key_of(&openai, &no_env),
             Err("no API key: `OPENAI_API_KEY` is not set (or name one with credential_env, credential_file or api_key)".into())
         );
-        let local = provider("vllm", None, Some("http://127.0.0.1:8000/v1"));
-        assert_eq!(key_of(&local, &no_env), Ok(None));
-        let default_root = provider("openai", None, Some("https://api.openai.com/v1/"));
-        assert!(key_of(&default_root, &no_env).is_err());
-        let claude_elsewhere = provider("claude", None, Some("http://127.0.0.1:9/v1"));
-        assert!(key_of(&claude_elsewhere, &no_env).is_err());
+        let vendor_root = provider("openai", None, Some("https://api.openai.com/v1/"));
+        assert_eq!(
+            key_of(&vendor_root, &vendor_keys),
+            Ok(Some("sk-env".into()))
+        );
+        let claude = provider("claude", None, None);
+        assert_eq!(key_of(&claude, &vendor_keys), Ok(Some("sk-ant-env".into())));
+
+        // Any other address goes without, whatever the type, even with the variable set.
+        for (kind, base) in [
+            ("vllm", "http://127.0.0.1:8000/v1"),
+            ("openai", "https://openrouter.example/api/v1"),
+            ("claude", "https://gateway.example/v1"),
+            ("claude", "http://127.0.0.1:9/v1"),
+        ] {
+            let elsewhere = provider(kind, None, Some(base));
+            assert_eq!(
+                key_of(&elsewhere, &vendor_keys),
+                Ok(None),
+                "{kind} at {base}"
+            );
+        }
         // Ollama needs none, and does not borrow OpenAI's.
-        assert_eq!(key_of(&provider("ollama", None, None), &lookup), Ok(None));
+        assert_eq!(
+            key_of(&provider("ollama", None, None), &vendor_keys),
+            Ok(None)
+        );
     }
 
     #[test]
-    fn the_key_never_shows() {
+    fn the_key_never_shows_when_debugged() {
         let key = ApiKey("sk-secret-123".into());
         assert_eq!(format!("{key:?}"), "ApiKey(***)");
-        assert_eq!(
-            key.redact("Incorrect API key provided: sk-secret-123."),
-            "Incorrect API key provided: ***."
-        );
     }
 }

@@ -22,23 +22,21 @@ pub(super) enum Api {
 pub(super) struct Flavor {
     pub api: Api,
     pub default_base: &'static str,
-    /// The variable a key is read from when the config names no credential.
+    /// The variable a key is read from when the config names no credential and no
+    /// `base_url`.
     pub default_key_env: Option<&'static str>,
-    /// Whether a server at another root may go without a key (a local server).
-    pub keyless_elsewhere: bool,
 }
 
 /// The flavor of an HTTP provider type; `None` for any other type.
 pub(super) fn flavor(kind: &str) -> Option<Flavor> {
     const OPENAI: &str = "https://api.openai.com/v1";
-    let (api, default_base, default_key_env, keyless_elsewhere) = match kind {
-        "openai" | "vllm" => (Api::OpenAi, OPENAI, Some("OPENAI_API_KEY"), true),
-        "ollama" => (Api::OpenAi, "http://localhost:11434/v1", None, true),
+    let (api, default_base, default_key_env) = match kind {
+        "openai" | "vllm" => (Api::OpenAi, OPENAI, Some("OPENAI_API_KEY")),
+        "ollama" => (Api::OpenAi, "http://localhost:11434/v1", None),
         "claude" => (
             Api::Claude,
             "https://api.anthropic.com/v1",
             Some("ANTHROPIC_API_KEY"),
-            false,
         ),
         _ => return None,
     };
@@ -46,7 +44,6 @@ pub(super) fn flavor(kind: &str) -> Option<Flavor> {
         api,
         default_base,
         default_key_env,
-        keyless_elsewhere,
     })
 }
 

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::HttpProvider;
 use crate::config::{Credential, Pricing, Provider as ProviderConfig};
 use crate::hooks::{History, message};
+use crate::pack::ToolChoice;
 use crate::provider::{ModelCall, ModelError, Provider};
 
 /// What the server does with one request.
@@ -130,19 +131,48 @@ async fn ask(
     provider: &mut HttpProvider,
     stream: bool,
 ) -> Result<crate::provider::Completion, ModelError> {
+    let history = hi();
+    provider.complete(call(&history, stream)).await
+}
+
+fn hi() -> History {
     let mut history = History::default();
     history.push(message("user", "Hi"));
-    let call = ModelCall {
+    history
+}
+
+/// A call of `history` whose `model` is empty, so that the configured one is asked for.
+fn call(history: &History, stream: bool) -> ModelCall<'_> {
+    ModelCall {
         turn: 1,
         round: 1,
         system_prompt: "",
-        model: "fake-model",
-        tool_choice: crate::pack::ToolChoice::Auto,
-        messages: &history,
+        model: "",
+        tool_choice: ToolChoice::Auto,
+        messages: history,
         tools: &[],
         stream,
-    };
-    provider.complete(call).await
+    }
+}
+
+fn json_reply(status: &'static str, headers: &'static [&'static str], body: &str) -> Reply {
+    Reply::Whole {
+        status,
+        headers,
+        body: body.into(),
+    }
+}
+
+/// A `text/event-stream` response of Claude events, each `data` as given.
+fn claude_events(events: &[&str]) -> Reply {
+    Reply::Whole {
+        status: "200 OK",
+        headers: &["Content-Type: text/event-stream"],
+        body: events
+            .iter()
+            .map(|e| format!("event: x\ndata: {e}\n\n"))
+            .collect(),
+    }
 }
 
 #[tokio::test]
@@ -354,4 +384,180 @@ async fn the_key_goes_in_its_header_and_nowhere_else() {
             detail: "HTTP 401 Unauthorized: Incorrect API key provided: ***.".into(),
         }
     );
+}
+
+#[tokio::test]
+async fn the_model_a_hook_asked_for_and_a_required_tool_are_sent() {
+    let (root, mut requests) = serve(vec![json_reply(
+        "200 OK",
+        &["Content-Type: application/json"],
+        OPENAI_ANSWER,
+    )])
+    .await;
+    let mut provider = HttpProvider::new(&config("openai", "gpt", &root)).expect("valid config");
+    let tools = [json!({"type": "function", "function": {"name": "f"}})];
+    let history = hi();
+    let mut asked = call(&history, false);
+    asked.model = "m-2";
+    asked.tool_choice = ToolChoice::Required;
+    asked.tools = &tools;
+    let completion = provider.complete(asked).await.expect("an answer");
+    assert_eq!(completion.answered_by, "openai `m-2`");
+    let sent: Json = serde_json::from_str(&drain(&mut requests)[0].body).expect("a JSON body");
+    assert_eq!(
+        (&sent["model"], &sent["tool_choice"]),
+        (&json!("m-2"), &json!("required"))
+    );
+}
+
+#[tokio::test]
+async fn an_answer_cut_at_the_token_limit_carries_a_finding() {
+    let cut = r#"{"choices":[{"message":{"content":"Once upon a"},"finish_reason":"length"}]}"#;
+    let (root, _requests) = serve(vec![
+        json_reply("200 OK", &["Content-Type: application/json"], cut),
+        json_reply("200 OK", &["Content-Type: application/json"], OPENAI_ANSWER),
+    ])
+    .await;
+    let mut provider = HttpProvider::new(&config("vllm", "local", &root)).expect("valid config");
+    let completion = ask(&mut provider, false).await.expect("an answer");
+    assert_eq!(completion.message.content, "Once upon a");
+    assert_eq!(
+        completion.findings,
+        ["the answer was cut at the token limit (finish_reason `length`)"]
+    );
+    let whole = ask(&mut provider, false).await.expect("an answer");
+    assert_eq!(whole.findings, Vec::<String>::new());
+}
+
+const CLAUDE_START: &str =
+    r#"{"type":"message_start","message":{"usage":{"input_tokens":7,"output_tokens":1}}}"#;
+const CLAUDE_OVERLOADED: &str =
+    r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+
+#[tokio::test]
+async fn an_overloaded_stream_before_any_content_is_tried_again() {
+    let (root, mut requests) = serve(vec![
+        claude_events(&[CLAUDE_START, CLAUDE_OVERLOADED]),
+        claude_events(&[
+            CLAUDE_START,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi."}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}"#,
+            r#"{"type":"message_stop"}"#,
+        ]),
+    ])
+    .await;
+    let mut config = config("claude", "c", &root);
+    // The wait before the retry is cut to this too, so the test is quick.
+    config.request_timeout = Some(Duration::from_millis(300));
+    let mut provider = HttpProvider::new(&config).expect("valid config");
+    let completion = ask(&mut provider, true).await.expect("an answer");
+    assert_eq!(completion.message.content, "Hi.");
+    assert_eq!(completion.exchange.expect("an exchange").attempts, 2);
+    assert_eq!(
+        completion.findings,
+        ["the answer was cut at the token limit (stop_reason `max_tokens`)"]
+    );
+    assert_eq!(drain(&mut requests).len(), 2);
+}
+
+#[tokio::test]
+async fn an_error_event_after_content_is_final() {
+    let (root, mut requests) = serve(vec![claude_events(&[
+        CLAUDE_START,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hal"}}"#,
+        CLAUDE_OVERLOADED,
+    ])])
+    .await;
+    let mut provider = HttpProvider::new(&config("claude", "c", &root)).expect("valid config");
+    let err = ask(&mut provider, true).await.expect_err("no answer");
+    assert_eq!(
+        err,
+        ModelError::Provider {
+            provider: "c".into(),
+            detail: "Overloaded".into(),
+        }
+    );
+    assert_eq!(drain(&mut requests).len(), 1);
+}
+
+#[tokio::test]
+async fn a_408_and_a_409_are_tried_again_after_the_milliseconds_asked() {
+    let (root, mut requests) = serve(vec![
+        json_reply("408 Request Timeout", &["retry-after-ms: 5"], ""),
+        json_reply(
+            "409 Conflict",
+            &["retry-after-ms: 5", "Retry-After: 3600"],
+            r#"{"error":{"message":"busy"}}"#,
+        ),
+        json_reply("200 OK", &["Content-Type: application/json"], OPENAI_ANSWER),
+    ])
+    .await;
+    let mut provider = HttpProvider::new(&config("openai", "gpt", &root)).expect("valid config");
+    let started = std::time::Instant::now();
+    let completion = ask(&mut provider, false).await.expect("an answer");
+    assert_eq!(completion.exchange.expect("an exchange").attempts, 3);
+    assert_eq!(drain(&mut requests).len(), 3);
+    // An hour's `Retry-After` would have been waited 60 s.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[tokio::test]
+async fn header_secrets_are_hidden_in_errors() {
+    const TOKEN: &str = "gw-secret-0042";
+    let (root, mut requests) = serve(vec![Reply::Whole {
+        status: "403 Forbidden",
+        headers: &[],
+        body: format!(r#"{{"error":{{"message":"gateway token {TOKEN} is revoked"}}}}"#),
+    }])
+    .await;
+    let mut config = config("openai", "gpt", &root);
+    config.credential = None;
+    config
+        .headers
+        .insert("X-Gateway-Token".into(), TOKEN.into());
+    let mut provider = HttpProvider::new(&config).expect("valid config");
+    let err = ask(&mut provider, false).await.expect_err("refused");
+    assert_eq!(
+        err,
+        ModelError::Provider {
+            provider: "gpt".into(),
+            detail: "HTTP 403 Forbidden: gateway token *** is revoked".into(),
+        }
+    );
+    let seen = drain(&mut requests);
+    assert!(
+        seen[0]
+            .head
+            .contains(&format!("\r\nx-gateway-token: {TOKEN}\r\n"))
+    );
+}
+
+#[tokio::test]
+async fn a_custom_base_url_without_a_credential_gets_no_vendor_key() {
+    let vendor_keys = |name: &str| match name {
+        "OPENAI_API_KEY" => Some("sk-openai-vendor".to_string()),
+        "ANTHROPIC_API_KEY" => Some("sk-ant-vendor".to_string()),
+        _ => None,
+    };
+    let (root, mut requests) = serve(vec![
+        json_reply("200 OK", &["Content-Type: application/json"], OPENAI_ANSWER),
+        json_reply(
+            "200 OK",
+            &["Content-Type: application/json"],
+            r#"{"content":[{"type":"text","text":"Hi."}],"stop_reason":"end_turn"}"#,
+        ),
+    ])
+    .await;
+    for kind in ["openai", "claude"] {
+        let mut config = config(kind, kind, &root);
+        config.credential = None;
+        let mut provider = HttpProvider::with_env(&config, &vendor_keys).expect("valid config");
+        ask(&mut provider, false).await.expect("an answer");
+    }
+    for seen in drain(&mut requests) {
+        assert!(!seen.head.contains("authorization"), "{}", seen.head);
+        assert!(!seen.head.contains("x-api-key"), "{}", seen.head);
+        assert!(!seen.head.contains("vendor"), "{}", seen.head);
+    }
 }

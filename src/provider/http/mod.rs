@@ -13,6 +13,7 @@ mod openai;
 mod openai_stream;
 mod provider;
 mod rate;
+mod redact;
 mod retry;
 mod sse;
 mod transport;

@@ -6,6 +6,7 @@ use serde_json::{Map, Value as Json, json};
 use super::answer::{Answer, Call, Tokens, args_from_value};
 use super::api_error::error_in;
 use crate::config::ModelDefaults;
+use crate::pack::ToolChoice;
 use crate::provider::ModelCall;
 
 /// The body of a chat completions request.
@@ -20,6 +21,10 @@ pub(super) fn request_body(call: &ModelCall<'_>, model: &str, defaults: &ModelDe
     body.insert("messages".into(), Json::Array(messages));
     if !call.tools.is_empty() {
         body.insert("tools".into(), Json::Array(call.tools.to_vec()));
+        // `auto` is the API's own default, and `none` comes with no tools.
+        if call.tool_choice == ToolChoice::Required {
+            body.insert("tool_choice".into(), json!("required"));
+        }
     }
     insert_some(
         &mut body,
@@ -108,7 +113,20 @@ pub(super) fn parse_answer(body: &Json) -> Result<Answer, String> {
         text: content_text(&message["content"]),
         calls,
         tokens: Tokens::read(&body["usage"], "prompt_tokens", "completion_tokens"),
+        finding: body["choices"][0]["finish_reason"]
+            .as_str()
+            .and_then(finding),
     })
+}
+
+/// What a `finish_reason` says is wrong with the answer; `None` for a complete one.
+pub(super) fn finding(reason: &str) -> Option<String> {
+    let what = match reason {
+        "length" => "the answer was cut at the token limit",
+        "content_filter" => "the answer was cut or withheld by the content filter",
+        _ => return None,
+    };
+    Some(format!("{what} (finish_reason `{reason}`)"))
 }
 
 /// `content` as a string, null, or a list of text parts.
@@ -198,6 +216,49 @@ mod tests {
                 "stream_options": {"include_usage": true},
             })
         );
+    }
+
+    #[test]
+    fn tool_choice_required_is_sent_only_with_tools() {
+        let history = History::default();
+        let tools = [json!({"type": "function", "function": {"name": "f"}})];
+        let defaults = ModelDefaults::default();
+        let mut required = call(&history, &tools, false);
+        required.tool_choice = ToolChoice::Required;
+        let body = request_body(&required, "m", &defaults);
+        assert_eq!(body["tool_choice"], json!("required"));
+        for (choice, tools) in [
+            (ToolChoice::Auto, &tools[..]),
+            (ToolChoice::Required, &[][..]),
+            (ToolChoice::None, &[][..]),
+        ] {
+            let mut other = call(&history, tools, false);
+            other.tool_choice = choice;
+            let body = request_body(&other, "m", &defaults);
+            assert_eq!(body.get("tool_choice"), None, "{choice:?}");
+        }
+    }
+
+    #[test]
+    fn a_cut_or_filtered_answer_has_a_finding() {
+        let answer = |reason: Json| {
+            let body =
+                json!({"choices": [{"message": {"content": "Hal"}, "finish_reason": reason}]});
+            parse_answer(&body).expect("an answer").finding
+        };
+        assert_eq!(
+            answer(json!("length")).as_deref(),
+            Some("the answer was cut at the token limit (finish_reason `length`)")
+        );
+        assert_eq!(
+            answer(json!("content_filter")).as_deref(),
+            Some(
+                "the answer was cut or withheld by the content filter (finish_reason `content_filter`)"
+            )
+        );
+        for complete in [json!("stop"), json!("tool_calls"), json!(""), Json::Null] {
+            assert_eq!(answer(complete.clone()), None, "{complete}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@ use serde_json::Value as Json;
 
 use super::answer::{Answer, Call, Tokens, args_from_text};
 use super::api_error::{error_in, quote};
+use super::openai::finding;
 use super::sse::SseEvent;
 
 #[derive(Debug, Default)]
@@ -11,6 +12,7 @@ pub(super) struct OpenAiStream {
     text: String,
     calls: Vec<PartialCall>,
     tokens: Option<Tokens>,
+    finding: Option<String>,
     finished: bool,
     done: bool,
 }
@@ -48,11 +50,9 @@ impl OpenAiStream {
         for piece in delta["tool_calls"].as_array().into_iter().flatten() {
             self.add_piece(piece);
         }
-        if choice["finish_reason"]
-            .as_str()
-            .is_some_and(|r| !r.is_empty())
-        {
+        if let Some(reason) = choice["finish_reason"].as_str().filter(|r| !r.is_empty()) {
             self.finished = true;
+            self.finding = finding(reason);
         }
         Ok(false)
     }
@@ -117,6 +117,7 @@ impl OpenAiStream {
             text: self.text,
             calls,
             tokens: self.tokens,
+            finding: self.finding,
         })
     }
 }
@@ -189,6 +190,34 @@ mod tests {
             cut,
             Err("the stream ended before the answer was complete".into())
         );
+    }
+
+    #[test]
+    fn a_streamed_answer_cut_at_the_limit_has_a_finding() {
+        let cut = play(&[
+            r#"{"choices":[{"delta":{"content":"Once upon"}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"length"}]}"#,
+            "[DONE]",
+        ])
+        .expect("an answer");
+        assert_eq!(
+            cut.finding.as_deref(),
+            Some("the answer was cut at the token limit (finish_reason `length`)")
+        );
+        let filtered = play(&[r#"{"choices":[{"delta":{},"finish_reason":"content_filter"}]}"#])
+            .expect("an answer");
+        assert_eq!(
+            filtered.finding.as_deref(),
+            Some(
+                "the answer was cut or withheld by the content filter (finish_reason `content_filter`)"
+            )
+        );
+        let whole = play(&[r#"{"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}"#])
+            .expect("an answer");
+        assert_eq!(whole.finding, None);
+        let unsaid =
+            play(&[r#"{"choices":[{"delta":{"content":"hi"}}]}"#, "[DONE]"]).expect("an answer");
+        assert_eq!(unsaid.finding, None);
     }
 
     #[test]

@@ -11,10 +11,11 @@ use reqwest::header::HeaderMap;
 use reqwest::{Client, Url};
 
 use super::answer::CallIds;
-use super::credential::{ApiKey, redact, resolve};
+use super::credential::resolve;
 use super::endpoint::{Api, HTTP_TYPES, call_url, flavor};
 use super::headers::request_headers;
 use super::rate::{Bucket, shared};
+use super::redact::Secrets;
 use super::retry::{ATTEMPTS, wait_before};
 use super::transport::{Failure, Received, Target, attempt};
 use crate::config::{self, ModelDefaults, Pricing};
@@ -33,7 +34,7 @@ pub struct HttpProvider {
     client: Client,
     /// Holds the key: never formatted.
     headers: HeaderMap,
-    key: Option<ApiKey>,
+    secrets: Secrets,
     defaults: ModelDefaults,
     pricing: Option<Pricing>,
     request_timeout: Duration,
@@ -55,6 +56,7 @@ impl fmt::Debug for HttpProvider {
 impl HttpProvider {
     /// Sets up a provider from its config, reading its key. The error is a problem
     /// with the config or the environment, in words for the user; it never holds a key.
+    /// A key is never sent over plain http to a host other than this machine.
     pub fn new(provider: &config::Provider) -> Result<HttpProvider, String> {
         Self::with_env(provider, &|name| std::env::var(name).ok())
     }
@@ -90,6 +92,12 @@ impl HttpProvider {
             .filter(|u| matches!(u.scheme(), "http" | "https"))
             .ok_or_else(|| format!("base_url `{base}` is not an http or https URL"))?;
         let key = resolve(provider, flavor, env)?;
+        if key.is_some() && parsed.scheme() == "http" && !is_loopback(&parsed) {
+            let host = parsed.host_str().unwrap_or_default();
+            return Err(format!(
+                "refusing to send its key over plain http to {host}; use https"
+            ));
+        }
         let headers = request_headers(flavor.api, key.as_ref(), &provider.headers)?;
         Ok(HttpProvider {
             name: provider.name().to_string(),
@@ -99,7 +107,7 @@ impl HttpProvider {
             url,
             client: client(&parsed)?,
             headers,
-            key,
+            secrets: Secrets::new(key.as_ref(), &provider.headers),
             defaults: provider.defaults,
             pricing: provider.pricing,
             request_timeout: provider.request_timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT),
@@ -119,13 +127,18 @@ impl HttpProvider {
     }
 
     async fn call(&mut self, call: ModelCall<'_>) -> Result<Completion, ModelError> {
-        let request = self.api.request_body(&call, &self.model, &self.defaults);
+        // A hook may have asked for another model than the configured one.
+        let model = match call.model.trim() {
+            "" => self.model.as_str(),
+            asked => asked,
+        };
+        let request = self.api.request_body(&call, model, &self.defaults);
         let (received, attempts) = self
             .send(request.to_string().as_bytes(), call.stream)
             .await
             .map_err(|detail| ModelError::Provider {
                 provider: self.name.clone(),
-                detail: redact(self.key.as_ref(), &detail),
+                detail: self.secrets.redact(&detail),
             })?;
         let Received {
             mut answer,
@@ -135,14 +148,14 @@ impl HttpProvider {
         let stream = if call.stream { " (stream)" } else { "" };
         Ok(Completion {
             usage: answer.tokens.map(|t| t.usage(self.pricing)),
+            findings: answer.finding.take().into_iter().collect(),
             message: answer.into_message(),
-            answered_by: format!("{} `{}`{stream}", self.kind, self.model),
+            answered_by: format!("{} `{model}`{stream}", self.kind),
             exchange: Some(Exchange {
                 request,
                 response,
                 attempts,
             }),
-            findings: Vec::new(),
         })
     }
 
@@ -188,7 +201,7 @@ impl HttpProvider {
             let wait = wait_before(number - 1, retry_after, self.request_timeout);
             let why = match status {
                 Some(status) => format!("HTTP {status}"),
-                None => redact(self.key.as_ref(), &cause),
+                None => self.secrets.redact(&cause),
             };
             tracing::warn!(
                 "{}: {why} (attempt {number} of {ATTEMPTS}); retrying in {}",
@@ -208,15 +221,20 @@ fn client(url: &Url) -> Result<Client, String> {
     let mut builder = Client::builder()
         .user_agent(concat!("promptexec/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::none());
-    let host = url.host_str().unwrap_or_default();
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let local = host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if local {
+    if is_loopback(url) {
         builder = builder.no_proxy();
     }
     builder
         .build()
         .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+}
+
+/// Whether `url` names this machine: `localhost`, `127.0.0.0/8` or `::1`.
+fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 impl Provider for HttpProvider {
@@ -267,6 +285,46 @@ mod tests {
             }),
             "provider `claude`: credential_env `NO_SUCH_KEY_VAR` is not set"
         );
+    }
+
+    #[test]
+    fn a_key_goes_over_plain_http_only_to_this_machine() {
+        for remote in [
+            "http://10.0.0.5:8000/v1",
+            "http://models.example/v1",
+            "http://[fe80::1]:8000/v1",
+        ] {
+            for kind in ["openai", "ollama", "claude"] {
+                let err = setup(kind, |p| p.base_url = Some(remote.into())).expect_err(remote);
+                let host = Url::parse(remote).expect("a URL");
+                let host = host.host_str().expect("a host");
+                assert_eq!(
+                    err,
+                    format!(
+                        "provider `p`: refusing to send its key over plain http to {host}; use https"
+                    )
+                );
+                assert!(!err.contains("sk-setup-1"));
+            }
+        }
+        for fine in [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:8000/v1",
+            "http://127.8.9.10:8000/v1",
+            "http://[::1]:8000/v1",
+            "https://10.0.0.5/v1",
+        ] {
+            assert!(
+                setup("openai", |p| p.base_url = Some(fine.into())).is_ok(),
+                "{fine}"
+            );
+        }
+        // Without a key, plain http goes anywhere.
+        let keyless = setup("claude", |p| {
+            p.base_url = Some("http://10.0.0.5:8000/v1".into());
+            p.credential = None;
+        });
+        assert!(keyless.is_ok());
     }
 
     #[test]

@@ -10,10 +10,15 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// The longest a server's `Retry-After` is heeded.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
-/// Statuses that say "not now" rather than "not this request": rate limits, server
-/// errors and gateways, and Anthropic's 529 (overloaded).
+/// The latest year a `Retry-After` date may name; a later one is no date a server
+/// means, and would overflow the arithmetic.
+const LAST_YEAR: i64 = 9999;
+
+/// Statuses that say "not now" rather than "not this request": a request timeout, a
+/// conflict with another request, rate limits, server errors and gateways, and
+/// Anthropic's 529 (overloaded).
 pub(super) fn retryable(status: u16) -> bool {
-    matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
+    matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
 /// The wait before retry number `retry` (0 for the first): 0.5 s, doubling, at most 8 s.
@@ -45,6 +50,14 @@ pub(super) fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// A `retry-after-ms` value: milliseconds, possibly with a fraction. `None` for
+/// anything else.
+pub(super) fn retry_after_ms(value: &str) -> Option<Duration> {
+    let millis: f64 = value.trim().parse().ok()?;
+    // Refuses negative, infinite and not-a-number values.
+    Duration::try_from_secs_f64(millis / 1000.0).ok()
+}
+
 /// An IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`, the date form HTTP servers send.
 fn http_date(text: &str) -> Option<SystemTime> {
     let parts: Vec<&str> = text.split_whitespace().collect();
@@ -56,7 +69,10 @@ fn http_date(text: &str) -> Option<SystemTime> {
     ];
     let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
     let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
-    let year: i64 = year.parse().ok().filter(|y| *y >= 1970)?;
+    let year: i64 = year
+        .parse()
+        .ok()
+        .filter(|y| (1970..=LAST_YEAR).contains(y))?;
     let mut clock = time.split(':').map(|n| n.parse::<i64>().ok());
     let (Some(Some(h)), Some(Some(m)), Some(Some(s)), None) =
         (clock.next(), clock.next(), clock.next(), clock.next())
@@ -67,7 +83,7 @@ fn http_date(text: &str) -> Option<SystemTime> {
         return None;
     }
     let seconds = days_since_epoch(year, month, day) * 86_400 + h * 3600 + m * 60 + s;
-    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(u64::try_from(seconds).ok()?))
+    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(u64::try_from(seconds).ok()?))
 }
 
 /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar, counting years
@@ -88,10 +104,10 @@ mod tests {
 
     #[test]
     fn statuses_worth_a_retry() {
-        for status in [429, 500, 502, 503, 504, 529] {
+        for status in [408, 409, 429, 500, 502, 503, 504, 529] {
             assert!(retryable(status), "{status}");
         }
-        for status in [400, 401, 403, 404, 408, 422, 501] {
+        for status in [400, 401, 403, 404, 413, 422, 501] {
             assert!(!retryable(status), "{status}");
         }
     }
@@ -141,6 +157,31 @@ mod tests {
             "Sun, 06 Nov 1994 25:00:00 GMT",
         ] {
             assert_eq!(retry_after(bad, now), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_date_in_an_absurd_year_is_no_date() {
+        let now = SystemTime::UNIX_EPOCH;
+        for absurd in [
+            "Sun, 06 Nov 999999999999999999 08:49:37 GMT",
+            "Sun, 06 Nov 9223372036854775807 08:49:37 GMT",
+            "Sat, 01 Jan 10000 00:00:00 GMT",
+        ] {
+            assert_eq!(retry_after(absurd, now), None, "{absurd:?}");
+        }
+        // The last year still reads, as a long wait that `wait_before` caps.
+        let far = retry_after("Fri, 31 Dec 9999 23:59:59 GMT", now).expect("a date");
+        assert_eq!(far, Duration::from_secs(253_402_300_799));
+    }
+
+    #[test]
+    fn retry_after_ms_in_milliseconds() {
+        assert_eq!(retry_after_ms("250"), Some(Duration::from_millis(250)));
+        assert_eq!(retry_after_ms(" 1.5 "), Some(Duration::from_micros(1500)));
+        assert_eq!(retry_after_ms("0"), Some(Duration::ZERO));
+        for bad in ["", "-5", "soon", "NaN", "inf", "1e400"] {
+            assert_eq!(retry_after_ms(bad), None, "{bad:?}");
         }
     }
 }

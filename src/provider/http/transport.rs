@@ -8,10 +8,10 @@ use reqwest::{Client, Response, StatusCode};
 use serde_json::Value as Json;
 
 use super::answer::Answer;
-use super::api::Stream;
+use super::api::{Stream, StreamError};
 use super::api_error::{body_message, quote};
 use super::endpoint::Api;
-use super::retry::{retry_after, retryable};
+use super::retry::{retry_after, retry_after_ms, retryable};
 use super::sse::{SseEvent, SseParser};
 
 /// The most of a response body read into memory.
@@ -35,7 +35,7 @@ pub(super) struct Target<'a> {
 pub(super) enum Failure {
     /// Another attempt may do better: a status that says "not now", or no response.
     Transient {
-        /// `None` when no response came.
+        /// `None` when no response came, or a stream said the server was busy.
         status: Option<StatusCode>,
         cause: String,
         retry_after: Option<Duration>,
@@ -77,11 +77,7 @@ pub(super) async fn attempt(target: &Target<'_>, body: &[u8]) -> Result<Received
 /// An unsuccessful status, with the API's message and any `Retry-After`.
 async fn refusal(mut response: Response) -> Failure {
     let status = response.status();
-    let wait = response
-        .headers()
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| retry_after(v, SystemTime::now()));
+    let wait = asked_wait(response.headers());
     let body = read_body(&mut response, MAX_ERROR_BODY)
         .await
         .unwrap_or_default();
@@ -100,6 +96,15 @@ async fn refusal(mut response: Response) -> Failure {
     } else {
         Failure::Final(cause)
     }
+}
+
+/// The wait a response asks for: `retry-after-ms` (OpenAI's, in milliseconds) when
+/// it has one that reads, else `Retry-After`.
+fn asked_wait(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    text("retry-after-ms")
+        .and_then(retry_after_ms)
+        .or_else(|| text(RETRY_AFTER.as_str()).and_then(|v| retry_after(v, SystemTime::now())))
 }
 
 async fn read_whole(mut response: Response, api: Api) -> Result<Received, Failure> {
@@ -158,8 +163,17 @@ fn take(
         let data =
             serde_json::from_str(&event.data).unwrap_or_else(|_| Json::String(event.data.clone()));
         events.push(data);
-        if stream.event(&event).map_err(Failure::Final)? {
-            return Ok(true);
+        match stream.event(&event) {
+            Ok(true) => return Ok(true),
+            Ok(false) => {}
+            Err(StreamError::Broken(cause)) => return Err(Failure::Final(cause)),
+            Err(StreamError::Busy(cause)) => {
+                return Err(Failure::Transient {
+                    status: None,
+                    cause,
+                    retry_after: None,
+                });
+            }
         }
     }
     Ok(false)
@@ -225,6 +239,19 @@ fn chain(err: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_ms_comes_before_retry_after() {
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER, "30".parse().expect("a value"));
+        assert_eq!(asked_wait(&headers), Some(Duration::from_secs(30)));
+        headers.insert("retry-after-ms", "20".parse().expect("a value"));
+        assert_eq!(asked_wait(&headers), Some(Duration::from_millis(20)));
+        headers.insert("retry-after-ms", "later".parse().expect("a value"));
+        assert_eq!(asked_wait(&headers), Some(Duration::from_secs(30)));
+        headers.remove(RETRY_AFTER);
+        assert_eq!(asked_wait(&headers), None);
+    }
 
     #[test]
     fn a_stall_says_how_long_and_how_far() {
