@@ -118,9 +118,10 @@ pub(super) fn choose<'c>(
     })
 }
 
-/// Whether the scripted mock answers: the chosen provider is a mock, or there is none.
-pub(super) fn plays_mock(chosen: Option<&ProviderConfig>) -> bool {
-    chosen.is_none_or(|p| p.kind == "mock")
+/// The chosen provider when it is a live one: `None` for the mock (or no provider,
+/// when the bare mock plays).
+pub(super) fn live(chosen: Option<&ProviderConfig>) -> Option<&ProviderConfig> {
+    chosen.filter(|p| p.kind != "mock")
 }
 
 pub(super) fn mock_answers(script: MockScript, scenario: &str) -> Answers {
@@ -130,15 +131,9 @@ pub(super) fn mock_answers(script: MockScript, scenario: &str) -> Answers {
     }
 }
 
-/// What a provider that is not the mock plays with: an HTTP client whose settings are
-/// checked now (a missing key stops the run before it starts).
-pub(super) fn live_answers(
-    chosen: Option<&ProviderConfig>,
-    mock_given: bool,
-) -> Result<Answers, CliError> {
-    let Some(p) = chosen.filter(|p| p.kind != "mock") else {
-        return Err(CliError::Usage("the mock is not a live provider".into()));
-    };
+/// What a live provider plays with: an HTTP client whose settings are checked now (a
+/// missing key stops the run before it starts).
+pub(super) fn live_answers(p: &ProviderConfig, mock_given: bool) -> Result<Answers, CliError> {
     if mock_given {
         return Err(CliError::Usage(format!(
             "--mock applies to the mock provider; provider `{}` is `{}`",
@@ -151,11 +146,7 @@ pub(super) fn live_answers(
             "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, {})",
             p.name(),
             p.kind,
-            HTTP_TYPES
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::doc::one_of(&HTTP_TYPES)
         )));
     }
     HttpProvider::new(p).map_err(CliError::Usage)?;

@@ -101,9 +101,10 @@ fn plan(
         args.provider.as_deref().map(|name| (name, NamedBy::Flag)),
     )?;
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
-    let answers = match &args.replay {
-        Some(path) => model::replay_answers(path, args.replay_match)?,
-        None if model::plays_mock(chosen) => {
+    let answers = match (&args.replay, model::live(chosen)) {
+        (Some(path), _) => model::replay_answers(path, args.replay_match)?,
+        (None, Some(live)) => model::live_answers(live, args.mock.is_some())?,
+        (None, None) => {
             let script = match mock_path(args.mock.as_deref(), &config) {
                 Some(path) => warnings.keep(load_mock(&path), console)?,
                 None => Default::default(),
@@ -117,7 +118,6 @@ fn plan(
             }
             model::mock_answers(script, &scenario)
         }
-        None => model::live_answers(chosen, args.mock.is_some())?,
     };
     if args.stream && matches!(answers, model::Answers::Mock { .. }) {
         warnings.add(

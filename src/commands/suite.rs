@@ -288,8 +288,8 @@ fn scenario_model(
         (None, None) => None,
     };
     let chosen = model::choose(config, named)?;
-    let answers = match &args.replay_dir {
-        Some(dir) => {
+    let answers = match (&args.replay_dir, model::live(chosen)) {
+        (Some(dir), _) => {
             let path = recording_path(dir, &scenario.id);
             if !path.is_file() {
                 return Err(CliError::Invalid(
@@ -307,8 +307,8 @@ fn scenario_model(
             }
             model::replay_answers(&path, args.replay_match)?
         }
-        None if model::plays_mock(chosen) => model::mock_answers(script.clone(), &scenario.id),
-        None => model::live_answers(chosen, args.mock.is_some())?,
+        (None, Some(live)) => model::live_answers(live, args.mock.is_some())?,
+        (None, None) => model::mock_answers(script.clone(), &scenario.id),
     };
     let stream = scenario.streaming.unwrap_or(args.stream);
     Ok(model::plan(answers, chosen, stream))
