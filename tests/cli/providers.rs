@@ -265,46 +265,49 @@ fn malformed_answers_are_findings_the_reports_show() {
 
 #[test]
 fn the_key_reaches_the_server_and_no_output_file_or_log() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Done.")]));
-    config(dir.path(), "openai", &llm.base_url(), "");
-    let out = conversation(
-        dir.path(),
-        &["Say hi"],
-        &[
-            "-o",
-            "report.json",
-            "--transcript",
-            "transcript.jsonl",
-            "--record",
-            "recording.json",
-        ],
-    )
-    .arg("-vv")
-    .run();
-    out.expect_code(0);
-    assert!(
-        !out.stderr.contains(KEY),
-        "the key is in the log:\n{}",
-        out.stderr
-    );
-    for file in ["report.json", "transcript.jsonl", "recording.json"] {
-        let text = std::fs::read_to_string(dir.path().join(file)).expect("written");
-        assert!(!text.contains(KEY), "the key is in {file}");
-        assert!(text.contains("echoed"), "{file} holds the run");
-    }
-    assert_eq!(
-        llm.requests()[0]["headers"]["authorization"],
-        format!("Bearer {KEY}")
-    );
+    for (api, header, sent) in [
+        ("openai", "authorization", format!("Bearer {KEY}")),
+        ("claude", "x-api-key", KEY.to_string()),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Done.")]));
+        config(dir.path(), api, &llm.base_url(), "");
+        let outputs = ["report.json", "transcript.jsonl", "recording.json"];
+        let out = conversation(
+            dir.path(),
+            &["Say hi"],
+            &[
+                "-o",
+                outputs[0],
+                "--transcript",
+                outputs[1],
+                "--record",
+                outputs[2],
+            ],
+        )
+        .arg("-vv")
+        .run();
+        out.expect_code(0);
+        assert!(
+            !out.stderr.contains(KEY),
+            "{api}: the key is in the log:\n{}",
+            out.stderr
+        );
+        for file in outputs {
+            let text = std::fs::read_to_string(dir.path().join(file)).expect("written");
+            assert!(!text.contains(KEY), "{api}: the key is in {file}");
+            assert!(text.contains("echoed"), "{api}: {file} holds the run");
+        }
+        assert_eq!(llm.requests()[0]["headers"][header], sent, "{api}");
 
-    // An API that echoes the key in its refusal does not get it printed either.
-    let refusal = json!([{"status": 401, "body": {"error": {"message": format!("Incorrect API key provided: {KEY}")}}}]);
-    let llm = FakeLlm::start(&refusal);
-    config(dir.path(), "openai", &llm.base_url(), "");
-    let out = conversation(dir.path(), &["Hi"], &[]).run();
-    out.expect_code(3).stderr_has("401").stderr_lacks(KEY);
-    assert!(!out.stdout.contains(KEY));
+        // An API that echoes the key in its refusal does not get it printed either.
+        let refusal = json!([{"status": 401, "body": {"error": {"message": format!("Incorrect API key provided: {KEY}")}}}]);
+        let llm = FakeLlm::start(&refusal);
+        config(dir.path(), api, &llm.base_url(), "");
+        let out = conversation(dir.path(), &["Hi"], &[]).run();
+        out.expect_code(3).stderr_has("401").stderr_lacks(KEY);
+        assert!(!out.stdout.contains(KEY), "{api}");
+    }
 }
 
 /// The parts of a JSON report a replay must reproduce: tool calls, hook decisions
