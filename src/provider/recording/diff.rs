@@ -31,8 +31,12 @@ pub fn differences(recorded: &RequestMatch, made: &RequestMatch) -> Vec<String> 
             list(made)
         ));
     }
-    if let (Some(recorded), Some(made)) = (&recorded.messages, &made.messages) {
-        message_differences(recorded, made, &mut lines);
+    if let (Some(recorded_messages), Some(made_messages)) = (&recorded.messages, &made.messages) {
+        message_differences(
+            (recorded.from, recorded_messages),
+            (made.from, made_messages),
+            &mut lines,
+        );
     }
     lines
 }
@@ -143,21 +147,26 @@ fn list(names: &[String]) -> String {
     format!("[{}]", names.join(", "))
 }
 
+/// Each side is where its messages start in the conversation, and the messages; a
+/// message is named by its place in the whole conversation.
 fn message_differences(
-    recorded: &[NormalizedMessage],
-    made: &[NormalizedMessage],
+    (from, recorded): (usize, &[NormalizedMessage]),
+    (made_from, made): (usize, &[NormalizedMessage]),
     lines: &mut Vec<String>,
 ) {
-    if recorded.len() != made.len() {
+    let (recorded_total, made_total) = (from + recorded.len(), made_from + made.len());
+    if recorded_total != made_total {
         lines.push(format!(
-            "messages: recorded {}, made {}",
-            recorded.len(),
-            made.len()
+            "messages: recorded {recorded_total}, made {made_total}"
         ));
+    }
+    if from != made_from {
+        // Not compared from the same place: the counts above say enough.
+        return;
     }
     for (i, (recorded, made)) in recorded.iter().zip(made).enumerate() {
         one_message(
-            &format!("messages[{i}] ({})", recorded.role),
+            &format!("messages[{}] ({})", from + i, recorded.role),
             recorded,
             made,
             lines,
@@ -166,14 +175,16 @@ fn message_differences(
     let common = recorded.len().min(made.len());
     for (i, message) in recorded.iter().enumerate().skip(common) {
         lines.push(format!(
-            "messages[{i}] ({}) is only in the recording{}",
+            "messages[{}] ({}) is only in the recording{}",
+            from + i,
             message.role,
             gist(message)
         ));
     }
     for (i, message) in made.iter().enumerate().skip(common) {
         lines.push(format!(
-            "messages[{i}] ({}) is only in the request made{}",
+            "messages[{}] ({}) is only in the request made{}",
+            from + i,
             message.role,
             gist(message)
         ));
@@ -303,6 +314,7 @@ mod tests {
 
     fn request(messages: Vec<NormalizedMessage>) -> RequestMatch {
         RequestMatch {
+            from: 0,
             system: Some("Be brief.".into()),
             messages: Some(messages),
             tools: Some(vec!["lookup_order".into()]),
@@ -337,11 +349,13 @@ mod tests {
     #[test]
     fn counts_tools_and_prompts_are_compared() {
         let recorded = RequestMatch {
+            from: 0,
             system: Some(format!("{}You answer in French.", "x".repeat(40))),
             messages: Some(vec![msg("user", "hi"), msg("assistant", "hello")]),
             tools: Some(vec!["a".into(), "b".into()]),
         };
         let made = RequestMatch {
+            from: 0,
             system: Some(format!("{}You answer in German.", "x".repeat(40))),
             messages: Some(vec![msg("user", "hi")]),
             tools: Some(vec!["a".into()]),
@@ -360,6 +374,7 @@ mod tests {
     #[test]
     fn parts_the_recording_lacks_are_not_compared() {
         let recorded = RequestMatch {
+            from: 0,
             messages: Some(vec![msg("user", "hi")]),
             ..RequestMatch::default()
         };

@@ -130,6 +130,10 @@ pub struct RecordedExchange {
     pub usage: Option<Usage>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn one_attempt() -> u32 {
     1
 }
@@ -140,6 +144,11 @@ fn one_attempt() -> u32 {
 pub struct RequestMatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
+    /// Where `messages` starts in the conversation: the messages before it were
+    /// compared at the session's earlier calls, so each is kept once and a recording
+    /// grows with the conversation, not with its square.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub from: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<Vec<NormalizedMessage>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,8 +10,9 @@ use crate::provider::ModelCall;
 
 impl RequestMatch {
     /// Everything a model call shows the model: the system prompt, the conversation
-    /// and the names of the tools on offer.
-    pub fn of_call(call: &ModelCall<'_>) -> RequestMatch {
+    /// from message `from` on (the earlier ones were compared before), and the names
+    /// of the tools on offer.
+    pub fn of_call(call: &ModelCall<'_>, from: usize) -> RequestMatch {
         let tools = call
             .tools
             .iter()
@@ -24,13 +25,20 @@ impl RequestMatch {
             .collect();
         RequestMatch {
             system: Some(call.system_prompt.to_string()),
-            messages: Some(call.messages.iter().map(|m| normalize(&m)).collect()),
+            from,
+            messages: Some(
+                call.messages
+                    .iter()
+                    .skip(from)
+                    .map(|m| normalize(&m))
+                    .collect(),
+            ),
             tools: Some(tools),
         }
     }
 
-    /// The content of the last user message, which content matching looks up; `None`
-    /// when the messages are not recorded or hold no user message.
+    /// The content of the last user message among the messages kept, which content
+    /// matching looks up; `None` when they hold none.
     pub fn last_user_content(&self) -> Option<&str> {
         self.messages
             .as_deref()?
@@ -143,7 +151,7 @@ mod tests {
             tools: &tools,
             stream: false,
         };
-        let found = RequestMatch::of_call(&call);
+        let found = RequestMatch::of_call(&call, 0);
         assert_eq!(found.system.as_deref(), Some("Be brief."));
         assert_eq!(
             found.tools,

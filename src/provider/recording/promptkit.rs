@@ -184,6 +184,8 @@ pub fn read(path: &Path, text: &str) -> Result<Recording, Diagnostic> {
 #[derive(Default)]
 struct Reader {
     messages: Vec<NormalizedMessage>,
+    /// How many messages the last recorded call was shown: each keeps the ones after.
+    shown: usize,
     exchanges: Vec<RecordedExchange>,
     /// When each call ended, in nanoseconds since the session started.
     ended: Vec<i64>,
@@ -249,7 +251,8 @@ impl Reader {
                     latency_ms: 0,
                     request_match: RequestMatch {
                         system: None,
-                        messages: Some(self.messages.clone()),
+                        from: self.shown,
+                        messages: Some(self.messages[self.shown..].to_vec()),
                         tools: None,
                     },
                     request: None,
@@ -262,6 +265,7 @@ impl Reader {
                     },
                     usage: None,
                 });
+                self.shown = self.messages.len();
             }
             _ => {}
         }
@@ -345,15 +349,16 @@ mod tests {
         let [session] = recording.sessions.as_slice() else {
             panic!("one session")
         };
-        let calls: Vec<(u32, u32, usize)> = session
+        // Each call keeps the messages after those the call before it was shown.
+        let calls: Vec<(u32, u32, usize, usize)> = session
             .exchanges
             .iter()
             .map(|e| {
                 let messages = e.request_match.messages.as_ref().map_or(0, Vec::len);
-                (e.turn, e.round, messages)
+                (e.turn, e.round, e.request_match.from, messages)
             })
             .collect();
-        assert_eq!(calls, [(1, 1, 1), (1, 2, 3), (2, 1, 5)]);
+        assert_eq!(calls, [(1, 1, 0, 1), (1, 2, 1, 2), (2, 1, 3, 2)]);
         let first = &session.exchanges[0];
         assert_eq!(
             serde_json::to_value(&first.answer).expect("writes"),
@@ -371,13 +376,10 @@ mod tests {
         let second = &session.exchanges[1];
         let messages = second.request_match.messages.as_ref().expect("messages");
         assert_eq!(
-            serde_json::to_value(&messages[2]).expect("writes"),
+            serde_json::to_value(&messages[1]).expect("writes"),
             json!({"role": "tool", "content": "{\"order_id\":\"A-1002\",\"status\":\"delayed\",\"eta\":\"2026-08-25\"}", "tool_result": {"name": "lookup_order"}})
         );
-        assert_eq!(
-            second.request_match.last_user_content(),
-            Some("Where is my order A-1002?")
-        );
+        assert_eq!(second.request_match.last_user_content(), None);
         assert_eq!(
             session.exchanges[2].request_match.last_user_content(),
             Some("Can I get a refund if it is late?")

@@ -42,6 +42,8 @@ pub struct Recorder<'p> {
     tape: SessionTape,
     /// When the session's first call started; offsets count from it.
     first_call: Option<Instant>,
+    /// How many messages the last call showed: each exchange keeps the ones after.
+    shown: usize,
 }
 
 impl<'p> Recorder<'p> {
@@ -50,6 +52,7 @@ impl<'p> Recorder<'p> {
             inner,
             tape: SessionTape::default(),
             first_call: None,
+            shown: 0,
         }
     }
 
@@ -69,8 +72,16 @@ impl Provider for Recorder<'_> {
             let first = *self.first_call.get_or_insert(started);
             let completion = self.inner.complete(call).await?;
             let latency = started.elapsed();
+            // A conversation only grows; should a hook have shortened it, keep it all.
+            let from = if call.messages.len() >= self.shown {
+                self.shown
+            } else {
+                0
+            };
+            self.shown = call.messages.len();
             self.tape.push(exchange(
                 &call,
+                from,
                 &completion,
                 started.duration_since(first),
                 latency,
@@ -87,6 +98,7 @@ impl Provider for Recorder<'_> {
 /// What is kept of one answered call.
 fn exchange(
     call: &ModelCall<'_>,
+    from: usize,
     completion: &Completion,
     offset: Duration,
     latency: Duration,
@@ -98,7 +110,7 @@ fn exchange(
         round: call.round,
         offset_ms: millis(offset),
         latency_ms: millis(latency),
-        request_match: RequestMatch::of_call(call),
+        request_match: RequestMatch::of_call(call, from),
         request: wire.map(|w| w.request.clone()),
         response: wire.map(|w| w.response.clone()),
         attempts: wire.map_or(1, |w| w.attempts),
@@ -244,8 +256,8 @@ mod tests {
             serde_json::to_value(&second.request_match).expect("writes"),
             json!({
                 "system": "You help with orders.",
+                "from": 1,
                 "messages": [
-                    {"role": "user", "content": "Where is A-1002?"},
                     {"role": "assistant", "content": "Let me look.", "tool_calls": [{"name": "lookup_order", "args": {"order_id": "A-1002"}}]},
                     {"role": "tool", "content": "{\"status\":\"delayed\"}", "tool_result": {"name": "lookup_order"}}
                 ],

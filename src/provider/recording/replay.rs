@@ -49,6 +49,10 @@ pub struct Replayer {
     recording: Arc<Recording>,
     /// Which exchanges content matching has handed out.
     used: Vec<bool>,
+    /// The last user message each exchange was shown, which content matching looks
+    /// up: an exchange keeps only the messages after the one before it, so the key
+    /// may have come earlier.
+    keys: Vec<Option<String>>,
     /// The file as it was named, for errors; its name, for `answered_by`.
     path: String,
     file_name: String,
@@ -69,13 +73,13 @@ impl Replayer {
         mode: MatchMode,
     ) -> Replayer {
         let recording = recording.into();
-        let count = recording
-            .sessions
-            .get(session)
-            .map_or(0, |s| s.exchanges.len());
+        let keys = session_exchanges(&recording, session)
+            .map(content_keys)
+            .unwrap_or_default();
         Replayer {
             recording,
-            used: vec![false; count],
+            used: vec![false; keys.len()],
+            keys,
             path: path.display().to_string(),
             file_name: path.file_name().map_or_else(
                 || path.display().to_string(),
@@ -146,7 +150,8 @@ impl Replayer {
                 call.round
             ));
         };
-        let lines = differences(&exchange.request_match, &RequestMatch::of_call(call));
+        let made = RequestMatch::of_call(call, exchange.request_match.from);
+        let lines = differences(&exchange.request_match, &made);
         if lines.is_empty() {
             return Ok(index);
         }
@@ -164,8 +169,10 @@ impl Replayer {
     }
 
     fn by_content(&mut self, call: &ModelCall<'_>) -> Result<usize, String> {
-        let made = RequestMatch::of_call(call);
-        let Some(key) = made.last_user_content() else {
+        // The conversation is not compared by content: only its last user message.
+        let made = RequestMatch::of_call(call, call.messages.len());
+        let last_user = call.messages.iter().rev().find(|m| m["role"] == "user");
+        let Some(key) = last_user.map(|m| super::normalize(&m).content) else {
             return Err(format!(
                 "{}call {} (turn {}, round {}) has no user message to match by content",
                 self.session_prefix(),
@@ -174,13 +181,11 @@ impl Replayer {
                 call.round
             ));
         };
+        let key = key.as_str();
         let recording = Arc::clone(&self.recording);
         let exchanges = session_exchanges(&recording, self.session)?;
-        let same: Vec<usize> = exchanges
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.request_match.last_user_content() == Some(key))
-            .map(|(i, _)| i)
+        let same: Vec<usize> = (0..exchanges.len())
+            .filter(|&i| self.keys[i].as_deref() == Some(key))
             .collect();
         if let Some(&index) = same.iter().find(|&&i| !self.used[i]) {
             self.used[index] = true;
@@ -221,7 +226,7 @@ impl Replayer {
                 quoted(key)
             ));
         }
-        let Some((index, recorded)) = nearest(exchanges, key) else {
+        let Some((index, recorded)) = nearest(&self.keys, key) else {
             return Err(format!(
                 "{call_name}: the recording has no user message to match by content"
             ));
@@ -297,13 +302,30 @@ fn session_exchanges(recording: &Recording, session: usize) -> Result<&[Recorded
     }
 }
 
+/// Each exchange's content key: the last user message among the messages it keeps,
+/// else the one before it was shown.
+fn content_keys(exchanges: &[RecordedExchange]) -> Vec<Option<String>> {
+    let mut last: Option<String> = None;
+    exchanges
+        .iter()
+        .map(|exchange| {
+            if let Some(key) = exchange.request_match.last_user_content() {
+                last = Some(key.to_string());
+            } else if exchange.request_match.from == 0 {
+                last = None;
+            }
+            last.clone()
+        })
+        .collect()
+}
+
 /// The recorded user message most like `key`, and the first exchange recorded for it.
-fn nearest<'r>(exchanges: &'r [RecordedExchange], key: &str) -> Option<(usize, &'r str)> {
+fn nearest<'r>(keys: &'r [Option<String>], key: &str) -> Option<(usize, &'r str)> {
     let start = |text: &str| text.chars().take(NEAREST_PREFIX).collect::<String>();
     let key_start = start(key);
     let mut best: Option<(usize, &str, f64)> = None;
-    for (i, exchange) in exchanges.iter().enumerate() {
-        let Some(recorded) = exchange.request_match.last_user_content() else {
+    for (i, recorded) in keys.iter().enumerate() {
+        let Some(recorded) = recorded.as_deref() else {
             continue;
         };
         let score = strsim::normalized_levenshtein(&start(recorded), &key_start);
