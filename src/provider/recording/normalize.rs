@@ -26,13 +26,7 @@ impl RequestMatch {
         RequestMatch {
             system: Some(call.system_prompt.to_string()),
             from,
-            messages: Some(
-                call.messages
-                    .iter()
-                    .skip(from)
-                    .map(|m| normalize(&m))
-                    .collect(),
-            ),
+            messages: Some(call.messages.since(from).map(|m| normalize(&m)).collect()),
             tools: Some(tools),
         }
     }
