@@ -120,9 +120,9 @@ pub struct RecordedExchange {
     #[serde(rename = "match")]
     pub request_match: RequestMatch,
     #[serde(default)]
-    pub request: Option<Json>,
+    pub request: Option<WireBody>,
     #[serde(default)]
-    pub response: Option<Json>,
+    pub response: Option<WireBody>,
     #[serde(default = "one_attempt")]
     pub attempts: u32,
     pub answer: RecordedAnswer,
@@ -136,6 +136,30 @@ fn is_zero(n: &usize) -> bool {
 
 fn one_attempt() -> u32 {
     1
+}
+
+/// A request or response body as it went over the wire. Kept as written: a replay
+/// never reads one, and each repeats the conversation, so parsing them would make
+/// loading a long recording cost the square of its length.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WireBody(Box<serde_json::value::RawValue>);
+
+impl WireBody {
+    pub fn of(body: &Json) -> WireBody {
+        // A JSON value always writes; the default (`null`) is never taken.
+        WireBody(serde_json::value::to_raw_value(body).unwrap_or_default())
+    }
+
+    pub fn to_json(&self) -> Json {
+        serde_json::from_str(self.0.get()).unwrap_or(Json::Null)
+    }
+}
+
+impl PartialEq for WireBody {
+    fn eq(&self, other: &WireBody) -> bool {
+        self.0.get() == other.0.get()
+    }
 }
 
 /// What a model call is compared by; a part that is `None` is not compared.

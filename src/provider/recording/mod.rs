@@ -16,7 +16,7 @@ pub use diff::{MAX_LINES, differences, quoted, render, text_line};
 pub use format::{
     FORMAT_VERSION, FormatVersion, NormalizedMessage, NormalizedToolCall, NormalizedToolResult,
     ProviderInfo, RecordedAnswer, RecordedExchange, RecordedSession, RecordedToolCall, Recording,
-    RequestMatch,
+    RequestMatch, WireBody,
 };
 pub use normalize::normalize;
 pub use promptkit::PROMPTKIT_KIND;

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use futures::future::LocalBoxFuture;
 
-use super::{RecordedAnswer, RecordedExchange, RecordedSession, RecordedToolCall, RequestMatch};
+use super::{
+    RecordedAnswer, RecordedExchange, RecordedSession, RecordedToolCall, RequestMatch, WireBody,
+};
 use crate::provider::{Completion, ModelCall, ModelError, Provider};
 
 /// Where a [`Recorder`] keeps its session's exchanges; clones share them.
@@ -111,8 +113,8 @@ fn exchange(
         offset_ms: millis(offset),
         latency_ms: millis(latency),
         request_match: RequestMatch::of_call(call, from),
-        request: wire.map(|w| w.request.clone()),
-        response: wire.map(|w| w.response.clone()),
+        request: wire.map(|w| WireBody::of(&w.request)),
+        response: wire.map(|w| WireBody::of(&w.response)),
         attempts: wire.map_or(1, |w| w.attempts),
         answer: RecordedAnswer {
             content: completion.message.content.clone(),
@@ -365,8 +367,14 @@ mod tests {
         let [kept] = session.exchanges.as_slice() else {
             panic!("one exchange")
         };
-        assert_eq!(kept.request, Some(json!({"model": "m"})));
-        assert_eq!(kept.response, Some(json!({"choices": []})));
+        assert_eq!(
+            kept.request.as_ref().map(WireBody::to_json),
+            Some(json!({"model": "m"}))
+        );
+        assert_eq!(
+            kept.response.as_ref().map(WireBody::to_json),
+            Some(json!({"choices": []}))
+        );
         assert_eq!(kept.attempts, 2);
         assert_eq!(kept.usage.and_then(|u| u.cost_usd), Some(0.5));
     }
