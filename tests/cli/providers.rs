@@ -4,7 +4,10 @@
 //! with no server and no key.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use serde_json::{Value as Json, json};
 
 use crate::fake_llm::FakeLlm;
@@ -605,4 +608,30 @@ fn a_provider_that_cannot_be_used_stops_the_run_before_it_starts() {
         .run()
         .expect_code(2)
         .stderr_has("--mock applies to the mock provider");
+}
+
+#[test]
+fn ctrl_c_while_the_model_has_not_answered_exits_130_at_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A whole-answer request the server never answers: only the 20 s request
+    // deadline would end it.
+    let llm = FakeLlm::start(&json!([{"reply": {"content": "late"}, "stall_after_events": 0}]));
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let mut run = conversation(dir.path(), &["Hello?"], &[])
+        .discard_output()
+        .spawn();
+    let asked = Instant::now();
+    while llm.requests().is_empty() {
+        assert!(asked.elapsed() < Duration::from_secs(30), "no request came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
+    let interrupted = Instant::now();
+    let status = run.wait().expect("promptexec exits");
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        interrupted.elapsed()
+    );
 }
