@@ -84,7 +84,7 @@ pub(super) fn execute(
     };
     let started = Instant::now();
     let cancel = plan.cancel.clone();
-    let (provider_id, model) = (plan.model.provider_id.clone(), plan.model.model.clone());
+    let (provider_id, model) = plan.model.hook_names.clone();
     let stream = plan.model.stream;
     let mut tape = None;
     let played = with_runtime(|| async {

@@ -4,21 +4,12 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::config::{HookPhase, Intercept, RuntimeConfig};
+use crate::config::{HookPhase, Intercept, Provider, RuntimeConfig};
 use crate::hooks::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, after_llm_params,
     after_tool_params, before_llm_params, message, provider_payload, session_payload, tool_params,
     tool_payload,
 };
-
-/// The model the config's first provider names, else the mock's.
-fn model(config: &RuntimeConfig) -> String {
-    config
-        .providers
-        .first()
-        .and_then(|p| p.model.clone())
-        .unwrap_or_else(|| "mock-model".into())
-}
 
 /// The config's first tool, else a made-up one.
 fn tool(config: &RuntimeConfig) -> String {
@@ -33,12 +24,7 @@ fn tool(config: &RuntimeConfig) -> String {
 /// A realistic payload: a short support conversation, a tool call with arguments, a
 /// session with messages, or an eval result.
 pub(super) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json {
-    let provider_id = config
-        .providers
-        .first()
-        .and_then(|p| p.id.clone())
-        .unwrap_or_else(|| "mock".into());
-    let model = model(config);
+    let (provider_id, model) = Provider::hook_names(config.default_provider());
     let messages = vec![
         message(
             "user",
@@ -115,7 +101,7 @@ pub(super) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json 
 
 /// Realistic params for each method, built by the same functions a run uses.
 pub(super) fn params(intercept: Intercept, config: &RuntimeConfig) -> Json {
-    let model = model(config);
+    let (_, model) = Provider::hook_names(config.default_provider());
     let tool = tool(config);
     let call = ToolCallInfo {
         name: tool.clone(),

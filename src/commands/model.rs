@@ -20,13 +20,12 @@ use crate::session::TurnEnd;
 #[derive(Clone)]
 pub(super) struct ModelPlan {
     pub answers: Answers,
-    /// What hook payloads name as the provider and the model.
-    pub provider_id: String,
-    pub model: String,
     /// Ask for streamed answers (HTTP providers).
     pub stream: bool,
     /// What a recording of these answers says played them.
     pub info: ProviderInfo,
+    /// What hook payloads name as the provider and the model.
+    pub hook_names: (String, String),
 }
 
 #[derive(Clone)]
@@ -90,10 +89,7 @@ pub(super) fn choose<'c>(
 ) -> Result<Option<&'c ProviderConfig>, CliError> {
     let providers = &config.providers;
     let Some((name, by)) = named else {
-        return Ok(providers
-            .iter()
-            .find(|p| p.kind == "mock")
-            .or(providers.first()));
+        return Ok(config.default_provider());
     };
     let found = providers
         .iter()
@@ -132,8 +128,17 @@ pub(super) fn mock_answers(script: MockScript, scenario: &str) -> Answers {
 }
 
 /// What a live provider plays with: an HTTP client whose settings are checked now (a
-/// missing key stops the run before it starts).
-pub(super) fn live_answers(p: &ProviderConfig, mock_given: bool) -> Result<Answers, CliError> {
+/// missing key stops the run before it starts). A problem points at the provider in
+/// `config`.
+pub(super) fn live_answers(
+    p: &ProviderConfig,
+    config: &RuntimeConfig,
+    mock_given: bool,
+) -> Result<Answers, CliError> {
+    let at_provider = |message: String| match &config.path {
+        Some(file) => CliError::Invalid(Diagnostic::error(file, p.pos, message).into()),
+        None => CliError::Usage(message),
+    };
     if mock_given {
         return Err(CliError::Usage(format!(
             "--mock applies to the mock provider; provider `{}` is `{}`",
@@ -142,14 +147,14 @@ pub(super) fn live_answers(p: &ProviderConfig, mock_given: bool) -> Result<Answe
         )));
     }
     if !http_plays(&p.kind) {
-        return Err(CliError::Usage(format!(
+        return Err(at_provider(format!(
             "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, {})",
             p.name(),
             p.kind,
             crate::doc::one_of(&HTTP_TYPES)
         )));
     }
-    HttpProvider::new(p).map_err(CliError::Usage)?;
+    HttpProvider::new(p).map_err(at_provider)?;
     Ok(Answers::Http(Box::new(p.clone())))
 }
 
@@ -169,7 +174,7 @@ pub(super) fn replay_answers(path: &Path, mode: ReplayMatch) -> Result<Answers, 
 }
 
 /// The plan for `answers` by the chosen provider (or the bare mock): hooks are told
-/// its id and model.
+/// its name and model.
 pub(super) fn plan(answers: Answers, chosen: Option<&ProviderConfig>, stream: bool) -> ModelPlan {
     let info = chosen.map_or_else(
         || ProviderInfo {
@@ -181,10 +186,9 @@ pub(super) fn plan(answers: Answers, chosen: Option<&ProviderConfig>, stream: bo
     );
     ModelPlan {
         answers,
-        provider_id: info.name.clone(),
-        model: info.model.clone().unwrap_or_else(|| "mock-model".into()),
         stream,
         info,
+        hook_names: ProviderConfig::hook_names(chosen),
     }
 }
 

@@ -103,7 +103,7 @@ fn plan(
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     let answers = match (&args.replay, model::live(chosen)) {
         (Some(path), _) => model::replay_answers(path, args.replay_match)?,
-        (None, Some(live)) => model::live_answers(live, args.mock.is_some())?,
+        (None, Some(live)) => model::live_answers(live, &config, args.mock.is_some())?,
         (None, None) => {
             let script = match mock_path(args.mock.as_deref(), &config) {
                 Some(path) => warnings.keep(load_mock(&path), console)?,

@@ -159,7 +159,12 @@ fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Su
         let model = match scenario_model(&scenario, &config, &script, args) {
             Ok(model) => model,
             Err(CliError::Invalid(found)) => {
-                problems.extend(found);
+                // A provider's problem is the same for every scenario it plays: said once.
+                for problem in found.iter() {
+                    if !problems.iter().any(|seen| seen == problem) {
+                        problems.push(problem.clone());
+                    }
+                }
                 continue;
             }
             Err(other) => return Err(other),
@@ -307,7 +312,7 @@ fn scenario_model(
             }
             model::replay_answers(&path, args.replay_match)?
         }
-        (None, Some(live)) => model::live_answers(live, args.mock.is_some())?,
+        (None, Some(live)) => model::live_answers(live, config, args.mock.is_some())?,
         (None, None) => model::mock_answers(script.clone(), &scenario.id),
     };
     let stream = scenario.streaming.unwrap_or(args.stream);

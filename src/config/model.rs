@@ -51,6 +51,25 @@ impl Provider {
     pub fn name(&self) -> &str {
         self.id.as_deref().unwrap_or(&self.kind)
     }
+
+    /// The provider and model hook payloads name for `provider`, or for the bare mock
+    /// when none plays.
+    pub fn hook_names(provider: Option<&Provider>) -> (String, String) {
+        let name = provider.map_or("mock", Provider::name);
+        let model = provider.and_then(|p| p.model.as_deref());
+        (name.to_string(), model.unwrap_or("mock-model").to_string())
+    }
+}
+
+impl RuntimeConfig {
+    /// The provider that plays when none is named: the mock provider, else the first.
+    pub fn default_provider(&self) -> Option<&Provider> {
+        let providers = &self.providers;
+        providers
+            .iter()
+            .find(|p| p.kind == "mock")
+            .or(providers.first())
+    }
 }
 
 /// Where a provider's API key comes from (`credential`).

@@ -144,6 +144,8 @@ impl<'a> Session<'a> {
         provider: impl Provider + 'a,
         cancel: CancellationToken,
     ) -> Self {
+        // The config's default provider, unless the session is told who plays.
+        let (provider_id, model) = crate::config::Provider::hook_names(config.default_provider());
         let tools = prompt
             .tools
             .iter()
@@ -161,8 +163,8 @@ impl<'a> Session<'a> {
             evaluator: None,
             guardrails: Guardrails::of(prompt),
             system_prompt,
-            provider_id: provider_id_of(config),
-            model: model_of(config),
+            provider_id,
+            model,
             sink: None,
             variables: json!({}),
             messages: History::default(),
@@ -665,28 +667,4 @@ fn tool_calls_of(message: &Json, original: &AssistantMessage) -> Vec<ToolCall> {
         None if message.get("content").is_some() => Vec::new(),
         None => original.tool_calls.clone(),
     }
-}
-
-/// The provider that plays the conversation, as the config declares it: its mock
-/// provider, else its first.
-fn played_provider(config: &RuntimeConfig) -> Option<&crate::config::Provider> {
-    let providers = &config.providers;
-    providers
-        .iter()
-        .find(|p| p.kind == "mock")
-        .or(providers.first())
-}
-
-/// The provider id hooks are told about: the config's (its id, else its type), or
-/// `mock` when the config declares none.
-fn provider_id_of(config: &RuntimeConfig) -> String {
-    played_provider(config)
-        .map(|p| p.id.clone().unwrap_or_else(|| p.kind.clone()))
-        .unwrap_or_else(|| "mock".into())
-}
-
-fn model_of(config: &RuntimeConfig) -> String {
-    played_provider(config)
-        .and_then(|p| p.model.clone())
-        .unwrap_or_else(|| "mock-model".into())
 }

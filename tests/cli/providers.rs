@@ -583,7 +583,25 @@ fn a_provider_that_cannot_be_used_stops_the_run_before_it_starts() {
         .env_remove("FAKE_LLM_KEY")
         .run()
         .expect_code(2)
-        .stderr_has("credential_env `FAKE_LLM_KEY` is not set");
+        .stderr_has(
+            "providers.yaml:9:7: provider `fake`: credential_env `FAKE_LLM_KEY` is not set",
+        );
+    // In a suite, once however many scenarios the provider plays.
+    scenarios(dir.path());
+    let suite = run_in(dir.path())
+        .env_remove("FAKE_LLM_KEY")
+        .args(["scenarios", "--provider", "fake"])
+        .run();
+    suite.expect_code(2);
+    assert_eq!(
+        suite
+            .stderr
+            .matches("credential_env `FAKE_LLM_KEY` is not set")
+            .count(),
+        1,
+        "{}",
+        suite.stderr
+    );
     run_in(dir.path())
         .args(["--prompt", "main", "--provider", "fakr", "--message", "Hi"])
         .run()
