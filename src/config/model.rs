@@ -18,6 +18,8 @@ pub struct RuntimeConfig {
     pub evals: IndexMap<String, EvalBinding>,
     /// In declaration order; runners sort by priority themselves.
     pub hooks: IndexMap<String, Hook>,
+    /// MCP servers whose tools join the tool set, by name.
+    pub mcp_servers: IndexMap<String, McpServer>,
     pub logging: Logging,
 }
 
@@ -169,6 +171,43 @@ pub struct ToolBinding {
     /// `None` for a tool PromptKit runs some other way (HTTP, mock, client).
     pub exec: Option<ExecSpec>,
     pub pos: Pos,
+}
+
+/// An MCP server the config binds (`spec.mcp_servers[]`). Its tools are named
+/// `mcp__<server>__<tool>`.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    pub name: String,
+    pub endpoint: McpEndpoint,
+    /// Each call's deadline (`timeout_ms`); `None` for the default.
+    pub timeout: Option<Duration>,
+    pub tool_filter: McpToolFilter,
+    pub pos: Pos,
+}
+
+/// Where an MCP server is and how promptexec talks to it.
+#[derive(Debug, Clone)]
+pub enum McpEndpoint {
+    /// A child speaking JSON-RPC on stdin and stdout (`command`). `exec.env` is empty:
+    /// the child gets the base set and `env`'s values.
+    Stdio {
+        exec: ExecSpec,
+        env: IndexMap<String, String>,
+    },
+    /// A server at `url`, over the streamable HTTP transport.
+    Http {
+        url: String,
+        headers: IndexMap<String, String>,
+    },
+}
+
+/// Which of a server's tools join the tool set (`tool_filter`). Each pattern is a
+/// glob (`*`, `?`) matched against the tool's own name and its `mcp__server__tool`
+/// name; an empty allowlist allows every tool, and the blocklist wins.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpToolFilter {
+    pub allowlist: Vec<String>,
+    pub blocklist: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
