@@ -9,6 +9,7 @@ pub mod evals;
 pub mod exec;
 pub mod hooks;
 pub mod library;
+pub mod mcp;
 pub mod pack;
 pub mod provider;
 pub mod report;

@@ -17,8 +17,8 @@ mod outcome;
 pub mod raw_json;
 pub mod rpc;
 mod run;
-mod spawn;
-mod tail;
+pub(crate) mod spawn;
+pub(crate) mod tail;
 
 pub use env::{BASE_ENV, child_env};
 pub use outcome::{Finished, Outcome, ProcessEnd, StopReason, classify, classify_raw};

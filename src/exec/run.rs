@@ -27,13 +27,15 @@ crate::wire_enum! {
         Hook = "hook",
         Eval = "eval",
         EvalHook = "eval_hook",
+        /// A stdio MCP server.
+        Mcp = "mcp",
     }
 }
 
 impl CallKind {
     pub fn default_timeout(self) -> Duration {
         match self {
-            CallKind::Tool | CallKind::Eval => Duration::from_secs(30),
+            CallKind::Tool | CallKind::Eval | CallKind::Mcp => Duration::from_secs(30),
             CallKind::Hook => Duration::from_secs(10),
             CallKind::EvalHook => Duration::from_secs(5),
         }

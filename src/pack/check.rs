@@ -117,7 +117,8 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
         }
     }
     for (tool, pos) in &prompt.tools {
-        if !pack.tools.contains_key(tool) {
+        // MCP tools come from their servers; the config says which exist.
+        if !pack.tools.contains_key(tool) && !crate::mcp::is_mcp(tool) {
             let hint = suggest(tool, pack.tools.keys().map(String::as_str));
             cx.error(
                 *pos,

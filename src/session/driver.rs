@@ -32,6 +32,7 @@ use crate::hooks::{
 };
 use crate::pack::{Pack, Prompt, ToolChoice};
 use crate::provider::{AssistantMessage, ModelCall, ModelError, Provider, ToolCall};
+use crate::mcp::McpToolSet;
 use crate::tools::ToolCaller;
 
 use super::{
@@ -94,6 +95,8 @@ pub struct Session<'a> {
     provider: Box<dyn Provider + 'a>,
     hooks: HookDispatcher,
     tools: HashMap<String, ToolCaller>,
+    /// The MCP servers the prompt's `mcp__…` entries name, and the tools they gave.
+    mcp: McpToolSet,
     evaluator: Option<Evaluator>,
     guardrails: Guardrails,
     system_prompt: String,
@@ -154,12 +157,14 @@ impl<'a> Session<'a> {
                 Some((name.clone(), ToolCaller::new(name, spec)))
             })
             .collect();
+        let mcp = McpToolSet::for_entries(config, prompt.tools.iter().map(|(n, _)| n.as_str()));
         Self {
             prompt,
             pack,
             provider: Box::new(provider),
             hooks: HookDispatcher::new(config.hooks.values().cloned(), cancel.clone()),
             tools,
+            mcp,
             evaluator: None,
             guardrails: Guardrails::of(prompt),
             system_prompt,
@@ -236,18 +241,61 @@ impl<'a> Session<'a> {
     }
 
     /// The prompt's tools as the model sees them, minus the blocklist; none under
-    /// `tool_choice: none`.
+    /// `tool_choice: none`. An `mcp__…` entry stands for the MCP tools it matches.
     fn prompt_tools(&self) -> Vec<Json> {
         if self.prompt.tool_policy.tool_choice == ToolChoice::None {
             return Vec::new();
         }
-        self.prompt
-            .tools
-            .iter()
-            .filter(|(name, _)| !self.prompt.tool_policy.blocklist.contains(name))
-            .filter_map(|(name, _)| self.pack.tools.get(name))
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
-            .collect()
+        let function = |name: &str, description: &str, parameters: &Json| {
+            json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
+        };
+        let blocked = |name: &str| self.prompt.tool_policy.blocklist.iter().any(|b| b == name);
+        let mut offered = Vec::new();
+        for (name, _) in &self.prompt.tools {
+            if let Some(t) = self.pack.tools.get(name) {
+                if !blocked(name) {
+                    offered.push(function(&t.name, &t.description, &t.parameters));
+                }
+                continue;
+            }
+            for t in self.mcp.matching(name).filter(|t| !blocked(&t.name)) {
+                offered.push(function(&t.name, &t.description, &t.input_schema));
+            }
+        }
+        offered
+    }
+
+    /// The JSON Schema of tool `name`'s arguments: the pack's, or its MCP server's.
+    pub(super) fn tool_schema(&self, name: &str) -> Option<&Json> {
+        match self.pack.tools.get(name) {
+            Some(tool) => Some(&tool.parameters),
+            None => self.mcp.get(name).map(|t| &t.input_schema),
+        }
+    }
+
+    /// Starts the MCP servers the prompt names; their tools join the tool set.
+    async fn start_mcp(&mut self) -> Result<(), TurnEnd> {
+        if self.mcp.is_empty() {
+            return Ok(());
+        }
+        if let Err(failure) = self.mcp.start().await {
+            self.emit(SessionEvent::ExtensionFailed {
+                turn: self.turn,
+                kind: ExtensionKind::Tool,
+                name: failure.server().to_string(),
+                phase: Phase::TOOL,
+                reason: failure.to_string(),
+                stderr_tail: failure.stderr_tail().to_string(),
+            });
+            return Err(TurnEnd::Failed {
+                reason: failure.to_string(),
+            });
+        }
+        for (tool, server) in self.mcp.tools() {
+            let caller = ToolCaller::mcp(&tool.name, &tool.tool, server);
+            self.tools.insert(tool.name.clone(), caller);
+        }
+        Ok(())
     }
 
     /// Plays one user turn to its end. Before the first, the session starts: the
@@ -267,6 +315,9 @@ impl<'a> Session<'a> {
                 return TurnEnd::Failed {
                     reason: reason.to_string(),
                 };
+            }
+            if let Err(end) = self.start_mcp().await {
+                return end;
             }
             let notified = self
                 .hooks
@@ -635,6 +686,7 @@ impl<'a> Session<'a> {
         for caller in self.tools.values() {
             caller.shutdown().await;
         }
+        self.mcp.shutdown().await;
         if let Some(evaluator) = &self.evaluator {
             evaluator.shutdown().await;
         }

@@ -23,11 +23,29 @@ crate::wire_enum! {
     }
 }
 
+crate::wire_enum! {
+    /// How a tool runs: a process per call, a JSON-RPC server, or an MCP server.
+    pub enum ToolMode {
+        Exec = "exec",
+        Server = "server",
+        Mcp = "mcp",
+    }
+}
+
+impl From<RuntimeMode> for ToolMode {
+    fn from(runtime: RuntimeMode) -> Self {
+        match runtime {
+            RuntimeMode::Exec => ToolMode::Exec,
+            RuntimeMode::Server => ToolMode::Server,
+        }
+    }
+}
+
 /// Everything known about one tool call, in the shape `--format json` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct ToolReport {
     pub tool: String,
-    pub mode: RuntimeMode,
+    pub mode: ToolMode,
     pub status: ToolStatus,
     /// As the tool wrote it; it prints as the parsed value would.
     pub result: Option<RawJson>,
@@ -61,10 +79,10 @@ impl From<Pending> for PendingJson {
 
 impl ToolReport {
     /// A report for a call that has not ended yet.
-    pub fn new(tool: &str, runtime: RuntimeMode) -> Self {
+    pub fn new(tool: &str, mode: ToolMode) -> Self {
         Self {
             tool: tool.to_string(),
-            mode: runtime,
+            mode,
             status: ToolStatus::Failed,
             result: None,
             error: None,
@@ -112,6 +130,13 @@ impl ToolReport {
         }
     }
 
+    /// A result as it is, with no protocol of its own to read (an MCP tool's).
+    pub fn succeeded(&mut self, result: RawJson) {
+        self.outcome = Outcome::Answered(Json::Null);
+        self.status = ToolStatus::Ok;
+        self.result = Some(result);
+    }
+
     /// The tool itself said no.
     pub fn answered_error(&mut self, error: String) {
         self.outcome = Outcome::Answered(Json::Null);
@@ -150,7 +175,7 @@ pub async fn call_tool(
         call.timeout = timeout;
     }
     let finished = exec::run(&call, cancel).await;
-    let mut report = ToolReport::new(name, exec_spec.runtime);
+    let mut report = ToolReport::new(name, exec_spec.runtime.into());
     report.exit_code = match finished.end {
         Some(exec::ProcessEnd::Exited(code)) => Some(code),
         _ => None,

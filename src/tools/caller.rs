@@ -1,16 +1,27 @@
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{ExecSpec, RuntimeMode};
+use crate::mcp::McpClient;
 
 use super::{ToolReport, ToolRequest, ToolServer, call_tool, tool_request};
 
-/// One tool, however it runs: a process per call, or a supervised server.
+/// One tool, however it runs: a process per call, a supervised server, or a tool of
+/// an MCP server (shared by all of that server's tools).
 pub enum ToolCaller {
-    OneShot { name: String, spec: ExecSpec },
+    OneShot {
+        name: String,
+        spec: ExecSpec,
+    },
     Server(Box<ToolServer>),
+    Mcp {
+        name: String,
+        tool: String,
+        server: Arc<McpClient>,
+    },
 }
 
 impl ToolCaller {
@@ -21,6 +32,15 @@ impl ToolCaller {
                 spec: spec.clone(),
             },
             RuntimeMode::Server => ToolCaller::Server(Box::new(ToolServer::new(name, spec))),
+        }
+    }
+
+    /// Tool `tool` of an MCP server, known as `name` in the tool set.
+    pub fn mcp(name: &str, tool: &str, server: &Arc<McpClient>) -> Self {
+        ToolCaller::Mcp {
+            name: name.to_string(),
+            tool: tool.to_string(),
+            server: Arc::clone(server),
         }
     }
 
@@ -55,19 +75,28 @@ impl ToolCaller {
                 call_tool(name, spec, &request, timeout, cancel).await
             }
             ToolCaller::Server(server) => server.execute(&request, timeout).await,
+            // MCP has no `pending` answers, so there is never a resolution to send.
+            ToolCaller::Mcp { name, tool, server } => {
+                server.call(tool, name, request.args, timeout).await
+            }
         }
     }
 
     /// On an interrupt a server is not waited for.
     pub fn stop_now(&self) {
-        if let ToolCaller::Server(server) = self {
-            server.kill();
+        match self {
+            ToolCaller::Server(server) => server.kill(),
+            ToolCaller::Mcp { server, .. } => server.kill(),
+            ToolCaller::OneShot { .. } => {}
         }
     }
 
     pub async fn shutdown(&self) {
-        if let ToolCaller::Server(server) = self {
-            server.shutdown().await;
+        match self {
+            ToolCaller::Server(server) => server.shutdown().await,
+            // The first of a server's tools closes it; the others find it closed.
+            ToolCaller::Mcp { server, .. } => server.shutdown().await,
+            ToolCaller::OneShot { .. } => {}
         }
     }
 }

@@ -9,7 +9,7 @@ mod server;
 
 pub use crate::exec::rpc::RestartPolicy;
 pub use args::{ArgsError, ArgsSchema, validate_args};
-pub use call::{ToolReport, ToolRequest, ToolStatus, call_tool, tool_request};
+pub use call::{ToolMode, ToolReport, ToolRequest, ToolStatus, call_tool, tool_request};
 pub use caller::ToolCaller;
 pub use response::{Pending, ToolAnswer, interpret, interpret_raw};
 pub use server::ToolServer;

@@ -64,7 +64,7 @@ impl ToolServer {
             .exchange_raw_by("execute", request, slotted + timeout, timeout)
             .await;
         let reply = reply.map_err(|missed| NoReply::of(missed, timeout));
-        let mut report = ToolReport::new(&self.name, self.spec.runtime);
+        let mut report = ToolReport::new(&self.name, self.spec.runtime.into());
         report.duration_ms = started.elapsed().as_millis() as u64;
         match reply {
             Ok(Reply::Result(answer)) => report.answered(answer),

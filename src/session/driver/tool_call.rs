@@ -57,10 +57,8 @@ impl Session<'_> {
             return Some(problem);
         }
         let schema_errors = self
-            .pack
-            .tools
-            .get(name)
-            .map(|t| validate_args(&t.parameters, &call.args))
+            .tool_schema(name)
+            .map(|schema| validate_args(schema, &call.args))
             .unwrap_or_default();
         (!schema_errors.is_empty()).then(|| {
             let text: Vec<String> = schema_errors.iter().map(ToString::to_string).collect();

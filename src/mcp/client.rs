@@ -1,0 +1,300 @@
+//! One MCP server as the tool set uses it: started on first use, shared by every
+//! call, restarted by the supervision policy after a crash, and shut down in order.
+//!
+//! Starts run under the state lock, so concurrent callers never start two
+//! processes; each waits for the start, which has its own deadline (the server's
+//! `timeout_ms`, or the default).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceError;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value as Json, json};
+use tokio::sync::{Mutex, OnceCell};
+use tokio::time::Instant;
+
+use crate::config::McpServer;
+use crate::exec::rpc::{Decision, ExitHistory, RestartPolicy};
+use crate::exec::{CallKind, Outcome};
+use crate::tools::{ToolMode, ToolReport};
+
+use super::catalog::{Catalog, McpTool};
+use super::link::Link;
+use super::names::admitted;
+use super::{McpFailure, answer};
+
+pub struct McpClient {
+    server: McpServer,
+    policy: RestartPolicy,
+    state: Mutex<State>,
+    /// The tools the filter lets in, listed once: the model is offered these.
+    tools: OnceCell<Arc<Vec<McpTool>>>,
+}
+
+#[derive(Default)]
+struct State {
+    link: Option<Arc<Link>>,
+    /// Starts after the first one go through the policy.
+    started: bool,
+    history: Option<ExitHistory>,
+    broken: Option<McpFailure>,
+}
+
+impl McpClient {
+    pub fn new(server: &McpServer) -> Self {
+        Self::with_policy(server, RestartPolicy::default())
+    }
+
+    pub fn with_policy(server: &McpServer, policy: RestartPolicy) -> Self {
+        Self {
+            server: server.clone(),
+            policy,
+            state: Mutex::new(State::default()),
+            tools: OnceCell::new(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.server.name
+    }
+
+    /// The deadline of every request, `initialize` included.
+    fn deadline(&self) -> Duration {
+        self.server
+            .timeout
+            .unwrap_or_else(|| CallKind::Mcp.default_timeout())
+    }
+
+    /// The live connection, started (or restarted, as the policy allows) when there
+    /// is none.
+    async fn link(&self) -> Result<Arc<Link>, McpFailure> {
+        let mut state = self.state.lock().await;
+        if let Some(broken) = &state.broken {
+            return Err(broken.clone());
+        }
+        if let Some(link) = &state.link {
+            if link.is_alive() {
+                return Ok(Arc::clone(link));
+            }
+            link.close().await;
+            state.link = None;
+        }
+        if state.started {
+            let now = Instant::now();
+            let history = state
+                .history
+                .get_or_insert_with(|| ExitHistory::new(&self.policy));
+            match self.policy.decide(history, now) {
+                Decision::Restart { after } => {
+                    history.restarted(&self.policy, now);
+                    tracing::info!(
+                        "MCP server `{}` stopped; starting it again in {} ms",
+                        self.server.name,
+                        after.as_millis()
+                    );
+                    tokio::time::sleep(after).await;
+                }
+                Decision::Broken { stops } => {
+                    let broken = McpFailure::Broken {
+                        server: self.server.name.clone(),
+                        stops,
+                        window: self.policy.window,
+                    };
+                    state.broken = Some(broken.clone());
+                    return Err(broken);
+                }
+            }
+        }
+        state.started = true;
+        let link = Arc::new(Link::open(&self.server, self.deadline()).await?);
+        state.link = Some(Arc::clone(&link));
+        Ok(link)
+    }
+
+    /// The server's tools that its filter lets in, listed on first use.
+    pub async fn tools(&self) -> Result<Arc<Vec<McpTool>>, McpFailure> {
+        self.tools
+            .get_or_try_init(|| async {
+                let link = self.link().await?;
+                let listed = self
+                    .listed(&link, "tools", link.peer().list_all_tools())
+                    .await?;
+                let tools = listed
+                    .iter()
+                    .filter_map(|t| McpTool::of(&self.server.name, t))
+                    .filter(|t| admitted(&self.server.tool_filter, &self.server.name, &t.tool))
+                    .collect();
+                Ok(Arc::new(tools))
+            })
+            .await
+            .cloned()
+    }
+
+    /// Everything the server offers: tools, and prompts and resources when its
+    /// handshake says it has them.
+    pub async fn catalog(&self) -> Result<Catalog, McpFailure> {
+        let tools = self.tools().await?;
+        let link = self.link().await?;
+        let capabilities = link.peer().peer_info().map(|i| i.capabilities.clone());
+        let offers = |what: fn(&rmcp::model::ServerCapabilities) -> bool| {
+            capabilities.as_ref().is_some_and(what)
+        };
+        let prompts = if offers(|c| c.prompts.is_some()) {
+            let peer = link.peer();
+            self.listed(&link, "prompts", peer.list_all_prompts())
+                .await?
+        } else {
+            Vec::new()
+        };
+        let resources = if offers(|c| c.resources.is_some()) {
+            let peer = link.peer();
+            self.listed(&link, "resources", peer.list_all_resources())
+                .await?
+        } else {
+            Vec::new()
+        };
+        Ok(Catalog {
+            server_info: link
+                .server_info()
+                .map(|(name, version)| json!({"name": name, "version": version})),
+            tools: tools.to_vec(),
+            prompts,
+            resources,
+        })
+    }
+
+    /// A list request under the deadline, its items as JSON.
+    async fn listed<T: serde::Serialize>(
+        &self,
+        link: &Link,
+        what: &'static str,
+        request: impl Future<Output = Result<Vec<T>, ServiceError>>,
+    ) -> Result<Vec<Json>, McpFailure> {
+        let failed = |reason: String| McpFailure::Listing {
+            server: self.server.name.clone(),
+            what,
+            reason,
+            stderr_tail: link.stderr_tail(),
+        };
+        match tokio::time::timeout(self.deadline(), request).await {
+            Ok(Ok(items)) => Ok(items
+                .iter()
+                .filter_map(|i| serde_json::to_value(i).ok())
+                .collect()),
+            Ok(Err(err)) => Err(failed(describe(&err))),
+            Err(_) => Err(failed(format!(
+                "no answer within {} ms",
+                self.deadline().as_millis()
+            ))),
+        }
+    }
+
+    /// Calls the server's tool `tool` (its own name) and reports it under
+    /// `reported_as`. The arguments were checked against its schema already.
+    pub async fn call(
+        &self,
+        tool: &str,
+        reported_as: &str,
+        args: &Json,
+        timeout: Option<Duration>,
+    ) -> ToolReport {
+        let started = Instant::now();
+        let mut report = ToolReport::new(reported_as, ToolMode::Mcp);
+        match self.link().await {
+            Ok(link) => self.call_on(&link, tool, args, timeout, &mut report).await,
+            Err(failure) => {
+                report.stderr_tail = failure.stderr_tail().to_string();
+                report.settle(Outcome::CouldNotStart {
+                    reason: failure.to_string(),
+                });
+            }
+        }
+        report.duration_ms = started.elapsed().as_millis() as u64;
+        report
+    }
+
+    async fn call_on(
+        &self,
+        link: &Link,
+        tool: &str,
+        args: &Json,
+        timeout: Option<Duration>,
+        report: &mut ToolReport,
+    ) {
+        let timeout = timeout.unwrap_or_else(|| self.deadline());
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Json::Object(map) = args {
+            params = params.with_arguments(map.clone());
+        }
+        match tokio::time::timeout(timeout, link.peer().call_tool(params)).await {
+            Ok(Ok(result)) => {
+                self.answered().await;
+                let result = serde_json::to_value(&result).unwrap_or(Json::Null);
+                answer::settle(report, &result);
+            }
+            Ok(Err(ServiceError::McpError(err))) => {
+                self.answered().await;
+                report.answered_error(format!("{} (JSON-RPC error {})", err.message, err.code.0));
+            }
+            Ok(Err(err @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
+                let status = link.settle().await;
+                let how = status.unwrap_or_else(|| format!("failed ({})", describe(&err)));
+                report.stderr_tail = link.stderr_tail();
+                report.settle(Outcome::ServerFailed {
+                    reason: format!(
+                        "MCP server `{}` {how} while the call was in flight",
+                        self.server.name
+                    ),
+                });
+            }
+            Ok(Err(err)) => report.settle(Outcome::ServerFailed {
+                reason: format!("MCP server `{}`: {}", self.server.name, describe(&err)),
+            }),
+            Err(_) => {
+                report.stderr_tail = link.stderr_tail();
+                report.settle(Outcome::TimedOut {
+                    after: timeout,
+                    nothing_read: false,
+                });
+            }
+        }
+    }
+
+    /// An answer means the server is healthy: restarts back off from the start.
+    async fn answered(&self) {
+        let mut state = self.state.lock().await;
+        if let Some(history) = &mut state.history {
+            history.answered(&self.policy);
+        }
+    }
+
+    /// Closes the connection in order: stdin closed, the grace period, the group
+    /// stopped.
+    pub async fn shutdown(&self) {
+        let link = self.state.lock().await.link.take();
+        if let Some(link) = link {
+            link.close().await;
+        }
+    }
+
+    /// Kills the server now (an interrupt); later calls fail.
+    pub fn kill(&self) {
+        if let Ok(mut state) = self.state.try_lock() {
+            if let Some(link) = state.link.take() {
+                link.kill();
+            }
+            return;
+        }
+        // A start holds the lock: the start's own guards kill what it spawned when
+        // its future is dropped.
+    }
+}
+
+fn describe(err: &ServiceError) -> String {
+    match err {
+        ServiceError::McpError(data) => format!("{} (JSON-RPC error {})", data.message, data.code.0),
+        ServiceError::TransportClosed => "the connection closed".into(),
+        other => other.to_string(),
+    }
+}

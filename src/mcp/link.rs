@@ -1,0 +1,151 @@
+//! One connection to an MCP server: the process (for stdio), the handshake under a
+//! deadline, and an orderly close.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::{ServiceExt, service::ClientInitializeError};
+
+use crate::config::{McpEndpoint, McpServer};
+use crate::exec::DEFAULT_GRACE;
+
+use super::McpFailure;
+use super::process::ServerProcess;
+
+type Service = RunningService<RoleClient, ClientConfig>;
+
+pub struct Link {
+    peer: Peer<RoleClient>,
+    /// Taken on close; dropping it would close the connection too, but later.
+    service: Mutex<Option<Service>>,
+    process: Option<ServerProcess>,
+}
+
+impl Link {
+    /// Starts (or reaches) `server` and shakes hands, within `deadline`.
+    pub async fn open(server: &McpServer, deadline: Duration) -> Result<Link, McpFailure> {
+        match &server.endpoint {
+            McpEndpoint::Stdio { exec, env } => {
+                let (process, pipes) =
+                    ServerProcess::start(&server.name, exec, env).map_err(|err| {
+                        McpFailure::CouldNotStart {
+                            server: server.name.clone(),
+                            reason: err.to_string(),
+                        }
+                    })?;
+                match tokio::time::timeout(deadline, identity().serve(pipes)).await {
+                    Ok(Ok(service)) => Ok(Link::up(service, Some(process))),
+                    Ok(Err(err)) => {
+                        // An exit during the handshake says more than "connection
+                        // closed": wait a moment for it to be known.
+                        process.wait(Duration::from_millis(200)).await;
+                        let reason = match process.exit_status() {
+                            Some(status) => format!("it {status}"),
+                            None => describe_init_error(&err),
+                        };
+                        process.kill();
+                        Err(McpFailure::InitializeFailed {
+                            server: server.name.clone(),
+                            reason,
+                            stderr_tail: process.stderr_tail(),
+                        })
+                    }
+                    Err(_) => {
+                        process.kill();
+                        Err(McpFailure::InitializeTimedOut {
+                            server: server.name.clone(),
+                            after: deadline,
+                            stderr_tail: process.stderr_tail(),
+                        })
+                    }
+                }
+            }
+            McpEndpoint::Http { url, .. } => Err(McpFailure::CouldNotStart {
+                server: server.name.clone(),
+                reason: format!("{url}: the streamable HTTP transport is not available"),
+            }),
+        }
+    }
+
+    fn up(service: Service, process: Option<ServerProcess>) -> Link {
+        Link {
+            peer: service.peer().clone(),
+            service: Mutex::new(Some(service)),
+            process,
+        }
+    }
+
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
+    /// The server's name and version, as it gave them in its handshake.
+    pub fn server_info(&self) -> Option<(String, String)> {
+        let info = self.peer.peer_info()?;
+        let server = info.server_info.as_ref()?;
+        Some((server.name.clone(), server.version.clone()))
+    }
+
+    /// Whether the server can still answer: its process runs and the connection is
+    /// open.
+    pub fn is_alive(&self) -> bool {
+        let exited = self
+            .process
+            .as_ref()
+            .is_some_and(|p| p.exit_status().is_some());
+        !exited && !self.peer.is_transport_closed()
+    }
+
+    /// Waits a moment for the process to be known gone after the connection closed.
+    pub async fn settle(&self) -> Option<String> {
+        let process = self.process.as_ref()?;
+        process.wait(Duration::from_millis(500)).await;
+        process.exit_status()
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.process
+            .as_ref()
+            .map(ServerProcess::stderr_tail)
+            .unwrap_or_default()
+    }
+
+    /// Closes the connection (for stdio: the server's stdin), gives the process the
+    /// grace period to exit, then stops its group.
+    pub async fn close(&self) {
+        let service = self.service.lock().ok().and_then(|mut s| s.take());
+        if let Some(mut service) = service {
+            let _ = service.close_with_timeout(DEFAULT_GRACE).await;
+        }
+        if let Some(process) = &self.process {
+            process.stop(DEFAULT_GRACE).await;
+        }
+    }
+
+    /// Kills the process now.
+    pub fn kill(&self) {
+        if let Some(process) = &self.process {
+            process.kill();
+        }
+    }
+}
+
+/// How promptexec introduces itself in the handshake.
+fn identity() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("promptexec", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+fn describe_init_error(err: &ClientInitializeError) -> String {
+    match err {
+        ClientInitializeError::ConnectionClosed(_) => "it closed the connection".into(),
+        ClientInitializeError::JsonRpcError(data) => {
+            format!("{} (JSON-RPC error {})", data.message, data.code.0)
+        }
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,18 @@
+//! MCP servers as tools: each bound server started (or reached) through the official
+//! SDK's client, its tools named `mcp__<server>__<tool>`, called with the same
+//! deadlines, supervision and reports as every other tool.
+
+mod answer;
+mod catalog;
+mod client;
+mod error;
+mod link;
+mod names;
+mod process;
+mod toolset;
+
+pub use catalog::{Catalog, McpTool};
+pub use client::McpClient;
+pub use error::McpFailure;
+pub use names::{admitted, glob_matches, is_mcp, qualified, split};
+pub use toolset::McpToolSet;

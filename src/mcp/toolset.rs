@@ -1,0 +1,124 @@
+//! The MCP tools a prompt offers: its `mcp__…` entries (exact names or globs) name
+//! servers; those servers are started when the conversation starts, and every tool
+//! of theirs that an entry matches joins the tool set.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::config::RuntimeConfig;
+
+use super::catalog::McpTool;
+use super::names::{glob_matches, is_mcp};
+use super::{McpClient, McpFailure};
+
+pub struct McpToolSet {
+    entries: Vec<String>,
+    servers: Vec<Arc<McpClient>>,
+    tools: IndexMap<String, (McpTool, Arc<McpClient>)>,
+}
+
+impl McpToolSet {
+    /// The servers the prompt's `entries` name; nothing starts yet.
+    pub fn for_entries<'e>(
+        config: &RuntimeConfig,
+        entries: impl IntoIterator<Item = &'e str>,
+    ) -> Self {
+        let entries: Vec<String> = entries
+            .into_iter()
+            .filter(|e| is_mcp(e))
+            .map(str::to_string)
+            .collect();
+        let servers = config
+            .mcp_servers
+            .values()
+            .filter(|s| entries.iter().any(|e| names_server(e, &s.name)))
+            .map(|s| Arc::new(McpClient::new(s)))
+            .collect();
+        Self {
+            entries,
+            servers,
+            tools: IndexMap::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Starts each server and lists its tools; the ones an entry matches join, in
+    /// the order the entries name them.
+    pub async fn start(&mut self) -> Result<(), McpFailure> {
+        let mut listed = Vec::new();
+        for server in &self.servers {
+            for tool in server.tools().await?.iter() {
+                listed.push((tool.clone(), Arc::clone(server)));
+            }
+        }
+        for entry in &self.entries {
+            for (tool, server) in &listed {
+                if glob_matches(entry, &tool.name) && !self.tools.contains_key(&tool.name) {
+                    self.tools
+                        .insert(tool.name.clone(), (tool.clone(), Arc::clone(server)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The tools that joined, with their servers, in offer order.
+    pub fn tools(&self) -> impl Iterator<Item = (&McpTool, &Arc<McpClient>)> {
+        self.tools.values().map(|(tool, server)| (tool, server))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&McpTool> {
+        self.tools.get(name).map(|(tool, _)| tool)
+    }
+
+    /// The tools that joined for `entry`, in the server's order.
+    pub fn matching<'s>(&'s self, entry: &'s str) -> impl Iterator<Item = &'s McpTool> + 's {
+        self.tools
+            .values()
+            .map(|(tool, _)| tool)
+            .filter(move |tool| glob_matches(entry, &tool.name))
+    }
+
+    /// Stops every server in order.
+    pub async fn shutdown(&self) {
+        for server in &self.servers {
+            server.shutdown().await;
+        }
+    }
+
+    /// Kills every server now.
+    pub fn kill(&self) {
+        for server in &self.servers {
+            server.kill();
+        }
+    }
+}
+
+/// Whether `entry` (`mcp__<server>__<tool>`, globs allowed in both parts) can name a
+/// tool of server `server`.
+fn names_server(entry: &str, server: &str) -> bool {
+    let Some(rest) = entry.strip_prefix("mcp__") else {
+        return false;
+    };
+    let server_part = rest.split_once("__").map_or(rest, |(s, _)| s);
+    // `mcp__*` has no separator: its `*` may reach into any server's names.
+    glob_matches(server_part, server) || (!rest.contains("__") && rest.contains('*'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_name_servers_exactly_or_by_glob() {
+        assert!(names_server("mcp__store__echo", "store"));
+        assert!(!names_server("mcp__store__echo", "stores"));
+        assert!(names_server("mcp__st*__echo", "store"));
+        assert!(names_server("mcp__*", "store"));
+        assert!(!names_server("lookup_order", "store"));
+    }
+}
