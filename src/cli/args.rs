@@ -275,8 +275,22 @@ pub struct EvalArgs {
 
 #[derive(Debug, Args)]
 pub struct InvokeArgs {
-    /// The tool's name in the config's `spec.tools`
+    /// The tool: its name in the config's `spec.tools`, `mcp__SERVER__TOOL` for a tool of
+    /// one of its `mcp_servers`, or the tool's own name with --server
     pub name: String,
+
+    /// One argument, KEY=VALUE (repeatable): the value is JSON when it reads as JSON, else
+    /// a string, and stays a string where the tool's schema says so
+    #[arg(long = "arg", value_name = "KEY=VALUE", conflicts_with_all = ["args", "batch"])]
+    pub arg: Vec<String>,
+
+    /// Call a tool of the MCP server this command line starts (stdio), with no config
+    #[arg(long, value_name = "COMMAND", conflicts_with = "exec")]
+    pub server: Option<String>,
+
+    /// Call this command line as a one-shot exec tool, with no config
+    #[arg(long, value_name = "COMMAND")]
+    pub exec: Option<String>,
 
     /// The arguments: inline JSON, @FILE, or - for stdin
     #[arg(

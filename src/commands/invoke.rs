@@ -1,8 +1,11 @@
 //! `invoke-tool`: one call (or a batch of calls) to one tool, shown exactly as it
 //! happened.
 
+mod adhoc;
+mod arg_pairs;
 mod batch;
 mod lines;
+mod mcp_call;
 
 use std::time::Duration;
 
@@ -11,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::{CliError, Console, Exit, Settings};
-use crate::config::ExecSpec;
+use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeMode};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::{Outcome, last_lines};
 use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
@@ -25,10 +28,18 @@ use lines::{BatchLines, BatchSource, SchemaCheck};
 /// How to call the tool; nothing has started.
 struct Plan {
     name: String,
-    spec: ExecSpec,
+    target: Target,
     timeout: Option<Duration>,
     jobs: usize,
     format: InvokeFormat,
+}
+
+/// What runs the tool.
+enum Target {
+    /// A program: a process per call, or a JSON-RPC server.
+    Exec(ExecSpec),
+    /// Tool `tool` of an MCP server.
+    Mcp { server: McpServer, tool: String },
 }
 
 /// The calls to make, their arguments read and checked (a batch as it streams).
@@ -44,48 +55,88 @@ pub fn run(
     args: &InvokeArgs,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let (plan, calls) = plan(settings, args, console)?;
-    match calls {
-        Calls::One(tool_args) => {
-            let report = execute_one(&plan, &tool_args)?;
-            show(console, &report, &plan)
-        }
-        Calls::Batch(lines) => batch::execute(&plan, lines, console),
-    }
-}
-
-fn plan(
-    settings: &Settings,
-    args: &InvokeArgs,
-    console: &mut Console,
-) -> Result<(Plan, Calls), CliError> {
-    let config = load::config(settings, console)?;
-    let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
-    let Some(spec) = &binding.exec else {
-        return Err(CliError::Usage(format!(
-            "tool `{}` has no `exec` block, so promptexec cannot call it",
-            args.name
-        )));
-    };
-    let calls = match &args.batch {
-        Some(source) => Calls::Batch(batch_lines(&BatchSource::new(source), args, console)?),
-        None => {
-            let tool_args = read_json_object(&args.args, "--args", "the arguments")?;
-            if let Some(pack_path) = &args.pack {
-                let schema = ArgsSchema::new(&tool_schema(pack_path, &args.name, console)?);
-                check_args(&schema, &args.name, &tool_args, None)?;
-            }
-            Calls::One(tool_args)
-        }
-    };
     let plan = Plan {
         name: args.name.clone(),
-        spec: spec.clone(),
+        target: target(settings, args, console)?,
         timeout: args.timeout_ms.map(Duration::from_millis),
         jobs: args.jobs as usize,
         format: args.format,
     };
-    Ok((plan, calls))
+    let spec = match &plan.target {
+        Target::Exec(spec) => spec,
+        Target::Mcp { .. } if args.batch.is_some() => {
+            return Err(CliError::Usage(
+                "--batch calls exec and server tools; an MCP tool is called one call at a time"
+                    .into(),
+            ));
+        }
+        Target::Mcp { server, tool } => {
+            let report = mcp_call::execute(&plan, server, tool, args)?;
+            return show(console, &report, &plan);
+        }
+    };
+    match calls(args, console)? {
+        Calls::One(tool_args) => {
+            let report = execute_one(&plan, spec, &tool_args)?;
+            show(console, &report, &plan)
+        }
+        Calls::Batch(lines) => batch::execute(&plan, spec, lines, console),
+    }
+}
+
+/// What runs the tool: a program given on the command line, an MCP server's tool
+/// (`mcp__SERVER__TOOL`), or the config's binding.
+fn target(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Result<Target, CliError> {
+    if let Some(command) = &args.server {
+        let server = adhoc::mcp_server(command)?;
+        let tool = args.name.clone();
+        return Ok(Target::Mcp { server, tool });
+    }
+    if let Some(command) = &args.exec {
+        return Ok(Target::Exec(adhoc::exec_spec(command, "--exec", RuntimeMode::Exec)?));
+    }
+    let config = load::config(settings, console)?;
+    if !config.tools.contains_key(&args.name)
+        && let Some((server, tool)) = crate::mcp::split(&args.name)
+    {
+        let server = lookup(&config.mcp_servers, server, "MCP server", "the config")?;
+        let tool = tool.to_string();
+        return Ok(Target::Mcp { server: server.clone(), tool });
+    }
+    let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
+    match &binding.exec {
+        Some(spec) => Ok(Target::Exec(spec.clone())),
+        None => Err(CliError::Usage(format!(
+            "tool `{}` has no `exec` block, so promptexec cannot call it",
+            args.name
+        ))),
+    }
+}
+
+/// The arguments of one call, checked against the pack's schema when one is given,
+/// or the lines of a batch.
+fn calls(args: &InvokeArgs, console: &mut Console) -> Result<Calls, CliError> {
+    if let Some(source) = &args.batch {
+        return Ok(Calls::Batch(batch_lines(&BatchSource::new(source), args, console)?));
+    }
+    let schema = match &args.pack {
+        Some(pack_path) => Some(tool_schema(pack_path, &args.name, console)?),
+        None => None,
+    };
+    let tool_args = one_call_args(args, schema.as_ref())?;
+    if let Some(schema) = &schema {
+        check_args(&ArgsSchema::new(schema), &args.name, &tool_args, None)?;
+    }
+    Ok(Calls::One(tool_args))
+}
+
+/// The arguments from `--arg` pairs (typed by `schema` when known), else `--args`.
+fn one_call_args(args: &InvokeArgs, schema: Option<&Json>) -> Result<Json, CliError> {
+    if args.arg.is_empty() {
+        read_json_object(&args.args, "--args", "the arguments")
+    } else {
+        arg_pairs::arguments(&args.arg, schema)
+    }
 }
 
 /// The lines of a batch. A file is read through once first, so a bad line fails
@@ -151,9 +202,9 @@ fn check_args(
 
 /// One call; an interrupt stops the child the way a deadline does, and the call is
 /// still reported.
-fn execute_one(plan: &Plan, tool_args: &Json) -> Result<ToolReport, CliError> {
+fn execute_one(plan: &Plan, spec: &ExecSpec, tool_args: &Json) -> Result<ToolReport, CliError> {
     with_runtime(|| async {
-        let caller = ToolCaller::new(&plan.name, &plan.spec);
+        let caller = ToolCaller::new(&plan.name, spec);
         let cancel = CancellationToken::new();
         let call = caller.call(tool_args, plan.timeout, &cancel);
         tokio::pin!(call);
@@ -196,23 +247,35 @@ fn show(console: &mut Console, report: &ToolReport, plan: &Plan) -> Result<Exit,
             ));
         }
         ToolStatus::Failed | ToolStatus::Timeout => {
-            console.error(&explain_failure(report, &plan.spec));
+            console.error(&explain_failure(report, &plan.target));
         }
     }
     Ok(of_tool(report))
 }
 
 /// What ran, where, what it printed, and why that counts as a failure.
-fn explain_failure(report: &ToolReport, spec: &ExecSpec) -> String {
+fn explain_failure(report: &ToolReport, target: &Target) -> String {
     let mut lines = vec![format!(
         "error: tool `{}` {}",
         report.tool,
         report.outcome.describe()
     )];
-    let mut command = vec![spec.command.display().to_string()];
-    command.extend(spec.args.iter().cloned());
-    lines.push(format!("  command: {}", command.join(" ")));
-    lines.push(format!("  directory: {}", spec.working_dir.display()));
+    let spec = match target {
+        Target::Exec(spec) => Some(spec),
+        Target::Mcp { server, .. } => match &server.endpoint {
+            McpEndpoint::Stdio { exec, .. } => Some(exec),
+            McpEndpoint::Http { url, .. } => {
+                lines.push(format!("  url: {url}"));
+                None
+            }
+        },
+    };
+    if let Some(spec) = spec {
+        let mut command = vec![spec.command.display().to_string()];
+        command.extend(spec.args.iter().cloned());
+        lines.push(format!("  command: {}", command.join(" ")));
+        lines.push(format!("  directory: {}", spec.working_dir.display()));
+    }
     if let Outcome::InvalidOutput { .. } = report.outcome
         && !report.stdout_head.is_empty()
     {

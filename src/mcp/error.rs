@@ -1,26 +1,25 @@
 use std::time::Duration;
 
-use crate::exec::tail::stderr_note;
-
 /// Why an MCP server could not be used at all: it would not start, shake hands or
-/// list its tools, or it kept crashing.
+/// list its tools, or it kept crashing. What it wrote on stderr is kept apart, for
+/// the report to show once.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum McpFailure {
     #[error("MCP server `{server}` could not start: {reason}")]
     CouldNotStart { server: String, reason: String },
-    #[error("MCP server `{server}` did not answer `initialize` within {} ms{}", after.as_millis(), stderr_note(stderr_tail))]
+    #[error("MCP server `{server}` did not answer `initialize` within {} ms", after.as_millis())]
     InitializeTimedOut {
         server: String,
         after: Duration,
         stderr_tail: String,
     },
-    #[error("MCP server `{server}` failed its `initialize`: {reason}{}", stderr_note(stderr_tail))]
+    #[error("MCP server `{server}` failed its `initialize`: {reason}")]
     InitializeFailed {
         server: String,
         reason: String,
         stderr_tail: String,
     },
-    #[error("MCP server `{server}` could not list its {what}: {reason}{}", stderr_note(stderr_tail))]
+    #[error("MCP server `{server}` could not list its {what}: {reason}")]
     Listing {
         server: String,
         what: &'static str,

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CliError, Console, Exit};
+use crate::config::ExecSpec;
 use crate::doc::Diagnostics;
 use crate::tools::{ToolCaller, ToolReport};
 
@@ -39,11 +40,12 @@ const FLUSH_AT: usize = 64 * 1024;
 /// so every bad line is named, and the batch fails with those lines.
 pub(super) fn execute(
     plan: &Plan,
+    spec: &ExecSpec,
     lines: BatchLines,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     with_runtime(|| async {
-        let caller = ToolCaller::new(&plan.name, &plan.spec);
+        let caller = ToolCaller::new(&plan.name, spec);
         let cancel = CancellationToken::new();
         let input = read_in_background(lines);
         let mut out = Output::new(console);

@@ -1,0 +1,63 @@
+//! `invoke-tool` on a tool of an MCP server: the server starts first, so its own
+//! schema types `--arg` values and checks the arguments before the call is sent.
+
+use crate::cli::args::InvokeArgs;
+use crate::cli::CliError;
+use crate::config::McpServer;
+use crate::exec::Outcome;
+use crate::mcp::{McpClient, McpFailure};
+use crate::tools::{ArgsSchema, ToolMode, ToolReport};
+
+use super::super::runtime::{interrupted, with_runtime};
+use super::{Plan, check_args, one_call_args};
+
+/// Starts the server, finds the tool, checks the arguments, makes the call, and
+/// stops the server in order.
+pub(super) fn execute(
+    plan: &Plan,
+    server: &McpServer,
+    tool: &str,
+    args: &InvokeArgs,
+) -> Result<ToolReport, CliError> {
+    with_runtime(|| async {
+        let client = McpClient::new(server);
+        let call = async {
+            let tools = match client.tools().await {
+                Ok(tools) => tools,
+                Err(failure) => return Ok(not_started(&plan.name, &failure)),
+            };
+            let Some(found) = tools.iter().find(|t| t.tool == tool) else {
+                let names = tools.iter().map(|t| t.tool.as_str());
+                let hint = crate::doc::suggest(tool, names.clone());
+                let have: Vec<&str> = names.collect();
+                return Err(CliError::Usage(format!(
+                    "MCP server `{}` offers no tool `{tool}`{hint} (it offers {})",
+                    server.name,
+                    if have.is_empty() { "none".to_string() } else { have.join(", ") }
+                )));
+            };
+            let tool_args = one_call_args(args, Some(&found.input_schema))?;
+            check_args(&ArgsSchema::new(&found.input_schema), &plan.name, &tool_args, None)?;
+            Ok(client.call(tool, &plan.name, &tool_args, plan.timeout).await)
+        };
+        let result = tokio::select! {
+            result = call => result,
+            () = interrupted() => {
+                client.kill();
+                Err(CliError::Interrupted)
+            }
+        };
+        client.shutdown().await;
+        result
+    })
+}
+
+/// The report of a call that could not be made: the server did not come up.
+fn not_started(name: &str, failure: &McpFailure) -> ToolReport {
+    let mut report = ToolReport::new(name, ToolMode::Mcp);
+    report.settle(Outcome::CouldNotStart {
+        reason: failure.to_string(),
+    });
+    report.stderr_tail = failure.stderr_tail().to_string();
+    report
+}
