@@ -72,6 +72,9 @@ pub enum Command {
     Test(TestArgs),
     /// List the scenarios, test cases, tools, hooks and evals a suite would run
     List(ListArgs),
+    /// List every tool the config (and pack) make available, exec, server and MCP, with
+    /// its input schema; MCP servers are started to ask them
+    Tools(ToolsArgs),
     /// Run one eval on some content, or a pack's evals over a recorded run
     Eval(EvalArgs),
     /// Check the config and a pack, and the references between them
@@ -411,6 +414,17 @@ pub struct ListArgs {
     /// Only the K-th of N slices of the suite, as `run --shard` deals them
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::suite::Shard>,
+
+    /// `human`: tables on stdout; `json`: one document on stdout
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// The PromptPack: the schemas of exec tools, and which prompts offer each tool
+    #[arg(long, value_name = "PACK")]
+    pub pack: Option<PathBuf>,
 
     /// `human`: tables on stdout; `json`: one document on stdout
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]

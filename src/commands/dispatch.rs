@@ -29,6 +29,7 @@ pub fn dispatch(
         }
         Command::Test(args) => super::test::run(settings, &args, console),
         Command::List(args) => super::list::run(settings, &args, console),
+        Command::Tools(args) => super::tools::run(settings, &args, console),
         Command::Eval(args) => super::eval::run(settings, &args, console),
         Command::Validate(args) => super::validate::run(settings, &args, console),
         Command::Prompt(PromptCommand::Render(args)) => super::prompt::render(&args, console),

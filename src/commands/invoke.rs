@@ -86,14 +86,22 @@ pub fn run(
 
 /// What runs the tool: a program given on the command line, an MCP server's tool
 /// (`mcp__SERVER__TOOL`), or the config's binding.
-fn target(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Result<Target, CliError> {
+fn target(
+    settings: &Settings,
+    args: &InvokeArgs,
+    console: &mut Console,
+) -> Result<Target, CliError> {
     if let Some(command) = &args.server {
         let server = adhoc::mcp_server(command)?;
         let tool = args.name.clone();
         return Ok(Target::Mcp { server, tool });
     }
     if let Some(command) = &args.exec {
-        return Ok(Target::Exec(adhoc::exec_spec(command, "--exec", RuntimeMode::Exec)?));
+        return Ok(Target::Exec(adhoc::exec_spec(
+            command,
+            "--exec",
+            RuntimeMode::Exec,
+        )?));
     }
     let config = load::config(settings, console)?;
     if !config.tools.contains_key(&args.name)
@@ -101,7 +109,10 @@ fn target(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Resu
     {
         let server = lookup(&config.mcp_servers, server, "MCP server", "the config")?;
         let tool = tool.to_string();
-        return Ok(Target::Mcp { server: server.clone(), tool });
+        return Ok(Target::Mcp {
+            server: server.clone(),
+            tool,
+        });
     }
     let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
     match &binding.exec {
@@ -117,7 +128,11 @@ fn target(settings: &Settings, args: &InvokeArgs, console: &mut Console) -> Resu
 /// or the lines of a batch.
 fn calls(args: &InvokeArgs, console: &mut Console) -> Result<Calls, CliError> {
     if let Some(source) = &args.batch {
-        return Ok(Calls::Batch(batch_lines(&BatchSource::new(source), args, console)?));
+        return Ok(Calls::Batch(batch_lines(
+            &BatchSource::new(source),
+            args,
+            console,
+        )?));
     }
     let schema = match &args.pack {
         Some(pack_path) => Some(tool_schema(pack_path, &args.name, console)?),

@@ -16,6 +16,7 @@ mod run;
 mod share;
 mod suite;
 mod test;
+mod tools;
 mod validate;
 
 mod conversation;

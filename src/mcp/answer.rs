@@ -52,9 +52,12 @@ mod tests {
 
     #[test]
     fn text_blocks_are_joined_and_is_error_is_the_tools_error() {
-        let ok = settled(json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}));
+        let ok = settled(
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
+        );
         assert_eq!(ok.result.expect("result").to_string(), r#""a\nb""#);
-        let failed = settled(json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
+        let failed =
+            settled(json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
         assert_eq!(failed.status, ToolStatus::Error);
         assert_eq!(failed.error.as_deref(), Some("boom"));
     }

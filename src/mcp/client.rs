@@ -293,7 +293,9 @@ impl McpClient {
 
 fn describe(err: &ServiceError) -> String {
     match err {
-        ServiceError::McpError(data) => format!("{} (JSON-RPC error {})", data.message, data.code.0),
+        ServiceError::McpError(data) => {
+            format!("{} (JSON-RPC error {})", data.message, data.code.0)
+        }
         ServiceError::TransportClosed => "the connection closed".into(),
         other => other.to_string(),
     }

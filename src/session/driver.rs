@@ -30,9 +30,9 @@ use crate::hooks::{
     Gate, History, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo,
     assistant_message, message,
 };
+use crate::mcp::McpToolSet;
 use crate::pack::{Pack, Prompt, ToolChoice};
 use crate::provider::{AssistantMessage, ModelCall, ModelError, Provider, ToolCall};
-use crate::mcp::McpToolSet;
 use crate::tools::ToolCaller;
 
 use super::{
@@ -246,9 +246,7 @@ impl<'a> Session<'a> {
         if self.prompt.tool_policy.tool_choice == ToolChoice::None {
             return Vec::new();
         }
-        let function = |name: &str, description: &str, parameters: &Json| {
-            json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
-        };
+        let function = |name: &str, description: &str, parameters: &Json| json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}});
         let blocked = |name: &str| self.prompt.tool_policy.blocklist.iter().any(|b| b == name);
         let mut offered = Vec::new();
         for (name, _) in &self.prompt.tools {

@@ -4,18 +4,19 @@
 use indexmap::IndexMap;
 
 use crate::cli::CliError;
-use crate::config::{
-    EnvMode, ExecSpec, McpEndpoint, McpServer, McpToolFilter, RuntimeMode,
-};
+use crate::config::{EnvMode, ExecSpec, McpEndpoint, McpServer, McpToolFilter, RuntimeMode};
 use crate::doc::Pos;
 
 use super::super::load::current_dir;
 
 /// How to start the program `command_line` (split as a shell would split it).
-pub fn exec_spec(command_line: &str, flag: &str, runtime: RuntimeMode) -> Result<ExecSpec, CliError> {
-    let words = shlex::split(command_line).ok_or_else(|| {
-        CliError::Usage(format!("{flag} `{command_line}`: unbalanced quotes"))
-    })?;
+pub fn exec_spec(
+    command_line: &str,
+    flag: &str,
+    runtime: RuntimeMode,
+) -> Result<ExecSpec, CliError> {
+    let words = shlex::split(command_line)
+        .ok_or_else(|| CliError::Usage(format!("{flag} `{command_line}`: unbalanced quotes")))?;
     let Some((command, args)) = words.split_first() else {
         return Err(CliError::Usage(format!("{flag}: the command is empty")));
     };

@@ -72,8 +72,8 @@ mod tests {
     #[test]
     fn the_schema_keeps_strings_as_typed() {
         let schema = json!({"properties": {"zip": {"type": "string"}, "n": {"type": "integer"}}});
-        let args = arguments(&pairs(&["zip=02134", "n=7", "other=7"]), Some(&schema))
-            .expect("parsed");
+        let args =
+            arguments(&pairs(&["zip=02134", "n=7", "other=7"]), Some(&schema)).expect("parsed");
         assert_eq!(args, json!({"zip": "02134", "n": 7, "other": 7}));
         let args = arguments(&pairs(&["zip=123"]), Some(&schema)).expect("parsed");
         assert_eq!(args, json!({"zip": "123"}));

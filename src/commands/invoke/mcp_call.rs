@@ -1,8 +1,8 @@
 //! `invoke-tool` on a tool of an MCP server: the server starts first, so its own
 //! schema types `--arg` values and checks the arguments before the call is sent.
 
-use crate::cli::args::InvokeArgs;
 use crate::cli::CliError;
+use crate::cli::args::InvokeArgs;
 use crate::config::McpServer;
 use crate::exec::Outcome;
 use crate::mcp::{McpClient, McpFailure};
@@ -33,12 +33,23 @@ pub(super) fn execute(
                 return Err(CliError::Usage(format!(
                     "MCP server `{}` offers no tool `{tool}`{hint} (it offers {})",
                     server.name,
-                    if have.is_empty() { "none".to_string() } else { have.join(", ") }
+                    if have.is_empty() {
+                        "none".to_string()
+                    } else {
+                        have.join(", ")
+                    }
                 )));
             };
             let tool_args = one_call_args(args, Some(&found.input_schema))?;
-            check_args(&ArgsSchema::new(&found.input_schema), &plan.name, &tool_args, None)?;
-            Ok(client.call(tool, &plan.name, &tool_args, plan.timeout).await)
+            check_args(
+                &ArgsSchema::new(&found.input_schema),
+                &plan.name,
+                &tool_args,
+                None,
+            )?;
+            Ok(client
+                .call(tool, &plan.name, &tool_args, plan.timeout)
+                .await)
         };
         let result = tokio::select! {
             result = call => result,
