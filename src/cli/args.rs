@@ -63,7 +63,8 @@ pub enum Command {
     /// Play a pack's suite of scenarios, or one conversation, against the scripted mock, a
     /// real model or a recording
     Run(Box<RunArgs>),
-    /// Call one tool bound in the config and show exactly what happened
+    /// Call one tool (bound in the config, or a program given with --server or --exec) and
+    /// show exactly what happened
     InvokeTool(InvokeArgs),
     /// Send one event to one configured hook and show its decision
     #[command(subcommand)]
@@ -282,11 +283,6 @@ pub struct InvokeArgs {
     /// one of its `mcp_servers`, or the tool's own name with --server
     pub name: String,
 
-    /// One argument, KEY=VALUE (repeatable): the value is JSON when it reads as JSON, else
-    /// a string, and stays a string where the tool's schema says so
-    #[arg(long = "arg", value_name = "KEY=VALUE", conflicts_with_all = ["args", "batch"])]
-    pub arg: Vec<String>,
-
     /// Call a tool of the MCP server this command line starts (stdio), with no config
     #[arg(long, value_name = "COMMAND", conflicts_with = "exec")]
     pub server: Option<String>,
@@ -303,6 +299,11 @@ pub struct InvokeArgs {
         conflicts_with = "batch"
     )]
     pub args: String,
+
+    /// One argument, KEY=VALUE (repeatable): the value is JSON when it reads as JSON, else
+    /// a string, and stays a string where the tool's schema says so
+    #[arg(long = "arg", value_name = "KEY=VALUE", conflicts_with_all = ["args", "batch"])]
+    pub arg: Vec<String>,
 
     /// Many calls: one JSON arguments object per line of FILE (or - for stdin); one
     /// JSON envelope per line on stdout, in input order

@@ -15,4 +15,4 @@ pub use catalog::{Catalog, McpTool};
 pub use client::McpClient;
 pub use error::McpFailure;
 pub use names::{admitted, glob_matches, is_mcp, qualified, split};
-pub use toolset::McpToolSet;
+pub use toolset::{McpToolSet, names_server};

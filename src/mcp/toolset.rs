@@ -100,7 +100,7 @@ impl McpToolSet {
 
 /// Whether `entry` (`mcp__<server>__<tool>`, globs allowed in both parts) can name a
 /// tool of server `server`.
-fn names_server(entry: &str, server: &str) -> bool {
+pub fn names_server(entry: &str, server: &str) -> bool {
     let Some(rest) = entry.strip_prefix("mcp__") else {
         return false;
     };

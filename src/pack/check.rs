@@ -152,18 +152,33 @@ pub fn check_against_config(pack: &Pack, config: &RuntimeConfig) -> Diagnostics 
     for prompt in pack.prompts.values() {
         out.extend(unbound_tools(pack, prompt, config));
     }
+    out.extend(unprovided_tools(pack, config, config_path));
     out
 }
 
-/// The tools `prompt` offers that the config does not bind: calls to them cannot run.
+/// The tools `prompt` offers that nothing provides: an exec tool with no binding, or
+/// an `mcp__…` entry naming a server the config does not bind. Calls to them cannot run.
 pub fn unbound_tools(pack: &Pack, prompt: &Prompt, config: &RuntimeConfig) -> Diagnostics {
     let mut out = Diagnostics::default();
     let Some(config_path) = &config.path else {
         return out;
     };
     for (tool, pos) in &prompt.tools {
-        let bound = config.tools.get(tool).is_some_and(|t| t.exec.is_some());
-        if pack.tools.contains_key(tool) && !bound {
+        if crate::mcp::is_mcp(tool) && !pack.tools.contains_key(tool) {
+            if !names_a_bound_server(tool, config) {
+                out.push(Diagnostic::warning(
+                    &pack.path,
+                    *pos,
+                    format!(
+                        "`{tool}` names no MCP server of {}; calls to it cannot run{}",
+                        config_path.display(),
+                        server_hint(tool, config)
+                    ),
+                ));
+            }
+            continue;
+        }
+        if pack.tools.contains_key(tool) && !provided(tool, config) {
             out.push(Diagnostic::warning(
                 &pack.path,
                 *pos,
@@ -175,4 +190,50 @@ pub fn unbound_tools(pack: &Pack, prompt: &Prompt, config: &RuntimeConfig) -> Di
         }
     }
     out
+}
+
+/// The pack's tools that no prompt offers and nothing provides.
+fn unprovided_tools(
+    pack: &Pack,
+    config: &RuntimeConfig,
+    config_path: &std::path::Path,
+) -> Diagnostics {
+    let mut out = Diagnostics::default();
+    for tool in pack.tools.values() {
+        let offered = pack
+            .prompts
+            .values()
+            .any(|p| p.tools.iter().any(|(name, _)| *name == tool.name));
+        if !offered && !provided(&tool.name, config) {
+            out.push(Diagnostic::warning(
+                &pack.path,
+                tool.pos,
+                format!(
+                    "tool `{}` is defined here but neither a binding in {} nor an MCP server provides it",
+                    tool.name,
+                    config_path.display()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether the config runs tool `name`: an exec binding, or a bound MCP server's tool.
+fn provided(name: &str, config: &RuntimeConfig) -> bool {
+    let bound = config.tools.get(name).is_some_and(|t| t.exec.is_some());
+    bound || (crate::mcp::is_mcp(name) && names_a_bound_server(name, config))
+}
+
+/// Whether an `mcp__<server>__…` name (or glob) can reach a server the config binds.
+fn names_a_bound_server(entry: &str, config: &RuntimeConfig) -> bool {
+    config
+        .mcp_servers
+        .keys()
+        .any(|server| crate::mcp::names_server(entry, server))
+}
+
+fn server_hint(entry: &str, config: &RuntimeConfig) -> String {
+    let server = crate::mcp::split(entry).map_or(entry, |(s, _)| s);
+    suggest(server, config.mcp_servers.keys().map(String::as_str))
 }
