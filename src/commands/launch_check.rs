@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{ExecSpec, RuntimeConfig};
+use crate::config::{ExecSpec, McpEndpoint, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::{find_in_path, is_executable};
 
@@ -38,7 +38,16 @@ pub(super) fn launch_problems(config: &RuntimeConfig) -> Diagnostics {
         .hooks
         .iter()
         .map(|(name, hook)| (format!("spec.hooks.{name}"), &hook.exec));
-    for (what, exec) in tools.chain(evals).chain(hooks) {
+    let mcp_servers = config
+        .mcp_servers
+        .values()
+        .filter_map(|server| match &server.endpoint {
+            McpEndpoint::Stdio { exec, .. } => {
+                Some((format!("spec.mcp_servers[{}]", server.name), exec))
+            }
+            McpEndpoint::Http { .. } => None,
+        });
+    for (what, exec) in tools.chain(evals).chain(hooks).chain(mcp_servers) {
         if let Some(message) = command_problem(exec, &what) {
             out.push(Diagnostic::error(path, exec.command_pos, message));
         }
