@@ -39,6 +39,8 @@ struct State {
     started: bool,
     history: Option<ExitHistory>,
     broken: Option<McpFailure>,
+    /// Calls in a row that got no answer by their deadline.
+    timeouts_in_a_row: u32,
 }
 
 impl McpClient {
@@ -257,6 +259,7 @@ impl McpClient {
                     after: timeout,
                     nothing_read: false,
                 });
+                self.timed_out(link).await;
             }
         }
     }
@@ -264,8 +267,25 @@ impl McpClient {
     /// An answer means the server is healthy: restarts back off from the start.
     async fn answered(&self) {
         let mut state = self.state.lock().await;
+        state.timeouts_in_a_row = 0;
         if let Some(history) = &mut state.history {
             history.answered(&self.policy);
+        }
+    }
+
+    /// Too many missed deadlines in a row mean the server stopped answering: it is
+    /// stopped, and the next call starts a fresh one.
+    async fn timed_out(&self, link: &Link) {
+        let mut state = self.state.lock().await;
+        state.timeouts_in_a_row += 1;
+        if state.timeouts_in_a_row >= self.policy.timeouts_before_restart {
+            tracing::warn!(
+                "MCP server `{}` missed {} deadlines in a row; replacing it",
+                self.server.name,
+                state.timeouts_in_a_row
+            );
+            state.timeouts_in_a_row = 0;
+            link.kill();
         }
     }
 
