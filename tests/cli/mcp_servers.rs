@@ -236,12 +236,12 @@ fn rmcp_test_server_answers_each_tool() {
 }
 
 #[test]
-fn rmcp_test_server_crash_exits_7_mid_call_and_counts_starts() {
+fn rmcp_test_server_crash_exits_7_mid_call_and_logs_starts_and_calls() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let counter = dir.path().join("starts");
+    let counter = dir.path().join("log");
     let counter_arg = counter.to_str().expect("a UTF-8 temp path");
 
-    let mut peer = test_server(&["--crash-counter", counter_arg]);
+    let mut peer = test_server(&["--log", counter_arg]);
     peer.initialize();
     peer.send("tools/call", json!({"name": "crash", "arguments": {}}));
     assert_eq!(peer.next_message(), None, "no answer, just a closed stdout");
@@ -249,12 +249,16 @@ fn rmcp_test_server_crash_exits_7_mid_call_and_counts_starts() {
     assert_eq!(status.code(), Some(7));
     assert_eq!(stderr, "crashing on purpose\n");
 
-    let mut again = test_server(&["--crash-counter", counter_arg]);
+    let mut again = test_server(&["--log", counter_arg]);
     again.initialize();
     let (status, _) = again.finish();
     assert_eq!(status.code(), Some(0));
-    let starts = std::fs::read_to_string(&counter).expect("the counter file");
-    assert_eq!(starts.lines().count(), 2, "{starts}");
+    let log = std::fs::read_to_string(&counter).expect("the log file");
+    let lines: Vec<&str> = log
+        .lines()
+        .map(|l| l.split(' ').next().unwrap_or(l))
+        .collect();
+    assert_eq!(lines, ["started", "call", "started"], "{log}");
 }
 
 #[test]
