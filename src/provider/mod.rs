@@ -8,7 +8,9 @@ pub mod recording;
 mod scripted;
 
 pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
-pub use http::{HTTP_TYPES, HttpProvider, plays as http_plays};
+pub use http::{
+    HTTP_TYPES, HttpProvider, ensure_crypto_provider, http_client_builder, plays as http_plays,
+};
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
 pub use recording::{
     MatchMode, ProviderInfo, RecordedSession, Recorder, Recording, Replayer, SessionTape,

@@ -175,6 +175,21 @@ fn a_tool_call_round_trip_works_for_each_api_whole_and_streamed() {
 }
 
 #[test]
+fn a_model_server_on_loopback_needs_no_ca_certificates_on_the_machine() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let no_certs = dir.path().join("no-certs");
+    std::fs::create_dir(&no_certs).expect("an empty certificate directory");
+    let llm = FakeLlm::start(&json!([says("Here I am.")]));
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let out = conversation(dir.path(), &["Hello?"], &[])
+        .env("SSL_CERT_FILE", no_certs.join("ca-bundle.crt"))
+        .env("SSL_CERT_DIR", &no_certs)
+        .run();
+    out.expect_code(0);
+    assert_eq!(out.json_report()["messages"][1]["content"], "Here I am.");
+}
+
+#[test]
 fn a_429_and_a_500_are_retried_and_the_run_passes() {
     let retry_after = json!({"status": 429, "headers": {"Retry-After": "0"}, "body": {"error": {"message": "slow down"}}});
     let server_error = json!({"status": 500, "body": {"error": {"message": "try again"}}});

@@ -16,6 +16,7 @@ mod rate;
 mod redact;
 mod retry;
 mod sse;
+mod tls;
 mod transport;
 
 #[cfg(test)]
@@ -23,3 +24,4 @@ mod live_tests;
 
 pub use endpoint::{HTTP_TYPES, plays};
 pub use provider::HttpProvider;
+pub use tls::{client_builder as http_client_builder, ensure_crypto_provider};

@@ -218,7 +218,7 @@ impl HttpProvider {
 /// send them, and following one could carry the key elsewhere. A server on this
 /// machine is reached directly, never through a proxy.
 fn client(url: &Url) -> Result<Client, String> {
-    let mut builder = Client::builder()
+    let mut builder = super::tls::client_builder()
         .user_agent(concat!("promptexec/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::none());
     if is_loopback(url) {
