@@ -163,7 +163,7 @@ fn describe_config(config: &RuntimeConfig) -> String {
         .as_ref()
         .map_or_else(String::new, |p| p.display().to_string());
     format!(
-        "{path} ({} provider{}, {} tool{}, {} eval{}, {} hook{})",
+        "{path} ({} provider{}, {} tool{}, {} eval{}, {} hook{}, {} MCP server{})",
         config.providers.len(),
         plural(config.providers.len()),
         config.tools.len(),
@@ -172,6 +172,8 @@ fn describe_config(config: &RuntimeConfig) -> String {
         plural(config.evals.len()),
         config.hooks.len(),
         plural(config.hooks.len()),
+        config.mcp_servers.len(),
+        plural(config.mcp_servers.len()),
     )
 }
 

@@ -68,12 +68,26 @@ pub fn snippet(text: &str, pos: Pos, severity: Severity, colour: bool) -> String
 /// diagnostic is about.
 const SECRET_KEYS: &[&str] = &["api_key", "api-key", "apikey", "authorization"];
 
-/// `text` with the value of every secret key replaced by `*`s, one per character so
-/// columns still line up; a value continued on more-indented lines is masked there too.
+/// Keys whose value is a mapping of secrets: environment variables and headers carry
+/// tokens under any name, so every value in them is masked.
+const SECRET_MAPS: &[&str] = &["env", "headers"];
+
+/// A secret map written as a block below its key, while it goes on.
+#[derive(Clone, Copy)]
+struct MapBelow {
+    key_col: usize,
+    /// The indentation of its entries, once the first is seen.
+    entries: Option<usize>,
+}
+
+/// `text` with the value of every secret key, and every value in a secret map, replaced
+/// by `*`s, one per character so columns still line up; a value continued on
+/// more-indented lines is masked there too.
 fn mask_secrets(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     // The column of the key whose value goes on below it, while it does.
     let mut continued_below: Option<usize> = None;
+    let mut map_below: Option<MapBelow> = None;
     for line in text.split_inclusive('\n') {
         let indent = line.len() - line.trim_start_matches(' ').len();
         if let Some(key_col) = continued_below {
@@ -83,7 +97,32 @@ fn mask_secrets(text: &str) -> String {
             }
             continued_below = None;
         }
-        match secret_value_start(line) {
+        if let Some(map) = &mut map_below {
+            if line.trim().is_empty() {
+                out.push_str(line);
+                continue;
+            }
+            if indent > map.key_col {
+                let entries = *map.entries.get_or_insert(indent);
+                // Deeper than an entry is the rest of an entry's value.
+                let masked = if indent > entries {
+                    mask(line)
+                } else {
+                    mask_entry_value(line)
+                };
+                out.push_str(&masked);
+                continue;
+            }
+            map_below = None;
+        }
+        let (line, opens_below) = mask_secret_maps(line);
+        if let Some(key_col) = opens_below {
+            map_below = Some(MapBelow {
+                key_col,
+                entries: None,
+            });
+        }
+        match secret_value_start(&line) {
             Some((key_col, value_at)) => {
                 out.push_str(&line[..value_at]);
                 let value = &line[value_at..];
@@ -93,10 +132,109 @@ fn mask_secrets(text: &str) -> String {
                 }
                 out.push_str(&mask(value));
             }
-            None => out.push_str(&mask_url_users(line)),
+            None => out.push_str(&mask_url_users(&line)),
         }
     }
     out
+}
+
+/// `line` with the values of every secret map written on it masked, and the column
+/// of a secret map key whose entries follow on the lines below, if there is one.
+fn mask_secret_maps(line: &str) -> (String, Option<usize>) {
+    let mut ranges: Vec<Range<usize>> = Vec::new();
+    let mut opens_below = None;
+    for name in SECRET_MAPS {
+        for (at, _) in line.match_indices(name) {
+            let starts_key = line[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || "{,\"'".contains(c));
+            let after = line[at + name.len()..].trim_start_matches(['"', '\'']);
+            let Some(value) = after.trim_start().strip_prefix(':') else {
+                continue;
+            };
+            if !starts_key {
+                continue;
+            }
+            let value = value.trim_start();
+            if value.is_empty() || value.starts_with('#') {
+                opens_below = Some(at);
+            } else if value.starts_with('{') {
+                let open = line.len() - value.len();
+                let (values, closed) = flow_map_values(line, open);
+                ranges.extend(values);
+                if !closed {
+                    // Its entries are indented from the line (JSON), not from the key.
+                    opens_below = Some(line.len() - line.trim_start_matches(' ').len());
+                }
+            }
+        }
+    }
+    ranges.sort_by_key(|r| r.start);
+    let mut out = String::with_capacity(line.len());
+    let mut done = 0;
+    for range in ranges {
+        if range.start < done {
+            continue;
+        }
+        out.push_str(&line[done..range.start]);
+        out.push_str(&mask(&line[range.clone()]));
+        done = range.end;
+    }
+    out.push_str(&line[done..]);
+    (out, opens_below)
+}
+
+/// The byte ranges of the values in the flow mapping whose `{` is at `open`, and
+/// whether it closes on this line.
+fn flow_map_values(line: &str, open: usize) -> (Vec<Range<usize>>, bool) {
+    let mut values = Vec::new();
+    let mut depth = 0usize;
+    let mut value_start: Option<usize> = None;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in line[open..].char_indices().map(|(i, c)| (open + i, c)) {
+        if let Some(q) = quote {
+            match c {
+                '\\' if q == '"' && !escaped => escaped = true,
+                c if c == q && !escaped => quote = None,
+                _ => escaped = false,
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '{' | '[' => depth += 1,
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    values.extend(value_start.map(|start| start..i));
+                    return (values, true);
+                }
+            }
+            ':' if depth == 1 && value_start.is_none() => value_start = Some(i + 1),
+            ',' if depth == 1 => values.extend(value_start.take().map(|start| start..i)),
+            _ => {}
+        }
+    }
+    values.extend(value_start.map(|start| start..line.len()));
+    (values, false)
+}
+
+/// `line`, an entry of a secret map, with everything after its key masked; a line
+/// with no key (a list item) as it is.
+fn mask_entry_value(line: &str) -> String {
+    let mut quote: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ':') => return format!("{}{}", &line[..=i], mask(&line[i + 1..])),
+            _ => {}
+        }
+    }
+    line.to_string()
 }
 
 /// `line` with the user and password of every URL in it (`scheme://USER:PASS@host`)
@@ -252,6 +390,32 @@ mod tests {
         assert!(shown.contains("7 | next: 1"), "{shown}");
         let plain = "max_tokens: 100\n";
         assert!(snippet(plain, at(1, 1), Severity::Error, false).contains("max_tokens: 100"));
+    }
+
+    #[test]
+    fn every_value_of_an_env_or_headers_map_is_masked() {
+        let text = "mcp_servers:\n  - name: fs\n    env:\n      TOKEN: tok-1\n      \"QUOTED\": 'tok-2'\n      LONG: >\n        tok-3\n    headers: {X-Token: tok-4, \"X-B\": \"a, tok-5\", X-C: {n: tok-6}}\n  - {name: b, env: {A: tok-7}, url: \"https://x.org\"}\ntools:\n  t:\n    env: [API_KEY]\n    exec:\n      env:\n        - OTHER\n      env_mode: base\n{\n  \"headers\": {\n    \"X-J\": \"tok-8\"\n  },\n  \"next\": 1\n}\n";
+        let masked = mask_secrets(text);
+        for secret in (1..=8).map(|n| format!("tok-{n}")) {
+            assert!(!masked.contains(&secret), "{secret} in\n{masked}");
+        }
+        let lines: Vec<&str> = masked.lines().collect();
+        assert_eq!(lines[3], "      TOKEN: *****");
+        assert_eq!(lines[4], "      \"QUOTED\": *******");
+        assert_eq!(
+            lines[8], "  - {name: b, env: {A: *****}, url: \"https://x.org\"}",
+            "what is outside the map is shown"
+        );
+        for (i, shown) in [
+            (11, "    env: [API_KEY]"),
+            (14, "        - OTHER"),
+            (15, "      env_mode: base"),
+            (19, "  },"),
+            (20, "  \"next\": 1"),
+        ] {
+            assert_eq!(lines[i], shown, "names and other keys are shown");
+        }
+        assert_eq!(masked.len(), text.len(), "columns still line up");
     }
 
     #[test]

@@ -64,12 +64,12 @@ fn unused_promptkit_sections_are_warnings_naming_them() {
         .in_dir(dir.path())
         .file(
             "runtimeconfig.yaml",
-            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers: []\n  state_store: {type: memory}\n",
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  sandboxes: {}\n  state_store: {type: memory}\n",
         )
         .args(["validate"])
         .run();
     out.expect_code(0);
-    out.stderr_has("runtimeconfig.yaml:4:3: warning: `mcp_servers` in spec is a PromptKit key promptexec does not apply; it is ignored");
+    out.stderr_has("runtimeconfig.yaml:4:3: warning: `sandboxes` in spec is a PromptKit key promptexec does not apply; it is ignored");
     out.stderr_has("`state_store` in spec");
     let strict = promptexec()
         .in_dir(dir.path())
@@ -221,4 +221,46 @@ fn a_key_written_in_the_config_is_used_but_never_shown() {
             assert!(!out.stdout.contains(key), "{}", out.stdout);
         }
     }
+}
+
+#[test]
+fn mcp_server_mistakes_are_errors_at_the_offending_value_with_secrets_masked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = promptexec()
+        .in_dir(dir.path())
+        .file(
+            "mcp.yaml",
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - name: files\n      command: sh\n      env: {FS_TOKEN: tok-env-31c7, PORT: 8080}\n    - name: search\n      url: https://mcp.example.com/mcp\n      transport: sse\n      headers: {X-Key: tok-hdr-8e02, \"bad name\": x}\n    - {name: files, command: sh}\n",
+        )
+        .args(["validate", "-c", "mcp.yaml"])
+        .run();
+    out.expect_code(2);
+    out.stderr_has("mcp.yaml:7:43: spec.mcp_servers[0].env.PORT: expected a string, found an integer\n  |\n7 |       env: {FS_TOKEN: ************, PORT: ****}\n  |                                           ^^^^\n");
+    out.stderr_has("mcp.yaml:10:18: spec.mcp_servers[1].transport: `sse` is not supported: promptexec's MCP client (the official Rust SDK) has no SSE transport; if the server also speaks streamable HTTP, write `transport: streamable_http`\n");
+    out.stderr_has(
+        "mcp.yaml:11:38: spec.mcp_servers[1].headers: `bad name` is not a valid header name",
+    );
+    out.stderr_has("11 |       headers: {X-Key: ************, \"bad name\": *}\n");
+    out.stderr_has("mcp.yaml:12:14: spec.mcp_servers[2]: an MCP server named `files` is already declared at line 5; give each its own `name`\n");
+    out.stderr_has("validate: 4 errors, 0 warnings");
+    for secret in ["tok-env-31c7", "tok-hdr-8e02"] {
+        out.stderr_lacks(secret);
+    }
+}
+
+#[test]
+fn mcp_servers_promptexec_can_reach_are_counted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = promptexec()
+        .in_dir(dir.path())
+        .file(
+            "mcp.yaml",
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - {name: files, command: sh, args: [-c, \"exit 0\"]}\n    - {name: search, url: \"https://mcp.example.com/mcp\"}\n    - {name: box, source: docker, scope: session}\n",
+        )
+        .args(["validate", "-c", "mcp.yaml"])
+        .run();
+    out.expect_code(0);
+    out.stderr_has("mcp.yaml:6:22: warning: spec.mcp_servers[1].url: without `transport`, PromptKit reaches this server over SSE; promptexec speaks streamable HTTP to it (write `transport: streamable_http` to say so)");
+    out.stderr_has("mcp.yaml:7:19: warning: spec.mcp_servers[2].source: the server `docker` is provisioned by the host; promptexec does not start it, so its tools are not available");
+    out.stderr_has("ok: mcp.yaml (0 providers, 0 tools, 0 evals, 0 hooks, 2 MCP servers)");
 }

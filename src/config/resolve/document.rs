@@ -1,6 +1,7 @@
 //! Walks a parsed RuntimeConfig document into [`RuntimeConfig`], reporting every
 //! problem on the way: the envelope, `spec`'s sections and logging here; providers in
-//! `provider`, extensions' exec bindings in `exec`, hooks in `hooks` and `server_hook`.
+//! `provider`, extensions' exec bindings in `exec`, hooks in `hooks` and `server_hook`,
+//! MCP servers in `mcp`.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,6 @@ const UNUSED_SECTIONS: &[&str] = &[
     "embedding_providers",
     "tts_providers",
     "stt_providers",
-    "mcp_servers",
     "state_store",
     "sandboxes",
     "selectors",
@@ -132,6 +132,9 @@ impl Resolver<'_> {
                 }
             }
         }
+        if let Some(n) = spec.get("mcp_servers") {
+            self.mcp_servers(n, config);
+        }
         if let Some(n) = spec.get("logging") {
             config.logging = self.logging(n);
         }
@@ -151,6 +154,32 @@ impl Resolver<'_> {
                 Vec::new()
             }
         }
+    }
+
+    /// A string that may be secret: a wrong one is described by its kind, never by
+    /// its value.
+    pub(super) fn secret_text(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.value {
+            Value::Str(text) => Some(text.clone()),
+            _ => {
+                self.cx.error(
+                    node.pos,
+                    format!("{what}: expected a string, found {}", node.kind()),
+                );
+                None
+            }
+        }
+    }
+
+    /// A non-empty string that may be secret, reported like [`Self::secret_text`].
+    pub(super) fn secret_string(&mut self, node: &Node, what: &str) -> Option<String> {
+        let text = self.secret_text(node, what)?;
+        if text.trim().is_empty() {
+            self.cx
+                .error(node.pos, format!("{what}: must not be empty"));
+            return None;
+        }
+        Some(text)
     }
 
     fn logging(&mut self, node: &Node) -> Logging {

@@ -86,10 +86,7 @@ impl Resolver<'_> {
                 None
             }
         };
-        let args = f
-            .get("args")
-            .and_then(|n| self.cx.string_list(n, &format!("{what}.args")))
-            .unwrap_or_default();
+        let (args, arg_positions) = self.exec_args(f.get("args"), what);
         let env = f
             .get("env")
             .and_then(|n| self.cx.string_list(n, &format!("{what}.env")))
@@ -121,24 +118,7 @@ impl Resolver<'_> {
                     .choice(n, &format!("{what}.runtime"), RuntimeMode::WIRE)
             })
             .unwrap_or_default();
-        let working_dir = match f.get("working_dir") {
-            Some(n) => {
-                let dir = self
-                    .base_dir
-                    .join(self.cx.nonempty_string(n, &format!("{what}.working_dir"))?);
-                if self.check_files && !dir.is_dir() {
-                    self.cx.error(
-                        n.pos,
-                        format!(
-                            "{what}.working_dir: directory `{}` does not exist",
-                            dir.display()
-                        ),
-                    );
-                }
-                dir
-            }
-            None => self.base_dir.to_path_buf(),
-        };
+        let working_dir = self.working_dir(f.get("working_dir"), what)?;
         let env_mode = match f.get("env_mode") {
             Some(n) => self.env_mode(n, &format!("{what}.env_mode")),
             None => Some(self.env_mode),
@@ -146,22 +126,7 @@ impl Resolver<'_> {
         // Runs the extension directly; a PromptKit sandbox does not apply here.
         self.cx.ignored_keys(f, &["sandbox"], what);
         let (command, command_pos) = command?;
-        let command = if command.contains('/') {
-            let path = join_clean(self.base_dir, &command);
-            if self.check_files && !path.is_file() {
-                self.cx.error(
-                    command_pos,
-                    format!(
-                        "{what}.command: `{command}` does not exist (looked for `{}`)",
-                        path.display()
-                    ),
-                );
-            }
-            path
-        } else {
-            PathBuf::from(command)
-        };
-        let (args, arg_positions) = args.into_iter().unzip();
+        let command = self.command_path(&command, command_pos, what);
         Some(ExecSpec {
             command,
             args,
@@ -179,6 +144,54 @@ impl Resolver<'_> {
 
     pub(super) fn env_mode(&mut self, node: &Node, what: &str) -> Option<EnvMode> {
         self.cx.choice(node, what, EnvMode::WIRE)
+    }
+
+    /// A command as the child is started with it: a bare name stays one (it is looked
+    /// up in `PATH`), a path is resolved against the config's directory.
+    pub(super) fn command_path(&mut self, command: &str, pos: Pos, what: &str) -> PathBuf {
+        if !command.contains('/') {
+            return PathBuf::from(command);
+        }
+        let path = join_clean(self.base_dir, command);
+        if self.check_files && !path.is_file() {
+            self.cx.error(
+                pos,
+                format!(
+                    "{what}.command: `{command}` does not exist (looked for `{}`)",
+                    path.display()
+                ),
+            );
+        }
+        path
+    }
+
+    /// `args`, each with where it is written; none when absent.
+    pub(super) fn exec_args(&mut self, node: Option<&Node>, what: &str) -> (Vec<String>, Vec<Pos>) {
+        node.and_then(|n| self.cx.string_list(n, &format!("{what}.args")))
+            .unwrap_or_default()
+            .into_iter()
+            .unzip()
+    }
+
+    /// The child's working directory: `working_dir` against the config's directory,
+    /// else the config's directory itself. `None` when `working_dir` is not a path.
+    pub(super) fn working_dir(&mut self, node: Option<&Node>, what: &str) -> Option<PathBuf> {
+        let Some(n) = node else {
+            return Some(self.base_dir.to_path_buf());
+        };
+        let dir = self
+            .base_dir
+            .join(self.cx.nonempty_string(n, &format!("{what}.working_dir"))?);
+        if self.check_files && !dir.is_dir() {
+            self.cx.error(
+                n.pos,
+                format!(
+                    "{what}.working_dir: directory `{}` does not exist",
+                    dir.display()
+                ),
+            );
+        }
+        Some(dir)
     }
 }
 

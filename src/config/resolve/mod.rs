@@ -4,6 +4,8 @@
 mod document;
 mod exec;
 mod hooks;
+mod http;
+mod mcp;
 mod provider;
 mod server_hook;
 

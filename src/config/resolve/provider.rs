@@ -4,9 +4,7 @@
 
 use std::path::PathBuf;
 
-use indexmap::IndexMap;
-
-use crate::doc::{Fields, Node, Pos, UnknownKeys, Value, one_of};
+use crate::doc::{Fields, Node, Pos, UnknownKeys, one_of};
 
 use crate::config::model::*;
 
@@ -148,74 +146,12 @@ impl Resolver<'_> {
 
     /// The API's root, written without a trailing `/` so paths can be appended.
     fn base_url(&mut self, node: &Node, what: &str) -> Option<String> {
-        let what = format!("{what}.base_url");
-        let url = self.cx.string(node, &what)?;
-        let rest = url
-            .strip_prefix("http://")
-            .or_else(|| url.strip_prefix("https://"));
-        let authority = rest.map(|rest| rest.split('/').next().unwrap_or_default());
-        if authority.is_some_and(|authority| authority.contains('@')) {
-            // Never echoed: the user and password are a secret like any key.
-            self.cx.error(
-                node.pos,
-                format!("{what}: a user or password in the URL is not accepted (URLs are shown in logs and errors); give the key with `credential` or `headers`"),
-            );
-            return None;
-        }
-        match rest {
-            Some(rest)
-                if !rest.trim_matches('/').is_empty() && !rest.contains(char::is_whitespace) =>
-            {
-                Some(url.trim_end_matches('/').to_string())
-            }
-            _ => {
-                self.cx.error(
-                    node.pos,
-                    format!("{what}: expected an `http://` or `https://` URL, found `{url}`"),
-                );
-                None
-            }
-        }
-    }
-
-    /// Extra request headers. Values are never shown: one may carry a key.
-    fn headers(&mut self, node: &Node, what: &str) -> Option<IndexMap<String, String>> {
-        let what = format!("{what}.headers");
-        let Value::Map(entries) = &node.value else {
-            self.cx.map(node, &what);
-            return None;
-        };
-        let mut headers: IndexMap<String, String> = IndexMap::new();
-        let mut lowered: Vec<String> = Vec::new();
-        for (key, value) in entries {
-            let at = format!("{what}.{}", key.name);
-            if !is_header_name(&key.name) {
-                self.cx.error(
-                    key.pos,
-                    format!("{what}: `{}` is not a valid header name (letters, digits and `!#$%&'*+-.^_`|~`)", key.name),
-                );
-                continue;
-            }
-            let lower = key.name.to_ascii_lowercase();
-            if lowered.contains(&lower) {
-                self.cx.error(
-                    key.pos,
-                    format!("{at}: given twice (header names ignore case)"),
-                );
-                continue;
-            }
-            lowered.push(lower);
-            let Some(text) = self.secret_string(value, &at) else {
-                continue;
-            };
-            if text.contains(['\r', '\n']) {
-                self.cx
-                    .error(value.pos, format!("{at}: a header value cannot span lines"));
-                continue;
-            }
-            headers.insert(key.name.clone(), text);
-        }
-        Some(headers)
+        let url = self.http_url(
+            node,
+            &format!("{what}.base_url"),
+            "`credential` or `headers`",
+        )?;
+        Some(url.trim_end_matches('/').to_string())
     }
 
     fn credential(&mut self, node: &Node, what: &str) -> Option<Credential> {
@@ -277,26 +213,6 @@ impl Resolver<'_> {
                     );
                 }
                 Some(Credential::File(path))
-            }
-        }
-    }
-
-    /// A non-empty string that may be secret: a wrong one is described by its kind,
-    /// never by its value.
-    fn secret_string(&mut self, node: &Node, what: &str) -> Option<String> {
-        match &node.value {
-            Value::Str(text) if !text.trim().is_empty() => Some(text.clone()),
-            Value::Str(_) => {
-                self.cx
-                    .error(node.pos, format!("{what}: must not be empty"));
-                None
-            }
-            _ => {
-                self.cx.error(
-                    node.pos,
-                    format!("{what}: expected a string, found {}", node.kind()),
-                );
-                None
             }
         }
     }
@@ -423,14 +339,6 @@ impl Resolver<'_> {
         }
         Some(path)
     }
-}
-
-/// An HTTP header name: one or more token characters (RFC 9110).
-fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
 #[cfg(test)]
