@@ -18,6 +18,7 @@ mod hooks;
 mod invoke;
 mod library;
 mod long_run;
+mod mcp;
 mod mcp_servers;
 mod observers;
 mod output_files;

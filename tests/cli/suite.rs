@@ -198,12 +198,13 @@ fn the_bundled_suite_passes_and_a_wrong_expectation_fails_with_its_message() {
         .run();
     out.expect_code(0);
     let suites = out.stdout.matches("<testsuite ").count();
-    assert_eq!(suites, 4, "one testsuite per scenario:\n{}", out.stdout);
+    assert_eq!(suites, 5, "one testsuite per scenario:\n{}", out.stdout);
     for id in [
         "delayed-order",
         "catalogue-cleanup",
         "large-refund",
         "lookup-outage",
+        "store-hours",
     ] {
         assert!(
             out.stdout.contains(&format!(r#"<testsuite name="{id}""#)),
@@ -608,7 +609,7 @@ fn list_shows_what_a_suite_would_run_without_running_it() {
         .run();
     out.expect_code(0);
     let listing = out.json();
-    assert_eq!(listing["scenarios"].as_array().map(Vec::len), Some(4));
+    assert_eq!(listing["scenarios"].as_array().map(Vec::len), Some(5));
     assert!(listing["cases"].as_array().is_some_and(|c| c.len() >= 10));
     assert_eq!(listing["evals"][0]["id"], "polite-tone");
     assert_eq!(listing["evals"][0]["gate"], true);

@@ -1,0 +1,554 @@
+//! MCP servers as tools, end to end through the binary: the rmcp test server
+//! (tests/fixtures/mcp/test_server.rs) bound in a config and played in `run`, listed by
+//! `tools`, called ad hoc by `invoke-tool --server`; and the bundled Python server.
+//!
+//! Every test server logs its starts, its calls and any grandchild to a file, so a test
+//! knows which requests arrived and can check that no process outlived promptexec.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value as Json, json};
+
+use crate::mcp_servers::{bundled_server, test_server_path};
+use crate::util::{Outcome, gone, mock_config_head, promptexec, repo_root};
+
+/// A pack with one prompt offering `tools` (`mcp__…` entries and globs).
+fn pack(tools: &[&str]) -> String {
+    json!({
+        "id": "mcp-pack",
+        "name": "MCP",
+        "version": "1.0.0",
+        "prompts": {"desk": {
+            "id": "desk", "name": "Desk", "version": "1.0.0",
+            "system_template": "You help at the desk.",
+            "tools": tools,
+            "tool_policy": {"max_rounds": 4}
+        }}
+    })
+    .to_string()
+}
+
+/// A folder holding a config that binds the test server as `t` (`server_yaml` adds
+/// keys to its entry, `more_spec` adds sections to `spec`), a pack, and the mock's
+/// script `mock_yaml`.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(
+        server_flags: &[&str],
+        server_yaml: &str,
+        more_spec: &str,
+        tools: &[&str],
+        mock_yaml: &str,
+    ) -> Setup {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = dir.path().join("server.log");
+        let mut args = vec!["--log".to_string(), log.display().to_string()];
+        args.extend(server_flags.iter().map(|f| f.to_string()));
+        let config = format!(
+            "{}  mcp_servers:\n    - name: t\n      command: {}\n      args: {}\n{server_yaml}{more_spec}",
+            mock_config_head("mock.yaml"),
+            test_server_path().display(),
+            json!(args),
+        );
+        std::fs::write(dir.path().join("runtimeconfig.yaml"), config).expect("config");
+        std::fs::write(dir.path().join("pack.json"), pack(tools)).expect("pack");
+        std::fs::write(dir.path().join("mock.yaml"), mock_yaml).expect("mock script");
+        Setup { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `run` of the pack with these messages, its JSON report on stdout.
+    #[track_caller]
+    fn run(&self, messages: &[&str]) -> Outcome {
+        let mut args = vec![
+            "-c",
+            "runtimeconfig.yaml",
+            "run",
+            "pack.json",
+            "--format",
+            "json",
+        ];
+        for message in messages {
+            args.extend(["--message", message]);
+        }
+        promptexec().in_dir(self.path()).args(&args).run()
+    }
+
+    /// What the server logged, one line per start, call and grandchild.
+    fn log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.path().join("server.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn calls(&self) -> Vec<String> {
+        self.log()
+            .iter()
+            .filter_map(|l| l.strip_prefix("call ").map(str::to_string))
+            .collect()
+    }
+
+    /// Every process the server logged (itself, each restart, any grandchild) is gone.
+    #[track_caller]
+    fn nothing_left(&self) {
+        let pids: Vec<i32> = self
+            .log()
+            .iter()
+            .filter_map(|l| {
+                l.split_once(' ')
+                    .filter(|(k, _)| *k == "started" || *k == "grandchild")
+            })
+            .map(|(_, pid)| pid.parse().expect("a pid"))
+            .collect();
+        assert!(!pids.is_empty(), "the server logged no start");
+        for pid in pids {
+            assert!(gone(pid), "process {pid} outlived promptexec");
+        }
+    }
+}
+
+/// A mock script whose first model call makes `calls` (`(tool, args)`), then answers.
+fn script(calls: &[(&str, Json)]) -> String {
+    let calls: Vec<Json> = calls
+        .iter()
+        .map(|(name, args)| json!({"name": name, "arguments": args}))
+        .collect();
+    let script = json!({
+        "defaultResponse": "Done.",
+        "scenarios": {"desk": {"turns": {
+            "1": {"content": "Let me call it.", "tool_calls": calls},
+            "2": "That was it."
+        }}}
+    });
+    serde_json::to_string(&script).expect("JSON is YAML")
+}
+
+fn tool_calls(report: &Json) -> Vec<(String, String, String)> {
+    report["tool_calls"]
+        .as_array()
+        .expect("tool_calls")
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_string(),
+                c["status"].as_str().unwrap_or_default().to_string(),
+                c["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_schemas() {
+    let setup = Setup::new(
+        &["--grandchild"],
+        "",
+        "",
+        &["mcp__t__*"],
+        &script(&[
+            ("mcp__t__echo", json!({"text": "hi"})),
+            ("mcp__t__add", json!({"a": 2, "b": 3})),
+            ("mcp__t__fail", json!({})),
+        ]),
+    );
+    let out = setup.run(&["Go"]);
+    out.expect_code(0);
+    let report = out.json_report();
+    assert_eq!(
+        tool_calls(&report),
+        [
+            ("mcp__t__echo".into(), "ok".into(), "\"hi\"".into()),
+            ("mcp__t__add".into(), "ok".into(), r#"{"sum":5}"#.into()),
+            (
+                "mcp__t__fail".into(),
+                "error".into(),
+                "fail was asked to fail".into()
+            ),
+        ]
+    );
+    assert_eq!(setup.calls(), ["echo", "add", "fail"]);
+    assert_eq!(
+        setup
+            .log()
+            .iter()
+            .filter(|l| l.starts_with("started"))
+            .count(),
+        1,
+        "one server for every call"
+    );
+    setup.nothing_left();
+}
+
+#[test]
+fn arguments_that_break_the_servers_schema_are_refused_and_never_sent() {
+    let setup = Setup::new(
+        &[],
+        "",
+        "",
+        &["mcp__t__add"],
+        &script(&[("mcp__t__add", json!({"a": "two", "b": 3}))]),
+    );
+    let out = setup.run(&["Go"]);
+    out.expect_code(0);
+    let calls = tool_calls(&out.json_report());
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        (calls[0].0.as_str(), calls[0].1.as_str()),
+        ("mcp__t__add", "error")
+    );
+    assert!(
+        calls[0].2.starts_with("invalid arguments: /a:"),
+        "{calls:?}"
+    );
+    assert_eq!(
+        setup.calls(),
+        Vec::<String>::new(),
+        "no tools/call reached the server"
+    );
+    setup.nothing_left();
+}
+
+#[test]
+fn a_tool_hook_denies_an_mcp_call_before_it_reaches_the_server() {
+    let hook = r#"import json, sys
+request = json.load(sys.stdin)["request"]
+if request["name"] == "mcp__t__shout":
+    json.dump({"allow": False, "reason": "no shouting"}, sys.stdout)
+else:
+    json.dump({"allow": True}, sys.stdout)
+"#;
+    let hooks = "  hooks:\n    quiet:\n      command: python3\n      args: [./quiet.py]\n      hook: tool\n      phases: [before_execution]\n      mode: filter\n";
+    let setup = Setup::new(
+        &[],
+        "",
+        hooks,
+        &["mcp__t__shout", "mcp__t__echo"],
+        &script(&[
+            ("mcp__t__shout", json!({"text": "LOUD"})),
+            ("mcp__t__echo", json!({"text": "soft"})),
+        ]),
+    );
+    std::fs::write(setup.path().join("quiet.py"), hook).expect("hook");
+    let out = setup.run(&["Go"]);
+    out.expect_code(0);
+    let calls = tool_calls(&out.json_report());
+    assert_eq!(calls[0].1, "blocked", "{calls:?}");
+    assert_eq!(calls[0].2, "blocked by hook `quiet`: no shouting");
+    assert_eq!(calls[1].1, "ok", "{calls:?}");
+    assert_eq!(
+        setup.calls(),
+        ["echo"],
+        "the denied call never reached the server"
+    );
+    setup.nothing_left();
+}
+
+#[test]
+fn a_crash_mid_call_fails_that_call_shows_stderr_and_the_next_call_restarts_the_server() {
+    let mock = json!({
+        "defaultResponse": "Done.",
+        "scenarios": {"desk": {"turns": {
+            "1": {"content": "", "tool_calls": [{"name": "mcp__t__crash", "arguments": {}}]},
+            "2": "It broke.",
+            "3": {"content": "", "tool_calls": [{"name": "mcp__t__echo", "arguments": {"text": "back"}}]},
+            "4": "It is back."
+        }}}
+    });
+    let setup = Setup::new(
+        &["--stderr", "booting test server"],
+        "",
+        "",
+        &["mcp__t__*"],
+        &mock.to_string(),
+    );
+    let out = setup.run(&["Crash it", "Try again"]);
+    out.expect_code(3);
+    let report = out.json_report();
+    let calls = tool_calls(&report);
+    assert_eq!(calls[0].0, "mcp__t__crash");
+    assert_eq!(calls[0].1, "failed", "{calls:?}");
+    assert!(
+        calls[0]
+            .2
+            .contains("MCP server `t` exited with status 7 while the call was in flight"),
+        "{calls:?}"
+    );
+    assert_eq!(
+        calls[1],
+        ("mcp__t__echo".into(), "ok".into(), "\"back\"".into())
+    );
+    let failure = report["extension_failures"]
+        .as_array()
+        .and_then(|f| f.first())
+        .unwrap_or_else(|| panic!("an extension failure: {report:#}"));
+    assert!(
+        failure["stderr_tail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("crashing on purpose"),
+        "{failure:#}"
+    );
+    let starts = setup
+        .log()
+        .iter()
+        .filter(|l| l.starts_with("started"))
+        .count();
+    assert_eq!(
+        starts,
+        2,
+        "the crash, then a fresh server: {:?}",
+        setup.log()
+    );
+    setup.nothing_left();
+}
+
+#[test]
+fn a_server_that_never_answers_initialize_names_itself_and_exits_3() {
+    let setup = Setup::new(
+        &["--hang-initialize"],
+        "      timeout_ms: 500\n",
+        "",
+        &["mcp__t__*"],
+        &script(&[]),
+    );
+    let out = setup.run(&["Go"]);
+    out.expect_code(3);
+    out.stderr_has("MCP server `t` did not answer `initialize` within 500 ms");
+    setup.nothing_left();
+
+    let invoked = promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "invoke-tool",
+            "mcp__t__echo",
+            "--arg",
+            "text=hi",
+        ])
+        .run();
+    invoked.expect_code(3);
+    invoked.stderr_has("MCP server `t` did not answer `initialize` within 500 ms");
+    setup.nothing_left();
+}
+
+#[test]
+fn tool_filter_globs_decide_which_tools_join_and_tools_lists_them_with_schemas() {
+    let filter = "      tool_filter:\n        allowlist: [\"mcp__t__*\"]\n        blocklist: [crash, \"mcp__t__s*\"]\n";
+    let setup = Setup::new(&[], filter, "", &["mcp__t__*"], &script(&[]));
+    let out = promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "tools",
+            "--pack",
+            "pack.json",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
+    let listing = out.json();
+    let names: Vec<&str> = listing["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default())
+        .collect();
+    // In the order the server lists them.
+    assert_eq!(names, ["mcp__t__add", "mcp__t__echo", "mcp__t__fail"]);
+    let add = &listing["tools"][0];
+    assert_eq!(add["mode"], "mcp");
+    assert_eq!(add["source"], "MCP server `t`");
+    assert_eq!(add["prompts"], json!(["desk"]));
+    assert_eq!(
+        add["input_schema"]["required"],
+        json!(["a", "b"]),
+        "{add:#}"
+    );
+    assert_eq!(
+        listing["mcp_servers"][0]["server_info"],
+        json!({"name": "mcp-test-server", "version": "1.0.0"})
+    );
+    setup.nothing_left();
+
+    // A filtered-out tool is not there to call.
+    let blocked = promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "invoke-tool",
+            "mcp__t__shout",
+            "--arg",
+            "text=x",
+        ])
+        .run();
+    blocked.expect_code(2);
+    blocked.stderr_has("MCP server `t` offers no tool `shout`");
+}
+
+#[test]
+fn invoke_tool_with_server_calls_a_program_no_config_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = format!(
+        "{} --log {}",
+        test_server_path().display(),
+        dir.path().join("server.log").display()
+    );
+    let invoke = |tool: &str, extra: &[&str]| {
+        promptexec()
+            .in_dir(dir.path())
+            .args(["invoke-tool", "--server", &server, tool])
+            .args(extra)
+            .run()
+    };
+    let sum = invoke("add", &["--arg", "a=2", "--arg", "b=40"]);
+    sum.expect_code(0);
+    assert_eq!(sum.json(), json!({"sum": 42}));
+
+    let failed = invoke("fail", &[]);
+    failed.expect_code(1);
+    failed.stderr_has("tool `fail` answered with an error: fail was asked to fail");
+
+    let wrong = invoke("add", &["--args", r#"{"a": 1}"#]);
+    wrong.expect_code(2);
+    wrong.stderr_has("arguments for tool `add` break its schema");
+
+    let crashed = invoke("crash", &["--format", "json"]);
+    crashed.expect_code(3);
+    crashed.stderr_has("exited with status 7 while the call was in flight");
+    crashed.stderr_has("crashing on purpose");
+    assert_eq!(crashed.json()["mode"], "mcp");
+
+    let log = std::fs::read_to_string(dir.path().join("server.log")).expect("log");
+    let calls: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("call "))
+        .collect();
+    assert_eq!(
+        calls,
+        ["add", "fail", "crash"],
+        "the refused call was never sent"
+    );
+    for pid in log.lines().filter_map(|l| l.strip_prefix("started ")) {
+        assert!(
+            gone(pid.parse().expect("pid")),
+            "server {pid} outlived promptexec"
+        );
+    }
+}
+
+#[test]
+fn invoke_tool_with_exec_calls_a_one_shot_program_no_config_names() {
+    let out = promptexec()
+        .args([
+            "invoke-tool",
+            "--exec",
+            "python3 -c 'import json,sys; a=json.load(sys.stdin)[\"args\"]; print(json.dumps({\"result\": a}))'",
+            "anything",
+            "--arg",
+            "n=3",
+            "--arg",
+            "zip=02134",
+        ])
+        .run();
+    out.expect_code(0);
+    assert_eq!(out.json(), json!({"n": 3, "zip": "02134"}));
+}
+
+/// The bundled server, from its own folder.
+fn bundled_dir() -> PathBuf {
+    bundled_server()
+        .parent()
+        .expect("mcp-examples")
+        .to_path_buf()
+}
+
+#[test]
+fn the_bundled_server_answers_invoke_tool_with_no_config() {
+    let out = promptexec()
+        .in_dir(bundled_dir())
+        .args([
+            "invoke-tool",
+            "--server",
+            "python3 server.py",
+            "echo",
+            "--arg",
+            "text=hi",
+        ])
+        .run();
+    out.expect_code(0);
+    assert_eq!(out.json(), json!({"result": "hi"}));
+
+    let unknown = promptexec()
+        .in_dir(bundled_dir())
+        .args([
+            "invoke-tool",
+            "--server",
+            "python3 server.py",
+            "store_hours",
+            "--arg",
+            "city=Atlantis",
+        ])
+        .run();
+    unknown.expect_code(1);
+    unknown
+        .stderr_has("tool `store_hours` answered with an error: Error executing tool store_hours");
+}
+
+#[test]
+fn tools_lists_the_examples_exec_server_and_mcp_tools_with_schemas() {
+    let out = promptexec()
+        .in_dir(repo_root())
+        .args([
+            "tools",
+            "-c",
+            "runtimeconfig.example.yaml",
+            "--pack",
+            "examples/assistant.pack.json",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
+    let listing = out.json();
+    let tool = |name: &str| -> Json {
+        listing["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool {name}: {listing:#}"))
+    };
+    assert_eq!(tool("lookup_order")["mode"], "exec");
+    assert_eq!(tool("db_query")["mode"], "server");
+    let hours = tool("mcp__store__store_hours");
+    assert_eq!(hours["mode"], "mcp");
+    assert_eq!(
+        hours["input_schema"]["required"],
+        json!(["city"]),
+        "{hours:#}"
+    );
+    assert_eq!(hours["prompts"], json!(["support"]));
+    for name in ["lookup_order", "db_query"] {
+        assert_eq!(tool(name)["input_schema"]["type"], "object", "{name}");
+    }
+    let store = &listing["mcp_servers"][0];
+    assert_eq!(store["name"], "store");
+    assert_eq!(store["prompts"][0]["name"], "apology", "{store:#}");
+    assert_eq!(
+        store["resources"][0]["uri"], "store://returns-policy",
+        "{store:#}"
+    );
+}
