@@ -5,7 +5,7 @@ use crate::cli::CliError;
 use crate::cli::args::InvokeArgs;
 use crate::config::McpServer;
 use crate::exec::Outcome;
-use crate::mcp::{McpClient, McpFailure};
+use crate::mcp::{McpClient, McpFailure, admitted};
 use crate::tools::{ArgsSchema, ToolMode, ToolReport};
 
 use super::super::runtime::{interrupted, with_runtime};
@@ -27,6 +27,12 @@ pub(super) fn execute(
                 Err(failure) => return Ok(not_started(&plan.name, &failure)),
             };
             let Some(found) = tools.iter().find(|t| t.tool == tool) else {
+                if !admitted(&server.tool_filter, &server.name, tool) {
+                    return Err(CliError::Usage(format!(
+                        "MCP server `{}`: its tool_filter leaves out `{tool}`",
+                        server.name
+                    )));
+                }
                 let names = tools.iter().map(|t| t.tool.as_str());
                 let hint = crate::doc::suggest(tool, names.clone());
                 let have: Vec<&str> = names.collect();
