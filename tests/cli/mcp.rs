@@ -394,7 +394,7 @@ fn tool_filter_globs_decide_which_tools_join_and_tools_lists_them_with_schemas()
         ])
         .run();
     blocked.expect_code(2);
-    blocked.stderr_has("MCP server `t` offers no tool `shout`");
+    blocked.stderr_has("MCP server `t`: its tool_filter leaves out `shout`");
 }
 
 #[test]
