@@ -552,3 +552,48 @@ fn tools_lists_the_examples_exec_server_and_mcp_tools_with_schemas() {
         "{store:#}"
     );
 }
+
+#[test]
+fn ctrl_c_during_an_mcp_call_exits_130_and_leaves_no_server_behind() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    use std::time::{Duration, Instant};
+
+    let setup = Setup::new(
+        &["--grandchild"],
+        "",
+        "",
+        &["mcp__t__slow"],
+        &script(&[("mcp__t__slow", json!({"ms": 60000}))]),
+    );
+    let mut run = promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "run",
+            "pack.json",
+            "--message",
+            "Go",
+        ])
+        .discard_output()
+        .spawn();
+    let started = Instant::now();
+    while !setup.calls().contains(&"slow".to_string()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the slow call never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
+    let interrupted = Instant::now();
+    let status = run.wait().expect("promptexec exits");
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        interrupted.elapsed() < Duration::from_millis(2000 + 2500),
+        "took {:?}",
+        interrupted.elapsed()
+    );
+    setup.nothing_left();
+}
