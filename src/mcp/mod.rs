@@ -5,6 +5,8 @@
 mod answer;
 mod catalog;
 mod client;
+#[cfg(test)]
+mod client_tests;
 mod error;
 mod link;
 mod names;
