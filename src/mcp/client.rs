@@ -300,14 +300,14 @@ impl McpClient {
 
     /// Kills the server now (an interrupt); later calls fail.
     pub fn kill(&self) {
-        if let Ok(mut state) = self.state.try_lock() {
-            if let Some(link) = state.link.take() {
-                link.kill();
-            }
+        let Ok(mut state) = self.state.try_lock() else {
+            // A start holds the lock: the start's own guards kill what it spawned
+            // when its future is dropped.
             return;
+        };
+        if let Some(link) = state.link.take() {
+            link.kill();
         }
-        // A start holds the lock: the start's own guards kill what it spawned when
-        // its future is dropped.
     }
 }
 
