@@ -298,7 +298,7 @@ impl McpClient {
         }
     }
 
-    /// Kills the server now (an interrupt); later calls fail.
+    /// Kills the server now (an interrupt).
     pub fn kill(&self) {
         let Ok(mut state) = self.state.try_lock() else {
             // A start holds the lock: the start's own guards kill what it spawned
