@@ -56,12 +56,15 @@ pub struct Failure {
 impl Failure {
     /// One line: which extension, where, and why.
     pub fn headline(&self) -> String {
-        let kind = self.kind.as_str();
+        let kind = match self.kind {
+            ExtensionKind::McpServer => "MCP server",
+            other => other.as_str(),
+        };
         // A tool only ever fails as a tool: saying where adds nothing.
         let place = match (self.kind, self.phase) {
-            (ExtensionKind::Tool, Phase::TOOL) | (ExtensionKind::Model, Phase::MODEL) => {
-                String::new()
-            }
+            (ExtensionKind::Tool, Phase::TOOL)
+            | (ExtensionKind::Model, Phase::MODEL)
+            | (ExtensionKind::McpServer, _) => String::new(),
             (_, phase) => format!(" at {phase}"),
         };
         format!("{kind} `{}` failed{place}: {}", self.name, self.reason)

@@ -279,10 +279,10 @@ impl<'a> Session<'a> {
         if let Err(failure) = self.mcp.start().await {
             self.emit(SessionEvent::ExtensionFailed {
                 turn: self.turn,
-                kind: ExtensionKind::Tool,
+                kind: ExtensionKind::McpServer,
                 name: failure.server().to_string(),
                 phase: Phase::TOOL,
-                reason: failure.to_string(),
+                reason: failure.detail(),
                 stderr_tail: failure.stderr_tail().to_string(),
             });
             return Err(TurnEnd::Failed {

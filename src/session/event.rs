@@ -157,6 +157,8 @@ crate::wire_enum! {
         Hook = "hook",
         /// The model, as a provider or a recording.
         Model = "model",
+        /// An MCP server that could not be started or asked for its tools.
+        McpServer = "mcp_server",
     }
 }
 
