@@ -325,7 +325,10 @@ fn a_server_that_never_answers_initialize_names_itself_and_exits_3() {
     let failure = &out.json_report()["extension_failures"][0];
     assert_eq!(failure["kind"], "mcp_server", "{failure:#}");
     assert_eq!(failure["name"], "t", "{failure:#}");
-    assert_eq!(failure["reason"], "did not answer `initialize` within 500 ms");
+    assert_eq!(
+        failure["reason"],
+        "did not answer `initialize` within 500 ms"
+    );
     setup.nothing_left();
 
     let invoked = promptexec()
