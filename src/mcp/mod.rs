@@ -6,6 +6,7 @@ mod answer;
 mod catalog;
 mod client;
 mod error;
+mod http;
 mod link;
 mod names;
 mod process;
