@@ -1,12 +1,17 @@
 use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
-use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use super::ColorWhen;
 
 /// Logs go to stderr: warnings by default, more with `-v`, less with `-q`.
 /// `RUST_LOG` overrides the level when set.
+///
+/// The MCP SDK's own lines show from `-v` on: they repeat failures promptexec reports
+/// itself, each with the request's whole URL.
 pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
     let level = match (quiet, verbose) {
         (true, _) => LevelFilter::ERROR,
@@ -20,10 +25,24 @@ pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
         .with_ansi(color.enabled(std::io::stderr().is_terminal()))
         .without_time()
         .with_target(false);
-    // Directives are parsed only when RUST_LOG holds some: a bare level is cheaper to
-    // build and to check at every call site.
-    let _ = match EnvFilter::try_from_default_env() {
-        Ok(filter) => format.with_env_filter(filter).try_init(),
-        Err(_) => format.with_max_level(level).try_init(),
-    };
+    // Directives are parsed only when RUST_LOG holds some: a list of targets is cheaper
+    // to build and to check at every call site.
+    match EnvFilter::try_from_default_env() {
+        Ok(filter) => {
+            let _ = format.with_env_filter(filter).try_init();
+        }
+        Err(_) => {
+            let sdk = if verbose == 0 {
+                LevelFilter::OFF
+            } else {
+                level
+            };
+            let targets = Targets::new().with_default(level).with_target("rmcp", sdk);
+            let _ = format
+                .with_max_level(level)
+                .finish()
+                .with(targets)
+                .try_init();
+        }
+    }
 }

@@ -20,6 +20,7 @@ use crate::exec::{CallKind, Outcome};
 use crate::tools::{ToolMode, ToolReport};
 
 use super::catalog::{Catalog, McpTool};
+use super::http::describe_transport;
 use super::link::Link;
 use super::names::admitted;
 use super::{McpFailure, answer};
@@ -240,15 +241,21 @@ impl McpClient {
                 report.answered_error(format!("{} (JSON-RPC error {})", err.message, err.code.0));
             }
             Ok(Err(err @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
-                let status = link.settle().await;
-                let how = status.unwrap_or_else(|| format!("failed ({})", describe(&err)));
-                report.stderr_tail = link.stderr_tail();
-                report.settle(Outcome::ServerFailed {
-                    reason: format!(
-                        "MCP server `{}` {how} while the call was in flight",
-                        self.server.name
+                let name = &self.server.name;
+                let reason = match (link.settle().await, &err) {
+                    (Some(status), _) => {
+                        format!("MCP server `{name}` {status} while the call was in flight")
+                    }
+                    (None, ServiceError::TransportSend(cause)) => format!(
+                        "MCP server `{name}`: the call could not be sent: {}",
+                        describe_transport(cause)
                     ),
-                });
+                    (None, _) => format!(
+                        "MCP server `{name}` closed the connection while the call was in flight"
+                    ),
+                };
+                report.stderr_tail = link.stderr_tail();
+                report.settle(Outcome::ServerFailed { reason });
             }
             Ok(Err(err)) => report.settle(Outcome::ServerFailed {
                 reason: format!("MCP server `{}`: {}", self.server.name, describe(&err)),
@@ -300,12 +307,11 @@ impl McpClient {
 
     /// Kills the server now (an interrupt).
     pub fn kill(&self) {
-        let Ok(mut state) = self.state.try_lock() else {
-            // A start holds the lock: the start's own guards kill what it spawned
-            // when its future is dropped.
-            return;
-        };
-        if let Some(link) = state.link.take() {
+        // When a start holds the lock, the start's own guards kill what it spawned as
+        // its future is dropped.
+        if let Ok(mut state) = self.state.try_lock()
+            && let Some(link) = state.link.take()
+        {
             link.kill();
         }
     }
@@ -317,6 +323,7 @@ fn describe(err: &ServiceError) -> String {
             format!("{} (JSON-RPC error {})", data.message, data.code.0)
         }
         ServiceError::TransportClosed => "the connection closed".into(),
+        ServiceError::TransportSend(err) => describe_transport(err),
         other => other.to_string(),
     }
 }

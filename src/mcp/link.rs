@@ -1,7 +1,8 @@
-//! One connection to an MCP server: the process (for stdio), the handshake under a
-//! deadline, and an orderly close.
+//! One connection to an MCP server: the process (for stdio) or the HTTP transport (for
+//! a URL), the handshake under a deadline, and an orderly close.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
@@ -12,6 +13,7 @@ use crate::config::{McpEndpoint, McpServer};
 use crate::exec::DEFAULT_GRACE;
 
 use super::McpFailure;
+use super::http;
 use super::process::ServerProcess;
 
 type Service = RunningService<RoleClient, ClientConfig>;
@@ -21,6 +23,8 @@ pub struct Link {
     /// Taken on close; dropping it would close the connection too, but later.
     service: Mutex<Option<Service>>,
     process: Option<ServerProcess>,
+    /// Set by [`Link::kill`]: a cancelled connection takes a moment to be seen closed.
+    killed: AtomicBool,
 }
 
 impl Link {
@@ -62,10 +66,26 @@ impl Link {
                     }
                 }
             }
-            McpEndpoint::Http { url, .. } => Err(McpFailure::CouldNotStart {
-                server: server.name.clone(),
-                reason: format!("{url}: the streamable HTTP transport is not available"),
-            }),
+            McpEndpoint::Http { url, headers } => {
+                let transport =
+                    http::transport(url, headers).map_err(|reason| McpFailure::CouldNotStart {
+                        server: server.name.clone(),
+                        reason,
+                    })?;
+                match tokio::time::timeout(deadline, identity().serve(transport)).await {
+                    Ok(Ok(service)) => Ok(Link::up(service, None)),
+                    Ok(Err(err)) => Err(McpFailure::InitializeFailed {
+                        server: server.name.clone(),
+                        reason: format!("{}: {}", http::authority(url), describe_init_error(&err)),
+                        stderr_tail: String::new(),
+                    }),
+                    Err(_) => Err(McpFailure::InitializeTimedOut {
+                        server: server.name.clone(),
+                        after: deadline,
+                        stderr_tail: String::new(),
+                    }),
+                }
+            }
         }
     }
 
@@ -74,6 +94,7 @@ impl Link {
             peer: service.peer().clone(),
             service: Mutex::new(Some(service)),
             process,
+            killed: AtomicBool::new(false),
         }
     }
 
@@ -95,7 +116,7 @@ impl Link {
             .process
             .as_ref()
             .is_some_and(|p| p.exit_status().is_some());
-        !exited && !self.peer.is_transport_closed()
+        !exited && !self.killed.load(Ordering::Relaxed) && !self.peer.is_transport_closed()
     }
 
     /// Waits a moment for the process to be known gone after the connection closed.
@@ -112,8 +133,9 @@ impl Link {
             .unwrap_or_default()
     }
 
-    /// Closes the connection (for stdio: the server's stdin), gives the process the
-    /// grace period to exit, then stops its group.
+    /// Closes the connection (for stdio: the server's stdin; for HTTP: the session,
+    /// which rmcp ends with a DELETE), gives a process the grace period to exit, then
+    /// stops its group.
     pub async fn close(&self) {
         let service = self.service.lock().ok().and_then(|mut s| s.take());
         if let Some(mut service) = service {
@@ -124,10 +146,19 @@ impl Link {
         }
     }
 
-    /// Kills the process now.
+    /// Kills the process now. A server at a URL has none: its connection is cancelled
+    /// instead, and [`Link::close`] still waits for its session to end.
     pub fn kill(&self) {
-        if let Some(process) = &self.process {
-            process.kill();
+        self.killed.store(true, Ordering::Relaxed);
+        match &self.process {
+            Some(process) => process.kill(),
+            None => {
+                if let Ok(service) = self.service.lock()
+                    && let Some(service) = service.as_ref()
+                {
+                    service.cancellation_token().cancel();
+                }
+            }
         }
     }
 }
@@ -146,6 +177,7 @@ fn describe_init_error(err: &ClientInitializeError) -> String {
         ClientInitializeError::JsonRpcError(data) => {
             format!("{} (JSON-RPC error {})", data.message, data.code.0)
         }
+        ClientInitializeError::TransportError { error, .. } => http::describe_transport(error),
         other => other.to_string(),
     }
 }

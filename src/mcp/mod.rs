@@ -8,6 +8,7 @@ mod client;
 #[cfg(test)]
 mod client_tests;
 mod error;
+mod http;
 mod link;
 mod names;
 mod process;

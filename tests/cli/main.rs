@@ -19,6 +19,7 @@ mod invoke;
 mod library;
 mod long_run;
 mod mcp;
+mod mcp_http;
 mod mcp_servers;
 mod observers;
 mod output_files;

@@ -23,5 +23,5 @@ mod transport;
 mod live_tests;
 
 pub use endpoint::{HTTP_TYPES, plays};
-pub use provider::HttpProvider;
+pub use provider::{HttpProvider, is_loopback};
 pub use tls::{client_builder as http_client_builder, ensure_crypto_provider};

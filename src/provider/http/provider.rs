@@ -230,7 +230,7 @@ fn client(url: &Url) -> Result<Client, String> {
 }
 
 /// Whether `url` names this machine: `localhost`, `127.0.0.0/8` or `::1`.
-fn is_loopback(url: &Url) -> bool {
+pub fn is_loopback(url: &Url) -> bool {
     let host = url.host_str().unwrap_or_default();
     let host = host.trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost")
