@@ -280,7 +280,7 @@ fn explain_failure(report: &ToolReport, target: &Target) -> String {
         Target::Mcp { server, .. } => match &server.endpoint {
             McpEndpoint::Stdio { exec, .. } => Some(exec),
             McpEndpoint::Http { url, .. } => {
-                lines.push(format!("  url: {url}"));
+                lines.push(format!("  url: {}", crate::mcp::shown_url(url)));
                 None
             }
         },

@@ -7,7 +7,7 @@ use serde_json::{Value as Json, json};
 use crate::cli::args::{ListFormat, ToolsArgs};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeConfig, RuntimeMode};
-use crate::mcp::{Catalog, McpClient, McpFailure, glob_matches};
+use crate::mcp::{Catalog, McpClient, McpFailure, glob_matches, shown_url};
 use crate::pack::{self, Pack};
 use crate::report::table;
 
@@ -27,6 +27,19 @@ pub fn run(settings: &Settings, args: &ToolsArgs, console: &mut Console) -> Resu
     };
     let asked = with_runtime(|| ask_every_server(&config))?;
     let failed: Vec<&McpFailure> = asked.iter().filter_map(|(_, r)| r.as_ref().err()).collect();
+    // A tool a server lists unusably is that server's failure.
+    let rejected: Vec<String> = asked
+        .iter()
+        .filter_map(|(server, r)| Some((server, r.as_ref().ok()?)))
+        .flat_map(|(server, catalog)| {
+            catalog.rejected.iter().map(move |t| {
+                format!(
+                    "MCP server `{}` lists tool `{}`, which cannot be offered: {}",
+                    server.name, t.tool, t.reason
+                )
+            })
+        })
+        .collect();
     let listing = json!({
         "tools": tools_json(&config, pack.as_ref(), &asked),
         "mcp_servers": asked.iter().map(server_json).collect::<Vec<_>>(),
@@ -38,7 +51,10 @@ pub fn run(settings: &Settings, args: &ToolsArgs, console: &mut Console) -> Resu
     for failure in &failed {
         console.error(&format!("error: {failure}"));
     }
-    Ok(if failed.is_empty() {
+    for problem in &rejected {
+        console.error(&format!("error: {problem}"));
+    }
+    Ok(if failed.is_empty() && rejected.is_empty() {
         Exit::Success
     } else {
         Exit::ExtensionFailed
@@ -148,13 +164,14 @@ fn command_line(exec: &ExecSpec) -> String {
 fn server_json((server, answer): &Asked) -> Json {
     let (transport, at) = match &server.endpoint {
         McpEndpoint::Stdio { exec, .. } => ("stdio", command_line(exec)),
-        McpEndpoint::Http { url, .. } => ("streamable_http", url.clone()),
+        McpEndpoint::Http { url, .. } => ("streamable_http", shown_url(url)),
     };
     let mut entry = json!({"name": server.name, "transport": transport, "endpoint": at});
     match answer {
         Ok(catalog) => {
             entry["server_info"] = catalog.server_info.clone().unwrap_or(Json::Null);
             entry["tools"] = catalog.tools.iter().map(|t| t.name.clone()).collect();
+            entry["rejected"] = json!(catalog.rejected);
             entry["prompts"] = Json::Array(catalog.prompts.clone());
             entry["resources"] = Json::Array(catalog.resources.clone());
         }

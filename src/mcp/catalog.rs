@@ -34,6 +34,63 @@ impl McpTool {
     }
 }
 
+/// A tool the server lists that cannot join the tool set, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedTool {
+    /// `mcp__<server>__<tool>`.
+    pub name: String,
+    pub tool: String,
+    pub reason: String,
+}
+
+/// A server's tools as its filter lets them in: those that can join the tool set, and
+/// those that cannot because of how the server lists them.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Listing {
+    pub tools: Vec<McpTool>,
+    pub rejected: Vec<RejectedTool>,
+}
+
+impl Listing {
+    /// Sorts `listed` into tools a model can be offered and tools it cannot: a name no
+    /// model API accepts, a name listed twice (the first stays), or an input schema
+    /// that is not valid JSON Schema (no argument could be checked against it).
+    pub fn of(listed: Vec<McpTool>) -> Listing {
+        let mut listing = Listing::default();
+        for tool in listed {
+            let reason = if !is_model_tool_name(&tool.name) {
+                Some(format!(
+                    "its name `{}` is not one model APIs accept (letters, digits, `_` and `-`, at most 64)",
+                    tool.name
+                ))
+            } else if listing.tools.iter().any(|t| t.tool == tool.tool) {
+                Some("it is listed twice; the first is used".to_string())
+            } else {
+                jsonschema::validator_for(&tool.input_schema)
+                    .err()
+                    .map(|err| format!("its input schema is not valid JSON Schema: {err}"))
+            };
+            match reason {
+                Some(reason) => listing.rejected.push(RejectedTool {
+                    name: tool.name,
+                    tool: tool.tool,
+                    reason,
+                }),
+                None => listing.tools.push(tool),
+            }
+        }
+        listing
+    }
+}
+
+/// Whether `name` fits the tool names OpenAI's and Anthropic's APIs accept.
+fn is_model_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 /// Everything a server offers, for `tools`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Catalog {
@@ -41,7 +98,43 @@ pub struct Catalog {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Json>,
     pub tools: Vec<McpTool>,
+    pub rejected: Vec<RejectedTool>,
     /// Each as the server listed it; empty when it offers none.
     pub prompts: Vec<Json>,
     pub resources: Vec<Json>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, schema: Json) -> McpTool {
+        McpTool::of("s", &json!({"name": name, "inputSchema": schema})).expect("a tool")
+    }
+
+    #[test]
+    fn tools_a_model_cannot_be_offered_are_rejected_with_why() {
+        let object = json!({"type": "object"});
+        let listing = Listing::of(vec![
+            tool("echo", object.clone()),
+            tool("get weather.now", object.clone()),
+            tool("echo", object.clone()),
+            tool("bad", json!({"type": "nonsense"})),
+            tool(&"x".repeat(60), object),
+        ]);
+        let kept: Vec<&str> = listing.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(kept, ["mcp__s__echo"]);
+        let why: Vec<&str> = listing.rejected.iter().map(|r| r.reason.as_str()).collect();
+        assert!(
+            why[0].starts_with("its name `mcp__s__get weather.now` is not one"),
+            "{why:?}"
+        );
+        assert_eq!(why[1], "it is listed twice; the first is used");
+        assert!(
+            why[2].starts_with("its input schema is not valid JSON Schema"),
+            "{why:?}"
+        );
+        assert!(why[3].contains("at most 64"), "{why:?}");
+    }
 }

@@ -19,7 +19,7 @@ use crate::exec::rpc::{Decision, ExitHistory, RestartPolicy};
 use crate::exec::{CallKind, Outcome};
 use crate::tools::{ToolMode, ToolReport};
 
-use super::catalog::{Catalog, McpTool};
+use super::catalog::{Catalog, Listing, McpTool};
 use super::http::describe_transport;
 use super::link::Link;
 use super::names::admitted;
@@ -30,7 +30,7 @@ pub struct McpClient {
     policy: RestartPolicy,
     state: Mutex<State>,
     /// The tools the filter lets in, listed once: the model is offered these.
-    tools: OnceCell<Arc<Vec<McpTool>>>,
+    tools: OnceCell<Arc<Listing>>,
 }
 
 #[derive(Default)]
@@ -115,8 +115,9 @@ impl McpClient {
         Ok(link)
     }
 
-    /// The server's tools that its filter lets in, listed on first use.
-    pub async fn tools(&self) -> Result<Arc<Vec<McpTool>>, McpFailure> {
+    /// The server's tools that its filter lets in, listed on first use, sorted into
+    /// those a model can be offered and those it cannot.
+    pub async fn tools(&self) -> Result<Arc<Listing>, McpFailure> {
         self.tools
             .get_or_try_init(|| async {
                 let link = self.link().await?;
@@ -128,7 +129,7 @@ impl McpClient {
                     .filter_map(|t| McpTool::of(&self.server.name, t))
                     .filter(|t| admitted(&self.server.tool_filter, &self.server.name, &t.tool))
                     .collect();
-                Ok(Arc::new(tools))
+                Ok(Arc::new(Listing::of(tools)))
             })
             .await
             .cloned()
@@ -161,7 +162,8 @@ impl McpClient {
             server_info: link
                 .server_info()
                 .map(|(name, version)| json!({"name": name, "version": version})),
-            tools: tools.to_vec(),
+            tools: tools.tools.clone(),
+            rejected: tools.rejected.clone(),
             prompts,
             resources,
         })
@@ -174,23 +176,27 @@ impl McpClient {
         what: &'static str,
         request: impl Future<Output = Result<Vec<T>, ServiceError>>,
     ) -> Result<Vec<Json>, McpFailure> {
-        let failed = |reason: String| McpFailure::Listing {
+        let reason = match tokio::time::timeout(self.deadline(), request).await {
+            Ok(Ok(items)) => {
+                return Ok(items
+                    .iter()
+                    .filter_map(|i| serde_json::to_value(i).ok())
+                    .collect());
+            }
+            // A server that died while listing says more by how it ended.
+            Ok(Err(ServiceError::TransportClosed)) => match link.settle().await {
+                Some(status) => format!("it {status}"),
+                None => "it closed the connection".into(),
+            },
+            Ok(Err(err)) => describe(&err),
+            Err(_) => format!("no answer within {} ms", self.deadline().as_millis()),
+        };
+        Err(McpFailure::Listing {
             server: self.server.name.clone(),
             what,
             reason,
             stderr_tail: link.stderr_tail(),
-        };
-        match tokio::time::timeout(self.deadline(), request).await {
-            Ok(Ok(items)) => Ok(items
-                .iter()
-                .filter_map(|i| serde_json::to_value(i).ok())
-                .collect()),
-            Ok(Err(err)) => Err(failed(describe(&err))),
-            Err(_) => Err(failed(format!(
-                "no answer within {} ms",
-                self.deadline().as_millis()
-            ))),
-        }
+        })
     }
 
     /// Calls the server's tool `tool` (its own name) and reports it under

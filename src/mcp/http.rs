@@ -49,6 +49,20 @@ pub fn transport(url: &str, headers: &IndexMap<String, String>) -> Result<HttpTr
     ))
 }
 
+/// `url` as it may be shown: a query string or fragment can hold a key, so it is
+/// replaced by `…`.
+pub fn shown_url(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(mut parsed) if parsed.query().is_some() || parsed.fragment().is_some() => {
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            format!("{parsed}?…")
+        }
+        Ok(parsed) => parsed.to_string(),
+        Err(_) => "the configured URL".to_string(),
+    }
+}
+
 /// `host:port` of `url`, to say which machine did not answer; the path is left out.
 pub fn authority(url: &str) -> String {
     Url::parse(url)

@@ -14,8 +14,9 @@ mod names;
 mod process;
 mod toolset;
 
-pub use catalog::{Catalog, McpTool};
+pub use catalog::{Catalog, Listing, McpTool, RejectedTool};
 pub use client::McpClient;
 pub use error::McpFailure;
+pub use http::shown_url;
 pub use names::{admitted, glob_matches, is_mcp, qualified, split};
 pub use toolset::{McpToolSet, names_server};

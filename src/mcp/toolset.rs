@@ -8,9 +8,18 @@ use indexmap::IndexMap;
 
 use crate::config::RuntimeConfig;
 
-use super::catalog::McpTool;
+use super::catalog::{McpTool, RejectedTool};
 use super::names::{glob_matches, is_mcp};
 use super::{McpClient, McpFailure};
+
+/// What starting the servers found besides the tools that joined.
+#[derive(Debug, Default)]
+pub struct Started {
+    /// Tools an entry names that cannot be offered, with their servers.
+    pub rejected: Vec<(String, RejectedTool)>,
+    /// Entries that match no tool of any server.
+    pub unmatched: Vec<String>,
+}
 
 pub struct McpToolSet {
     entries: Vec<String>,
@@ -47,23 +56,44 @@ impl McpToolSet {
     }
 
     /// Starts each server and lists its tools; the ones an entry matches join, in
-    /// the order the entries name them.
-    pub async fn start(&mut self) -> Result<(), McpFailure> {
+    /// the order the entries name them. Says which matched tools a server lists in a
+    /// way that keeps them out, and which entries match nothing at all.
+    pub async fn start(&mut self) -> Result<Started, McpFailure> {
         let mut listed = Vec::new();
+        let mut rejected = Vec::new();
         for server in &self.servers {
-            for tool in server.tools().await?.iter() {
+            let listing = server.tools().await?;
+            for tool in &listing.tools {
                 listed.push((tool.clone(), Arc::clone(server)));
             }
-        }
-        for entry in &self.entries {
-            for (tool, server) in &listed {
-                if glob_matches(entry, &tool.name) && !self.tools.contains_key(&tool.name) {
-                    self.tools
-                        .insert(tool.name.clone(), (tool.clone(), Arc::clone(server)));
-                }
+            for tool in &listing.rejected {
+                rejected.push((server.name().to_string(), tool.clone()));
             }
         }
-        Ok(())
+        let mut started = Started::default();
+        for entry in &self.entries {
+            let mut matched = false;
+            for (tool, server) in &listed {
+                if glob_matches(entry, &tool.name) {
+                    matched = true;
+                    self.tools
+                        .entry(tool.name.clone())
+                        .or_insert_with(|| (tool.clone(), Arc::clone(server)));
+                }
+            }
+            for (server, tool) in &rejected {
+                if glob_matches(entry, &tool.name) {
+                    matched = true;
+                    if !started.rejected.iter().any(|(_, r)| r.name == tool.name) {
+                        started.rejected.push((server.clone(), tool.clone()));
+                    }
+                }
+            }
+            if !matched {
+                started.unmatched.push(entry.clone());
+            }
+        }
+        Ok(started)
     }
 
     /// The tools that joined, with their servers, in offer order.
@@ -83,11 +113,9 @@ impl McpToolSet {
             .filter(move |tool| glob_matches(entry, &tool.name))
     }
 
-    /// Stops every server in order.
+    /// Stops every server in order, all at once.
     pub async fn shutdown(&self) {
-        for server in &self.servers {
-            server.shutdown().await;
-        }
+        futures::future::join_all(self.servers.iter().map(|s| s.shutdown())).await;
     }
 
     /// Kills every server now.

@@ -248,6 +248,8 @@ impl<'a> Session<'a> {
         }
         let function = |name: &str, description: &str, parameters: &Json| json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}});
         let blocked = |name: &str| self.prompt.tool_policy.blocklist.iter().any(|b| b == name);
+        // An MCP tool that two entries match (a name and a glob) is offered once.
+        let mut names: Vec<&str> = Vec::new();
         let mut offered = Vec::new();
         for (name, _) in &self.prompt.tools {
             if let Some(t) = self.pack.tools.get(name) {
@@ -256,8 +258,11 @@ impl<'a> Session<'a> {
                 }
                 continue;
             }
-            for t in self.mcp.matching(name).filter(|t| !blocked(&t.name)) {
-                offered.push(function(&t.name, &t.description, &t.input_schema));
+            for t in self.mcp.matching(name) {
+                if !blocked(&t.name) && !names.contains(&t.name.as_str()) {
+                    names.push(&t.name);
+                    offered.push(function(&t.name, &t.description, &t.input_schema));
+                }
             }
         }
         offered
@@ -276,18 +281,42 @@ impl<'a> Session<'a> {
         if self.mcp.is_empty() {
             return Ok(());
         }
-        if let Err(failure) = self.mcp.start().await {
+        let started = match self.mcp.start().await {
+            Ok(started) => started,
+            Err(failure) => {
+                self.emit(SessionEvent::ExtensionFailed {
+                    turn: self.turn,
+                    kind: ExtensionKind::McpServer,
+                    name: failure.server().to_string(),
+                    phase: Phase::TOOL,
+                    reason: failure.detail(),
+                    stderr_tail: failure.stderr_tail().to_string(),
+                });
+                return Err(TurnEnd::Failed {
+                    reason: failure.to_string(),
+                });
+            }
+        };
+        // A tool the prompt names but the server lists unusably is the server's
+        // failure, not a silent gap in what the model is offered.
+        for (server, tool) in started.rejected {
             self.emit(SessionEvent::ExtensionFailed {
                 turn: self.turn,
                 kind: ExtensionKind::McpServer,
-                name: failure.server().to_string(),
+                name: server,
                 phase: Phase::TOOL,
-                reason: failure.detail(),
-                stderr_tail: failure.stderr_tail().to_string(),
+                reason: format!(
+                    "lists tool `{}`, which cannot be offered: {}",
+                    tool.tool, tool.reason
+                ),
+                stderr_tail: String::new(),
             });
-            return Err(TurnEnd::Failed {
-                reason: failure.to_string(),
-            });
+        }
+        for entry in started.unmatched {
+            tracing::warn!(
+                "prompt `{}` offers `{entry}`, which matches no tool of its MCP servers",
+                self.prompt.id
+            );
         }
         for (tool, server) in self.mcp.tools() {
             let caller = ToolCaller::mcp(&tool.name, &tool.tool, server);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use crate::mcp_servers::{bundled_server, test_server_path};
-use crate::util::{Outcome, gone, mock_config_head, promptexec, repo_root};
+use crate::util::{Outcome, fixtures, gone, mock_config_head, promptexec, repo_root};
 
 /// A pack with one prompt offering `tools` (`mcp__…` entries and globs).
 fn pack(tools: &[&str]) -> String {
@@ -47,10 +47,31 @@ impl Setup {
         let log = dir.path().join("server.log");
         let mut args = vec!["--log".to_string(), log.display().to_string()];
         args.extend(server_flags.iter().map(|f| f.to_string()));
+        let command = test_server_path().display().to_string();
+        Setup::serving(
+            dir,
+            &command,
+            &args,
+            server_yaml,
+            more_spec,
+            tools,
+            mock_yaml,
+        )
+    }
+
+    /// The same with another server: `command` and `args`.
+    fn serving(
+        dir: tempfile::TempDir,
+        command: &str,
+        args: &[String],
+        server_yaml: &str,
+        more_spec: &str,
+        tools: &[&str],
+        mock_yaml: &str,
+    ) -> Setup {
         let config = format!(
-            "{}  mcp_servers:\n    - name: t\n      command: {}\n      args: {}\n{server_yaml}{more_spec}",
+            "{}  mcp_servers:\n    - name: t\n      command: {command}\n      args: {}\n{server_yaml}{more_spec}",
             mock_config_head("mock.yaml"),
-            test_server_path().display(),
             json!(args),
         );
         std::fs::write(dir.path().join("runtimeconfig.yaml"), config).expect("config");
@@ -152,7 +173,7 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
         &["--grandchild"],
         "",
         "",
-        &["mcp__t__*"],
+        &["mcp__t__*", "mcp__t__echo", "mcp__t__zzz*"],
         &script(&[
             ("mcp__t__echo", json!({"text": "hi"})),
             ("mcp__t__add", json!({"a": 2, "b": 3})),
@@ -161,6 +182,7 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
     );
     let out = setup.run(&["Go"]);
     out.expect_code(0);
+    out.stderr_has("prompt `desk` offers `mcp__t__zzz*`, which matches no tool of its MCP servers");
     let report = out.json_report();
     assert_eq!(
         tool_calls(&report),
@@ -175,14 +197,51 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
         ]
     );
     assert_eq!(setup.calls(), ["echo", "add", "fail"]);
+
+    // A recording keeps the names of the tools the model was offered: each once.
+    promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "run",
+            "pack.json",
+            "--message",
+            "Go",
+        ])
+        .args(["--record", "session.json"])
+        .run()
+        .expect_code(0);
+    let recording: Json = serde_json::from_str(
+        &std::fs::read_to_string(setup.path().join("session.json")).expect("recording"),
+    )
+    .expect("JSON");
+    let offered = &recording["sessions"][0]["exchanges"][0]["match"]["tools"];
+    let names: Vec<&str> = offered
+        .as_array()
+        .unwrap_or_else(|| panic!("tools offered: {recording:#}"))
+        .iter()
+        .map(|t| t.as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp__t__add",
+            "mcp__t__crash",
+            "mcp__t__echo",
+            "mcp__t__fail",
+            "mcp__t__shout",
+            "mcp__t__slow"
+        ]
+    );
     assert_eq!(
         setup
             .log()
             .iter()
             .filter(|l| l.starts_with("started"))
             .count(),
-        1,
-        "one server for every call"
+        2,
+        "one server for every call of a run"
     );
     setup.nothing_left();
 }
@@ -562,7 +621,16 @@ fn tools_lists_the_examples_exec_server_and_mcp_tools_with_schemas() {
 
 #[test]
 fn ctrl_c_during_an_mcp_call_exits_130_and_leaves_no_server_behind() {
-    use nix::sys::signal::{Signal, kill};
+    interrupted_during_an_mcp_call(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn a_hangup_during_an_mcp_call_stops_the_server_too() {
+    interrupted_during_an_mcp_call(nix::sys::signal::Signal::SIGHUP);
+}
+
+fn interrupted_during_an_mcp_call(signal: nix::sys::signal::Signal) {
+    use nix::sys::signal::kill;
     use nix::unistd::Pid;
     use std::time::{Duration, Instant};
 
@@ -593,7 +661,7 @@ fn ctrl_c_during_an_mcp_call_exits_130_and_leaves_no_server_behind() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).expect("send SIGINT");
+    kill(Pid::from_raw(run.id() as i32), signal).expect("send the signal");
     let interrupted = Instant::now();
     let status = run.wait().expect("promptexec exits");
     assert_eq!(status.code(), Some(130));
@@ -603,4 +671,97 @@ fn ctrl_c_during_an_mcp_call_exits_130_and_leaves_no_server_behind() {
         interrupted.elapsed()
     );
     setup.nothing_left();
+}
+
+/// The server that lists its tools badly (tests/fixtures/mcp/odd_listing.py).
+fn odd_server(flags: &[&str], tools: &[&str], mock_yaml: &str) -> Setup {
+    let mut args = vec![fixtures().join("mcp/odd_listing.py").display().to_string()];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    let dir = tempfile::tempdir().expect("temp dir");
+    Setup::serving(dir, "python3", &args, "", "", tools, mock_yaml)
+}
+
+#[test]
+fn tools_a_server_lists_unusably_fail_the_server_and_the_good_ones_still_play() {
+    let setup = odd_server(
+        &[],
+        &["mcp__t__*"],
+        &script(&[("mcp__t__echo", json!({"text": "still here"}))]),
+    );
+    let out = setup.run(&["Go"]);
+    out.expect_code(3);
+    let report = out.json_report();
+    assert_eq!(
+        tool_calls(&report),
+        [("mcp__t__echo".into(), "ok".into(), "\"still here\"".into())]
+    );
+    let reasons: Vec<String> = report["extension_failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .map(|f| {
+            assert_eq!(f["kind"], "mcp_server", "{f:#}");
+            f["reason"].as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:#?}");
+    assert!(
+        reasons[0].starts_with("lists tool `get weather.now`, which cannot be offered: its name"),
+        "{reasons:#?}"
+    );
+    assert_eq!(
+        reasons[1],
+        "lists tool `echo`, which cannot be offered: it is listed twice; the first is used"
+    );
+    assert!(
+        reasons[2].starts_with(
+            "lists tool `bad`, which cannot be offered: its input schema is not valid JSON Schema"
+        ),
+        "{reasons:#?}"
+    );
+    // The model was offered the good tool once.
+    let offered = report["messages"].to_string();
+    assert!(!offered.contains("weather.now\\\""), "{offered}");
+
+    let listed = promptexec()
+        .in_dir(setup.path())
+        .args(["-c", "runtimeconfig.yaml", "tools", "--format", "json"])
+        .run();
+    listed.expect_code(3);
+    listed.stderr_has("error: MCP server `t` lists tool `bad`, which cannot be offered");
+    let listing = listed.json();
+    assert_eq!(listing["mcp_servers"][0]["tools"], json!(["mcp__t__echo"]));
+    assert_eq!(
+        listing["mcp_servers"][0]["rejected"]
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+
+    let bad = promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "invoke-tool",
+            "mcp__t__bad",
+            "--arg",
+            "x=1",
+        ])
+        .run();
+    bad.expect_code(3);
+    bad.stderr_has("MCP server `t` lists it in a way it cannot be called: its input schema is not valid JSON Schema");
+}
+
+#[test]
+fn a_server_that_dies_while_listing_its_tools_says_how_it_ended() {
+    let setup = odd_server(&["--crash-on-list"], &["mcp__t__*"], &script(&[]));
+    let out = setup.run(&["Go"]);
+    out.expect_code(3);
+    out.stderr_has("MCP server `t` could not list its tools: it exited with status 11");
+    let failure = &out.json_report()["extension_failures"][0];
+    assert_eq!(
+        failure["stderr_tail"], "listing is too much\n",
+        "{failure:#}"
+    );
 }

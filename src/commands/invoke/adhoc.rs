@@ -1,6 +1,8 @@
 //! `--server` and `--exec`: a program no config names, started from a command line
 //! in the current directory with the base environment.
 
+use std::path::Path;
+
 use indexmap::IndexMap;
 
 use crate::cli::CliError;
@@ -35,11 +37,12 @@ pub fn exec_spec(
     })
 }
 
-/// An MCP server over stdio, named by its command line in messages.
+/// An MCP server over stdio, named after its program (`python3 server.py` is
+/// `server`), as a config would name it.
 pub fn mcp_server(command_line: &str) -> Result<McpServer, CliError> {
     let exec = exec_spec(command_line, "--server", RuntimeMode::Server)?;
     Ok(McpServer {
-        name: command_line.to_string(),
+        name: program_name(&exec),
         endpoint: McpEndpoint::Stdio {
             exec,
             env: IndexMap::new(),
@@ -48,4 +51,54 @@ pub fn mcp_server(command_line: &str) -> Result<McpServer, CliError> {
         tool_filter: McpToolFilter::default(),
         pos: Pos::default(),
     })
+}
+
+/// The stem of the script an interpreter is given (the first argument that looks like
+/// a file), else of the command, in the letters a server name may use.
+fn program_name(exec: &ExecSpec) -> String {
+    let command = exec.command.display().to_string();
+    let program = exec
+        .args
+        .iter()
+        .find(|a| !a.starts_with('-') && (a.contains('/') || a.contains('.')))
+        .unwrap_or(&command);
+    let stem = Path::new(program)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = name.trim_matches('_').replace("__", "_");
+    if name.is_empty() {
+        "server".into()
+    } else {
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_is_named_after_its_script_or_program() {
+        let name = |line: &str| {
+            program_name(&exec_spec(line, "--server", RuntimeMode::Server).expect("spec"))
+        };
+        assert_eq!(name("python3 server.py"), "server");
+        assert_eq!(name("/opt/bin/mcp_test_server --log x"), "mcp_test_server");
+        assert_eq!(
+            name("npx -y @modelcontextprotocol/server-filesystem /tmp"),
+            "server-filesystem"
+        );
+        assert_eq!(name("'./my tool.sh'"), "my_tool");
+    }
 }

@@ -1,6 +1,8 @@
 //! `--arg KEY=VALUE`: arguments typed on the command line. A value is JSON when it
-//! reads as JSON, else a string; when the tool's schema says a property is a string,
-//! it stays the text as typed (`--arg zip=02134`, `--arg flag=true`).
+//! reads as JSON, else a string; when the tool's schema says a property is a string
+//! (`"type": "string"`, or `anyOf`/`oneOf` strings and null, as pydantic writes
+//! `Optional[str]`), it stays the text as typed (`--arg zip=02134`, `--arg flag=true`).
+//! An integer too large for 64 bits stays text too, rather than be rounded.
 
 use serde_json::{Map, Value as Json};
 
@@ -28,23 +30,46 @@ pub fn arguments(pairs: &[String], schema: Option<&Json>) -> Result<Json, CliErr
         let value = if wants_string(schema, key) {
             Json::String(text.to_string())
         } else {
-            serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.to_string()))
+            read_value(text)
         };
         object.insert(key.to_string(), value);
     }
     Ok(Json::Object(object))
 }
 
-/// Whether the schema types property `key` as a string and nothing else.
-fn wants_string(schema: Option<&Json>, key: &str) -> bool {
-    let Some(types) = schema.map(|s| &s["properties"][key]["type"]) else {
-        return false;
-    };
-    match types {
-        Json::String(t) => t == "string",
-        Json::Array(list) => list.iter().all(|t| t == "string" || t == "null"),
-        _ => false,
+/// `text` as JSON when it reads as JSON (and loses nothing on the way), else as text.
+fn read_value(text: &str) -> Json {
+    match serde_json::from_str::<Json>(text) {
+        // An integer literal read as a float was too large for 64 bits.
+        Ok(Json::Number(n)) if n.is_f64() && !text.contains(['.', 'e', 'E']) => {
+            Json::String(text.to_string())
+        }
+        Ok(value) => value,
+        Err(_) => Json::String(text.to_string()),
     }
+}
+
+/// Whether the schema types property `key` as a string (or null) and nothing else.
+fn wants_string(schema: Option<&Json>, key: &str) -> bool {
+    schema.is_some_and(|s| only_strings(&s["properties"][key]))
+}
+
+fn only_strings(property: &Json) -> bool {
+    let is_null = |t: &Json| t == "null" || t["type"] == "null";
+    match &property["type"] {
+        Json::String(t) => return t == "string",
+        Json::Array(list) => {
+            return list.iter().any(|t| t == "string")
+                && list.iter().all(|t| t == "string" || t == "null");
+        }
+        _ => {}
+    }
+    ["anyOf", "oneOf"].iter().any(|key| {
+        property[key].as_array().is_some_and(|choices| {
+            let typed: Vec<&Json> = choices.iter().filter(|c| !is_null(c)).collect();
+            !typed.is_empty() && typed.into_iter().all(only_strings)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -77,6 +102,19 @@ mod tests {
         assert_eq!(args, json!({"zip": "02134", "n": 7, "other": 7}));
         let args = arguments(&pairs(&["zip=123"]), Some(&schema)).expect("parsed");
         assert_eq!(args, json!({"zip": "123"}));
+    }
+
+    #[test]
+    fn optional_strings_stay_text_and_huge_integers_are_not_rounded() {
+        let schema = json!({"properties": {
+            "zip": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+        }});
+        let args = arguments(&pairs(&["zip=12345", "n=5"]), Some(&schema)).expect("parsed");
+        assert_eq!(args, json!({"zip": "12345", "n": 5}));
+        let args =
+            arguments(&pairs(&["id=12345678901234567890123", "x=1.5e3"]), None).expect("parsed");
+        assert_eq!(args, json!({"id": "12345678901234567890123", "x": 1500.0}));
     }
 
     #[test]

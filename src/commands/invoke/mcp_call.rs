@@ -22,10 +22,22 @@ pub(super) fn execute(
     with_runtime(|| async {
         let client = McpClient::new(server);
         let call = async {
-            let tools = match client.tools().await {
-                Ok(tools) => tools,
+            let listing = match client.tools().await {
+                Ok(listing) => listing,
                 Err(failure) => return Ok(not_started(&plan.name, &failure)),
             };
+            if let Some(rejected) = listing.rejected.iter().find(|t| t.tool == tool) {
+                let reason = format!(
+                    "MCP server `{}` lists it in a way it cannot be called: {}",
+                    server.name, rejected.reason
+                );
+                return Ok(failed(
+                    &plan.name,
+                    Outcome::ServerFailed { reason },
+                    String::new(),
+                ));
+            }
+            let tools = &listing.tools;
             let Some(found) = tools.iter().find(|t| t.tool == tool) else {
                 if !admitted(&server.tool_filter, &server.name, tool) {
                     return Err(CliError::Usage(format!(
@@ -71,10 +83,18 @@ pub(super) fn execute(
 
 /// The report of a call that could not be made: the server did not come up.
 fn not_started(name: &str, failure: &McpFailure) -> ToolReport {
+    let reason = failure.to_string();
+    failed(
+        name,
+        Outcome::CouldNotStart { reason },
+        failure.stderr_tail().to_string(),
+    )
+}
+
+/// The report of a call the server's own fault kept from being made.
+fn failed(name: &str, outcome: Outcome, stderr_tail: String) -> ToolReport {
     let mut report = ToolReport::new(name, ToolMode::Mcp);
-    report.settle(Outcome::CouldNotStart {
-        reason: failure.to_string(),
-    });
-    report.stderr_tail = failure.stderr_tail().to_string();
+    report.settle(outcome);
+    report.stderr_tail = stderr_tail;
     report
 }
