@@ -10,8 +10,9 @@ use super::ColorWhen;
 /// Logs go to stderr: warnings by default, more with `-v`, less with `-q`.
 /// `RUST_LOG` overrides the level when set.
 ///
-/// The MCP SDK's own lines show from `-v` on: they repeat failures promptexec reports
-/// itself, each with the request's whole URL.
+/// The MCP SDK's own lines repeat failures promptexec reports itself, each with the
+/// request's whole URL, and narrate every connection: its warnings show from `-v` on,
+/// the rest from `-vv`.
 pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
     let level = match (quiet, verbose) {
         (true, _) => LevelFilter::ERROR,
@@ -32,10 +33,10 @@ pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
             let _ = format.with_env_filter(filter).try_init();
         }
         Err(_) => {
-            let sdk = if verbose == 0 {
-                LevelFilter::OFF
-            } else {
-                level
+            let sdk = match verbose {
+                0 => LevelFilter::OFF,
+                1 => LevelFilter::WARN,
+                _ => level,
             };
             let targets = Targets::new().with_default(level).with_target("rmcp", sdk);
             let _ = format

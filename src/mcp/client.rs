@@ -184,9 +184,15 @@ impl McpClient {
                     .collect());
             }
             // A server that died while listing says more by how it ended.
-            Ok(Err(ServiceError::TransportClosed)) => match link.settle().await {
-                Some(status) => format!("it {status}"),
-                None => "it closed the connection".into(),
+            Ok(Err(ServiceError::TransportClosed)) => match link.overlong() {
+                Some(overlong) => {
+                    link.kill();
+                    format!("it {overlong}")
+                }
+                None => match link.settle().await {
+                    Some(status) => format!("it {status}"),
+                    None => "it closed the connection".into(),
+                },
             },
             Ok(Err(err)) => describe(&err),
             Err(_) => format!("no answer within {} ms", self.deadline().as_millis()),
@@ -245,6 +251,14 @@ impl McpClient {
             Ok(Err(ServiceError::McpError(err))) => {
                 self.answered().await;
                 report.answered_error(format!("{} (JSON-RPC error {})", err.message, err.code.0));
+            }
+            Ok(Err(ServiceError::TransportClosed)) if link.overlong().is_some() => {
+                let overlong = link.overlong().unwrap_or_default();
+                link.kill();
+                report.stderr_tail = link.stderr_tail();
+                report.settle(Outcome::ServerFailed {
+                    reason: format!("MCP server `{}` {overlong}", self.server.name),
+                });
             }
             Ok(Err(err @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
                 let name = &self.server.name;

@@ -14,7 +14,7 @@ use crate::exec::DEFAULT_GRACE;
 
 use super::McpFailure;
 use super::http;
-use super::process::ServerProcess;
+use super::process::{MESSAGE_LIMIT, ServerProcess};
 
 type Service = RunningService<RoleClient, ClientConfig>;
 
@@ -124,6 +124,14 @@ impl Link {
         let process = self.process.as_ref()?;
         process.wait(Duration::from_millis(500)).await;
         process.exit_status()
+    }
+
+    /// Why the connection was cut: a message over the size limit, and its length.
+    pub fn overlong(&self) -> Option<String> {
+        let len = self.process.as_ref()?.overlong()?;
+        Some(format!(
+            "wrote a message of more than {len} bytes, over the {MESSAGE_LIMIT}-byte limit; the connection was closed"
+        ))
     }
 
     pub fn stderr_tail(&self) -> String {

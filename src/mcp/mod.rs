@@ -3,6 +3,7 @@
 //! deadlines, supervision and reports as every other tool.
 
 mod answer;
+mod capped;
 mod catalog;
 mod client;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! tail kept, and its exit watched so a crash is known the moment it happens.
 
 use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +16,12 @@ use crate::config::ExecSpec;
 use crate::exec::group::signal_group;
 use crate::exec::spawn::{SpawnError, spawn};
 use crate::exec::tail::{LineLog, Tail, read_stderr_shared};
-use crate::exec::{CallKind, child_env_for};
+use crate::exec::{CallKind, DEFAULT_MAX_OUTPUT, child_env_for};
+
+use super::capped::CappedLines;
+
+/// The largest message a server may write, as for the output of every extension.
+pub const MESSAGE_LIMIT: u64 = DEFAULT_MAX_OUTPUT;
 
 /// How long stderr is still read after the process exited, for its last words.
 const STDERR_DRAIN: Duration = Duration::from_millis(300);
@@ -25,10 +31,12 @@ pub struct ServerProcess {
     pgid: i32,
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Mutex<Tail>>,
+    /// The length of a message that ran past the cap, once one did.
+    overlong: Arc<AtomicU64>,
 }
 
 /// The pipes the MCP client speaks over.
-pub type Pipes = (ChildStdout, ChildStdin);
+pub type Pipes = (CappedLines<ChildStdout>, ChildStdin);
 
 impl ServerProcess {
     /// Starts server `name`: the base environment, then `env`'s values.
@@ -46,6 +54,7 @@ impl ServerProcess {
         else {
             return Err(SpawnError::NotPiped);
         };
+        let (stdout, overlong) = CappedLines::new(stdout, MESSAGE_LIMIT);
         let tail = Arc::new(Mutex::new(Tail::default()));
         let stderr_task = tokio::spawn(read_stderr_shared(
             stderr,
@@ -77,6 +86,7 @@ impl ServerProcess {
             pgid,
             exited,
             stderr: tail,
+            overlong,
         };
         Ok((process, (stdout, stdin)))
     }
@@ -84,6 +94,12 @@ impl ServerProcess {
     /// How the process ended, once it has.
     pub fn exit_status(&self) -> Option<String> {
         self.exited.borrow().clone()
+    }
+
+    /// How long a message that ran past the cap was when it was cut off.
+    pub fn overlong(&self) -> Option<u64> {
+        let len = self.overlong.load(Ordering::Relaxed);
+        (len > 0).then_some(len)
     }
 
     pub fn stderr_tail(&self) -> String {

@@ -765,3 +765,27 @@ fn a_server_that_dies_while_listing_its_tools_says_how_it_ended() {
         "{failure:#}"
     );
 }
+
+#[test]
+fn a_message_over_the_size_limit_fails_the_call_at_once() {
+    let setup = odd_server(&[], &["mcp__t__*"], &script(&[]));
+    let out = promptexec()
+        .in_dir(setup.path())
+        .args([
+            "-c",
+            "runtimeconfig.yaml",
+            "invoke-tool",
+            "mcp__t__echo",
+            "--arg",
+            "text=HUGE",
+        ])
+        .run();
+    out.expect_code(3);
+    out.stderr_has("MCP server `t` wrote a message of more than");
+    out.stderr_has("over the 16777216-byte limit; the connection was closed");
+    assert!(
+        out.elapsed < std::time::Duration::from_secs(10),
+        "took {:?}",
+        out.elapsed
+    );
+}

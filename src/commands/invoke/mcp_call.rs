@@ -26,19 +26,16 @@ pub(super) fn execute(
                 Ok(listing) => listing,
                 Err(failure) => return Ok(not_started(&plan.name, &failure)),
             };
-            if let Some(rejected) = listing.rejected.iter().find(|t| t.tool == tool) {
-                let reason = format!(
-                    "MCP server `{}` lists it in a way it cannot be called: {}",
-                    server.name, rejected.reason
-                );
-                return Ok(failed(
-                    &plan.name,
-                    Outcome::ServerFailed { reason },
-                    String::new(),
-                ));
-            }
             let tools = &listing.tools;
             let Some(found) = tools.iter().find(|t| t.tool == tool) else {
+                if let Some(rejected) = listing.rejected.iter().find(|t| t.tool == tool) {
+                    let reason = format!(
+                        "MCP server `{}` lists it in a way it cannot be called: {}",
+                        server.name, rejected.reason
+                    );
+                    let outcome = Outcome::ServerFailed { reason };
+                    return Ok(failed(&plan.name, outcome, String::new()));
+                }
                 if !admitted(&server.tool_filter, &server.name, tool) {
                     return Err(CliError::Usage(format!(
                         "MCP server `{}`: its tool_filter leaves out `{tool}`",
