@@ -21,8 +21,11 @@ pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
         (false, 2) => LevelFilter::DEBUG,
         (false, _) => LevelFilter::TRACE,
     };
+    // A log line that cannot be written is dropped: by default the subscriber reports
+    // that with `eprintln!`, which panics on the same broken stderr, once per event.
     let format = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .log_internal_errors(false)
         .with_ansi(color.enabled(std::io::stderr().is_terminal()))
         .without_time()
         .with_target(false);
