@@ -94,9 +94,9 @@ impl ToolCaller {
     pub async fn shutdown(&self) {
         match self {
             ToolCaller::Server(server) => server.shutdown().await,
-            // The first of a server's tools closes it; the others find it closed.
-            ToolCaller::Mcp { server, .. } => server.shutdown().await,
-            ToolCaller::OneShot { .. } => {}
+            // The server is shared by all its tools: whoever owns it stops it (a
+            // session's tool set stops all its servers at once).
+            ToolCaller::Mcp { .. } | ToolCaller::OneShot { .. } => {}
         }
     }
 }
