@@ -51,8 +51,9 @@ impl McpToolSet {
         }
     }
 
+    /// Whether the prompt has no `mcp__…` entries at all.
     pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
+        self.entries.is_empty()
     }
 
     /// Starts each server and lists its tools; the ones an entry matches join, in

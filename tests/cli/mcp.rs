@@ -173,7 +173,12 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
         &["--grandchild"],
         "",
         "",
-        &["mcp__t__*", "mcp__t__echo", "mcp__t__zzz*"],
+        &[
+            "mcp__t__*",
+            "mcp__t__echo",
+            "mcp__t__zzz*",
+            "mcp__nosuch__*",
+        ],
         &script(&[
             ("mcp__t__echo", json!({"text": "hi"})),
             ("mcp__t__add", json!({"a": 2, "b": 3})),
@@ -182,7 +187,11 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
     );
     let out = setup.run(&["Go"]);
     out.expect_code(0);
-    out.stderr_has("prompt `desk` offers `mcp__t__zzz*`, which matches no tool of its MCP servers");
+    for entry in ["mcp__t__zzz*", "mcp__nosuch__*"] {
+        out.stderr_has(&format!(
+            "prompt `desk` offers `{entry}`, which matches no tool of its MCP servers"
+        ));
+    }
     let report = out.json_report();
     assert_eq!(
         tool_calls(&report),
