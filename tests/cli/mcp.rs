@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use crate::mcp_servers::{bundled_server, test_server_path};
-use crate::util::{Outcome, fixtures, gone, mock_config_head, promptexec, repo_root};
+use crate::util::{Invocation, Outcome, fixtures, gone, mock_config_head, promptexec, repo_root};
 
 /// A pack with one prompt offering `tools` (`mcp__…` entries and globs).
 fn pack(tools: &[&str]) -> String {
@@ -101,6 +101,18 @@ impl Setup {
         promptexec().in_dir(self.path()).args(&args).run()
     }
 
+    /// `run` of the pack with the message "Go", to add arguments to.
+    fn go(&self) -> Invocation {
+        promptexec().in_dir(self.path()).args([
+            "-c",
+            "runtimeconfig.yaml",
+            "run",
+            "pack.json",
+            "--message",
+            "Go",
+        ])
+    }
+
     /// What the server logged, one line per start, call and grandchild.
     fn log(&self) -> Vec<String> {
         std::fs::read_to_string(self.path().join("server.log"))
@@ -152,7 +164,8 @@ fn script(calls: &[(&str, Json)]) -> String {
     serde_json::to_string(&script).expect("JSON is YAML")
 }
 
-fn tool_calls(report: &Json) -> Vec<(String, String, String)> {
+/// Each `tool_call` event of a run's JSON report: name, status, content.
+pub fn tool_calls(report: &Json) -> Vec<(String, String, String)> {
     report["tool_calls"]
         .as_array()
         .expect("tool_calls")
@@ -208,16 +221,8 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
     assert_eq!(setup.calls(), ["echo", "add", "fail"]);
 
     // A recording keeps the names of the tools the model was offered: each once.
-    promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "run",
-            "pack.json",
-            "--message",
-            "Go",
-        ])
+    setup
+        .go()
         .args(["--record", "session.json"])
         .run()
         .expect_code(0);
@@ -650,18 +655,7 @@ fn interrupted_during_an_mcp_call(signal: nix::sys::signal::Signal) {
         &["mcp__t__slow"],
         &script(&[("mcp__t__slow", json!({"ms": 60000}))]),
     );
-    let mut run = promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "run",
-            "pack.json",
-            "--message",
-            "Go",
-        ])
-        .discard_output()
-        .spawn();
+    let mut run = setup.go().discard_output().spawn();
     let started = Instant::now();
     while !setup.calls().contains(&"slow".to_string()) {
         assert!(

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value as Json, json};
 
+use crate::mcp::tool_calls;
 use crate::mcp_servers::test_server_path;
 use crate::util::{Outcome, mock_config_head, promptexec};
 
@@ -188,21 +189,6 @@ fn none_printed(out: &Outcome, values: &[&str]) {
             out.report()
         );
     }
-}
-
-fn tool_calls(report: &Json) -> Vec<(String, String, String)> {
-    report["tool_calls"]
-        .as_array()
-        .expect("tool_calls")
-        .iter()
-        .map(|c| {
-            (
-                c["name"].as_str().unwrap_or_default().to_string(),
-                c["status"].as_str().unwrap_or_default().to_string(),
-                c["content"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
 }
 
 /// The host and port of a URL the server printed, as failures name it.
