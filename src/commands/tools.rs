@@ -61,21 +61,26 @@ pub fn run(settings: &Settings, args: &ToolsArgs, console: &mut Console) -> Resu
     })
 }
 
-/// Starts each MCP server in turn, asks it, and stops it.
+/// Starts every MCP server, asks each what it offers, and stops them, all at once.
 async fn ask_every_server(config: &RuntimeConfig) -> Result<Vec<Asked>, CliError> {
-    let mut asked = Vec::new();
-    for server in config.mcp_servers.values() {
-        let client = McpClient::new(server);
-        let answer = tokio::select! {
-            answer = client.catalog() => answer,
-            () = interrupted() => {
-                client.kill();
-                return Err(CliError::Interrupted);
-            }
-        };
-        client.shutdown().await;
-        asked.push((server.clone(), answer));
-    }
+    let clients: Vec<(&McpServer, McpClient)> = config
+        .mcp_servers
+        .values()
+        .map(|server| (server, McpClient::new(server)))
+        .collect();
+    let asking = futures::future::join_all(
+        clients
+            .iter()
+            .map(|(server, client)| async move { ((*server).clone(), client.catalog().await) }),
+    );
+    let asked = tokio::select! {
+        asked = asking => asked,
+        () = interrupted() => {
+            clients.iter().for_each(|(_, client)| client.kill());
+            return Err(CliError::Interrupted);
+        }
+    };
+    futures::future::join_all(clients.iter().map(|(_, client)| client.shutdown())).await;
     Ok(asked)
 }
 
