@@ -792,3 +792,57 @@ fn a_message_over_the_size_limit_fails_the_call_at_once() {
         out.elapsed
     );
 }
+
+#[test]
+fn extension_test_cases_call_mcp_tools_checked_against_the_servers_schema() {
+    let setup = Setup::new(&[], "", "", &["mcp__t__*"], &script(&[]));
+    let cases = r#"cases:
+  - name: add sums
+    tool: mcp__t__add
+    args: {a: 2, b: 3}
+    expect:
+      result: {sum: 5}
+  - name: fail is a tool error
+    tool: mcp__t__fail
+    args: {}
+    expect:
+      status: error
+      matches: asked to fail
+  - name: a string breaks the schema
+    tool: mcp__t__add
+    args: {a: two, b: 3}
+    expect:
+      status: invalid_args
+      matches: /a
+"#;
+    std::fs::write(setup.path().join("mcp.cases.yaml"), cases).expect("cases");
+    let out = promptexec()
+        .in_dir(setup.path())
+        .args(["-c", "runtimeconfig.yaml", "test", "mcp.cases.yaml"])
+        .run();
+    out.expect_code(0);
+    assert_eq!(
+        setup.calls(),
+        ["add", "fail"],
+        "the invalid call was never sent"
+    );
+    let starts = setup
+        .log()
+        .iter()
+        .filter(|l| l.starts_with("started"))
+        .count();
+    assert_eq!(starts, 1, "one server for the file's cases");
+    setup.nothing_left();
+
+    std::fs::write(
+        setup.path().join("bad.cases.yaml"),
+        "cases:\n  - name: nowhere\n    tool: mcp__nosuch__echo\n    args: {}\n    expect: {status: ok}\n",
+    )
+    .expect("cases");
+    let bad = promptexec()
+        .in_dir(setup.path())
+        .args(["-c", "runtimeconfig.yaml", "test", "bad.cases.yaml"])
+        .run();
+    bad.expect_code(2);
+    bad.stderr_has("bad.cases.yaml:3:11: the config has no MCP server `nosuch` (it has `t`)");
+}

@@ -6,6 +6,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
@@ -14,18 +15,20 @@ use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::CliError;
+use crate::exec::Outcome;
 use crate::exec::RawJson;
 use crate::hooks::{ExecHook, HookDecision, RpcHook};
+use crate::mcp::McpClient;
 use crate::suite::cases::{
     CallStatus, CaseStatus, HookPoint, HookSeen, SnapshotCheck, ToolSeen, Verdict, judge_hook,
     judge_tool, snapshots,
 };
-use crate::tools::{ToolCaller, ToolReport, ToolStatus};
+use crate::tools::{ArgsSchema, ToolCaller, ToolMode, ToolReport, ToolStatus};
 
 use super::super::hook_call::{call_exec, call_rpc, start_rpc};
 use super::super::hook_report::HookReport;
 use super::super::runtime::{interrupted, with_runtime};
-use super::plan::{HookCall, Plan, PlannedCall, PlannedCase, PlannedFile, ToolCall};
+use super::plan::{HookCall, Plan, PlannedCall, PlannedCase, PlannedFile, ToolCall, ToolTarget};
 use super::record::{CaseKind, CaseRecord, FileRecord, TestRecord};
 
 /// Runs every planned file and shows each case to `watch` as it finishes. An
@@ -113,20 +116,35 @@ impl Run<'_, '_> {
     }
 
     async fn tool_case(&self, name: &str, call: &ToolCall, extensions: &Extensions) -> CaseRecord {
-        if !call.violations.is_empty() {
-            // The arguments break the schema, as the case expects: no process starts.
-            let text = call.violations.join("; ");
+        // An MCP tool's schema is its server's: known once the server lists it.
+        let violations = match &call.target {
+            ToolTarget::Exec(_) => call.violations.clone(),
+            ToolTarget::Mcp { server, tool } => {
+                let client = &extensions.mcp_servers[&server.name];
+                match mcp_violations(client, tool, &call.tool, &call.args).await {
+                    Ok(violations) => violations,
+                    Err(report) => return self.tool_record(name, call, report),
+                }
+            }
+        };
+        if !violations.is_empty() {
+            // The arguments break the schema: no call is made.
+            let text = violations.join("; ");
             let seen = ToolSeen {
                 status: CallStatus::InvalidArgs,
                 result: None,
                 text: &text,
             };
             let verdict = judge_tool(&call.expect, &seen, None);
-            let actual =
-                json!({"tool": call.tool, "status": "invalid_args", "errors": call.violations});
+            let actual = json!({"tool": call.tool, "status": "invalid_args", "errors": violations});
             return case_record(name, CaseKind::Tool, &call.tool, verdict, actual);
         }
         let report = self.call_tool(&extensions.tools[&call.tool], call).await;
+        self.tool_record(name, call, report)
+    }
+
+    /// A finished call judged against what the case expects.
+    fn tool_record(&self, name: &str, call: &ToolCall, report: ToolReport) -> CaseRecord {
         let result = match report.status {
             ToolStatus::Ok => Some(report.result.as_ref().map_or(Json::Null, RawJson::to_value)),
             _ => None,
@@ -260,6 +278,8 @@ fn answer_text(report: &ToolReport) -> String {
 /// The extensions one case file calls, each made once for the file.
 struct Extensions {
     tools: HashMap<String, ToolCaller>,
+    /// By name; each starts on its first call and serves all its tools.
+    mcp_servers: HashMap<String, Arc<McpClient>>,
     exec_hooks: HashMap<String, ExecHook>,
     rpc_hooks: HashMap<String, RpcServer>,
 }
@@ -285,16 +305,24 @@ impl Extensions {
     fn for_cases(cases: &[PlannedCase]) -> Self {
         let mut extensions = Self {
             tools: HashMap::new(),
+            mcp_servers: HashMap::new(),
             exec_hooks: HashMap::new(),
             rpc_hooks: HashMap::new(),
         };
         for case in cases {
             match &case.call {
                 PlannedCall::Tool(call) => {
-                    extensions
-                        .tools
-                        .entry(call.tool.clone())
-                        .or_insert_with(|| ToolCaller::new(&call.tool, &call.spec));
+                    let caller = match &call.target {
+                        ToolTarget::Exec(spec) => ToolCaller::new(&call.tool, spec),
+                        ToolTarget::Mcp { server, tool } => {
+                            let client = extensions
+                                .mcp_servers
+                                .entry(server.name.clone())
+                                .or_insert_with(|| Arc::new(McpClient::new(server)));
+                            ToolCaller::mcp(&call.tool, tool, client)
+                        }
+                    };
+                    extensions.tools.entry(call.tool.clone()).or_insert(caller);
                 }
                 PlannedCall::Hook(call) => match call.point {
                     HookPoint::Exec(_) => {
@@ -323,13 +351,50 @@ impl Extensions {
     /// Stops every process the file started, all at once.
     async fn shutdown(&self) {
         let tools = self.tools.values().map(|t| t.shutdown());
+        let mcp_servers = self.mcp_servers.values().map(|s| s.shutdown());
         let hooks = self.exec_hooks.values().map(|h| h.shutdown());
         let servers = self.rpc_hooks.values().map(|s| s.rpc.shutdown());
-        futures::future::join3(
+        futures::future::join4(
             futures::future::join_all(tools),
+            futures::future::join_all(mcp_servers),
             futures::future::join_all(hooks),
             futures::future::join_all(servers),
         )
         .await;
     }
+}
+
+/// How `args` break the schema of the MCP server's tool `tool`; the report of a call
+/// that cannot be made when the server does not come up or does not offer the tool.
+async fn mcp_violations(
+    client: &McpClient,
+    tool: &str,
+    reported_as: &str,
+    args: &Json,
+) -> Result<Vec<String>, ToolReport> {
+    let failed = |reason: String| {
+        let mut report = ToolReport::new(reported_as, ToolMode::Mcp);
+        report.settle(Outcome::ServerFailed { reason });
+        report
+    };
+    let listing = client.tools().await.map_err(|failure| {
+        let mut report = failed(failure.to_string());
+        report.stderr_tail = failure.stderr_tail().to_string();
+        report
+    })?;
+    let Some(found) = listing.tools.iter().find(|t| t.tool == tool) else {
+        let why = match listing.rejected.iter().find(|t| t.tool == tool) {
+            Some(rejected) => format!(
+                "lists `{tool}` in a way it cannot be called: {}",
+                rejected.reason
+            ),
+            None => format!("offers no tool `{tool}`"),
+        };
+        return Err(failed(format!("MCP server `{}` {why}", client.name())));
+    };
+    Ok(ArgsSchema::new(&found.input_schema)
+        .check(args)
+        .iter()
+        .map(ToString::to_string)
+        .collect())
 }

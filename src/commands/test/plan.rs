@@ -11,11 +11,11 @@ use serde_json::Value as Json;
 
 use crate::cli::args::TestArgs;
 use crate::cli::{CliError, Console, Settings};
-use crate::config::{ExecSpec, Hook, RuntimeConfig};
+use crate::config::{ExecSpec, Hook, McpServer, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Rejected, suggest};
 use crate::pack::{self, Pack};
 use crate::suite::cases::{
-    self, CallStatus, Case, CaseFile, HookCase, HookExpect, HookPoint, Target, ToolCase,
+    self, BoundTool, CallStatus, Case, CaseFile, HookCase, HookExpect, HookPoint, Target, ToolCase,
     ToolExpect, bind_hook, bind_tool, case_files, snapshot_path,
 };
 use crate::tools::ArgsSchema;
@@ -52,7 +52,7 @@ pub(super) enum PlannedCall {
 
 pub(super) struct ToolCall {
     pub tool: String,
-    pub spec: ExecSpec,
+    pub target: ToolTarget,
     pub args: Json,
     pub timeout: Option<Duration>,
     /// How the arguments break the pack's schema; only a case that expects
@@ -61,6 +61,17 @@ pub(super) struct ToolCall {
     pub expect: ToolExpect,
     /// Where the result's snapshot is kept, when the case compares with one.
     pub snapshot: Option<PathBuf>,
+}
+
+/// What runs a tool case's tool.
+pub(super) enum ToolTarget {
+    Exec(ExecSpec),
+    /// A tool of an MCP server: its schema is the server's, checked when the server
+    /// has listed it.
+    Mcp {
+        server: Box<McpServer>,
+        tool: String,
+    },
 }
 
 pub(super) struct HookCall {
@@ -201,14 +212,22 @@ fn plan_tool(
     config: &RuntimeConfig,
     problems: &mut Diagnostics,
 ) -> Option<ToolCall> {
-    let spec = bind_tool(tool, &file.path, config, problems)?;
-    let violations = match pack {
-        Some(pack) => schema_violations(&file.path, case, tool, pack, problems)?,
-        None => Vec::new(),
+    let target = match bind_tool(tool, &file.path, config, problems)? {
+        BoundTool::Exec(spec) => ToolTarget::Exec(spec.clone()),
+        BoundTool::Mcp(server, name) => ToolTarget::Mcp {
+            server: Box::new(server.clone()),
+            tool: name.to_string(),
+        },
+    };
+    let violations = match (pack, &target) {
+        (Some(pack), ToolTarget::Exec(_)) => {
+            schema_violations(&file.path, case, tool, pack, problems)?
+        }
+        _ => Vec::new(),
     };
     Some(ToolCall {
         tool: tool.tool.value.clone(),
-        spec: spec.clone(),
+        target,
         args: tool.args.value.clone(),
         timeout: tool.timeout,
         violations,

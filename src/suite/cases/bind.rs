@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::config::{ExecSpec, Hook, HookKind, HookMode, HookPhase, Intercept, RuntimeConfig};
+use crate::config::{
+    ExecSpec, Hook, HookKind, HookMode, HookPhase, Intercept, McpServer, RuntimeConfig,
+};
 use crate::doc::{Diagnostic, Diagnostics, Pos, one_of, suggest};
 
 use super::model::{HookCase, Located, ToolCase};
@@ -29,14 +31,36 @@ impl HookPoint {
     }
 }
 
-/// The exec spec of the case's tool, or `None` with the problem in `out`.
+/// What runs a case's tool: a program, or a tool of an MCP server.
+#[derive(Debug, Clone, Copy)]
+pub enum BoundTool<'c> {
+    Exec(&'c ExecSpec),
+    /// `mcp__<server>__<tool>`: the server, and the tool's own name.
+    Mcp(&'c McpServer, &'c str),
+}
+
+/// What runs the case's tool, or `None` with the problem in `out`.
 pub fn bind_tool<'c>(
-    case: &ToolCase,
+    case: &'c ToolCase,
     file: &Path,
     config: &'c RuntimeConfig,
     out: &mut Diagnostics,
-) -> Option<&'c ExecSpec> {
+) -> Option<BoundTool<'c>> {
     let name = &case.tool;
+    if !config.tools.contains_key(&name.value)
+        && let Some((server, tool)) = crate::mcp::split(&name.value)
+    {
+        let Some(server) = config.mcp_servers.get(server) else {
+            let names: Vec<&str> = config.mcp_servers.keys().map(String::as_str).collect();
+            let located = Located {
+                value: server.to_string(),
+                pos: name.pos,
+            };
+            out.push(unknown(file, &located, "MCP server", &names));
+            return None;
+        };
+        return Some(BoundTool::Mcp(server, tool));
+    }
     let Some(binding) = config.tools.get(&name.value) else {
         let names: Vec<&str> = config.tools.keys().map(String::as_str).collect();
         out.push(unknown(file, name, "tool", &names));
@@ -52,7 +76,7 @@ pub fn bind_tool<'c>(
             ),
         ));
     }
-    binding.exec.as_ref()
+    binding.exec.as_ref().map(BoundTool::Exec)
 }
 
 /// The case's hook and where it is called, or `None` with the problems in `out`.

@@ -14,7 +14,7 @@ mod matchers;
 mod model;
 mod snapshot;
 
-pub use bind::{HookPoint, bind_hook, bind_tool, decision_words};
+pub use bind::{BoundTool, HookPoint, bind_hook, bind_tool, decision_words};
 pub use discover::{CASE_FILE_ENDINGS, case_files};
 pub use judge::{
     CaseStatus, HookSeen, SnapshotCheck, Stored, ToolSeen, Verdict, judge_hook, judge_tool,
