@@ -21,7 +21,9 @@ pub(crate) mod spawn;
 pub(crate) mod tail;
 
 pub use env::{BASE_ENV, child_env};
-pub use outcome::{Finished, Outcome, ProcessEnd, StopReason, classify, classify_raw};
+pub use outcome::{
+    Finished, Outcome, ProcessEnd, StopReason, classify, classify_raw, describe_exit,
+};
 pub use raw_json::RawJson;
 pub use run::{Call, CallKind, child_env_for, run};
 pub use spawn::{SpawnError, find_in_path, is_executable};

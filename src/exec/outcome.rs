@@ -221,6 +221,19 @@ fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
     (offset + column.saturating_sub(1)).min(bytes.len())
 }
 
+/// How a long-running process ended, for messages (`exited with status 7`).
+pub fn describe_exit(status: &io::Result<std::process::ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Ok(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(signal)) => format!("was killed by signal {signal}"),
+            _ => "exited".to_string(),
+        },
+        Err(err) => format!("could not be waited for ({err})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

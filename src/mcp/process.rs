@@ -2,7 +2,6 @@
 //! group, the environment rule, its working directory), its stderr forwarded and its
 //! tail kept, and its exit watched so a crash is known the moment it happens.
 
-use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,7 +15,7 @@ use crate::config::ExecSpec;
 use crate::exec::group::signal_group;
 use crate::exec::spawn::{SpawnError, spawn};
 use crate::exec::tail::{LineLog, Tail, read_stderr_shared};
-use crate::exec::{CallKind, DEFAULT_MAX_OUTPUT, child_env_for};
+use crate::exec::{CallKind, DEFAULT_MAX_OUTPUT, child_env_for, describe_exit};
 
 use super::capped::CappedLines;
 
@@ -70,14 +69,7 @@ impl ServerProcess {
                 guard.signal(Signal::SIGKILL);
             }
             let _ = tokio::time::timeout(STDERR_DRAIN, stderr_task).await;
-            let described = match status {
-                Ok(s) => match (s.code(), s.signal()) {
-                    (Some(code), _) => format!("exited with status {code}"),
-                    (None, Some(signal)) => format!("was killed by signal {signal}"),
-                    _ => "exited".to_string(),
-                },
-                Err(err) => format!("could not be waited for ({err})"),
-            };
+            let described = describe_exit(&status);
             tracing::debug!("MCP server `{server}` {described}");
             let _ = exit_tx.send(Some(described));
             drop(guard);

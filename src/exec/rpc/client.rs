@@ -1,4 +1,3 @@
-use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,7 +17,7 @@ use crate::config::ExecSpec;
 use crate::exec::group::signal_group;
 use crate::exec::spawn::{SpawnError, spawn};
 use crate::exec::tail::{LineLog, Tail, read_stderr_shared, stderr_note};
-use crate::exec::{CallKind, RawJson};
+use crate::exec::{CallKind, RawJson, describe_exit};
 
 /// Lines waiting to be written to the child; beyond this, calls wait and
 /// notifications are dropped.
@@ -196,14 +195,7 @@ impl RpcClient {
                 let _ = stderr_task.await;
             })
             .await;
-            let described = match status {
-                Ok(s) => match (s.code(), s.signal()) {
-                    (Some(code), _) => format!("exited with status {code}"),
-                    (None, Some(sig)) => format!("was killed by signal {sig}"),
-                    _ => "exited".to_string(),
-                },
-                Err(err) => format!("could not be waited for ({err})"),
-            };
+            let described = describe_exit(&status);
             let stderr_tail = exit_tail.lock().map(|t| t.to_text()).unwrap_or_default();
             tracing::debug!("server `{exit_name}` {described}");
             // Status first, then the waiters: a call registering in between sees the
