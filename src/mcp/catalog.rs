@@ -43,6 +43,16 @@ pub struct RejectedTool {
     pub reason: String,
 }
 
+impl RejectedTool {
+    /// Why a call to it is not made, naming `server`.
+    pub fn why(&self, server: &str) -> String {
+        format!(
+            "MCP server `{server}` lists it in a way it cannot be called: {}",
+            self.reason
+        )
+    }
+}
+
 /// A server's tools as its filter lets them in: those that can join the tool set, and
 /// those that cannot because of how the server lists them.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -52,6 +62,15 @@ pub struct Listing {
 }
 
 impl Listing {
+    /// The tool the server lists as `tool`; when there is none to call, the listing
+    /// that was rejected, if it was.
+    pub fn lookup(&self, tool: &str) -> Result<&McpTool, Option<&RejectedTool>> {
+        match self.tools.iter().find(|t| t.tool == tool) {
+            Some(found) => Ok(found),
+            None => Err(self.rejected.iter().find(|t| t.tool == tool)),
+        }
+    }
+
     /// Sorts `listed` into tools a model can be offered and tools it cannot: a name no
     /// model API accepts, a name listed twice (the first stays), or an input schema
     /// that is not valid JSON Schema (no argument could be checked against it).

@@ -19,5 +19,5 @@ pub use catalog::{Catalog, Listing, McpTool, RejectedTool};
 pub use client::McpClient;
 pub use error::McpFailure;
 pub use http::shown_url;
-pub use names::{admitted, glob_matches, is_mcp, qualified, split};
-pub use toolset::{McpToolSet, names_server};
+pub use names::{admitted, glob_matches, is_mcp, names_server, qualified, split};
+pub use toolset::McpToolSet;

@@ -24,6 +24,17 @@ pub fn is_mcp(name: &str) -> bool {
     name.starts_with(PREFIX)
 }
 
+/// Whether `entry` (`mcp__<server>__<tool>`, globs allowed in both parts) can name a
+/// tool of server `server`.
+pub fn names_server(entry: &str, server: &str) -> bool {
+    let Some(rest) = entry.strip_prefix(PREFIX) else {
+        return false;
+    };
+    let server_part = rest.split_once(SEPARATOR).map_or(rest, |(s, _)| s);
+    // `mcp__*` has no separator: its `*` may reach into any server's names.
+    glob_matches(server_part, server) || (!rest.contains(SEPARATOR) && rest.contains('*'))
+}
+
 /// Whether `server`'s tool `tool` joins the tool set: the allowlist (when it has
 /// any pattern) admits it, and the blocklist does not name it. A pattern matches
 /// the tool's own name or its qualified one.
@@ -94,6 +105,15 @@ mod tests {
         assert!(!glob_matches("mcp__fs__*", "mcp__fsx__read"));
         assert!(!glob_matches("read", "read_file"));
         assert!(!glob_matches("*.txt", "a.txt.bak"));
+    }
+
+    #[test]
+    fn entries_name_servers_exactly_or_by_glob() {
+        assert!(names_server("mcp__store__echo", "store"));
+        assert!(!names_server("mcp__store__echo", "stores"));
+        assert!(names_server("mcp__st*__echo", "store"));
+        assert!(names_server("mcp__*", "store"));
+        assert!(!names_server("lookup_order", "store"));
     }
 
     #[test]

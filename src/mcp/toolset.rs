@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use crate::config::RuntimeConfig;
 
 use super::catalog::{McpTool, RejectedTool};
-use super::names::{glob_matches, is_mcp};
+use super::names::{glob_matches, is_mcp, names_server};
 use super::{McpClient, McpFailure};
 
 /// What starting the servers found besides the tools that joined.
@@ -124,30 +124,5 @@ impl McpToolSet {
         for server in &self.servers {
             server.kill();
         }
-    }
-}
-
-/// Whether `entry` (`mcp__<server>__<tool>`, globs allowed in both parts) can name a
-/// tool of server `server`.
-pub fn names_server(entry: &str, server: &str) -> bool {
-    let Some(rest) = entry.strip_prefix("mcp__") else {
-        return false;
-    };
-    let server_part = rest.split_once("__").map_or(rest, |(s, _)| s);
-    // `mcp__*` has no separator: its `*` may reach into any server's names.
-    glob_matches(server_part, server) || (!rest.contains("__") && rest.contains('*'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entries_name_servers_exactly_or_by_glob() {
-        assert!(names_server("mcp__store__echo", "store"));
-        assert!(!names_server("mcp__store__echo", "stores"));
-        assert!(names_server("mcp__st*__echo", "store"));
-        assert!(names_server("mcp__*", "store"));
-        assert!(!names_server("lookup_order", "store"));
     }
 }

@@ -26,34 +26,33 @@ pub(super) fn execute(
                 Ok(listing) => listing,
                 Err(failure) => return Ok(not_started(&plan.name, &failure)),
             };
-            let tools = &listing.tools;
-            let Some(found) = tools.iter().find(|t| t.tool == tool) else {
-                if let Some(rejected) = listing.rejected.iter().find(|t| t.tool == tool) {
-                    let reason = format!(
-                        "MCP server `{}` lists it in a way it cannot be called: {}",
-                        server.name, rejected.reason
-                    );
+            let found = match listing.lookup(tool) {
+                Ok(found) => found,
+                Err(Some(rejected)) => {
+                    let reason = rejected.why(&server.name);
                     let outcome = Outcome::ServerFailed { reason };
                     return Ok(failed(&plan.name, outcome, String::new()));
                 }
-                if !admitted(&server.tool_filter, &server.name, tool) {
+                Err(None) if !admitted(&server.tool_filter, &server.name, tool) => {
                     return Err(CliError::Usage(format!(
                         "MCP server `{}`: its tool_filter leaves out `{tool}`",
                         server.name
                     )));
                 }
-                let names = tools.iter().map(|t| t.tool.as_str());
-                let hint = crate::doc::suggest(tool, names.clone());
-                let have: Vec<&str> = names.collect();
-                return Err(CliError::Usage(format!(
-                    "MCP server `{}` offers no tool `{tool}`{hint} (it offers {})",
-                    server.name,
-                    if have.is_empty() {
-                        "none".to_string()
-                    } else {
-                        have.join(", ")
-                    }
-                )));
+                Err(None) => {
+                    let names = listing.tools.iter().map(|t| t.tool.as_str());
+                    let hint = crate::doc::suggest(tool, names.clone());
+                    let have: Vec<&str> = names.collect();
+                    return Err(CliError::Usage(format!(
+                        "MCP server `{}` offers no tool `{tool}`{hint} (it offers {})",
+                        server.name,
+                        if have.is_empty() {
+                            "none".to_string()
+                        } else {
+                            have.join(", ")
+                        }
+                    )));
+                }
             };
             let tool_args = one_call_args(args, Some(&found.input_schema))?;
             check_args(

@@ -382,16 +382,12 @@ async fn mcp_violations(
         report.stderr_tail = failure.stderr_tail().to_string();
         report
     })?;
-    let Some(found) = listing.tools.iter().find(|t| t.tool == tool) else {
-        let why = match listing.rejected.iter().find(|t| t.tool == tool) {
-            Some(rejected) => format!(
-                "lists `{tool}` in a way it cannot be called: {}",
-                rejected.reason
-            ),
-            None => format!("offers no tool `{tool}`"),
-        };
-        return Err(failed(format!("MCP server `{}` {why}", client.name())));
-    };
+    let found = listing.lookup(tool).map_err(|rejected| {
+        failed(match rejected {
+            Some(rejected) => rejected.why(client.name()),
+            None => format!("MCP server `{}` offers no tool `{tool}`", client.name()),
+        })
+    })?;
     Ok(ArgsSchema::new(&found.input_schema)
         .check(args)
         .iter()
