@@ -11,8 +11,8 @@ pub use discover::{ConfigSource, discover};
 pub use load::{LoadError, load};
 pub use model::{
     Credential, EnvMode, EvalBinding, EventMethod, ExecSpec, Hook, HookKind, HookMode, HookPhase,
-    HookType, Intercept, LogFormat, LogLevel, Logging, McpEndpoint, McpServer, McpToolFilter,
-    ModelDefaults, ObserveEvents, OnFailure, Pricing, Provider, RateLimit, RuntimeConfig,
-    RuntimeMode, ServerHook, ToolBinding,
+    HookType, Intercept, LogFormat, LogLevel, Logging, MCP_TRANSPORT_HEADERS, McpEndpoint,
+    McpServer, McpToolFilter, ModelDefaults, ObserveEvents, OnFailure, Pricing, Provider,
+    RateLimit, RuntimeConfig, RuntimeMode, ServerHook, ToolBinding,
 };
 pub use phase::{Phase, Place};

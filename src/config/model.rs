@@ -201,6 +201,16 @@ pub enum McpEndpoint {
     },
 }
 
+/// Headers the streamable HTTP transport sets on its own requests; a config's would
+/// clash with them (the SDK refuses the first three and replaces the protocol version
+/// after the handshake).
+pub const MCP_TRANSPORT_HEADERS: &[&str] = &[
+    "Accept",
+    "Mcp-Session-Id",
+    "Last-Event-Id",
+    "MCP-Protocol-Version",
+];
+
 /// Which of a server's tools join the tool set (`tool_filter`). Each pattern is a
 /// glob (`*`, `?`) matched against the tool's own name and its `mcp__server__tool`
 /// name; an empty allowlist allows every tool, and the blocklist wins.

@@ -17,19 +17,10 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 
+use crate::config::MCP_TRANSPORT_HEADERS;
 use crate::provider::{http_client_builder, is_loopback};
 
 pub type HttpTransport = StreamableHttpClientTransport<Client>;
-
-/// Headers the transport sets on its own requests: one from the config would clash
-/// with them (rmcp refuses the first three; it replaces the protocol version after
-/// the handshake).
-const RESERVED: &[&str] = &[
-    "Accept",
-    "Mcp-Session-Id",
-    "Last-Event-Id",
-    "MCP-Protocol-Version",
-];
 
 /// How much of a server's unexpected answer a message repeats.
 const ANSWER_PREVIEW: usize = 200;
@@ -98,7 +89,10 @@ fn header_map(
 ) -> Result<HashMap<HeaderName, HeaderValue>, String> {
     let mut map = HashMap::with_capacity(headers.len());
     for (name, value) in headers {
-        if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+        if MCP_TRANSPORT_HEADERS
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(name))
+        {
             return Err(format!(
                 "header `{name}` is set by the MCP transport itself and cannot be configured"
             ));

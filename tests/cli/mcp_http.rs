@@ -331,9 +331,11 @@ fn a_header_the_transport_sets_itself_is_refused_by_name() {
         config.replace("X-Token:", "Mcp-Session-Id:"),
     )
     .expect("config");
+    // Refused when the config loads, at the header's name, before anything starts.
     let out = setup.promptexec(&["invoke-tool", "mcp__web__echo", "--arg", "text=hi"]);
-    out.expect_code(3);
-    out.stderr_has("MCP server `web` could not start: header `Mcp-Session-Id` is set by the MCP transport itself and cannot be configured");
+    out.expect_code(2);
+    out.stderr_has("runtimeconfig.yaml:");
+    out.stderr_has("spec.mcp_servers[0].headers: `Mcp-Session-Id` is set by the MCP transport itself and cannot be configured");
     none_printed(&out, &[TOKEN]);
 }
 

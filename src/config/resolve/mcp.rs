@@ -286,6 +286,30 @@ impl Resolver<'_> {
         Some(env)
     }
 
+    /// Reports each header the transport sets itself; whether there was one.
+    fn transport_headers(&mut self, node: &Node, what: &str) -> bool {
+        let Value::Map(entries) = &node.value else {
+            return false;
+        };
+        let mut found = false;
+        for (key, _) in entries {
+            if MCP_TRANSPORT_HEADERS
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(&key.name))
+            {
+                self.cx.error(
+                    key.pos,
+                    format!(
+                        "{what}.headers: `{}` is set by the MCP transport itself and cannot be configured",
+                        key.name
+                    ),
+                );
+                found = true;
+            }
+        }
+        found
+    }
+
     /// `url`: a server reached over streamable HTTP, the one HTTP transport
     /// promptexec's MCP client has.
     fn http_endpoint(
@@ -298,7 +322,10 @@ impl Resolver<'_> {
     ) -> Option<McpEndpoint> {
         let url = self.http_url(node, &format!("{what}.url"), "`headers`");
         let headers = match f.get("headers") {
-            Some(n) => self.headers(n, what),
+            Some(n) => {
+                let refused = self.transport_headers(n, what);
+                self.headers(n, what).filter(|_| !refused)
+            }
             None => Some(IndexMap::new()),
         };
         match transport {
