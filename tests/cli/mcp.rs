@@ -101,6 +101,16 @@ impl Setup {
         promptexec().in_dir(self.path()).args(&args).run()
     }
 
+    /// promptexec with this folder's config and `args`, run to its end.
+    #[track_caller]
+    fn promptexec(&self, args: &[&str]) -> Outcome {
+        promptexec()
+            .in_dir(self.path())
+            .args(["-c", "runtimeconfig.yaml"])
+            .args(args)
+            .run()
+    }
+
     /// `run` of the pack with the message "Go", to add arguments to.
     fn go(&self) -> Invocation {
         promptexec().in_dir(self.path()).args([
@@ -120,6 +130,14 @@ impl Setup {
             .lines()
             .map(str::to_string)
             .collect()
+    }
+
+    /// How many times the server started.
+    fn starts(&self) -> usize {
+        self.log()
+            .iter()
+            .filter(|l| l.starts_with("started"))
+            .count()
     }
 
     fn calls(&self) -> Vec<String> {
@@ -162,6 +180,16 @@ fn script(calls: &[(&str, Json)]) -> String {
         }}}
     });
     serde_json::to_string(&script).expect("JSON is YAML")
+}
+
+/// The names of the tools a `tools --format json` listing gives, in order.
+pub fn tool_names(listing: &Json) -> Vec<&str> {
+    listing["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default())
+        .collect()
 }
 
 /// Each `tool_call` event of a run's JSON report: name, status, content.
@@ -248,15 +276,7 @@ fn a_conversation_calls_mcp_tools_offered_by_a_glob_and_the_model_sees_their_sch
             "mcp__t__slow"
         ]
     );
-    assert_eq!(
-        setup
-            .log()
-            .iter()
-            .filter(|l| l.starts_with("started"))
-            .count(),
-        2,
-        "one server for every call of a run"
-    );
+    assert_eq!(setup.starts(), 2, "one server for every call of a run");
     setup.nothing_left();
 }
 
@@ -369,17 +389,19 @@ fn a_crash_mid_call_fails_that_call_shows_stderr_and_the_next_call_restarts_the_
             .contains("crashing on purpose"),
         "{failure:#}"
     );
-    let starts = setup
-        .log()
-        .iter()
-        .filter(|l| l.starts_with("started"))
-        .count();
+    let starts = setup.starts();
     assert_eq!(
         starts,
         2,
         "the crash, then a fresh server: {:?}",
         setup.log()
     );
+    setup.nothing_left();
+
+    // At -v the server's stderr is forwarded line by line under its name.
+    let verbose = setup.promptexec(&["-v", "invoke-tool", "mcp__t__echo", "--arg", "text=x"]);
+    verbose.expect_code(0);
+    verbose.stderr_has("[mcp t] booting test server");
     setup.nothing_left();
 }
 
@@ -404,17 +426,7 @@ fn a_server_that_never_answers_initialize_names_itself_and_exits_3() {
     );
     setup.nothing_left();
 
-    let invoked = promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "invoke-tool",
-            "mcp__t__echo",
-            "--arg",
-            "text=hi",
-        ])
-        .run();
+    let invoked = setup.promptexec(&["invoke-tool", "mcp__t__echo", "--arg", "text=hi"]);
     invoked.expect_code(3);
     invoked.stderr_has("MCP server `t` did not answer `initialize` within 500 ms");
     setup.nothing_left();
@@ -424,26 +436,10 @@ fn a_server_that_never_answers_initialize_names_itself_and_exits_3() {
 fn tool_filter_globs_decide_which_tools_join_and_tools_lists_them_with_schemas() {
     let filter = "      tool_filter:\n        allowlist: [\"mcp__t__*\"]\n        blocklist: [crash, \"mcp__t__s*\"]\n";
     let setup = Setup::new(&[], filter, "", &["mcp__t__*"], &script(&[]));
-    let out = promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "tools",
-            "--pack",
-            "pack.json",
-            "--format",
-            "json",
-        ])
-        .run();
+    let out = setup.promptexec(&["tools", "--pack", "pack.json", "--format", "json"]);
     out.expect_code(0);
     let listing = out.json();
-    let names: Vec<&str> = listing["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t["name"].as_str().unwrap_or_default())
-        .collect();
+    let names = tool_names(&listing);
     // In the order the server lists them.
     assert_eq!(names, ["mcp__t__add", "mcp__t__echo", "mcp__t__fail"]);
     let add = &listing["tools"][0];
@@ -462,17 +458,7 @@ fn tool_filter_globs_decide_which_tools_join_and_tools_lists_them_with_schemas()
     setup.nothing_left();
 
     // A filtered-out tool is not there to call.
-    let blocked = promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "invoke-tool",
-            "mcp__t__shout",
-            "--arg",
-            "text=x",
-        ])
-        .run();
+    let blocked = setup.promptexec(&["invoke-tool", "mcp__t__shout", "--arg", "text=x"]);
     blocked.expect_code(2);
     blocked.stderr_has("MCP server `t`: its tool_filter leaves out `shout`");
 }
@@ -726,10 +712,7 @@ fn tools_a_server_lists_unusably_fail_the_server_and_the_good_ones_still_play() 
     let offered = report["messages"].to_string();
     assert!(!offered.contains("weather.now\\\""), "{offered}");
 
-    let listed = promptexec()
-        .in_dir(setup.path())
-        .args(["-c", "runtimeconfig.yaml", "tools", "--format", "json"])
-        .run();
+    let listed = setup.promptexec(&["tools", "--format", "json"]);
     listed.expect_code(3);
     listed.stderr_has("error: MCP server `t` lists tool `bad`, which cannot be offered");
     let listing = listed.json();
@@ -741,17 +724,7 @@ fn tools_a_server_lists_unusably_fail_the_server_and_the_good_ones_still_play() 
         Some(3)
     );
 
-    let bad = promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "invoke-tool",
-            "mcp__t__bad",
-            "--arg",
-            "x=1",
-        ])
-        .run();
+    let bad = setup.promptexec(&["invoke-tool", "mcp__t__bad", "--arg", "x=1"]);
     bad.expect_code(3);
     bad.stderr_has("MCP server `t` lists it in a way it cannot be called: its input schema is not valid JSON Schema");
 }
@@ -772,17 +745,7 @@ fn a_server_that_dies_while_listing_its_tools_says_how_it_ended() {
 #[test]
 fn a_message_over_the_size_limit_fails_the_call_at_once() {
     let setup = odd_server(&[], &["mcp__t__*"], &script(&[]));
-    let out = promptexec()
-        .in_dir(setup.path())
-        .args([
-            "-c",
-            "runtimeconfig.yaml",
-            "invoke-tool",
-            "mcp__t__echo",
-            "--arg",
-            "text=HUGE",
-        ])
-        .run();
+    let out = setup.promptexec(&["invoke-tool", "mcp__t__echo", "--arg", "text=HUGE"]);
     out.expect_code(3);
     out.stderr_has("MCP server `t` wrote a message of more than");
     out.stderr_has("over the 16777216-byte limit; the connection was closed");
@@ -816,21 +779,14 @@ fn extension_test_cases_call_mcp_tools_checked_against_the_servers_schema() {
       matches: /a
 "#;
     std::fs::write(setup.path().join("mcp.cases.yaml"), cases).expect("cases");
-    let out = promptexec()
-        .in_dir(setup.path())
-        .args(["-c", "runtimeconfig.yaml", "test", "mcp.cases.yaml"])
-        .run();
+    let out = setup.promptexec(&["test", "mcp.cases.yaml"]);
     out.expect_code(0);
     assert_eq!(
         setup.calls(),
         ["add", "fail"],
         "the invalid call was never sent"
     );
-    let starts = setup
-        .log()
-        .iter()
-        .filter(|l| l.starts_with("started"))
-        .count();
+    let starts = setup.starts();
     assert_eq!(starts, 1, "one server for the file's cases");
     setup.nothing_left();
 
@@ -839,10 +795,7 @@ fn extension_test_cases_call_mcp_tools_checked_against_the_servers_schema() {
         "cases:\n  - name: nowhere\n    tool: mcp__nosuch__echo\n    args: {}\n    expect: {status: ok}\n",
     )
     .expect("cases");
-    let bad = promptexec()
-        .in_dir(setup.path())
-        .args(["-c", "runtimeconfig.yaml", "test", "bad.cases.yaml"])
-        .run();
+    let bad = setup.promptexec(&["test", "bad.cases.yaml"]);
     bad.expect_code(2);
     bad.stderr_has("bad.cases.yaml:3:11: the config has no MCP server `nosuch` (it has `t`)");
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value as Json, json};
 
-use crate::mcp::tool_calls;
+use crate::mcp::{tool_calls, tool_names};
 use crate::mcp_servers::test_server_path;
 use crate::util::{Outcome, mock_config_head, promptexec};
 
@@ -205,12 +205,7 @@ fn tools_lists_a_url_servers_tools_with_their_schemas_and_closes_its_session() {
     let out = setup.promptexec(&["tools", "--pack", "pack.json", "--format", "json"]);
     out.expect_code(0);
     let listing = out.json();
-    let names: Vec<&str> = listing["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t["name"].as_str().unwrap_or_default())
-        .collect();
+    let names = tool_names(&listing);
     assert_eq!(
         names,
         [
