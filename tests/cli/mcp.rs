@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use crate::mcp_servers::{bundled_server, test_server_path};
-use crate::util::{Invocation, Outcome, fixtures, gone, mock_config_head, promptexec, repo_root};
+use crate::util::{
+    Invocation, Outcome, fixtures, gone, mock_config_head, promptexec, repo_root, wait_for,
+};
 
 /// A pack with one prompt offering `tools` (`mcp__…` entries and globs).
 fn pack(tools: &[&str]) -> String {
@@ -642,14 +644,9 @@ fn interrupted_during_an_mcp_call(signal: nix::sys::signal::Signal) {
         &script(&[("mcp__t__slow", json!({"ms": 60000}))]),
     );
     let mut run = setup.go().discard_output().spawn();
-    let started = Instant::now();
-    while !setup.calls().contains(&"slow".to_string()) {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the slow call never arrived"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for("the slow call arriving", || {
+        setup.calls().contains(&"slow".to_string())
+    });
     kill(Pid::from_raw(run.id() as i32), signal).expect("send the signal");
     let interrupted = Instant::now();
     let status = run.wait().expect("promptexec exits");

@@ -9,7 +9,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value as Json;
 
-use crate::util::{alive, fixtures, gone, pid_in, promptexec};
+use crate::util::{alive, fixtures, gone, pid_in, promptexec, wait_for};
 
 fn interrupt_dir() -> PathBuf {
     fixtures().join("interrupt")
@@ -25,18 +25,6 @@ fn start_run(piddir: &Path, extra: &[&str]) -> Child {
         .args(extra)
         .discard_output()
         .spawn()
-}
-
-/// Waits, boundedly, until `ready` holds.
-fn wait_for(what: &str, ready: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !ready() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{what} never happened"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The pids the fixtures wrote: the slow tool, the server tool, the JSON-RPC hook.

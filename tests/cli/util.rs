@@ -506,3 +506,15 @@ pub fn pid_in(path: &Path) -> i32 {
 pub fn run_in(dir: &Path, args: &[&str]) -> Outcome {
     promptexec().in_dir(dir).args(args).run()
 }
+
+/// Waits, boundedly, until `ready` holds.
+pub fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what} never happened"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
