@@ -796,3 +796,26 @@ fn extension_test_cases_call_mcp_tools_checked_against_the_servers_schema() {
     bad.expect_code(2);
     bad.stderr_has("bad.cases.yaml:3:11: the config has no MCP server `nosuch` (it has `t`)");
 }
+
+#[test]
+fn validate_checks_a_servers_command_and_what_no_binding_or_server_provides() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - name: t\n      command: no-such-mcp-server-here\n";
+    let pack = r#"{"id": "v", "name": "v", "version": "1.0.0",
+ "prompts": {"desk": {"id": "desk", "name": "d", "version": "1.0.0", "system_template": "hi",
+   "tools": ["mcp__t__*", "mcp__nosuch__*"]}},
+ "tools": {"orphan": {"name": "orphan", "description": "nothing binds it", "parameters": {"type": "object"}}}}"#;
+    std::fs::write(dir.path().join("v.yaml"), config).expect("config");
+    std::fs::write(dir.path().join("v.pack.json"), pack).expect("pack");
+    let out = promptexec()
+        .in_dir(dir.path())
+        .args(["validate", "-c", "v.yaml", "--pack", "v.pack.json"])
+        .run();
+    out.expect_code(2);
+    out.stderr_has(
+        "v.yaml:6:16: spec.mcp_servers[t].command: `no-such-mcp-server-here` is not found in PATH",
+    );
+    out.stderr_has("v.pack.json:3:27: warning: `mcp__nosuch__*` names no MCP server of v.yaml; calls to it cannot run");
+    out.stderr_has("v.pack.json:4:12: warning: tool `orphan` is defined here but neither a binding in v.yaml nor an MCP server provides it");
+    out.stderr_lacks("`mcp__t__*` names no MCP server");
+}
