@@ -24,13 +24,3 @@ pub use suite::{
 pub use summary::{evals_table, problems, problems_except, summary, table};
 pub use terminal::Terminal;
 pub use transcript::Transcript;
-// TEMP STUB
-pub fn check_human(r: &crate::check::CheckReport, _c: bool) -> String {
-    format!("{r:#?}\n")
-}
-pub fn check_json(r: &crate::check::CheckReport) -> String {
-    serde_json::to_string_pretty(r).unwrap_or_default()
-}
-pub fn check_junit(_r: &crate::check::CheckReport) -> Result<String, quick_junit::SerializeError> {
-    Ok(String::new())
-}
