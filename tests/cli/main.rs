@@ -25,6 +25,7 @@ mod observers;
 mod output_files;
 mod providers;
 mod quiet_color;
+mod reaper;
 mod render;
 mod robust;
 mod rpc_hooks;
