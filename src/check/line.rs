@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde_json::{Value as Json, json};
 use tokio::time::Instant;
 
-use crate::exec::Call;
+use crate::exec::{Call, LEFTOVER_SETTLE};
 
 use super::line_process::{LineProcess, Next};
-use super::oneshot::with_stderr;
+use super::oneshot::{no_leftovers, with_stderr};
 use super::subject::{LineServer, Options, ReplyShape};
 use super::{Probe, ProbeResult};
 
@@ -44,8 +44,15 @@ pub async fn probe(subject: &LineServer, options: &Options) -> Vec<ProbeResult> 
     if !subject.methods.is_empty() && wants(Probe::AnswersEachPhase) {
         results.push(timed(each_method(subject)).await);
     }
-    if wants(Probe::ExitsOnEof) {
-        results.push(timed(exits_on_eof(subject, options)).await);
+    if wants(Probe::ExitsOnEof) || wants(Probe::NoLeftoverProcesses) {
+        let started = Instant::now();
+        let (exits, leftovers) = exits_on_eof(subject, options).await;
+        let took = started.elapsed();
+        results.extend(
+            [exits.took(took), leftovers.took(took)]
+                .into_iter()
+                .filter(|r| wants(r.probe)),
+        );
     }
     results
 }
@@ -524,21 +531,27 @@ fn shape_hint(shape: ReplyShape, fallback: &'static str) -> &'static str {
 }
 
 /// Once stdin closes after an ordinary conversation, the process exits within the
-/// grace period.
-async fn exits_on_eof(subject: &LineServer, options: &Options) -> ProbeResult {
-    let hint = "exit when a read from stdin returns EOF";
+/// grace period; then nothing it started is still running.
+async fn exits_on_eof(subject: &LineServer, options: &Options) -> (ProbeResult, ProbeResult) {
     let (bytes, count) = ordinary_lines(subject);
     let mut conversation = match converse(subject, &bytes, count).await {
         Ok(c) => c,
         Err(failed) => {
-            return ProbeResult {
-                probe: Probe::ExitsOnEof,
-                ..failed
+            let leftovers = ProbeResult {
+                probe: Probe::NoLeftoverProcesses,
+                ..failed.clone()
             };
+            return (
+                ProbeResult {
+                    probe: Probe::ExitsOnEof,
+                    ..failed
+                },
+                leftovers,
+            );
         }
     };
     let waited = Instant::now();
-    match conversation.process.exited_within(options.grace).await {
+    let exits = match conversation.process.exited_within(options.grace).await {
         Some(status) => ProbeResult::pass(
             Probe::ExitsOnEof,
             format!(
@@ -547,13 +560,22 @@ async fn exits_on_eof(subject: &LineServer, options: &Options) -> ProbeResult {
                 waited.elapsed().as_millis()
             ),
         ),
-        None => ProbeResult::fail(
-            Probe::ExitsOnEof,
-            format!(
-                "still running {} ms after stdin closed",
-                options.grace.as_millis()
-            ),
-            hint,
-        ),
-    }
+        None => {
+            // Only the process itself, so that what it started can still be found.
+            conversation.process.stop_leader().await;
+            ProbeResult::fail(
+                Probe::ExitsOnEof,
+                format!(
+                    "still running {} ms after stdin closed",
+                    options.grace.as_millis()
+                ),
+                "exit when a read from stdin returns EOF",
+            )
+        }
+    };
+    let left = match conversation.process.guard() {
+        Some(guard) => guard.leftovers(LEFTOVER_SETTLE).await,
+        None => Vec::new(),
+    };
+    (exits, no_leftovers(&left))
 }

@@ -26,6 +26,7 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     };
     add(one_json_answer(subject, &base, &base_reply).took(base_took));
     add(within_deadline(subject, &base).took(base_took));
+    add(no_leftovers(&base.leftovers).took(base_took));
     if options.wants(Probe::ReadsWholeRequest) {
         let started = Instant::now();
         let pretty = serde_json::to_vec_pretty(&subject.request).unwrap_or_default();
@@ -65,9 +66,27 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     results
 }
 
+/// One call; what the process left running is listed before its group is killed.
 async fn call(subject: &OneShot, input: Vec<u8>) -> Finished {
-    let call = Call::new(&subject.name, subject.call_kind, &subject.spec, input);
+    let mut call = Call::new(&subject.name, subject.call_kind, &subject.spec, input);
+    call.watch_leftovers = true;
     exec::run(&call, &CancellationToken::new()).await
+}
+
+/// The leak verdict over what was still running once the process had exited.
+pub(super) fn no_leftovers(left: &[exec::Leftover]) -> ProbeResult {
+    if left.is_empty() {
+        return ProbeResult::pass(Probe::NoLeftoverProcesses, "nothing it started outlived it");
+    }
+    let shown: Vec<String> = left
+        .iter()
+        .map(|l| format!("`{}` (pid {})", l.command_line, l.pid))
+        .collect();
+    ProbeResult::fail(
+        Probe::NoLeftoverProcesses,
+        format!("still running after it exited: {}", shown.join(", ")),
+        "wait for every process you start, or stop it, before exiting",
+    )
 }
 
 /// The reply read by `shape`: a short summary, or what went wrong.
