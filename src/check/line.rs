@@ -95,8 +95,8 @@ async fn converse(
     bytes: &[u8],
     count: usize,
 ) -> Result<Conversation, ProbeResult> {
-    let mut process =
-        LineProcess::start(&subject.name, subject.call_kind, &subject.spec).map_err(|err| {
+    let mut process = LineProcess::start(&subject.name, subject.call_kind, &subject.spec, &[])
+        .map_err(|err| {
             ProbeResult::fail(
                 Probe::OneLinePerReply,
                 format!("could not start: {err}"),
@@ -239,7 +239,8 @@ async fn flushes(subject: &LineServer, options: &Options) -> ProbeResult {
             "flush stdout after every reply (Python: print(..., flush=True))",
         )
     };
-    let mut process = match LineProcess::start(&subject.name, subject.call_kind, &subject.spec) {
+    let mut process = match LineProcess::start(&subject.name, subject.call_kind, &subject.spec, &[])
+    {
         Ok(p) => p,
         Err(err) => return fail(format!("could not start: {err}")),
     };

@@ -44,9 +44,14 @@ pub struct LineProcess {
 }
 
 impl LineProcess {
-    /// Starts `spec` as the engine would, with the environment of `kind`.
-    pub fn start(name: &str, kind: CallKind, spec: &ExecSpec) -> Result<Self, SpawnError> {
-        let env = child_env_for(kind, name, spec, &[]);
+    /// Starts `spec` as the engine would, with the environment of `kind` and `extra`.
+    pub fn start(
+        name: &str,
+        kind: CallKind,
+        spec: &ExecSpec,
+        extra: &[(String, String)],
+    ) -> Result<Self, SpawnError> {
+        let env = child_env_for(kind, name, spec, extra);
         let (mut child, guard) = spawn(spec, env)?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())

@@ -2,17 +2,18 @@
 //! of each tool with arguments its schema allows, and (over stdio) an exit once the
 //! connection closes.
 
-use std::time::Duration;
-
+use indexmap::IndexMap;
+use serde_json::json;
 use tokio::time::Instant;
 
-use crate::config::{McpEndpoint, McpServer};
-use crate::exec::CallKind;
-use crate::mcp::{Link, Listing, McpClient};
+use crate::config::{ExecSpec, McpEndpoint, McpServer};
+use crate::exec::{CallKind, LEFTOVER_SETTLE};
+use crate::mcp::{Listing, McpClient};
 use crate::tools::ToolStatus;
 
 use super::fuzz::Fuzzer;
-use super::oneshot::with_stderr;
+use super::line_process::{LineProcess, Next};
+use super::oneshot::{no_leftovers, with_stderr};
 use super::subject::Options;
 use super::{Probe, ProbeResult};
 
@@ -64,9 +65,11 @@ pub async fn probe(
                 .took(started.elapsed()),
         );
     }
-    if matches!(server.endpoint, McpEndpoint::Stdio { .. }) && options.wants(Probe::ExitsOnEof) {
+    if let McpEndpoint::Stdio { exec, env } = &server.endpoint {
         let started = Instant::now();
-        results.push(exits_on_eof(server).await.took(started.elapsed()));
+        let (exits, leftovers) = exits_on_eof(server, exec, env, options).await;
+        let took = started.elapsed();
+        results.extend([exits.took(took), leftovers.took(took)]);
     }
     (keep(results, options), Some((client, listing)))
 }
@@ -147,37 +150,73 @@ async fn calls_each_tool(client: &McpClient, listing: &Listing, options: &Option
     )
 }
 
-async fn exits_on_eof(server: &McpServer) -> ProbeResult {
-    let deadline = server
+/// Over stdio, by hand: the handshake and a listing, stdin closed, then the exit
+/// within the grace period and nothing left running.
+async fn exits_on_eof(
+    server: &McpServer,
+    exec: &ExecSpec,
+    env: &IndexMap<String, String>,
+    options: &Options,
+) -> (ProbeResult, ProbeResult) {
+    let fail_both = |why: String| {
+        (
+            ProbeResult::fail(Probe::ExitsOnEof, why.clone(), "fix `initialize` first"),
+            ProbeResult::fail(Probe::NoLeftoverProcesses, why, "fix `initialize` first"),
+        )
+    };
+    let extra: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut process = match LineProcess::start(&server.name, CallKind::Mcp, exec, &extra) {
+        Ok(p) => p,
+        Err(err) => return fail_both(format!("could not start: {err}")),
+    };
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "promptexec", "version": env!("CARGO_PKG_VERSION")}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+    ];
+    let mut bytes = Vec::new();
+    for message in &messages {
+        bytes.extend(serde_json::to_vec(message).unwrap_or_default());
+        bytes.push(b'\n');
+    }
+    process.send(&bytes).await;
+    process.close_stdin();
+    let limit = server
         .timeout
         .unwrap_or_else(|| CallKind::Mcp.default_timeout());
-    let link = match Link::open(server, deadline).await {
-        Ok(link) => link,
-        Err(failure) => {
-            return ProbeResult::fail(
-                Probe::ExitsOnEof,
-                failure.to_string(),
-                "fix `initialize` first",
-            );
+    let deadline = Instant::now() + limit;
+    for _ in 0..2 {
+        if let Next::Eof | Next::Silent = process.next(deadline).await {
+            break;
         }
-    };
-    let started = Instant::now();
-    match link.close_and_watch().await {
-        Some(false) => ProbeResult::fail(
+    }
+    let waited = Instant::now();
+    let exits = match process.exited_within(options.grace).await {
+        Some(status) => ProbeResult::pass(
             Probe::ExitsOnEof,
             format!(
-                "still running {} ms after its stdin closed",
-                crate::exec::DEFAULT_GRACE.as_millis()
+                "{} {} ms after stdin closed",
+                crate::exec::describe_exit(&Ok(status)),
+                waited.elapsed().as_millis()
             ),
-            "exit when a read from stdin returns EOF",
         ),
-        _ => ProbeResult::pass(
-            Probe::ExitsOnEof,
-            format!("exited {} ms after its stdin closed", took_ms(started)),
-        ),
-    }
-}
-
-fn took_ms(started: Instant) -> u128 {
-    Duration::from(started.elapsed()).as_millis()
+        None => {
+            process.stop_leader().await;
+            ProbeResult::fail(
+                Probe::ExitsOnEof,
+                format!(
+                    "still running {} ms after stdin closed",
+                    options.grace.as_millis()
+                ),
+                "exit when a read from stdin returns EOF",
+            )
+        }
+    };
+    let left = match process.guard() {
+        Some(guard) => guard.leftovers(LEFTOVER_SETTLE).await,
+        None => Vec::new(),
+    };
+    (exits, no_leftovers(&left))
 }

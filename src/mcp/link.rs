@@ -154,19 +154,6 @@ impl Link {
         }
     }
 
-    /// Closes the connection like [`Link::close`], and says whether a stdio server's
-    /// process then exited on its own within the grace period (`None` for a URL).
-    pub async fn close_and_watch(&self) -> Option<bool> {
-        let service = self.service.lock().ok().and_then(|mut s| s.take());
-        if let Some(mut service) = service {
-            let _ = service.close_with_timeout(DEFAULT_GRACE).await;
-        }
-        let process = self.process.as_ref()?;
-        let exited = process.wait(DEFAULT_GRACE).await;
-        process.stop(DEFAULT_GRACE).await;
-        Some(exited)
-    }
-
     /// Kills the process now. A server at a URL has none: its connection is cancelled
     /// instead, and [`Link::close`] still waits for its session to end.
     pub fn kill(&self) {

@@ -19,6 +19,5 @@ pub use catalog::{Catalog, Listing, McpTool, RejectedTool};
 pub use client::McpClient;
 pub use error::McpFailure;
 pub use http::shown_url;
-pub use link::Link;
 pub use names::{admitted, glob_matches, is_mcp, names_server, qualified, split};
 pub use toolset::McpToolSet;
