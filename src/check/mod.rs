@@ -2,7 +2,6 @@
 //! binds. Drivers run an extension and record what it did; each probe is a small pure
 //! verdict over that record.
 
-pub mod fuzz;
 mod fuzzing;
 mod line;
 mod line_process;
