@@ -377,3 +377,17 @@ fn anchored_patterns_are_generated_not_guessed() {
         .collect();
     assert!(codes.len() > 30, "{codes:?}");
 }
+
+#[test]
+fn an_object_declaring_no_properties_gets_entries() {
+    let schema = json!({"type": "object", "additionalProperties": {"type": "integer"}});
+    let mut fuzzer = Fuzzer::new(&schema, 6).expect("usable schema");
+    let sizes: Vec<usize> = (0..200)
+        .map(|_| fuzzer.next_case())
+        .filter(|case| case.valid)
+        .map(|case| case.args.as_object().expect("an object").len())
+        .collect();
+    let empty = sizes.iter().filter(|n| **n == 0).count();
+    assert!(empty * 4 < sizes.len(), "{empty} empty of {}", sizes.len());
+    assert!(sizes.iter().any(|n| *n >= 2));
+}

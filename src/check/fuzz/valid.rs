@@ -197,14 +197,27 @@ impl Generator<'_> {
             _ => Some(any_leaf()),
         };
         if let Some(values) = extra {
-            let name = unused_name(properties, "extra");
-            // Rarely: most calls carry only what the schema names.
-            let owned = name.clone();
-            let strategy = option::weighted(0.1, values.prop_map(move |v| (owned.clone(), v)));
-            entries.push(Entry {
-                name,
-                strategy: strategy.boxed(),
-            });
+            // Rarely beside declared properties: most calls carry only what the schema
+            // names. An object that declares none is a map, and gets a few entries.
+            let (how_many, chance) = if properties.is_empty() {
+                (3, 0.5)
+            } else {
+                (1, 0.1)
+            };
+            for n in 1..=how_many {
+                let base = if n == 1 {
+                    "extra".to_owned()
+                } else {
+                    format!("extra{n}")
+                };
+                let name = unused_name(properties, &base);
+                let owned = name.clone();
+                let pairs = values.clone().prop_map(move |v| (owned.clone(), v));
+                entries.push(Entry {
+                    name,
+                    strategy: option::weighted(chance, pairs).boxed(),
+                });
+            }
         }
         Some(entries)
     }
