@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::{Value as Json, json};
 use tokio::time::Instant;
 
-use crate::exec::{Call, LEFTOVER_SETTLE};
+use crate::exec::{Call, LEFTOVER_SETTLE, Outcome, RawJson};
+use crate::tools::{ToolMode, ToolReport};
 
 use super::line_process::{LineProcess, Next};
 use super::oneshot::{no_leftovers, with_stderr};
@@ -579,4 +580,47 @@ async fn exits_on_eof(subject: &LineServer, options: &Options) -> (ProbeResult, 
         None => Vec::new(),
     };
     (exits, no_leftovers(&left))
+}
+
+/// One `execute` call in a process of its own, stdin closed once it is written: the
+/// fuzzer's way to call a server tool, so that flushing and ids (probes of their own)
+/// do not decide what it finds.
+pub async fn call_once(subject: &LineServer, args: &Json) -> ToolReport {
+    let started = Instant::now();
+    let mut report = ToolReport::new(&subject.name, ToolMode::Server);
+    let params = json!({"args": args});
+    let bytes = request_line(1, &subject.request.0, &params);
+    let outcome = match converse(subject, &bytes, 1).await {
+        Err(failed) => Outcome::CouldNotStart {
+            reason: failed.reason,
+        },
+        Ok(conversation) => {
+            report.stderr_tail = conversation.process.stderr_tail();
+            match conversation.got.first().map(response) {
+                Some(Ok((_, Ok(result)))) => Outcome::Answered(result),
+                Some(Ok((_, Err(error)))) => {
+                    let message = error["message"].as_str().unwrap_or_default().to_string();
+                    report.answered_error(message);
+                    report.duration_ms = started.elapsed().as_millis() as u64;
+                    return report;
+                }
+                Some(Err(_)) if matches!(conversation.got.first(), Some(Next::Silent)) => {
+                    Outcome::TimedOut {
+                        after: started.elapsed(),
+                        nothing_read: true,
+                    }
+                }
+                Some(Err(why)) => Outcome::ServerFailed { reason: why },
+                None => Outcome::ServerFailed {
+                    reason: "no reply".into(),
+                },
+            }
+        }
+    };
+    match outcome {
+        Outcome::Answered(result) => report.succeeded(RawJson::from(&result)),
+        other => report.settle(other),
+    }
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    report
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::tools::ToolCaller;
 
-use super::fuzzing::{FuzzTarget, fuzz};
+use super::fuzzing::{Caller, FuzzTarget, fuzz};
 use super::subject::{Options, Subject, ToolSchemas};
 use super::{ExtensionCheck, Probe, line, mcp, oneshot};
 
@@ -14,14 +14,17 @@ pub async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
         Subject::OneShot(s) => {
             let mut probes = oneshot::probe(s, options).await;
             if fuzzing && let Some(schemas) = &s.tool {
-                probes.extend(fuzz_exec(&s.name, &s.spec, schemas, options).await);
+                let caller = ToolCaller::new(&s.name, &s.spec);
+                let target = target(Caller::Engine(&caller), &s.name, schemas);
+                probes.extend(fuzz(&[target], options).await);
             }
             probes
         }
         Subject::Line(s) => {
             let mut probes = line::probe(s, options).await;
             if fuzzing && let Some(schemas) = &s.tool {
-                probes.extend(fuzz_exec(&s.name, &s.spec, schemas, options).await);
+                let target = target(Caller::Line(s), &s.name, schemas);
+                probes.extend(fuzz(&[target], options).await);
             }
             probes
         }
@@ -40,7 +43,7 @@ pub async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
                         .iter()
                         .zip(&callers)
                         .map(|(t, caller)| FuzzTarget {
-                            caller,
+                            caller: Caller::Engine(caller),
                             name: t.name.clone(),
                             input: &t.input_schema,
                             output: t.output_schema.as_ref(),
@@ -61,20 +64,11 @@ pub async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
     }
 }
 
-async fn fuzz_exec(
-    name: &str,
-    spec: &crate::config::ExecSpec,
-    schemas: &ToolSchemas,
-    options: &Options,
-) -> Vec<super::ProbeResult> {
-    let caller = ToolCaller::new(name, spec);
-    let target = FuzzTarget {
-        caller: &caller,
+fn target<'a>(caller: Caller<'a>, name: &str, schemas: &'a ToolSchemas) -> FuzzTarget<'a> {
+    FuzzTarget {
+        caller,
         name: name.to_string(),
         input: &schemas.input,
         output: schemas.output.as_ref(),
-    };
-    let results = fuzz(&[target], options).await;
-    caller.shutdown().await;
-    results
+    }
 }

@@ -5,6 +5,7 @@ mod batch;
 mod builtin_checks;
 mod cases;
 mod chain;
+mod check;
 mod deadlines;
 mod env_rule;
 mod evals;
