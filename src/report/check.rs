@@ -61,7 +61,7 @@ pub fn check_human(report: &CheckReport, color: bool) -> String {
     let (passed, failed) = counts(report);
     let failed_text = format!("{failed} failed");
     text.push_str(&format!(
-        "check: {}, {}: {passed} passed, {} (seed {})",
+        "check: {}, {}: {passed} passed, {} (seed {})\n",
         plural(report.extensions.len(), "extension"),
         plural(passed + failed, "probe"),
         match failed {
