@@ -82,7 +82,7 @@ fn probe_table(extension: &ExtensionCheck) -> String {
             probe.probe.to_string(),
             verdict(probe).to_string(),
             format!("{} ms", probe.duration.as_millis()),
-            first_line(&probe.reason).to_string(),
+            in_cell(&probe.reason),
         ]);
     }
     grid.to_string()
@@ -92,9 +92,16 @@ fn verdict(probe: &ProbeResult) -> &'static str {
     if probe.passed { "passed" } else { "failed" }
 }
 
-/// A reason is meant to be one line; one that is not would break the table's rows.
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or_default()
+/// How much of a reason fits a cell; a failure's whole reason follows the table.
+const CELL_CHARS: usize = 80;
+
+/// A reason's first line (more would break the table's rows), cut to fit a cell.
+fn in_cell(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(CELL_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
 }
 
 fn counts(report: &CheckReport) -> (usize, usize) {
