@@ -150,7 +150,7 @@ impl ReplyShape {
             ReplyShape::Eval => {
                 let object = reply.as_object().ok_or("the answer is not a JSON object")?;
                 match object.get("score") {
-                    Some(Json::Number(n)) => Ok(format!("scored {n}")),
+                    Some(Json::Number(_)) => Ok("answered a score".into()),
                     Some(other) => Err(format!("`score` must be a number, found {other}")),
                     None => Err("the answer has no `score`".into()),
                 }
@@ -196,5 +196,88 @@ impl ReplyShape {
             }
             ReplyShape::AnyResult | ReplyShape::Ignored => "answer with a JSON-RPC result",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_shape_reads_the_replies_the_reference_gives_and_names_what_is_wrong() {
+        let ok = |shape: ReplyShape, reply: Json| shape.read(&reply).expect("valid");
+        let bad = |shape: ReplyShape, reply: Json| shape.read(&reply).expect_err("invalid");
+        assert_eq!(
+            ok(ReplyShape::Tool, json!({"result": 1})),
+            "answered `result`"
+        );
+        assert_eq!(
+            ok(ReplyShape::Tool, json!({"error": "no"})),
+            "answered `error`"
+        );
+        assert_eq!(
+            bad(ReplyShape::Tool, json!({"rows": []})),
+            "the answer has none of `result`, `error`, `pending`"
+        );
+        assert_eq!(
+            bad(ReplyShape::Tool, json!([1])),
+            "the answer is not a JSON object"
+        );
+        assert_eq!(ok(ReplyShape::Filter, json!({"allow": false})), "denied");
+        assert!(bad(ReplyShape::Filter, json!({"allow": "yes"})).contains("true or false"));
+        assert_eq!(ok(ReplyShape::Observe, json!({})), "acknowledged");
+        assert!(bad(ReplyShape::Observe, json!({"ack": "yes"})).contains("`ack`"));
+        assert_eq!(
+            ok(ReplyShape::Eval, json!({"score": 1.7})),
+            "answered a score"
+        );
+        assert_eq!(
+            bad(ReplyShape::Eval, json!({"score": "high"})),
+            "`score` must be a number, found \"high\""
+        );
+        assert_eq!(
+            ok(ReplyShape::Hello, json!({"ok": true, "name": "g"})),
+            "said hello as `g`"
+        );
+        assert_eq!(
+            bad(ReplyShape::Hello, json!({"ok": true})),
+            "the hello reply has no string `name`"
+        );
+        assert_eq!(
+            ok(
+                ReplyShape::Action(Intercept::BeforeTool),
+                json!({"action": "deny_tool", "reason": "x"})
+            ),
+            "answered `deny_tool`"
+        );
+        assert!(
+            bad(
+                ReplyShape::Action(Intercept::BeforeLlm),
+                json!({"action": "deny_tool"})
+            )
+            .contains("before_tool")
+        );
+        assert_eq!(
+            ok(
+                ReplyShape::Action(Intercept::ApproveTool),
+                json!({"approved": true})
+            ),
+            "approved"
+        );
+    }
+
+    #[test]
+    fn only_a_score_in_zero_to_one_is_in_range() {
+        assert_eq!(
+            ReplyShape::score_in_range(&json!({"score": 1})).expect("in range"),
+            "scored 1"
+        );
+        assert!(
+            ReplyShape::score_in_range(&json!({"score": 1.7}))
+                .expect_err("out")
+                .contains("1.7")
+        );
+        assert!(ReplyShape::score_in_range(&json!({"score": -0.1})).is_err());
     }
 }
