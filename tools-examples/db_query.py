@@ -26,8 +26,9 @@ db.executescript(
 
 
 def answer(request):
-    sql = request.get("params", {}).get("args", {}).get("sql", "")
-    if not sql.lstrip().lower().startswith("select"):
+    args = (request.get("params") or {}).get("args")
+    sql = args.get("sql") if isinstance(args, dict) else None
+    if not isinstance(sql, str) or not sql.lstrip().lower().startswith("select"):
         return {"error": {"code": -32602, "message": "only SELECT statements are allowed"}}
     try:
         rows = [dict(row) for row in db.execute(sql)]

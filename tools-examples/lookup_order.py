@@ -8,8 +8,13 @@ import json
 import pathlib
 import sys
 
-request = json.load(sys.stdin)
-order_id = request["args"]["order_id"]
+try:
+    order_id = json.load(sys.stdin)["args"]["order_id"]
+    if not isinstance(order_id, str):
+        raise TypeError
+except (ValueError, KeyError, TypeError):
+    json.dump({"error": "expected {\"args\": {\"order_id\": \"A-...\"}}"}, sys.stdout)
+    sys.exit(0)
 orders = json.loads((pathlib.Path(__file__).parent / "orders.json").read_text())
 order = orders.get(order_id)
 if order is None:

@@ -10,9 +10,14 @@ import json
 import os
 import sys
 
-request = json.load(sys.stdin)
-args = request["args"]
-amount = float(args["amount"])
+try:
+    request = json.load(sys.stdin)
+    args = request["args"]
+    amount = float(args["amount"])
+    str(args["order_id"])
+except (ValueError, KeyError, TypeError):
+    json.dump({"error": "expected {\"args\": {\"order_id\": \"A-...\", \"amount\": 12.5}}"}, sys.stdout)
+    sys.exit(0)
 limit = float(os.environ.get("REFUND_LIMIT", "100"))
 resolution = request.get("resolution")
 

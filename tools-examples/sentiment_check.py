@@ -11,7 +11,13 @@ import sys
 POSITIVE = {"great", "love", "thanks", "happy", "good", "excellent", "amazing"}
 NEGATIVE = {"late", "angry", "broken", "bad", "terrible", "refund", "delayed", "worst"}
 
-text = json.load(sys.stdin)["args"]["text"]
+try:
+    text = json.load(sys.stdin)["args"]["text"]
+    if not isinstance(text, str):
+        raise TypeError
+except (ValueError, KeyError, TypeError):
+    json.dump({"error": "expected {\"args\": {\"text\": \"...\"}}"}, sys.stdout)
+    sys.exit(0)
 words = re.findall(r"[a-z']+", text.lower())
 hits = sum(w in POSITIVE for w in words) - sum(w in NEGATIVE for w in words)
 score = max(-1.0, min(1.0, hits / 3))

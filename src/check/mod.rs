@@ -2,6 +2,16 @@
 //! binds. Drivers run an extension and record what it did; each probe is a small pure
 //! verdict over that record.
 
+pub mod fuzz;
+mod fuzzing;
+mod line;
+mod line_process;
+mod mcp;
+mod oneshot;
+mod run;
+mod subject;
 mod verdict;
 
+pub use run::check;
+pub use subject::{LineServer, McpSubject, OneShot, Options, ReplyShape, Subject, ToolSchemas};
 pub use verdict::{CheckReport, CheckedKind, ExtensionCheck, Probe, ProbeResult};

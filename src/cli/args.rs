@@ -80,6 +80,9 @@ pub enum Command {
     Eval(EvalArgs),
     /// Check the config and a pack, and the references between them
     Validate(ValidateArgs),
+    /// Run every extension the config binds (or the named ones) through conformance
+    /// probes, and fuzz its tools with arguments generated from their schemas
+    Check(CheckArgs),
     /// Render and manage prompt templates
     #[command(subcommand)]
     Prompt(PromptCommand),
@@ -436,6 +439,45 @@ pub struct ToolsArgs {
 pub enum ListFormat {
     Human,
     Json,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Only these extensions: tool, hook or eval names, or MCP server names
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+
+    /// The PromptPack: tool schemas to fuzz with, and output schemas to hold results to
+    #[arg(long, value_name = "PACK")]
+    pub pack: Option<PathBuf>,
+
+    /// Only this probe (one of the names a report shows, such as `echoes_ids`)
+    #[arg(long, value_name = "NAME")]
+    pub probe: Option<String>,
+
+    /// Seed of the generated arguments [default: a new one, printed in the report]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Generated argument sets per tool
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub cases: usize,
+
+    /// How many extensions are checked at once [default: one per core]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: Option<u64>,
+
+    /// `human`: a table per extension; `json`: one document; `junit`: JUnit XML, a
+    /// testsuite per extension
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Human,
+    Json,
+    Junit,
 }
 
 #[derive(Debug, Args)]

@@ -16,10 +16,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    match Cli::try_parse_from(args) {
+    // Before anything is spawned, so that every detached descendant comes back here.
+    crate::exec::become_subreaper();
+    let code = match Cli::try_parse_from(args) {
         Ok(cli) => execute(cli, &mut Console::stdio()).into(),
         Err(err) => usage(err),
-    }
+    };
+    // Every command has returned, interrupted or not: what its extensions left goes.
+    crate::exec::kill_remaining_children();
+    code
 }
 
 /// Like [`run`], with the command's output written to `console`; clap's help and

@@ -32,6 +32,7 @@ pub fn dispatch(
         Command::Tools(args) => super::tools::run(settings, &args, console),
         Command::Eval(args) => super::eval::run(settings, &args, console),
         Command::Validate(args) => super::validate::run(settings, &args, console),
+        Command::Check(args) => super::check::run(settings, &args, console),
         Command::Prompt(PromptCommand::Render(args)) => super::prompt::render(&args, console),
         Command::Prompt(PromptCommand::Library(command)) => super::library::run(&command, console),
         Command::Prompt(PromptCommand::Share(command)) => super::share::run(&command, console),

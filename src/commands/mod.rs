@@ -4,6 +4,7 @@
 //! they never call each other.
 
 mod ask;
+mod check;
 mod eval;
 mod hook;
 mod hook_rpc;

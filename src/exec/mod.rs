@@ -10,21 +10,35 @@
 //! killed too, so a grandchild that kept our pipe open cannot hold the call, and the
 //! pipes are drained for a bounded time only. [`classify`] then turns the raw facts
 //! into an [`Outcome`] without touching any process.
+//!
+//! What leaves the group (`setsid`, a double fork) is caught another way: promptexec
+//! is a child subreaper, every spawn marks its processes with `PROMPTEXEC_SPAWN_ID`,
+//! and when a group is killed the orphans reparented to promptexec that carry its id
+//! are killed and reaped too; at exit, every child left is.
 
 mod env;
 pub(crate) mod group;
+mod leftovers;
+#[cfg(test)]
+mod leftovers_tests;
 mod outcome;
+mod procfs;
 pub mod raw_json;
+mod reaper;
+mod registry;
 pub mod rpc;
 mod run;
 pub(crate) mod spawn;
 pub(crate) mod tail;
 
 pub use env::{BASE_ENV, child_env};
+pub use leftovers::{LEFTOVER_SETTLE, Leftover};
 pub use outcome::{
     Finished, Outcome, ProcessEnd, StopReason, classify, classify_raw, describe_exit,
 };
 pub use raw_json::RawJson;
+pub use reaper::{become_subreaper, kill_remaining_children};
+pub use registry::SPAWN_ID_VAR;
 pub use run::{Call, CallKind, child_env_for, run};
 pub use spawn::{SpawnError, find_in_path, is_executable};
 pub use tail::last_lines;

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use super::RawJson;
 use super::rpc::NOT_FLUSHING_HINT;
 use super::spawn::SpawnError;
+use super::{Leftover, RawJson};
 
 /// How the process itself ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +43,9 @@ pub struct Finished {
     pub stdout: Vec<u8>,
     pub stderr_tail: String,
     pub duration: Duration,
+    /// What the process left running when it exited on its own; filled only for a
+    /// call that asks (`Call::watch_leftovers`).
+    pub leftovers: Vec<Leftover>,
 }
 
 impl Finished {
@@ -54,6 +57,7 @@ impl Finished {
             stdout: Vec::new(),
             stderr_tail: String::new(),
             duration: Duration::ZERO,
+            leftovers: Vec::new(),
         }
     }
 
@@ -246,6 +250,7 @@ mod tests {
             stdout: stdout.as_bytes().to_vec(),
             stderr_tail: String::new(),
             duration: Duration::from_millis(5),
+            leftovers: Vec::new(),
         }
     }
 

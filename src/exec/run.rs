@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::outcome::{Finished, ProcessEnd, StopReason};
 use super::spawn::spawn;
 use super::tail::{LineLog, Tail, read_stderr};
-use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, child_env};
+use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, LEFTOVER_SETTLE, Leftover, child_env};
 use crate::config::ExecSpec;
 
 /// After the child is gone, how long its pipes may take to reach EOF.
@@ -56,6 +56,10 @@ pub struct Call<'a> {
     pub max_output: u64,
     /// Extra `PROMPTEXEC_*` variables for the child.
     pub context: Vec<(String, String)>,
+    /// When the child exits on its own, list what it left running (in
+    /// [`Finished::leftovers`]) before that is killed; costs up to
+    /// [`LEFTOVER_SETTLE`] when something is left.
+    pub watch_leftovers: bool,
 }
 
 impl<'a> Call<'a> {
@@ -75,6 +79,7 @@ impl<'a> Call<'a> {
             grace: DEFAULT_GRACE,
             max_output: spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT),
             context: Vec::new(),
+            watch_leftovers: false,
         }
     }
 
@@ -121,6 +126,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     };
     let mut stdout_bytes = Vec::new();
     let mut stop: Option<StopReason> = None;
+    let mut leftovers: Vec<Leftover> = Vec::new();
     let signal = |s: Signal| {
         if let Some(g) = &guard {
             g.signal(s);
@@ -167,7 +173,12 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
             }
         };
         let status = match ended {
-            Some(status) => status,
+            Some(status) => {
+                if let (true, Ok(_), Some(guard)) = (call.watch_leftovers, &status, &guard) {
+                    leftovers = guard.leftovers(LEFTOVER_SETTLE).await;
+                }
+                status
+            }
             None => {
                 signal(Signal::SIGTERM);
                 match tokio::time::timeout(call.grace, child.wait()).await {
@@ -218,6 +229,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         stdout: stdout_bytes,
         stderr_tail: tail.into_string(),
         duration: started.elapsed(),
+        leftovers,
     }
 }
 

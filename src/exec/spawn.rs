@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::process::Child;
 
 use super::group::GroupGuard;
+use super::registry::{SPAWN_ID_VAR, SpawnId, spawning};
 use crate::config::{EnvMode, ExecSpec};
 
 /// Why a process could not be started. The text is what users read after
@@ -34,11 +35,12 @@ pub enum SpawnError {
     NotPiped,
 }
 
-/// Starts `spec` with exactly `env`, its stdio piped, in a process group of its own.
-/// The guard kills the group when dropped.
+/// Starts `spec` with exactly `env` plus a fresh `PROMPTEXEC_SPAWN_ID`, its stdio
+/// piped, in a process group of its own. The guard kills the group, and the orphans
+/// marked with that id, when dropped.
 pub fn spawn(
     spec: &ExecSpec,
-    env: Vec<(String, String)>,
+    mut env: Vec<(String, String)>,
 ) -> Result<(Child, Option<GroupGuard>), SpawnError> {
     // With `env_mode: listed` the child may get no PATH; a bare command is then found
     // through promptexec's own, as PromptKit finds it.
@@ -51,6 +53,9 @@ pub fn spawn(
             EnvMode::Base => None,
         });
     let program = resolve_program(spec, path_var.as_deref())?;
+    let id = SpawnId::next();
+    env.retain(|(name, _)| name != SPAWN_ID_VAR);
+    env.push((SPAWN_ID_VAR.to_string(), id.text.clone()));
     let mut command = tokio::process::Command::new(&program);
     command
         .args(&spec.args)
@@ -64,8 +69,12 @@ pub fn spawn(
         // keeps the fast posix_spawn path.
         .process_group(0)
         .kill_on_drop(true);
+    let spawning = spawning();
     let child = command.spawn().map_err(|err| spawn_error(program, err))?;
-    let guard = child.id().map(|pid| GroupGuard::new(pid as i32));
+    let guard = child.id().map(|pid| {
+        spawning.register(pid as i32);
+        GroupGuard::new(pid as i32, id.text)
+    });
     Ok((child, guard))
 }
 

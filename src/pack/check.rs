@@ -56,15 +56,19 @@ pub(super) fn check_pack(pack: &Pack, cx: &mut Checker) {
         check_prompt(pack, prompt, cx);
     }
     for tool in pack.tools.values() {
-        if let Err(err) = jsonschema::validator_for(&tool.parameters) {
-            let at = err.instance_path().to_string();
-            cx.error(
-                tool.pos,
-                format!(
-                    "/tools/{}/parameters{at}: not a valid JSON Schema: {err}",
-                    tool.name
-                ),
-            );
+        let schemas = std::iter::once(("parameters", &tool.parameters))
+            .chain(tool.output_schema.iter().map(|s| ("output_schema", s)));
+        for (field, schema) in schemas {
+            if let Err(err) = jsonschema::validator_for(schema) {
+                let at = err.instance_path().to_string();
+                cx.error(
+                    tool.pos,
+                    format!(
+                        "/tools/{}/{field}{at}: not a valid JSON Schema: {err}",
+                        tool.name
+                    ),
+                );
+            }
         }
     }
 }

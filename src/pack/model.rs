@@ -160,6 +160,9 @@ pub struct ToolDef {
     pub description: String,
     /// A JSON Schema for the arguments, already checked to be valid.
     pub parameters: Json,
+    /// A JSON Schema every result must match (`output_schema`, as PromptKit's tool
+    /// files have it); `check` holds results to it.
+    pub output_schema: Option<Json>,
     pub pos: Pos,
 }
 

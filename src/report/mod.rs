@@ -2,6 +2,7 @@
 //! summary on stderr, one JSON document, JUnit XML, and the JSONL transcript.
 
 mod atomic;
+mod check;
 mod human;
 mod json;
 mod junit;
@@ -13,6 +14,7 @@ mod terminal;
 mod transcript;
 
 pub use atomic::{write_atomic, write_atomic_with};
+pub use check::{check_human, check_json, check_junit};
 pub use human::{HumanStream, describe, stderr_excerpt};
 pub use json::{JsonReport, json_report};
 pub use junit::junit_report;

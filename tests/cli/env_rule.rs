@@ -26,7 +26,13 @@ fn names_seen(config: &str, tool: &str) -> Vec<String> {
     serde_json::from_str(&out.stdout).expect("a list of names")
 }
 
-const CONTEXT: [&str; 3] = ["PROMPTEXEC_KIND", "PROMPTEXEC_NAME", "PROMPTEXEC_VERSION"];
+/// promptexec's own variables, which every child gets whatever its `env_mode`.
+const CONTEXT: [&str; 4] = [
+    "PROMPTEXEC_KIND",
+    "PROMPTEXEC_NAME",
+    "PROMPTEXEC_SPAWN_ID",
+    "PROMPTEXEC_VERSION",
+];
 
 fn exactly(names: &[&str]) -> Vec<String> {
     let mut all: Vec<String> = names

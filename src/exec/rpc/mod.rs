@@ -6,7 +6,7 @@
 mod client;
 mod envelope;
 mod errors;
-mod framing;
+pub(crate) mod framing;
 mod pending;
 mod policy;
 mod supervisor;

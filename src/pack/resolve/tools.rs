@@ -39,6 +39,10 @@ impl Resolver<'_> {
                 }
                 None => serde_json::json!({"type": "object"}),
             };
+            let output_schema = f.get("output_schema").map(|o| {
+                self.cx.map(o, &ptr(&at, "output_schema"));
+                o.to_json()
+            });
             self.cx.ignored_keys(&mut f, &["action_scope"], &at);
             self.cx.unknown_keys(&f, &at, UnknownKeys::Error);
             if let (Some(_), Some(description)) = (name, description) {
@@ -48,6 +52,7 @@ impl Resolver<'_> {
                         name: key.name.clone(),
                         description,
                         parameters,
+                        output_schema,
                         pos: key.pos,
                     },
                 );

@@ -1,0 +1,27 @@
+//! Schema-driven fuzzing of tools: arguments generated from a tool's JSON Schema (the
+//! pack's `parameters`, an MCP tool's `inputSchema`), valid and deliberately broken,
+//! each checked against the schema by the validator, and a failing input shrunk with
+//! the tool itself as the judge.
+//!
+//! Generation is proptest strategies built keyword by keyword from the schema; shrinking
+//! walks their value trees by hand so each step can await a call to the tool.
+
+mod case;
+mod error;
+mod example;
+mod fuzzer;
+mod invalid;
+mod numbers;
+mod schema;
+mod seq;
+mod shell;
+mod text;
+mod valid;
+
+#[cfg(test)]
+mod tests;
+
+pub use case::Case;
+pub use error::FuzzError;
+pub use fuzzer::Fuzzer;
+pub use shell::invoke_command;

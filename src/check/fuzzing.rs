@@ -1,0 +1,205 @@
+//! The fuzz probe and the output contract: a tool called with arguments generated
+//! from its schema, through the same caller a run uses. On valid arguments a crash,
+//! a non-JSON answer or a hang fails; on invalid ones an error answer passes and a
+//! crash fails. A failing input is shrunk and given back as an `invoke-tool`
+//! command.
+
+use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
+
+use crate::exec::Outcome;
+use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
+
+use super::fuzz::{Fuzzer, invoke_command};
+use super::line;
+use super::oneshot::with_stderr;
+use super::subject::{LineServer, Options};
+use super::{Probe, ProbeResult};
+
+/// Oracle calls a shrink may make; fewer when each failing call waits out a deadline.
+const SHRINK_BUDGET: usize = 150;
+const SHRINK_BUDGET_HANGS: usize = 8;
+
+/// How the fuzzer calls a tool: through the engine's caller, or (a server tool) in
+/// a process per call.
+pub enum Caller<'a> {
+    Engine(&'a ToolCaller),
+    Line(&'a LineServer),
+}
+
+impl Caller<'_> {
+    async fn call(&self, args: &Json, cancel: &CancellationToken) -> ToolReport {
+        match self {
+            Caller::Engine(caller) => caller.call(args, None, cancel).await,
+            Caller::Line(subject) => line::call_once(subject, args).await,
+        }
+    }
+}
+
+/// One tool to fuzz: how to call it, the name `invoke-tool` knows it by, and its
+/// schemas.
+pub struct FuzzTarget<'a> {
+    pub caller: Caller<'a>,
+    pub name: String,
+    pub input: &'a Json,
+    pub output: Option<&'a Json>,
+}
+
+/// The fuzz verdict, and an output-contract verdict when a target declares an output
+/// schema.
+pub async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeResult> {
+    let started = tokio::time::Instant::now();
+    let mut calls = 0usize;
+    let (mut valid, mut invalid) = (0usize, 0usize);
+    let mut fuzz_failure = None;
+    let mut contract: Option<ProbeResult> = None;
+    let mut checked_results = 0usize;
+    let mut fuzzed = 0usize;
+    let cancel = CancellationToken::new();
+    'targets: for target in targets {
+        let Ok(mut fuzzer) = Fuzzer::new(target.input, options.seed) else {
+            continue;
+        };
+        // A tool that fails its ordinary call fails a probe of its own already; what
+        // fuzzing finds is what depends on the input.
+        if failure(&target.caller.call(&fuzzer.example(), &cancel).await, true).is_some() {
+            continue;
+        }
+        fuzzed += 1;
+        let output = target.output.map(ArgsSchema::new);
+        for _ in 0..options.cases {
+            let case = fuzzer.next_case();
+            let report = target.caller.call(&case.args, &cancel).await;
+            calls += 1;
+            if case.valid {
+                valid += 1;
+            } else {
+                invalid += 1;
+            }
+            if let Some(why) = failure(&report, case.valid) {
+                let hangs = report.status == ToolStatus::Timeout;
+                let is_valid = case.valid;
+                let broken = case.broken.clone();
+                let budget = if hangs {
+                    SHRINK_BUDGET_HANGS
+                } else {
+                    SHRINK_BUDGET
+                };
+                let smallest = case
+                    .shrink(
+                        |args| {
+                            let cancel = &cancel;
+                            async move {
+                                let report = target.caller.call(&args, cancel).await;
+                                failure(&report, is_valid).is_some()
+                            }
+                        },
+                        budget,
+                    )
+                    .await;
+                let again = target.caller.call(&smallest, &cancel).await;
+                let why = failure(&again, is_valid).unwrap_or(why);
+                let kind = match (is_valid, broken) {
+                    (true, _) => "valid arguments".to_string(),
+                    (false, Some(broken)) => format!("invalid arguments ({broken})"),
+                    (false, None) => "invalid arguments".to_string(),
+                };
+                let result = ProbeResult::fail(
+                    Probe::Fuzz,
+                    format!("`{}` on {kind} {smallest}: {why}", target.name),
+                    if is_valid {
+                        "handle every input the schema allows; answer {\"error\": …} for what the tool cannot do"
+                    } else {
+                        "answer {\"error\": …} for arguments that break the schema, never crash"
+                    },
+                )
+                .reproduced_by(invoke_command(
+                    &options.config_path,
+                    None,
+                    &target.name,
+                    &smallest,
+                ));
+                fuzz_failure = Some(result);
+                break 'targets;
+            }
+            if let (Some(schema), true, Some(result)) = (&output, case.valid, &report.result) {
+                checked_results += 1;
+                let value: Json = serde_json::from_str(result.get()).unwrap_or(Json::Null);
+                if contract.is_none()
+                    && let Some(err) = schema.check(&value).into_iter().next()
+                {
+                    contract = Some(
+                        ProbeResult::fail(
+                            Probe::OutputContract,
+                            format!(
+                                "`{}` on {}: the result breaks the output schema: {err}",
+                                target.name, case.args
+                            ),
+                            "return results of the shape the output schema declares, or fix the schema",
+                        )
+                        .reproduced_by(invoke_command(
+                            &options.config_path,
+                            None,
+                            &target.name,
+                            &case.args,
+                        )),
+                    );
+                }
+            }
+        }
+    }
+    let took = started.elapsed();
+    if fuzzed == 0 && fuzz_failure.is_none() {
+        return Vec::new();
+    }
+    let mut results = vec![
+        fuzz_failure
+            .unwrap_or_else(|| {
+                ProbeResult::pass(
+                    Probe::Fuzz,
+                    format!(
+                        "{calls} generated calls ({valid} valid, {invalid} invalid, seed {}): no crash, hang or invalid answer",
+                        options.seed
+                    ),
+                )
+            })
+            .took(took),
+    ];
+    if targets.iter().any(|t| t.output.is_some()) {
+        results.push(
+            contract
+                .unwrap_or_else(|| {
+                    ProbeResult::pass(
+                        Probe::OutputContract,
+                        format!("{checked_results} results matched the output schema"),
+                    )
+                })
+                .took(took),
+        );
+    }
+    results
+}
+
+/// Why a call is a failure, if it is: a crash, an invalid answer or a hang. An error
+/// answer is a tool's own business on valid arguments and the right answer to
+/// invalid ones, where it may come with a non-zero exit too.
+fn failure(report: &ToolReport, valid: bool) -> Option<String> {
+    let why = || {
+        with_stderr(
+            report.error.clone().unwrap_or_default(),
+            &report.stderr_tail,
+        )
+    };
+    match report.status {
+        ToolStatus::Failed if !valid && answered_error(report) => None,
+        ToolStatus::Failed | ToolStatus::Timeout => Some(why()),
+        ToolStatus::Ok | ToolStatus::Error | ToolStatus::Pending => None,
+    }
+}
+
+/// A process that exited non-zero with `{"error": …}` as its whole answer.
+fn answered_error(report: &ToolReport) -> bool {
+    matches!(report.outcome, Outcome::ExitedNonZero { .. })
+        && serde_json::from_str::<Json>(&report.stdout_head)
+            .is_ok_and(|answer| answer.get("error").is_some_and(|e| !e.is_null()))
+}

@@ -1,0 +1,222 @@
+//! Probes for MCP servers: the handshake, the schemas of the tools they list, a call
+//! of each tool with arguments its schema allows, and (over stdio) an exit once the
+//! connection closes.
+
+use indexmap::IndexMap;
+use serde_json::json;
+use tokio::time::Instant;
+
+use crate::config::{ExecSpec, McpEndpoint, McpServer};
+use crate::exec::{CallKind, LEFTOVER_SETTLE};
+use crate::mcp::{Listing, McpClient};
+use crate::tools::ToolStatus;
+
+use super::fuzz::Fuzzer;
+use super::line_process::{LineProcess, Next};
+use super::oneshot::{no_leftovers, with_stderr};
+use super::subject::Options;
+use super::{Probe, ProbeResult};
+
+/// The probes, and the client and listing the fuzzer goes on with when the server
+/// answered.
+pub async fn probe(
+    server: &McpServer,
+    options: &Options,
+) -> (
+    Vec<ProbeResult>,
+    Option<(McpClient, std::sync::Arc<Listing>)>,
+) {
+    let mut results = Vec::new();
+    let started = Instant::now();
+    let client = McpClient::new(server);
+    let listing = match client.tools().await {
+        Ok(listing) => listing,
+        Err(failure) => {
+            let why = with_stderr(failure.to_string(), failure.stderr_tail());
+            results.push(
+                ProbeResult::fail(
+                    Probe::Initialize,
+                    why,
+                    "answer `initialize` and `tools/list` within timeout_ms",
+                )
+                .took(started.elapsed()),
+            );
+            client.shutdown().await;
+            return (keep(results, options), None);
+        }
+    };
+    results.push(
+        ProbeResult::pass(
+            Probe::Initialize,
+            format!(
+                "initialized and listed {} tools in {} ms",
+                listing.tools.len() + listing.rejected.len(),
+                started.elapsed().as_millis()
+            ),
+        )
+        .took(started.elapsed()),
+    );
+    results.push(tool_schemas(&listing));
+    if options.wants(Probe::CallsEachTool) {
+        let started = Instant::now();
+        results.push(
+            calls_each_tool(&client, &listing, options)
+                .await
+                .took(started.elapsed()),
+        );
+    }
+    if let McpEndpoint::Stdio { exec, env } = &server.endpoint {
+        let started = Instant::now();
+        let (exits, leftovers) = exits_on_eof(server, exec, env, options).await;
+        let took = started.elapsed();
+        results.extend([exits.took(took), leftovers.took(took)]);
+    }
+    (keep(results, options), Some((client, listing)))
+}
+
+fn keep(results: Vec<ProbeResult>, options: &Options) -> Vec<ProbeResult> {
+    results
+        .into_iter()
+        .filter(|r| options.wants(r.probe))
+        .collect()
+}
+
+fn tool_schemas(listing: &Listing) -> ProbeResult {
+    let invalid_output: Vec<String> = listing
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let schema = t.output_schema.as_ref()?;
+            let err = jsonschema::validator_for(schema).err()?;
+            Some(format!(
+                "tool `{}`: its output schema is not valid JSON Schema: {err}",
+                t.tool
+            ))
+        })
+        .collect();
+    let problems: Vec<String> = listing
+        .rejected
+        .iter()
+        .map(|r| format!("tool `{}`: {}", r.tool, r.reason))
+        .chain(invalid_output)
+        .collect();
+    match problems.first() {
+        None => ProbeResult::pass(
+            Probe::ToolSchemas,
+            format!(
+                "{} tools, every schema valid JSON Schema",
+                listing.tools.len()
+            ),
+        ),
+        Some(_) => ProbeResult::fail(
+            Probe::ToolSchemas,
+            problems.join("; "),
+            "list each tool once, under a name of letters, digits, `_` and `-`, with a valid JSON Schema",
+        ),
+    }
+}
+
+async fn calls_each_tool(client: &McpClient, listing: &Listing, options: &Options) -> ProbeResult {
+    let mut answered = Vec::new();
+    for tool in &listing.tools {
+        let args = Fuzzer::new(&tool.input_schema, options.seed)
+            .map(|f| f.example())
+            .unwrap_or_else(|_| serde_json::json!({}));
+        let report = client.call(&tool.tool, &tool.name, &args, None).await;
+        match report.status {
+            ToolStatus::Ok | ToolStatus::Error | ToolStatus::Pending => {
+                answered.push(format!("{} ({})", tool.tool, report.status))
+            }
+            ToolStatus::Failed | ToolStatus::Timeout => {
+                let why = report.error.unwrap_or_default();
+                return ProbeResult::fail(
+                    Probe::CallsEachTool,
+                    with_stderr(
+                        format!("tool `{}` with {args}: {why}", tool.tool),
+                        &report.stderr_tail,
+                    ),
+                    "answer `tools/call` with a result, or with `isError` for a tool's own failure",
+                );
+            }
+        }
+    }
+    ProbeResult::pass(
+        Probe::CallsEachTool,
+        if answered.is_empty() {
+            "no tools to call".to_string()
+        } else {
+            format!("answered {}", answered.join(", "))
+        },
+    )
+}
+
+/// Over stdio, by hand: the handshake and a listing, stdin closed, then the exit
+/// within the grace period and nothing left running.
+async fn exits_on_eof(
+    server: &McpServer,
+    exec: &ExecSpec,
+    env: &IndexMap<String, String>,
+    options: &Options,
+) -> (ProbeResult, ProbeResult) {
+    let fail_both = |why: String| {
+        (
+            ProbeResult::fail(Probe::ExitsOnEof, why.clone(), "fix `initialize` first"),
+            ProbeResult::fail(Probe::NoLeftoverProcesses, why, "fix `initialize` first"),
+        )
+    };
+    let extra: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut process = match LineProcess::start(&server.name, CallKind::Mcp, exec, &extra) {
+        Ok(p) => p,
+        Err(err) => return fail_both(format!("could not start: {err}")),
+    };
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "promptexec", "version": env!("CARGO_PKG_VERSION")}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+    ];
+    let mut bytes = Vec::new();
+    for message in &messages {
+        bytes.extend(serde_json::to_vec(message).unwrap_or_default());
+        bytes.push(b'\n');
+    }
+    process.send(&bytes).await;
+    process.close_stdin();
+    let limit = server
+        .timeout
+        .unwrap_or_else(|| CallKind::Mcp.default_timeout());
+    let deadline = Instant::now() + limit;
+    for _ in 0..2 {
+        if let Next::Eof | Next::Silent = process.next(deadline).await {
+            break;
+        }
+    }
+    let waited = Instant::now();
+    let exits = match process.exited_within(options.grace).await {
+        Some(status) => ProbeResult::pass(
+            Probe::ExitsOnEof,
+            format!(
+                "{} {} ms after stdin closed",
+                crate::exec::describe_exit(&Ok(status)),
+                waited.elapsed().as_millis()
+            ),
+        ),
+        None => {
+            process.stop_leader().await;
+            ProbeResult::fail(
+                Probe::ExitsOnEof,
+                format!(
+                    "still running {} ms after stdin closed",
+                    options.grace.as_millis()
+                ),
+                "exit when a read from stdin returns EOF",
+            )
+        }
+    };
+    let left = match process.guard() {
+        Some(guard) => guard.leftovers(LEFTOVER_SETTLE).await,
+        None => Vec::new(),
+    };
+    (exits, no_leftovers(&left))
+}

@@ -1,0 +1,283 @@
+//! What `check` probes: each extension with the requests an ordinary call sends and
+//! the shape its replies must have. The command builds these from the config and
+//! the pack; the probes only run them.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use crate::config::{ExecSpec, Intercept, McpServer};
+use crate::evals::read_score;
+use crate::exec::CallKind;
+use crate::hooks::{read_action, read_approval, read_verdict};
+
+use super::CheckedKind;
+
+/// One extension to check.
+#[derive(Debug, Clone)]
+pub enum Subject {
+    /// A process per call: exec tools, exec hooks and exec evals.
+    OneShot(OneShot),
+    /// A long-running line-delimited JSON-RPC process: server tools and JSON-RPC hooks.
+    Line(LineServer),
+    Mcp(McpSubject),
+}
+
+impl Subject {
+    pub fn name(&self) -> &str {
+        match self {
+            Subject::OneShot(s) => &s.name,
+            Subject::Line(s) => &s.name,
+            Subject::Mcp(s) => &s.server.name,
+        }
+    }
+
+    pub fn kind(&self) -> CheckedKind {
+        match self {
+            Subject::OneShot(s) => s.kind,
+            Subject::Line(s) => s.kind,
+            Subject::Mcp(_) => CheckedKind::McpServer,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OneShot {
+    pub name: String,
+    pub kind: CheckedKind,
+    pub call_kind: CallKind,
+    pub spec: ExecSpec,
+    /// What an ordinary call writes to stdin.
+    pub request: Json,
+    pub reply: ReplyShape,
+    /// Hooks: every declared phase, its payload and the reply it needs.
+    pub phases: Vec<(String, Json, ReplyShape)>,
+    pub tool: Option<ToolSchemas>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LineServer {
+    pub name: String,
+    pub kind: CheckedKind,
+    pub call_kind: CallKind,
+    pub spec: ExecSpec,
+    /// Requests that open every conversation (`hook.hello`), with the reply each needs.
+    pub preamble: Vec<(String, Json, ReplyShape)>,
+    /// An ordinary request: method, params and the reply it needs.
+    pub request: (String, Json, ReplyShape),
+    /// A notification the protocol may send.
+    pub notification: (String, Json),
+    /// JSON-RPC hooks: every declared method, its params and the reply it needs.
+    pub methods: Vec<(String, Json, ReplyShape)>,
+    pub tool: Option<ToolSchemas>,
+}
+
+#[derive(Debug, Clone)]
+pub struct McpSubject {
+    pub server: McpServer,
+}
+
+/// A tool's schemas from the pack, for fuzzing and output contracts.
+#[derive(Debug, Clone)]
+pub struct ToolSchemas {
+    pub input: Json,
+    pub output: Option<Json>,
+}
+
+/// How a check run goes, shared by every probe.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub seed: u64,
+    pub cases: usize,
+    /// Only this probe, when given.
+    pub only: Option<super::Probe>,
+    /// Where the config and pack are, for reproducing commands.
+    pub config_path: PathBuf,
+    /// How long a process gets to exit once its stdin closes.
+    pub grace: Duration,
+}
+
+impl Options {
+    pub fn wants(&self, probe: super::Probe) -> bool {
+        self.only.is_none_or(|only| only == probe)
+    }
+}
+
+/// The reply a request needs, as the reference texts shape it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyShape {
+    /// `{"result": …}`, `{"error": "…"}` or `{"pending": {…}}`.
+    Tool,
+    /// A filter hook: `{"allow": bool, …}`.
+    Filter,
+    /// An observing hook: any object; `ack`, when present, a boolean.
+    Observe,
+    /// An eval: an object with a numeric `score` (its range is a probe of its own).
+    Eval,
+    /// `hook.hello`: `{"ok": true, "name": "…"}`.
+    Hello,
+    /// A JSON-RPC interceptor's decision.
+    Action(Intercept),
+    /// A server tool's result: any JSON.
+    AnyResult,
+    /// An eval hook: its stdout is not read, so only its exit counts.
+    Ignored,
+}
+
+impl ReplyShape {
+    /// Ok with a short summary of the reply, or what is wrong with it.
+    pub fn read(self, reply: &Json) -> Result<String, String> {
+        match self {
+            ReplyShape::Tool => {
+                let object = reply.as_object().ok_or("the answer is not a JSON object")?;
+                ["result", "error", "pending"]
+                    .into_iter()
+                    .find(|key| object.contains_key(*key))
+                    .map(|key| format!("answered `{key}`"))
+                    .ok_or_else(|| "the answer has none of `result`, `error`, `pending`".into())
+            }
+            ReplyShape::Filter => read_verdict(reply)
+                .map(|v| if v.allow { "allowed" } else { "denied" }.to_string())
+                .map_err(|e| e.to_string()),
+            ReplyShape::Observe => match reply.as_object() {
+                None => Err("the answer is not a JSON object".into()),
+                Some(o) => match o.get("ack") {
+                    None | Some(Json::Bool(_)) => Ok("acknowledged".into()),
+                    Some(other) => Err(format!("`ack` must be true or false, found {other}")),
+                },
+            },
+            ReplyShape::Eval => {
+                let object = reply.as_object().ok_or("the answer is not a JSON object")?;
+                match object.get("score") {
+                    Some(Json::Number(_)) => Ok("answered a score".into()),
+                    Some(other) => Err(format!("`score` must be a number, found {other}")),
+                    None => Err("the answer has no `score`".into()),
+                }
+            }
+            ReplyShape::Hello => match (reply.get("ok"), reply.get("name")) {
+                (Some(Json::Bool(true)), Some(Json::String(name))) => {
+                    Ok(format!("said hello as `{name}`"))
+                }
+                (Some(Json::Bool(true)), _) => Err("the hello reply has no string `name`".into()),
+                _ => Err(format!("the hello reply is not `\"ok\": true`: {reply}")),
+            },
+            ReplyShape::Action(Intercept::ApproveTool) => read_approval(reply)
+                .map(|a| format!("{a:?}").to_lowercase())
+                .map_err(|e| e.to_string()),
+            ReplyShape::Action(intercept) => read_action(intercept, reply)
+                .map(|a| format!("answered `{}`", a.name()))
+                .map_err(|e| e.to_string()),
+            ReplyShape::AnyResult | ReplyShape::Ignored => Ok("answered".into()),
+        }
+    }
+
+    /// Evals only: the score's range.
+    pub fn score_in_range(reply: &Json) -> Result<String, String> {
+        read_score(reply)
+            .map(|s| format!("scored {}", s.score))
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl ReplyShape {
+    /// What to change when a reply does not have this shape.
+    pub fn hint(self) -> &'static str {
+        match self {
+            ReplyShape::Tool => {
+                r#"answer {"result": …}, {"error": "…"} or {"pending": {"reason": …, "message": …}}"#
+            }
+            ReplyShape::Filter => r#"answer {"allow": true} or {"allow": false, "reason": "…"}"#,
+            ReplyShape::Observe => r#"answer a JSON object, such as {"ack": true}"#,
+            ReplyShape::Eval => r#"answer {"score": 0.0–1.0, "detail": "…"}"#,
+            ReplyShape::Hello => r#"answer hook.hello with {"ok": true, "name": "…"}"#,
+            ReplyShape::Action(_) => {
+                r#"answer {"action": "continue"} or another action the method allows"#
+            }
+            ReplyShape::AnyResult | ReplyShape::Ignored => "answer with a JSON-RPC result",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_shape_reads_the_replies_the_reference_gives_and_names_what_is_wrong() {
+        let ok = |shape: ReplyShape, reply: Json| shape.read(&reply).expect("valid");
+        let bad = |shape: ReplyShape, reply: Json| shape.read(&reply).expect_err("invalid");
+        assert_eq!(
+            ok(ReplyShape::Tool, json!({"result": 1})),
+            "answered `result`"
+        );
+        assert_eq!(
+            ok(ReplyShape::Tool, json!({"error": "no"})),
+            "answered `error`"
+        );
+        assert_eq!(
+            bad(ReplyShape::Tool, json!({"rows": []})),
+            "the answer has none of `result`, `error`, `pending`"
+        );
+        assert_eq!(
+            bad(ReplyShape::Tool, json!([1])),
+            "the answer is not a JSON object"
+        );
+        assert_eq!(ok(ReplyShape::Filter, json!({"allow": false})), "denied");
+        assert!(bad(ReplyShape::Filter, json!({"allow": "yes"})).contains("true or false"));
+        assert_eq!(ok(ReplyShape::Observe, json!({})), "acknowledged");
+        assert!(bad(ReplyShape::Observe, json!({"ack": "yes"})).contains("`ack`"));
+        assert_eq!(
+            ok(ReplyShape::Eval, json!({"score": 1.7})),
+            "answered a score"
+        );
+        assert_eq!(
+            bad(ReplyShape::Eval, json!({"score": "high"})),
+            "`score` must be a number, found \"high\""
+        );
+        assert_eq!(
+            ok(ReplyShape::Hello, json!({"ok": true, "name": "g"})),
+            "said hello as `g`"
+        );
+        assert_eq!(
+            bad(ReplyShape::Hello, json!({"ok": true})),
+            "the hello reply has no string `name`"
+        );
+        assert_eq!(
+            ok(
+                ReplyShape::Action(Intercept::BeforeTool),
+                json!({"action": "deny_tool", "reason": "x"})
+            ),
+            "answered `deny_tool`"
+        );
+        assert!(
+            bad(
+                ReplyShape::Action(Intercept::BeforeLlm),
+                json!({"action": "deny_tool"})
+            )
+            .contains("before_tool")
+        );
+        assert_eq!(
+            ok(
+                ReplyShape::Action(Intercept::ApproveTool),
+                json!({"approved": true})
+            ),
+            "approved"
+        );
+    }
+
+    #[test]
+    fn only_a_score_in_zero_to_one_is_in_range() {
+        assert_eq!(
+            ReplyShape::score_in_range(&json!({"score": 1})).expect("in range"),
+            "scored 1"
+        );
+        assert!(
+            ReplyShape::score_in_range(&json!({"score": 1.7}))
+                .expect_err("out")
+                .contains("1.7")
+        );
+        assert!(ReplyShape::score_in_range(&json!({"score": -0.1})).is_err());
+    }
+}

@@ -1,0 +1,294 @@
+//! What `check` prints: a table of verdicts per extension for people, the report as
+//! JSON for scripts, and JUnit XML for CI.
+
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use serde::Serialize;
+
+use crate::check::{CheckReport, ExtensionCheck, ProbeResult};
+use crate::cli::style::{self, Tone};
+
+use super::junit::non_success;
+use super::table;
+
+/// Per extension: a `PASS`/`FAIL` heading, a table of its probes, then what each
+/// failure saw, how to fix it and how to see it again. One line of totals ends it.
+/// Colour only when `color` is set (and the process-wide switch allows it).
+pub fn check_human(report: &CheckReport, color: bool) -> String {
+    let paint = |text: &str, tone: Tone| {
+        if color {
+            style::paint(text, tone)
+        } else {
+            text.to_string()
+        }
+    };
+    let mut text = String::new();
+    for extension in &report.extensions {
+        let (word, tone) = match extension.passed() {
+            true => ("PASS", Tone::Good),
+            false => ("FAIL", Tone::Bad),
+        };
+        text.push_str(&format!(
+            "{} {} ({})\n",
+            paint(word, tone),
+            paint(&extension.name, Tone::Strong),
+            extension.kind
+        ));
+        if extension.probes.is_empty() {
+            text.push_str("  no probes ran\n");
+            continue;
+        }
+        text.push_str(&format!("{}\n", probe_table(extension)));
+        for failure in extension.probes.iter().filter(|p| !p.passed) {
+            text.push_str(&format!(
+                "  {} {}: {}\n",
+                failure.probe,
+                paint("failed", Tone::Bad),
+                failure.reason.trim_end().replace('\n', "\n    ")
+            ));
+            if let Some(hint) = &failure.hint {
+                text.push_str(&format!("    {} {hint}\n", paint("hint:", Tone::Warn)));
+            }
+            if let Some(command) = &failure.reproduce {
+                text.push_str(&format!(
+                    "    {} {command}\n",
+                    paint("reproduce:", Tone::Strong)
+                ));
+            }
+        }
+    }
+    let (passed, failed) = counts(report);
+    let failed_text = format!("{failed} failed");
+    text.push_str(&format!(
+        "check: {}, {}: {passed} passed, {} (seed {})\n",
+        plural(report.extensions.len(), "extension"),
+        plural(passed + failed, "probe"),
+        match failed {
+            0 => failed_text,
+            _ => paint(&failed_text, Tone::Bad),
+        },
+        report.seed
+    ));
+    text
+}
+
+/// One row per probe. The verdict stays uncoloured: escape codes inside a cell
+/// would throw the column widths off.
+fn probe_table(extension: &ExtensionCheck) -> String {
+    let mut grid = table(&["probe", "verdict", "time", "reason"]);
+    for probe in &extension.probes {
+        grid.add_row(vec![
+            probe.probe.to_string(),
+            verdict(probe).to_string(),
+            format!("{} ms", probe.duration.as_millis()),
+            in_cell(&probe.reason),
+        ]);
+    }
+    grid.to_string()
+}
+
+fn verdict(probe: &ProbeResult) -> &'static str {
+    if probe.passed { "passed" } else { "failed" }
+}
+
+/// How much of a reason fits a cell; a failure's whole reason follows the table.
+const CELL_CHARS: usize = 80;
+
+/// A reason's first line (more would break the table's rows), cut to fit a cell.
+fn in_cell(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(CELL_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
+fn counts(report: &CheckReport) -> (usize, usize) {
+    let probes = report.extensions.iter().flat_map(|e| &e.probes);
+    let (passed, failed): (Vec<_>, Vec<_>) = probes.partition(|p| p.passed);
+    (passed.len(), failed.len())
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+/// The report with whether it passed in front, so a script needs one lookup.
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    passed: bool,
+    #[serde(flatten)]
+    report: &'a CheckReport,
+}
+
+/// The report as pretty JSON, with a top-level `"passed"`.
+pub fn check_json(report: &CheckReport) -> String {
+    let document = CheckJson {
+        passed: report.passed(),
+        report,
+    };
+    // The report holds only strings, numbers and lists, so this cannot fail; should it
+    // ever, the document still parses and says the check did not pass.
+    serde_json::to_string_pretty(&document).unwrap_or_else(|error| {
+        serde_json::json!({ "passed": false, "error": error.to_string() }).to_string()
+    })
+}
+
+/// One `<testsuite>` per extension (its kind, the seed and the case count as
+/// properties), one `<testcase>` per
+/// probe, classname `<kind>.<name>`. A failed probe is a `<failure>`: the reason is
+/// its message, the hint and the command that reproduces it its text.
+pub fn check_junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
+    let mut junit = Report::new("promptexec check");
+    for extension in &report.extensions {
+        let mut suite = TestSuite::new(extension.name.as_str());
+        suite.add_property(Property::new("kind", extension.kind.as_str()));
+        // JUnit has no report-wide properties; each suite carries the seed and case
+        // count, so a CI run can be repeated from its XML alone.
+        suite.add_property(Property::new("seed", report.seed.to_string()));
+        suite.add_property(Property::new("cases", report.cases.to_string()));
+        suite.set_time(
+            extension
+                .probes
+                .iter()
+                .map(|p| p.duration)
+                .sum::<Duration>(),
+        );
+        for probe in &extension.probes {
+            let mut case = TestCase::new(probe.probe.as_str(), junit_status(probe));
+            case.set_classname(format!("{}.{}", extension.kind, extension.name));
+            case.set_time(probe.duration);
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit.to_string()
+}
+
+fn junit_status(probe: &ProbeResult) -> TestCaseStatus {
+    if probe.passed {
+        return TestCaseStatus::success();
+    }
+    let mut status = non_success(NonSuccessKind::Failure, probe.reason.clone());
+    let text: Vec<String> = [("hint", &probe.hint), ("reproduce", &probe.reproduce)]
+        .into_iter()
+        .filter_map(|(label, value)| value.as_ref().map(|v| format!("{label}: {v}")))
+        .collect();
+    if !text.is_empty() {
+        status.set_description(text.join("\n"));
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{CheckedKind, Probe};
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// A tool that passes everything and a server tool that loses one id.
+    fn report() -> CheckReport {
+        let search = ExtensionCheck {
+            name: "search".into(),
+            kind: CheckedKind::Tool,
+            probes: vec![
+                ProbeResult::pass(Probe::Answers, "answered with a result").took(ms(31)),
+                ProbeResult::pass(Probe::ClosedStdin, "exited 1 without a signal").took(ms(12)),
+                ProbeResult::pass(Probe::Fuzz, "100 generated cases, all answered").took(ms(2040)),
+            ],
+        };
+        let lookup = ExtensionCheck {
+            name: "lookup".into(),
+            kind: CheckedKind::ServerTool,
+            probes: vec![
+                ProbeResult::pass(Probe::Answers, "answered with a result").took(ms(45)),
+                ProbeResult::fail(
+                    Probe::EchoesIds,
+                    "reply 2 had id 7, the request id 9007199254740991",
+                    "copy each request's id into its reply unchanged",
+                )
+                .took(ms(48))
+                .reproduced_by(
+                    "promptexec check -c tools.yaml --only lookup --probe echoes_ids --seed 42"
+                        .into(),
+                ),
+                ProbeResult::fail(
+                    Probe::ExitsOnEof,
+                    "still running 2 s after stdin closed\nsecond line",
+                    "exit when a read from stdin returns end of file",
+                )
+                .took(ms(2003)),
+            ],
+        };
+        CheckReport {
+            seed: 42,
+            cases: 100,
+            extensions: vec![search, lookup],
+        }
+    }
+
+    #[test]
+    fn human_report_shows_each_extension_and_its_failures() {
+        insta::assert_snapshot!(check_human(&report(), false));
+    }
+
+    #[test]
+    fn human_report_in_colour_reads_the_same_without_the_codes() {
+        let report = report();
+        assert_eq!(
+            style::strip(&check_human(&report, true)),
+            check_human(&report, false)
+        );
+    }
+
+    #[test]
+    fn human_report_without_colour_has_no_escape_codes() {
+        assert!(!check_human(&report(), false).contains('\x1b'));
+    }
+
+    #[test]
+    fn human_summary_counts_a_clean_run_in_the_singular() {
+        let mut report = report();
+        report.extensions.truncate(1);
+        report.extensions[0].probes.truncate(1);
+        let text = check_human(&report, false);
+        assert_eq!(
+            text.lines().last(),
+            Some("check: 1 extension, 1 probe: 1 passed, 0 failed (seed 42)")
+        );
+        assert!(text.starts_with("PASS search (tool)\n"), "{text}");
+    }
+
+    #[test]
+    fn json_report_says_whether_it_passed() {
+        insta::assert_snapshot!(check_json(&report()));
+    }
+
+    #[test]
+    fn json_report_of_a_clean_run_passed() {
+        let mut report = report();
+        report.extensions.truncate(1);
+        let json: serde_json::Value =
+            serde_json::from_str(&check_json(&report)).expect("the document is JSON");
+        assert_eq!(json["passed"], true);
+        assert_eq!(
+            json["extensions"][0]["probes"]
+                .as_array()
+                .expect("a list of probes")
+                .len(),
+            3
+        );
+    }
+
+    #[test]
+    fn junit_report_has_a_suite_per_extension_and_a_case_per_probe() {
+        insta::assert_snapshot!(check_junit(&report()).expect("XML"));
+    }
+}

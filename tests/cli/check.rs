@@ -1,0 +1,313 @@
+//! `check`: the bundled extensions pass every probe; a fixture per probe that breaks
+//! exactly that probe fails it, alone, with exit 1; the fuzzer finds a planted bug
+//! and prints a command that shows it again.
+
+use serde_json::Value as Json;
+
+use crate::util::{Outcome, example_config, fixtures, promptexec};
+
+/// `check` on one fixture config of `tests/fixtures/check/`, as JSON.
+fn check_fixture(config: &str, extra: &[&str]) -> Outcome {
+    promptexec()
+        .in_dir(fixtures().join("check"))
+        .args([
+            "-c",
+            config,
+            "check",
+            "--pack",
+            "pack.json",
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .run()
+}
+
+/// Every (extension, probe) that failed.
+fn failures(report: &Json) -> Vec<(String, String, String)> {
+    report["extensions"]
+        .as_array()
+        .expect("extensions")
+        .iter()
+        .flat_map(|e| {
+            e["probes"]
+                .as_array()
+                .expect("probes")
+                .iter()
+                .filter(|p| p["passed"] == false)
+                .map(move |p| {
+                    (
+                        e["name"].as_str().unwrap_or_default().to_string(),
+                        p["probe"].as_str().unwrap_or_default().to_string(),
+                        p["reason"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+        })
+        .collect()
+}
+
+fn probes_of<'a>(report: &'a Json, extension: &str) -> Vec<&'a str> {
+    report["extensions"]
+        .as_array()
+        .expect("extensions")
+        .iter()
+        .find(|e| e["name"] == extension)
+        .unwrap_or_else(|| panic!("no extension `{extension}` in {report}"))["probes"]
+        .as_array()
+        .expect("probes")
+        .iter()
+        .map(|p| p["probe"].as_str().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn the_bundled_extensions_pass_every_probe() {
+    let out = example_config()
+        .args([
+            "check",
+            "--pack",
+            "examples/assistant.pack.json",
+            "--format",
+            "json",
+            "--seed",
+            "7",
+        ])
+        .run();
+    out.expect_code(0);
+    let report = out.json();
+    assert_eq!(failures(&report), Vec::<(String, String, String)>::new());
+    assert_eq!(report["passed"], true);
+    assert_eq!(report["seed"], 7);
+    let kinds: Vec<&str> = report["extensions"]
+        .as_array()
+        .expect("extensions")
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap_or_default())
+        .collect();
+    for kind in [
+        "tool",
+        "server_tool",
+        "hook",
+        "rpc_hook",
+        "eval",
+        "mcp_server",
+    ] {
+        assert!(kinds.contains(&kind), "a {kind} was checked: {kinds:?}");
+    }
+    let tool = probes_of(&report, "lookup_order");
+    for probe in [
+        "one_json_answer",
+        "reads_whole_request",
+        "closed_stdin",
+        "ignores_unknown_fields",
+        "within_deadline",
+        "no_leftover_processes",
+        "fuzz",
+    ] {
+        assert!(tool.contains(&probe), "lookup_order had {probe}: {tool:?}");
+    }
+    let server = probes_of(&report, "db_query");
+    for probe in [
+        "flushes_replies",
+        "echoes_ids",
+        "notifications",
+        "exits_on_eof",
+        "fuzz",
+    ] {
+        assert!(server.contains(&probe), "db_query had {probe}: {server:?}");
+    }
+    assert!(probes_of(&report, "review_gate").contains(&"hello"));
+    assert!(probes_of(&report, "pii_guard").contains(&"answers_each_phase"));
+    assert!(probes_of(&report, "tone").contains(&"score_in_range"));
+    let mcp = probes_of(&report, "store");
+    for probe in [
+        "initialize",
+        "tool_schemas",
+        "calls_each_tool",
+        "exits_on_eof",
+        "fuzz",
+    ] {
+        assert!(mcp.contains(&probe), "store had {probe}: {mcp:?}");
+    }
+}
+
+/// Each hostile fixture breaks one probe: `check` fails that one and no other.
+#[test]
+fn a_fixture_that_breaks_one_probe_fails_that_probe_alone() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "non_flushing_server.yaml",
+            "flushes_replies",
+            "while stdin stayed open",
+        ),
+        (
+            "two_documents.yaml",
+            "one_json_answer",
+            "more output after the JSON value",
+        ),
+        ("wrong_id_server.yaml", "echoes_ids", "the replies carried"),
+        ("no_eof_server.yaml", "exits_on_eof", "after stdin closed"),
+        ("grandchild.yaml", "no_leftover_processes", "sleep 300"),
+        (
+            "setsid_grandchild.yaml",
+            "no_leftover_processes",
+            "sleep 300",
+        ),
+        (
+            "crash_on_phase_hook.yaml",
+            "answers_each_phase",
+            "after_call",
+        ),
+        ("eval_score_high.yaml", "score_in_range", "1.7"),
+        (
+            "mcp_bad_schema.yaml",
+            "tool_schemas",
+            "not valid JSON Schema",
+        ),
+        ("unicode_crash.yaml", "fuzz", "exited with status"),
+    ];
+    let outcomes = crate::util::run_all(
+        cases
+            .iter()
+            .map(|(config, _, _)| {
+                promptexec().in_dir(fixtures().join("check")).args([
+                    "-c",
+                    config,
+                    "check",
+                    "--pack",
+                    "pack.json",
+                    "--format",
+                    "json",
+                    "--seed",
+                    "3",
+                ])
+            })
+            .collect(),
+    );
+    for ((config, probe, says), out) in cases.iter().zip(&outcomes) {
+        assert_eq!(out.code, 1, "{config}: exit 1\n{}", out.report());
+        let failed = failures(&out.json());
+        assert_eq!(
+            failed
+                .iter()
+                .map(|(_, p, _)| p.as_str())
+                .collect::<Vec<_>>(),
+            vec![*probe],
+            "{config}: only {probe} fails: {failed:#?}"
+        );
+        assert!(
+            failed[0].2.contains(says),
+            "{config}: the reason names what went wrong ({says}): {}",
+            failed[0].2
+        );
+    }
+}
+
+#[test]
+fn the_human_report_names_the_failing_probe_its_hint_and_exit_1() {
+    let out = promptexec()
+        .in_dir(fixtures().join("check"))
+        .args(["-c", "eval_score_high.yaml", "check"])
+        .run();
+    out.expect_code(1);
+    out.stdout_has("score_in_range")
+        .stdout_has("1.7")
+        .stdout_has("hint:")
+        .stdout_has("failed");
+}
+
+#[test]
+fn the_fuzzer_finds_a_planted_bug_shrinks_it_and_prints_a_command_that_reproduces_it() {
+    for seed in ["1", "2", "3"] {
+        let out = check_fixture("negative_optional.yaml", &["--seed", seed]);
+        assert_eq!(out.code, 1, "seed {seed}\n{}", out.report());
+        let report = out.json();
+        let fuzz = report["extensions"][0]["probes"]
+            .as_array()
+            .expect("probes")
+            .iter()
+            .find(|p| p["probe"] == "fuzz")
+            .expect("a fuzz verdict")
+            .clone();
+        assert_eq!(fuzz["passed"], false, "seed {seed}: {fuzz}");
+        let command = fuzz["reproduce"].as_str().expect("a reproducing command");
+        assert!(
+            command.starts_with("promptexec invoke-tool -c "),
+            "seed {seed}: {command}"
+        );
+        // Shrunk: the optional integer at -1 and nothing else to spare.
+        assert!(command.contains(r#""count":-1"#), "seed {seed}: {command}");
+        let binary = crate::util::binary();
+        let bin_dir = binary.parent().expect("bin dir").to_path_buf();
+        let again = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(fixtures().join("check"))
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin_dir.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .output()
+            .expect("sh runs");
+        assert_eq!(
+            again.status.code(),
+            Some(3),
+            "seed {seed}: the command crashes the tool again: {}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&again.stderr).contains("count"),
+            "seed {seed}: {}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+    }
+}
+
+#[test]
+fn one_probe_runs_alone_with_probe() {
+    let out = check_fixture("wrong_id_server.yaml", &["--probe", "exits_on_eof"]);
+    out.expect_code(0);
+    let report = out.json();
+    assert_eq!(probes_of(&report, "wrong_id_server"), vec!["exits_on_eof"]);
+}
+
+#[test]
+fn junit_has_a_testsuite_per_extension_and_a_failure_for_the_broken_probe() {
+    let out = promptexec()
+        .in_dir(fixtures().join("check"))
+        .args([
+            "-c",
+            "two_documents.yaml",
+            "check",
+            "--pack",
+            "pack.json",
+            "--format",
+            "junit",
+        ])
+        .run();
+    out.expect_code(1);
+    out.stdout_has(r#"<testsuite name="two_documents""#)
+        .stdout_has(r#"<testcase name="one_json_answer""#)
+        .stdout_has("<failure");
+}
+
+#[test]
+fn unknown_names_and_probes_are_usage_errors() {
+    promptexec()
+        .in_dir(fixtures().join("check"))
+        .args(["-c", "good.yaml", "check", "nope"])
+        .run()
+        .expect_code(2)
+        .stderr_has("the config binds no extension called `nope`");
+    promptexec()
+        .in_dir(fixtures().join("check"))
+        .args(["-c", "good.yaml", "check", "--probe", "echo_ids"])
+        .run()
+        .expect_code(2)
+        .stderr_has("no probe is called `echo_ids`")
+        .stderr_has("echoes_ids");
+}
