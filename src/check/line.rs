@@ -95,11 +95,12 @@ async fn converse(
     subject: &LineServer,
     bytes: &[u8],
     count: usize,
+    probe: Probe,
 ) -> Result<Conversation, ProbeResult> {
     let mut process = LineProcess::start(&subject.name, subject.call_kind, &subject.spec, &[])
         .map_err(|err| {
             ProbeResult::fail(
-                Probe::OneLinePerReply,
+                probe,
                 format!("could not start: {err}"),
                 "fix the command first",
             )
@@ -165,14 +166,9 @@ fn died(process: &LineProcess, what: String) -> String {
 async fn hello(subject: &LineServer) -> ProbeResult {
     let (method, params, shape) = &subject.preamble[0];
     let bytes = request_line(1, method, params);
-    let conversation = match converse(subject, &bytes, 1).await {
+    let conversation = match converse(subject, &bytes, 1, Probe::Hello).await {
         Ok(c) => c,
-        Err(failed) => {
-            return ProbeResult {
-                probe: Probe::Hello,
-                ..failed
-            };
-        }
+        Err(failed) => return failed,
     };
     match response(&conversation.got[0]) {
         Ok((_, Ok(result))) => match shape.read(&result) {
@@ -192,15 +188,9 @@ async fn hello(subject: &LineServer) -> ProbeResult {
 async fn ordinary(subject: &LineServer) -> (ProbeResult, ProbeResult) {
     let started = Instant::now();
     let (bytes, count) = ordinary_lines(subject);
-    let conversation = match converse(subject, &bytes, count).await {
+    let conversation = match converse(subject, &bytes, count, Probe::OneLinePerReply).await {
         Ok(c) => c,
-        Err(failed) => {
-            let deadline = ProbeResult {
-                probe: Probe::WithinDeadline,
-                ..failed.clone()
-            };
-            return (failed, deadline);
-        }
+        Err(failed) => return (failed.clone(), failed.as_probe(Probe::WithinDeadline)),
     };
     let took = started.elapsed();
     let limit = timeout_of(subject).as_millis();
@@ -275,7 +265,7 @@ async fn flushes(subject: &LineServer, options: &Options) -> ProbeResult {
         }
         other => fail(died(
             &process,
-            format!("{:?} before any reply", other).to_lowercase(),
+            format!("{} before any reply", shown_next(&other)),
         )),
     }
 }
@@ -293,14 +283,9 @@ async fn echoes_ids(subject: &LineServer) -> ProbeResult {
     for id in ids {
         bytes.extend(request_line(id, method, params));
     }
-    let conversation = match converse(subject, &bytes, PROBE_IDS.len()).await {
+    let conversation = match converse(subject, &bytes, PROBE_IDS.len(), Probe::EchoesIds).await {
         Ok(c) => c,
-        Err(failed) => {
-            return ProbeResult {
-                probe: Probe::EchoesIds,
-                ..failed
-            };
-        }
+        Err(failed) => return failed,
     };
     let mut echoed = Vec::new();
     for next in &conversation.got {
@@ -360,14 +345,9 @@ async fn unknown_fields(subject: &LineServer) -> ProbeResult {
     bytes.extend(serde_json::to_vec(&line).unwrap_or_default());
     bytes.push(b'\n');
     let count = subject.preamble.len() + 2;
-    let conversation = match converse(subject, &bytes, count).await {
+    let conversation = match converse(subject, &bytes, count, Probe::IgnoresUnknownFields).await {
         Ok(c) => c,
-        Err(failed) => {
-            return ProbeResult {
-                probe: Probe::IgnoresUnknownFields,
-                ..failed
-            };
-        }
+        Err(failed) => return failed,
     };
     // The same kind of answer as the ordinary request's, in whichever order they came.
     let class = |next: &Next| match response(next) {
@@ -428,14 +408,9 @@ async fn notifications(subject: &LineServer) -> ProbeResult {
     let (m, p, _) = &subject.request;
     bytes.extend(request_line(id, m, p));
     let count = subject.preamble.len() + 1;
-    let conversation = match converse(subject, &bytes, count).await {
+    let conversation = match converse(subject, &bytes, count, Probe::Notifications).await {
         Ok(c) => c,
-        Err(failed) => {
-            return ProbeResult {
-                probe: Probe::Notifications,
-                ..failed
-            };
-        }
+        Err(failed) => return failed,
     };
     for next in &conversation.got {
         match response(next) {
@@ -468,7 +443,17 @@ async fn notifications(subject: &LineServer) -> ProbeResult {
 fn shown_line(next: &Next) -> String {
     match next {
         Next::Line(line) | Next::Partial(line) => head(line),
-        other => format!("{other:?}"),
+        other => shown_next(other).to_string(),
+    }
+}
+
+fn shown_next(next: &Next) -> &'static str {
+    match next {
+        Next::Line(_) => "a line",
+        Next::Partial(_) => "half a line",
+        Next::TooLong(_) => "an overlong line",
+        Next::Eof => "stdout closed",
+        Next::Silent => "silence",
     }
 }
 
@@ -479,14 +464,9 @@ async fn each_method(subject: &LineServer) -> ProbeResult {
         bytes.extend(request_line(id, method, params));
     }
     let count = subject.preamble.len() + subject.methods.len();
-    let conversation = match converse(subject, &bytes, count).await {
+    let conversation = match converse(subject, &bytes, count, Probe::AnswersEachPhase).await {
         Ok(c) => c,
-        Err(failed) => {
-            return ProbeResult {
-                probe: Probe::AnswersEachPhase,
-                ..failed
-            };
-        }
+        Err(failed) => return failed,
     };
     let mut replies = std::collections::HashMap::new();
     for next in &conversation.got {
@@ -536,20 +516,10 @@ fn shape_hint(shape: ReplyShape, fallback: &'static str) -> &'static str {
 /// grace period; then nothing it started is still running.
 async fn exits_on_eof(subject: &LineServer, options: &Options) -> (ProbeResult, ProbeResult) {
     let (bytes, count) = ordinary_lines(subject);
-    let mut conversation = match converse(subject, &bytes, count).await {
+    let mut conversation = match converse(subject, &bytes, count, Probe::ExitsOnEof).await {
         Ok(c) => c,
         Err(failed) => {
-            let leftovers = ProbeResult {
-                probe: Probe::NoLeftoverProcesses,
-                ..failed.clone()
-            };
-            return (
-                ProbeResult {
-                    probe: Probe::ExitsOnEof,
-                    ..failed
-                },
-                leftovers,
-            );
+            return (failed.clone(), failed.as_probe(Probe::NoLeftoverProcesses));
         }
     };
     let waited = Instant::now();
@@ -590,7 +560,7 @@ pub async fn call_once(subject: &LineServer, args: &Json) -> ToolReport {
     let mut report = ToolReport::new(&subject.name, ToolMode::Server);
     let params = json!({"args": args});
     let bytes = request_line(1, &subject.request.0, &params);
-    let outcome = match converse(subject, &bytes, 1).await {
+    let outcome = match converse(subject, &bytes, 1, Probe::Fuzz).await {
         Err(failed) => Outcome::CouldNotStart {
             reason: failed.reason,
         },

@@ -113,6 +113,11 @@ impl ProbeResult {
         self
     }
 
+    /// The same verdict on another probe: one failure that decides two probes.
+    pub fn as_probe(self, probe: Probe) -> Self {
+        Self { probe, ..self }
+    }
+
     pub fn reproduced_by(mut self, command: String) -> Self {
         self.reproduce = Some(command);
         self
