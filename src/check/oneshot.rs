@@ -26,7 +26,15 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     };
     add(one_json_answer(subject, &base, &base_reply).took(base_took));
     add(within_deadline(subject, &base).took(base_took));
-    add(no_leftovers(&base.leftovers).took(base_took));
+    let leftovers = match base.stop {
+        None => no_leftovers(&base.leftovers),
+        Some(_) => ProbeResult::fail(
+            Probe::NoLeftoverProcesses,
+            "not judged: the process did not end on its own, so its group was killed",
+            "make the ordinary request succeed first",
+        ),
+    };
+    add(leftovers.took(base_took));
     if options.wants(Probe::ReadsWholeRequest) {
         let started = Instant::now();
         let pretty = serde_json::to_vec_pretty(&subject.request).unwrap_or_default();
@@ -157,8 +165,16 @@ fn same_answer(
     let shown = |r: &Result<String, String>| match r {
         Ok(s) | Err(s) => s.clone(),
     };
+    // Two failures are the same kind of answer: the ordinary one fails a probe of
+    // its own, and their texts differ by timings.
     if ordinary == changed {
         return ProbeResult::pass(probe, format!("{what}: {}", shown(changed)));
+    }
+    if ordinary.is_err() && changed.is_err() {
+        return ProbeResult::pass(
+            probe,
+            format!("{what} fails as the ordinary one does: {}", shown(changed)),
+        );
     }
     let hint = match probe {
         Probe::ReadsWholeRequest => {
