@@ -57,18 +57,40 @@ pub async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeRes
     let mut fuzzed = 0usize;
     let cancel = CancellationToken::new();
     'targets: for target in targets {
-        let Ok(mut fuzzer) = Fuzzer::new(target.input, options.seed) else {
-            continue;
+        let mut fuzzer = match Fuzzer::new(target.input, options.seed) {
+            Ok(fuzzer) => fuzzer,
+            Err(err) => {
+                fuzz_failure = Some(not_fuzzed(
+                    &target.name,
+                    format!("no arguments can be generated from its schema: {err}"),
+                    "give the tool a schema that arguments can satisfy",
+                ));
+                break;
+            }
         };
-        // A tool that fails its ordinary call fails a probe of its own already; what
-        // fuzzing finds is what depends on the input.
-        if failure(&target.caller.call(&fuzzer.example(), &cancel).await, true).is_some() {
+        // A tool that fails its ordinary call fails a probe of its own already, so
+        // what fuzzing finds is what depends on the input. Only when that probe is
+        // not run does this one say so.
+        if let Some(why) = failure(&target.caller.call(&fuzzer.example(), &cancel).await, true) {
+            if options.only.is_some() {
+                fuzz_failure = Some(not_fuzzed(
+                    &target.name,
+                    format!("its ordinary call with {} fails: {why}", fuzzer.example()),
+                    "make the ordinary call succeed first",
+                ));
+                break;
+            }
             continue;
         }
         fuzzed += 1;
         let output = target.output.map(ArgsSchema::new);
         for _ in 0..options.cases {
             let case = fuzzer.next_case();
+            // A run only ever sends an object: arguments of another type say nothing
+            // about the tool, and `invoke-tool` could not repeat them.
+            if !case.args.is_object() {
+                continue;
+            }
             let report = target.caller.call(&case.args, &cancel).await;
             calls += 1;
             if case.valid {
@@ -202,4 +224,8 @@ fn answered_error(report: &ToolReport) -> bool {
     matches!(report.outcome, Outcome::ExitedNonZero { .. })
         && serde_json::from_str::<Json>(&report.stdout_head)
             .is_ok_and(|answer| answer.get("error").is_some_and(|e| !e.is_null()))
+}
+
+fn not_fuzzed(tool: &str, why: String, hint: &str) -> ProbeResult {
+    ProbeResult::fail(Probe::Fuzz, format!("`{tool}` was not fuzzed: {why}"), hint)
 }

@@ -105,12 +105,14 @@ async fn converse(
                 "fix the command first",
             )
         })?;
-    process.send(bytes).await;
+    let limit = timeout_of(subject);
+    process.send(bytes, Instant::now() + limit).await;
     process.close_stdin();
-    let deadline = Instant::now() + timeout_of(subject);
     let mut got = Vec::new();
     while got.len() < count {
-        let next = process.next(deadline).await;
+        // Each reply gets the deadline of its own request: a server may answer one
+        // request at a time.
+        let next = process.next(Instant::now() + limit).await;
         let done = matches!(next, Next::Eof | Next::Silent);
         got.push(next);
         if done {
@@ -211,6 +213,17 @@ async fn ordinary(subject: &LineServer) -> (ProbeResult, ProbeResult) {
             format!("no reply within its {limit} ms deadline"),
             "answer an ordinary request faster, or raise timeout_ms",
         ),
+        Some(Next::Eof) => ProbeResult::fail(
+            Probe::WithinDeadline,
+            died(
+                &conversation.process,
+                format!(
+                    "stdout closed after {} of {count} replies",
+                    conversation.got.len() - 1
+                ),
+            ),
+            "answer every request before exiting",
+        ),
         _ => ProbeResult::pass(
             Probe::WithinDeadline,
             format!(
@@ -240,8 +253,10 @@ async fn flushes(subject: &LineServer, options: &Options) -> ProbeResult {
         None => (&subject.request.0, &subject.request.1),
     };
     let started = Instant::now();
-    process.send(&request_line(1, method, params)).await;
     let limit = timeout_of(subject);
+    process
+        .send(&request_line(1, method, params), started + limit)
+        .await;
     match process.next(started + limit).await {
         Next::Line(_) => ProbeResult::pass(
             Probe::FlushesReplies,

@@ -89,12 +89,14 @@ impl LineProcess {
         })
     }
 
-    /// Writes `bytes` as they are; false when stdin is closed or the child is gone.
-    pub async fn send(&mut self, bytes: &[u8]) -> bool {
-        match &mut self.stdin {
-            Some(stdin) => stdin.write_all(bytes).await.is_ok() && stdin.flush().await.is_ok(),
-            None => false,
-        }
+    /// Writes `bytes` as they are, by `deadline`: a child that does not read must not
+    /// hold the probe. False when it did not all go, or stdin is closed.
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> bool {
+        let Some(stdin) = &mut self.stdin else {
+            return false;
+        };
+        let write = async { stdin.write_all(bytes).await.and(stdin.flush().await) };
+        matches!(timeout_at(deadline, write).await, Ok(Ok(())))
     }
 
     pub fn close_stdin(&mut self) {

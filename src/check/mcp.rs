@@ -2,6 +2,8 @@
 //! of each tool with arguments its schema allows, and (over stdio) an exit once the
 //! connection closes.
 
+use std::time::Duration;
+
 use indexmap::IndexMap;
 use serde_json::json;
 use tokio::time::Instant;
@@ -9,13 +11,23 @@ use tokio::time::Instant;
 use crate::config::{ExecSpec, McpEndpoint, McpServer};
 use crate::exec::{CallKind, LEFTOVER_SETTLE};
 use crate::mcp::{Listing, McpClient};
-use crate::tools::ToolStatus;
+use crate::tools::{RestartPolicy, ToolStatus};
 
 use super::fuzz::Fuzzer;
 use super::line_process::{LineProcess, Next};
 use super::oneshot::{no_leftovers, with_stderr};
 use super::subject::Options;
 use super::{Probe, ProbeResult};
+
+/// A server that crashes on one input is started again at once for the next, so the
+/// fuzzer can go on and shrink what crashed it.
+const RESTART_ALWAYS: RestartPolicy = RestartPolicy {
+    max_restarts: usize::MAX,
+    window: Duration::from_secs(1),
+    first_backoff: Duration::ZERO,
+    max_backoff: Duration::ZERO,
+    timeouts_before_restart: 1,
+};
 
 /// The probes, and the client and listing the fuzzer goes on with when the server
 /// answered.
@@ -28,7 +40,7 @@ pub async fn probe(
 ) {
     let mut results = Vec::new();
     let started = Instant::now();
-    let client = McpClient::new(server);
+    let client = McpClient::with_policy(server, RESTART_ALWAYS);
     let listing = match client.tools().await {
         Ok(listing) => listing,
         Err(failure) => {
@@ -181,12 +193,12 @@ async fn exits_on_eof(
         bytes.extend(serde_json::to_vec(message).unwrap_or_default());
         bytes.push(b'\n');
     }
-    process.send(&bytes).await;
-    process.close_stdin();
     let limit = server
         .timeout
         .unwrap_or_else(|| CallKind::Mcp.default_timeout());
     let deadline = Instant::now() + limit;
+    process.send(&bytes, deadline).await;
+    process.close_stdin();
     for _ in 0..2 {
         if let Next::Eof | Next::Silent = process.next(deadline).await {
             break;

@@ -25,8 +25,6 @@ crate::wire_enum! {
 crate::wire_enum! {
     /// Every probe `check` knows, by the name `--probe` takes.
     pub enum Probe {
-        /// The process starts and answers one ordinary request.
-        Answers = "answers",
         /// One-shot: stdout holds exactly one JSON object of the kind's reply shape.
         OneJsonAnswer = "one_json_answer",
         /// Server: every reply is one line holding one JSON-RPC response.
@@ -37,7 +35,7 @@ crate::wire_enum! {
         ClosedStdin = "closed_stdin",
         /// Server: a reply arrives while stdin is still open.
         FlushesReplies = "flushes_replies",
-        /// Server: ids 0, large and string ids, pipelined and out of order, come back.
+        /// Server: ids 0 and past 32 bits, pipelined, come back in any order.
         EchoesIds = "echoes_ids",
         /// A request with fields the protocol does not define gets the same answer.
         IgnoresUnknownFields = "ignores_unknown_fields",

@@ -460,8 +460,8 @@ pub struct CheckArgs {
     pub seed: Option<u64>,
 
     /// Generated argument sets per tool
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub cases: usize,
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub cases: u64,
 
     /// How many extensions are checked at once [default: one per core]
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]

@@ -47,7 +47,7 @@ pub fn run(settings: &Settings, args: &CheckArgs, console: &mut Console) -> Resu
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let options = Options {
         seed,
-        cases: args.cases,
+        cases: args.cases as usize,
         only,
         config_path: config
             .path
@@ -56,6 +56,11 @@ pub fn run(settings: &Settings, args: &CheckArgs, console: &mut Console) -> Resu
         grace: DEFAULT_GRACE,
     };
     let subjects = subjects(&config, pack.as_ref(), &args.names, seed, console)?;
+    if subjects.is_empty() {
+        return Err(CliError::Usage(
+            "the config binds no extension to check (tools with an exec block, hooks, evals, MCP servers)".into(),
+        ));
+    }
     let jobs = args.jobs.map_or_else(default_jobs, |j| j as usize);
     let extensions = with_runtime(|| async {
         let checking = futures::stream::iter(subjects.iter())
@@ -78,7 +83,7 @@ pub fn run(settings: &Settings, args: &CheckArgs, console: &mut Console) -> Resu
     }
     let report = CheckReport {
         seed,
-        cases: args.cases,
+        cases: args.cases as usize,
         extensions,
     };
     let rendered = match args.format {
@@ -153,7 +158,7 @@ fn subjects(
                 }
             ));
         }
-        subjects.push(tool_subject(&binding.name, spec, schemas, seed));
+        subjects.push(tool_subject(&binding.name, spec, schemas, seed, console));
     }
     for hook in config.hooks.values().filter(|h| wanted(&h.name)) {
         subjects.push(hook_subject(hook, config));
@@ -169,11 +174,23 @@ fn subjects(
     Ok(subjects)
 }
 
-fn tool_subject(name: &str, spec: &ExecSpec, schemas: Option<ToolSchemas>, seed: u64) -> Subject {
-    let args = schemas
-        .as_ref()
-        .and_then(|s| Fuzzer::new(&s.input, seed).ok())
-        .map_or_else(|| json!({}), |f| f.example());
+fn tool_subject(
+    name: &str,
+    spec: &ExecSpec,
+    schemas: Option<ToolSchemas>,
+    seed: u64,
+    console: &mut Console,
+) -> Subject {
+    let args = match schemas.as_ref().map(|s| Fuzzer::new(&s.input, seed)) {
+        Some(Ok(fuzzer)) => fuzzer.example(),
+        Some(Err(err)) => {
+            console.note(&format!(
+                "warning: tool `{name}` is called with `{{}}`: no arguments can be generated from its schema: {err}"
+            ));
+            json!({})
+        }
+        None => json!({}),
+    };
     match spec.runtime {
         RuntimeMode::Exec => Subject::OneShot(OneShot {
             name: name.to_string(),

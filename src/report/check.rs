@@ -199,7 +199,7 @@ mod tests {
             name: "search".into(),
             kind: CheckedKind::Tool,
             probes: vec![
-                ProbeResult::pass(Probe::Answers, "answered with a result").took(ms(31)),
+                ProbeResult::pass(Probe::OneJsonAnswer, "answered `result`").took(ms(31)),
                 ProbeResult::pass(Probe::ClosedStdin, "exited 1 without a signal").took(ms(12)),
                 ProbeResult::pass(Probe::Fuzz, "100 generated cases, all answered").took(ms(2040)),
             ],
@@ -208,7 +208,7 @@ mod tests {
             name: "lookup".into(),
             kind: CheckedKind::ServerTool,
             probes: vec![
-                ProbeResult::pass(Probe::Answers, "answered with a result").took(ms(45)),
+                ProbeResult::pass(Probe::OneJsonAnswer, "answered `result`").took(ms(45)),
                 ProbeResult::fail(
                     Probe::EchoesIds,
                     "reply 2 had id 7, the request id 9007199254740991",

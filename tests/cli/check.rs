@@ -311,3 +311,81 @@ fn unknown_names_and_probes_are_usage_errors() {
         .stderr_has("no probe is called `echo_ids`")
         .stderr_has("echoes_ids");
 }
+
+/// What the generator cannot make fails `fuzz` with the reason; a tool that fails
+/// every call is reported by `fuzz` when it runs alone; a `\d` pattern is fuzzed.
+#[test]
+fn fuzz_never_passes_a_tool_it_could_not_fuzz() {
+    let fuzz_only = |tool: &str| {
+        promptexec()
+            .in_dir(fixtures().join("check"))
+            .args(["-c", "schemas.yaml", "check", tool, "--pack", "pack.json"])
+            .args([
+                "--probe", "fuzz", "--seed", "1", "--cases", "20", "--format", "json",
+            ])
+            .run()
+    };
+    let out = fuzz_only("huge");
+    out.expect_code(1);
+    assert_eq!(
+        failures(&out.json())[0].2,
+        "`huge` was not fuzzed: no arguments can be generated from its schema: \
+         `minLength: 100000` asks for more than check generates (at most 65536)"
+    );
+    let out = fuzz_only("always_crash");
+    out.expect_code(1);
+    let failed = failures(&out.json());
+    assert!(
+        failed[0].2.starts_with(
+            "`always_crash` was not fuzzed: its ordinary call with {} fails: exited with status 3"
+        ),
+        "{failed:?}"
+    );
+    let out = fuzz_only("digits");
+    out.expect_code(0);
+    let reason = out.json()["extensions"][0]["probes"][0]["reason"].clone();
+    let calls: u32 = reason
+        .as_str()
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_default();
+    assert!(calls >= 10, "most of 20 cases were calls: {reason}");
+}
+
+/// A server that never reads its stdin, sent a request larger than a pipe holds:
+/// every probe still ends by the deadline, and each says there was no reply.
+#[test]
+fn a_server_that_never_reads_cannot_hold_check() {
+    let out = promptexec()
+        .in_dir(fixtures().join("check"))
+        .args([
+            "-c",
+            "schemas.yaml",
+            "check",
+            "deaf_server",
+            "--pack",
+            "pack.json",
+        ])
+        .args(["--seed", "1", "--cases", "3", "--format", "json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .run();
+    out.expect_code(1);
+    let failed = failures(&out.json());
+    let probes: Vec<&str> = failed.iter().map(|(_, p, _)| p.as_str()).collect();
+    assert_eq!(
+        probes,
+        [
+            "one_line_per_reply",
+            "within_deadline",
+            "flushes_replies",
+            "echoes_ids",
+            "ignores_unknown_fields",
+            "notifications",
+            "exits_on_eof"
+        ]
+    );
+    assert!(
+        failed[0].2.contains("no reply by the deadline"),
+        "{failed:?}"
+    );
+}

@@ -120,8 +120,7 @@ fn string_example(map: &Map<String, Value>) -> String {
     let min = count(map, "minLength").unwrap_or(0);
     let max = count(map, "maxLength").unwrap_or(usize::MAX);
     let mut text: String = "example".chars().take(max).collect();
-    while text.chars().count() < min {
-        text.push('a');
-    }
+    let short = min.saturating_sub(text.chars().count());
+    text.extend(std::iter::repeat_n('a', short));
     text
 }

@@ -60,6 +60,7 @@ impl Fuzzer {
         if let Some(found) = found {
             return Err(FuzzError::NotASchema { found });
         }
+        within_limits(schema)?;
         let validator = Arc::new(
             jsonschema::validator_for(schema).map_err(|err| FuzzError::Invalid(err.to_string()))?,
         );
@@ -146,4 +147,35 @@ fn first_valid(
         let value = strategy.new_tree(&mut runner).ok()?.current();
         validator.is_valid(&value).then_some(value)
     })
+}
+
+/// The largest sizes a schema may ask for: a generated value stays small enough to
+/// build, send and shrink in a moment, whatever a server advertises.
+const SIZE_LIMITS: [(&str, u64); 3] = [
+    ("minLength", 65_536),
+    ("minItems", 4_096),
+    ("minProperties", 1_024),
+];
+
+/// Refuses a schema whose size keywords, anywhere in it, ask for more than
+/// [`SIZE_LIMITS`].
+fn within_limits(schema: &Value) -> Result<(), FuzzError> {
+    match schema {
+        Value::Object(map) => {
+            for (keyword, limit) in SIZE_LIMITS {
+                if let Some(value) = map.get(keyword).and_then(Value::as_u64)
+                    && value > limit
+                {
+                    return Err(FuzzError::TooLarge {
+                        keyword,
+                        value,
+                        limit,
+                    });
+                }
+            }
+            map.values().try_for_each(within_limits)
+        }
+        Value::Array(items) => items.iter().try_for_each(within_limits),
+        _ => Ok(()),
+    }
 }
