@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::exec::Outcome;
 use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
 
-use super::fuzz::{Fuzzer, invoke_command};
+use super::fuzz::{Case, Fuzzer, invoke_command};
 use super::line;
 use super::oneshot::with_stderr;
 use super::subject::{LineServer, Options};
@@ -100,48 +100,7 @@ pub async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeRes
             }
             if let Some(why) = failure(&report, case.valid) {
                 let hangs = report.status == ToolStatus::Timeout;
-                let is_valid = case.valid;
-                let broken = case.broken.clone();
-                let budget = if hangs {
-                    SHRINK_BUDGET_HANGS
-                } else {
-                    SHRINK_BUDGET
-                };
-                let smallest = case
-                    .shrink(
-                        |args| {
-                            let cancel = &cancel;
-                            async move {
-                                let report = target.caller.call(&args, cancel).await;
-                                failure(&report, is_valid).is_some()
-                            }
-                        },
-                        budget,
-                    )
-                    .await;
-                let again = target.caller.call(&smallest, &cancel).await;
-                let why = failure(&again, is_valid).unwrap_or(why);
-                let kind = match (is_valid, broken) {
-                    (true, _) => "valid arguments".to_string(),
-                    (false, Some(broken)) => format!("invalid arguments ({broken})"),
-                    (false, None) => "invalid arguments".to_string(),
-                };
-                let result = ProbeResult::fail(
-                    Probe::Fuzz,
-                    format!("`{}` on {kind} {smallest}: {why}", target.name),
-                    if is_valid {
-                        "handle every input the schema allows; answer {\"error\": …} for what the tool cannot do"
-                    } else {
-                        "answer {\"error\": …} for arguments that break the schema, never crash"
-                    },
-                )
-                .reproduced_by(invoke_command(
-                    &options.config_path,
-                    None,
-                    &target.name,
-                    &smallest,
-                ));
-                fuzz_failure = Some(result);
+                fuzz_failure = Some(shrunk(target, case, why, hangs, options, &cancel).await);
                 break 'targets;
             }
             if let (Some(schema), true, Some(result)) = (&output, case.valid, &report.result) {
@@ -224,6 +183,51 @@ fn answered_error(report: &ToolReport) -> bool {
     matches!(report.outcome, Outcome::ExitedNonZero { .. })
         && serde_json::from_str::<Json>(&report.stdout_head)
             .is_ok_and(|answer| answer.get("error").is_some_and(|e| !e.is_null()))
+}
+
+/// The fuzz failure for `case`, shrunk to the smallest input that still fails, with
+/// the command that shows it again.
+async fn shrunk(
+    target: &FuzzTarget<'_>,
+    case: Case,
+    why: String,
+    hangs: bool,
+    options: &Options,
+    cancel: &CancellationToken,
+) -> ProbeResult {
+    let valid = case.valid;
+    let kind = match (valid, &case.broken) {
+        (true, _) => "valid arguments".to_string(),
+        (false, Some(broken)) => format!("invalid arguments ({broken})"),
+        (false, None) => "invalid arguments".to_string(),
+    };
+    let budget = if hangs {
+        SHRINK_BUDGET_HANGS
+    } else {
+        SHRINK_BUDGET
+    };
+    let still_fails = |args: Json| async move {
+        failure(&target.caller.call(&args, cancel).await, valid).is_some()
+    };
+    let smallest = case.shrink(still_fails, budget).await;
+    let again = target.caller.call(&smallest, cancel).await;
+    let why = failure(&again, valid).unwrap_or(why);
+    let hint = if valid {
+        "handle every input the schema allows; answer {\"error\": …} for what the tool cannot do"
+    } else {
+        "answer {\"error\": …} for arguments that break the schema, never crash"
+    };
+    ProbeResult::fail(
+        Probe::Fuzz,
+        format!("`{}` on {kind} {smallest}: {why}", target.name),
+        hint,
+    )
+    .reproduced_by(invoke_command(
+        &options.config_path,
+        None,
+        &target.name,
+        &smallest,
+    ))
 }
 
 fn not_fuzzed(tool: &str, why: String, hint: &str) -> ProbeResult {
