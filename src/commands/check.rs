@@ -87,7 +87,11 @@ pub fn run(settings: &Settings, args: &CheckArgs, console: &mut Console) -> Resu
         extensions,
     };
     let rendered = match args.format {
-        CheckFormat::Human => check_human(&report, crate::cli::style::enabled()),
+        // Colour follows `--color`, and never goes into a pipe or a file.
+        CheckFormat::Human => check_human(
+            &report,
+            crate::cli::style::enabled() && std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        ),
         CheckFormat::Json => check_json(&report),
         CheckFormat::Junit => check_junit(&report)
             .map_err(|err| CliError::Output(std::io::Error::other(err.to_string())))?,
