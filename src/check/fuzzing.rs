@@ -12,8 +12,8 @@ use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
 
 use super::fuzz::{Case, Fuzzer, invoke_command};
 use super::line;
-use super::oneshot::with_stderr;
 use super::subject::{LineServer, Options};
+use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
 
 /// Oracle calls a shrink may make; fewer when each failing call waits out a deadline.
@@ -98,34 +98,47 @@ pub async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeRes
             } else {
                 invalid += 1;
             }
-            if let Some(why) = failure(&report, case.valid) {
+            let is_valid = case.valid;
+            if let Some(why) = failure(&report, is_valid) {
                 let hangs = report.status == ToolStatus::Timeout;
-                fuzz_failure = Some(shrunk(target, case, why, hangs, options, &cancel).await);
+                let judge = |report: &ToolReport| failure(report, is_valid);
+                fuzz_failure = Some(
+                    shrunk(
+                        target,
+                        case,
+                        Probe::Fuzz,
+                        &judge,
+                        why,
+                        hangs,
+                        options,
+                        &cancel,
+                    )
+                    .await,
+                );
                 break 'targets;
             }
-            if let (Some(schema), true, Some(result)) = (&output, case.valid, &report.result) {
-                checked_results += 1;
-                let value: Json = serde_json::from_str(result.get()).unwrap_or(Json::Null);
-                if contract.is_none()
-                    && let Some(err) = schema.check(&value).into_iter().next()
-                {
-                    contract = Some(
-                        ProbeResult::fail(
-                            Probe::OutputContract,
-                            format!(
-                                "`{}` on {}: the result breaks the output schema: {err}",
-                                target.name, case.args
-                            ),
-                            "return results of the shape the output schema declares, or fix the schema",
-                        )
-                        .reproduced_by(invoke_command(
-                            &options.config_path,
-                            None,
-                            &target.name,
-                            &case.args,
-                        )),
-                    );
-                }
+            let Some(schema) = output
+                .as_ref()
+                .filter(|_| is_valid && report.result.is_some())
+            else {
+                continue;
+            };
+            checked_results += 1;
+            if contract.is_none()
+                && let Some(why) = breaks_contract(schema, &report)
+            {
+                let judge = |report: &ToolReport| breaks_contract(schema, report);
+                let found = shrunk(
+                    target,
+                    case,
+                    Probe::OutputContract,
+                    &judge,
+                    why,
+                    false,
+                    options,
+                    &cancel,
+                );
+                contract = Some(found.await);
             }
         }
     }
@@ -185,11 +198,21 @@ fn answered_error(report: &ToolReport) -> bool {
             .is_ok_and(|answer| answer.get("error").is_some_and(|e| !e.is_null()))
 }
 
-/// The fuzz failure for `case`, shrunk to the smallest input that still fails, with
-/// the command that shows it again.
+/// How a result breaks the output schema, if it does.
+fn breaks_contract(schema: &ArgsSchema, report: &ToolReport) -> Option<String> {
+    let result: Json = serde_json::from_str(report.result.as_ref()?.get()).unwrap_or(Json::Null);
+    let err = schema.check(&result).into_iter().next()?;
+    Some(format!("the result breaks the output schema: {err}"))
+}
+
+/// The failure of `probe` on `case`, shrunk to the smallest input that `judge` still
+/// finds at fault, with the command that shows it again.
+#[allow(clippy::too_many_arguments)]
 async fn shrunk(
     target: &FuzzTarget<'_>,
     case: Case,
+    probe: Probe,
+    judge: &dyn Fn(&ToolReport) -> Option<String>,
     why: String,
     hangs: bool,
     options: &Options,
@@ -206,19 +229,21 @@ async fn shrunk(
     } else {
         SHRINK_BUDGET
     };
-    let still_fails = |args: Json| async move {
-        failure(&target.caller.call(&args, cancel).await, valid).is_some()
-    };
+    let still_fails =
+        |args: Json| async move { judge(&target.caller.call(&args, cancel).await).is_some() };
     let smallest = case.shrink(still_fails, budget).await;
-    let again = target.caller.call(&smallest, cancel).await;
-    let why = failure(&again, valid).unwrap_or(why);
-    let hint = if valid {
-        "handle every input the schema allows; answer {\"error\": …} for what the tool cannot do"
-    } else {
-        "answer {\"error\": …} for arguments that break the schema, never crash"
+    let why = judge(&target.caller.call(&smallest, cancel).await).unwrap_or(why);
+    let hint = match (probe, valid) {
+        (Probe::OutputContract, _) => {
+            "return results of the shape the output schema declares, or fix the schema"
+        }
+        (_, true) => {
+            "handle every input the schema allows; answer {\"error\": …} for what the tool cannot do"
+        }
+        (_, false) => "answer {\"error\": …} for arguments that break the schema, never crash",
     };
     ProbeResult::fail(
-        Probe::Fuzz,
+        probe,
         format!("`{}` on {kind} {smallest}: {why}", target.name),
         hint,
     )

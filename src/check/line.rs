@@ -8,12 +8,13 @@ use std::time::Duration;
 use serde_json::{Value as Json, json};
 use tokio::time::Instant;
 
-use crate::exec::{Call, LEFTOVER_SETTLE, Outcome, RawJson};
+use crate::exec::{DEFAULT_GRACE, Outcome, RawJson};
 use crate::tools::{ToolMode, ToolReport};
 
+use super::ending;
 use super::line_process::{LineProcess, Next};
-use super::oneshot::{no_leftovers, with_stderr};
 use super::subject::{LineServer, Options, ReplyShape};
+use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
 
 /// Ids that must come back unchanged: zero, past 32 bits, and the largest a double
@@ -31,7 +32,7 @@ pub async fn probe(subject: &LineServer, options: &Options) -> Vec<ProbeResult> 
         results.extend([framing, deadline].into_iter().filter(|r| wants(r.probe)));
     }
     if wants(Probe::FlushesReplies) {
-        results.push(timed(flushes(subject, options)).await);
+        results.push(timed(flushes(subject)).await);
     }
     if wants(Probe::EchoesIds) {
         results.push(timed(echoes_ids(subject)).await);
@@ -47,7 +48,7 @@ pub async fn probe(subject: &LineServer, options: &Options) -> Vec<ProbeResult> 
     }
     if wants(Probe::ExitsOnEof) || wants(Probe::NoLeftoverProcesses) {
         let started = Instant::now();
-        let (exits, leftovers) = exits_on_eof(subject, options).await;
+        let (exits, leftovers) = exits_on_eof(subject).await;
         let took = started.elapsed();
         results.extend(
             [exits.took(took), leftovers.took(took)]
@@ -64,7 +65,7 @@ async fn timed(probe: impl std::future::Future<Output = ProbeResult>) -> ProbeRe
 }
 
 fn timeout_of(subject: &LineServer) -> Duration {
-    Call::new(&subject.name, subject.call_kind, &subject.spec, Vec::new()).timeout
+    subject.call_kind.timeout_of(&subject.spec)
 }
 
 fn request_line(id: u64, method: &str, params: &Json) -> Vec<u8> {
@@ -235,7 +236,7 @@ async fn ordinary(subject: &LineServer) -> (ProbeResult, ProbeResult) {
     (framing.took(took), deadline.took(took))
 }
 
-async fn flushes(subject: &LineServer, options: &Options) -> ProbeResult {
+async fn flushes(subject: &LineServer) -> ProbeResult {
     let fail = |why: String| {
         ProbeResult::fail(
             Probe::FlushesReplies,
@@ -267,7 +268,7 @@ async fn flushes(subject: &LineServer, options: &Options) -> ProbeResult {
         ),
         Next::Silent => {
             process.close_stdin();
-            match process.next(Instant::now() + options.grace).await {
+            match process.next(Instant::now() + DEFAULT_GRACE).await {
                 Next::Line(_) | Next::Partial(_) => fail(format!(
                     "no reply in {} ms while stdin stayed open; it came once stdin closed",
                     limit.as_millis()
@@ -529,7 +530,7 @@ fn shape_hint(shape: ReplyShape, fallback: &'static str) -> &'static str {
 
 /// Once stdin closes after an ordinary conversation, the process exits within the
 /// grace period; then nothing it started is still running.
-async fn exits_on_eof(subject: &LineServer, options: &Options) -> (ProbeResult, ProbeResult) {
+async fn exits_on_eof(subject: &LineServer) -> (ProbeResult, ProbeResult) {
     let (bytes, count) = ordinary_lines(subject);
     let mut conversation = match converse(subject, &bytes, count, Probe::ExitsOnEof).await {
         Ok(c) => c,
@@ -537,34 +538,7 @@ async fn exits_on_eof(subject: &LineServer, options: &Options) -> (ProbeResult, 
             return (failed.clone(), failed.as_probe(Probe::NoLeftoverProcesses));
         }
     };
-    let waited = Instant::now();
-    let exits = match conversation.process.exited_within(options.grace).await {
-        Some(status) => ProbeResult::pass(
-            Probe::ExitsOnEof,
-            format!(
-                "{} {} ms after stdin closed",
-                crate::exec::describe_exit(&Ok(status)),
-                waited.elapsed().as_millis()
-            ),
-        ),
-        None => {
-            // Only the process itself, so that what it started can still be found.
-            conversation.process.stop_leader().await;
-            ProbeResult::fail(
-                Probe::ExitsOnEof,
-                format!(
-                    "still running {} ms after stdin closed",
-                    options.grace.as_millis()
-                ),
-                "exit when a read from stdin returns EOF",
-            )
-        }
-    };
-    let left = match conversation.process.guard() {
-        Some(guard) => guard.leftovers(LEFTOVER_SETTLE).await,
-        None => Vec::new(),
-    };
-    (exits, no_leftovers(&left))
+    ending::after_eof(&mut conversation.process).await
 }
 
 /// One `execute` call in a process of its own, stdin closed once it is written: the

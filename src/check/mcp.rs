@@ -9,14 +9,15 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use crate::config::{ExecSpec, McpEndpoint, McpServer};
-use crate::exec::{CallKind, LEFTOVER_SETTLE};
+use crate::exec::CallKind;
 use crate::mcp::{Listing, McpClient};
 use crate::tools::{RestartPolicy, ToolStatus};
 
+use super::ending;
 use super::fuzz::Fuzzer;
 use super::line_process::{LineProcess, Next};
-use super::oneshot::{no_leftovers, with_stderr};
 use super::subject::Options;
+use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
 
 /// A server that crashes on one input is started again at once for the next, so the
@@ -79,7 +80,7 @@ pub async fn probe(
     }
     if let McpEndpoint::Stdio { exec, env } = &server.endpoint {
         let started = Instant::now();
-        let (exits, leftovers) = exits_on_eof(server, exec, env, options).await;
+        let (exits, leftovers) = exits_on_eof(server, exec, env).await;
         let took = started.elapsed();
         results.extend([exits.took(took), leftovers.took(took)]);
     }
@@ -168,7 +169,6 @@ async fn exits_on_eof(
     server: &McpServer,
     exec: &ExecSpec,
     env: &IndexMap<String, String>,
-    options: &Options,
 ) -> (ProbeResult, ProbeResult) {
     let fail_both = |why: String| {
         (
@@ -204,31 +204,5 @@ async fn exits_on_eof(
             break;
         }
     }
-    let waited = Instant::now();
-    let exits = match process.exited_within(options.grace).await {
-        Some(status) => ProbeResult::pass(
-            Probe::ExitsOnEof,
-            format!(
-                "{} {} ms after stdin closed",
-                crate::exec::describe_exit(&Ok(status)),
-                waited.elapsed().as_millis()
-            ),
-        ),
-        None => {
-            process.stop_leader().await;
-            ProbeResult::fail(
-                Probe::ExitsOnEof,
-                format!(
-                    "still running {} ms after stdin closed",
-                    options.grace.as_millis()
-                ),
-                "exit when a read from stdin returns EOF",
-            )
-        }
-    };
-    let left = match process.guard() {
-        Some(guard) => guard.leftovers(LEFTOVER_SETTLE).await,
-        None => Vec::new(),
-    };
-    (exits, no_leftovers(&left))
+    ending::after_eof(&mut process).await
 }

@@ -2,6 +2,7 @@
 //! binds. Drivers run an extension and record what it did; each probe is a small pure
 //! verdict over that record.
 
+mod ending;
 pub mod fuzz;
 mod fuzzing;
 mod line;

@@ -8,7 +8,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::exec::{self, Call, Finished, Outcome, StopReason};
 
+use super::ending::no_leftovers;
 use super::subject::{OneShot, Options, ReplyShape};
+use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
 
 /// Every probe that applies to `subject`, in a fixed order.
@@ -16,7 +18,7 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     let mut results = Vec::new();
     let compact = serde_json::to_vec(&subject.request).unwrap_or_default();
     let started = Instant::now();
-    let base = call(subject, compact).await;
+    let base = call(subject, compact, true).await;
     let base_reply = reply(subject.reply, &base);
     let base_took = started.elapsed();
     let mut add = |result: ProbeResult| {
@@ -38,7 +40,7 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     if options.wants(Probe::ReadsWholeRequest) {
         let started = Instant::now();
         let pretty = serde_json::to_vec_pretty(&subject.request).unwrap_or_default();
-        let spread = reply(subject.reply, &call(subject, pretty).await);
+        let spread = reply(subject.reply, &call(subject, pretty, false).await);
         add(same_answer(Probe::ReadsWholeRequest, &base_reply, &spread).took(started.elapsed()));
     }
     if options.wants(Probe::IgnoresUnknownFields) {
@@ -48,7 +50,7 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
             object.insert("promptexec_probe".into(), json!({"unknown": true}));
         }
         let input = serde_json::to_vec(&extended).unwrap_or_default();
-        let answered = reply(subject.reply, &call(subject, input).await);
+        let answered = reply(subject.reply, &call(subject, input, false).await);
         add(
             same_answer(Probe::IgnoresUnknownFields, &base_reply, &answered)
                 .took(started.elapsed()),
@@ -56,7 +58,7 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     }
     if options.wants(Probe::ClosedStdin) {
         let started = Instant::now();
-        let finished = call(subject, Vec::new()).await;
+        let finished = call(subject, Vec::new(), false).await;
         add(closed_stdin(&finished).took(started.elapsed()));
     }
     if !subject.phases.is_empty() && options.wants(Probe::AnswersEachPhase) {
@@ -64,7 +66,10 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
         let mut answers = Vec::new();
         for (phase, payload, shape) in &subject.phases {
             let input = serde_json::to_vec(payload).unwrap_or_default();
-            answers.push((phase.as_str(), reply(*shape, &call(subject, input).await)));
+            answers.push((
+                phase.as_str(),
+                reply(*shape, &call(subject, input, false).await),
+            ));
         }
         add(each_phase(&answers).took(started.elapsed()));
     }
@@ -74,27 +79,12 @@ pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     results
 }
 
-/// One call; what the process left running is listed before its group is killed.
-async fn call(subject: &OneShot, input: Vec<u8>) -> Finished {
+/// One call; with `watch_leftovers`, what the process left running is listed before
+/// its group is killed (a look through all of `/proc`, so only the ordinary call).
+async fn call(subject: &OneShot, input: Vec<u8>, watch_leftovers: bool) -> Finished {
     let mut call = Call::new(&subject.name, subject.call_kind, &subject.spec, input);
-    call.watch_leftovers = true;
+    call.watch_leftovers = watch_leftovers;
     exec::run(&call, &CancellationToken::new()).await
-}
-
-/// The leak verdict over what was still running once the process had exited.
-pub(super) fn no_leftovers(left: &[exec::Leftover]) -> ProbeResult {
-    if left.is_empty() {
-        return ProbeResult::pass(Probe::NoLeftoverProcesses, "nothing it started outlived it");
-    }
-    let shown: Vec<String> = left
-        .iter()
-        .map(|l| format!("`{}` (pid {})", l.command_line, l.pid))
-        .collect();
-    ProbeResult::fail(
-        Probe::NoLeftoverProcesses,
-        format!("still running after it exited: {}", shown.join(", ")),
-        "wait for every process you start, or stop it, before exiting",
-    )
 }
 
 /// The reply read by `shape`: a short summary, or what went wrong.
@@ -103,14 +93,6 @@ fn reply(shape: ReplyShape, finished: &Finished) -> Result<String, String> {
         Outcome::Answered(value) => shape.read(&value),
         Outcome::InvalidOutput { .. } if shape == ReplyShape::Ignored => Ok("answered".into()),
         other => Err(with_stderr(other.describe(), &finished.stderr_tail)),
-    }
-}
-
-/// A failure's description with the last line the process wrote to stderr.
-pub(super) fn with_stderr(description: String, stderr_tail: &str) -> String {
-    match exec::last_lines(stderr_tail, 1).first() {
-        Some(line) => format!("{description} (stderr: {})", line.trim()),
-        None => description,
     }
 }
 
@@ -134,8 +116,7 @@ fn one_json_answer(subject: &OneShot, f: &Finished, reply: &Result<String, Strin
 }
 
 fn within_deadline(subject: &OneShot, f: &Finished) -> ProbeResult {
-    let call = Call::new(&subject.name, subject.call_kind, &subject.spec, Vec::new());
-    let deadline = call.timeout.as_millis();
+    let deadline = subject.call_kind.timeout_of(&subject.spec).as_millis();
     match f.stop {
         Some(StopReason::TimedOut) => ProbeResult::fail(
             Probe::WithinDeadline,

@@ -3,7 +3,6 @@
 //! the pack; the probes only run them.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde_json::Value as Json;
 
@@ -94,8 +93,6 @@ pub struct Options {
     pub only: Option<super::Probe>,
     /// Where the config and pack are, for reproducing commands.
     pub config_path: PathBuf,
-    /// How long a process gets to exit once its stdin closes.
-    pub grace: Duration,
 }
 
 impl Options {

@@ -152,6 +152,14 @@ impl CheckReport {
     }
 }
 
+/// A failure's description with the last line the process wrote to stderr.
+pub(super) fn with_stderr(description: String, stderr_tail: &str) -> String {
+    match crate::exec::last_lines(stderr_tail, 1).first() {
+        Some(line) => format!("{description} (stderr: {})", line.trim()),
+        None => description,
+    }
+}
+
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_millis() as u64)
 }

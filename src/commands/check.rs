@@ -18,7 +18,7 @@ use crate::config::{
     ServerHook,
 };
 use crate::evals::{EvalInput, eval_request};
-use crate::exec::{CallKind, DEFAULT_GRACE};
+use crate::exec::CallKind;
 use crate::hooks::{event_params, hello_params, meta, method_name};
 use crate::pack::{self, Pack};
 use crate::report::{check_human, check_json, check_junit};
@@ -53,7 +53,6 @@ pub fn run(settings: &Settings, args: &CheckArgs, console: &mut Console) -> Resu
             .path
             .clone()
             .unwrap_or_else(|| PathBuf::from("runtimeconfig.yaml")),
-        grace: DEFAULT_GRACE,
     };
     let subjects = subjects(&config, pack.as_ref(), &args.names, seed, console)?;
     if subjects.is_empty() {

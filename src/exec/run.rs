@@ -40,6 +40,11 @@ impl CallKind {
             CallKind::EvalHook => Duration::from_secs(5),
         }
     }
+
+    /// The deadline of a call to `spec`: its own `timeout_ms`, else the default.
+    pub fn timeout_of(self, spec: &ExecSpec) -> Duration {
+        spec.timeout.unwrap_or_else(|| self.default_timeout())
+    }
 }
 
 /// One one-shot call: which process to start and what to send it.
@@ -75,7 +80,7 @@ impl<'a> Call<'a> {
             kind,
             spec,
             input: input.into(),
-            timeout: spec.timeout.unwrap_or_else(|| kind.default_timeout()),
+            timeout: kind.timeout_of(spec),
             grace: DEFAULT_GRACE,
             max_output: spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT),
             context: Vec::new(),

@@ -389,3 +389,71 @@ fn a_server_that_never_reads_cannot_hold_check() {
         "{failed:?}"
     );
 }
+
+/// A result that breaks the pack tool's `output_schema` fails `output_contract`,
+/// shrunk to the smallest call that shows it, with the command that repeats it.
+#[test]
+fn a_result_that_breaks_the_output_schema_fails_the_output_contract() {
+    let out = promptexec()
+        .in_dir(fixtures().join("check"))
+        .args([
+            "-c",
+            "schemas.yaml",
+            "check",
+            "contract",
+            "--pack",
+            "pack.json",
+        ])
+        .args(["--seed", "1", "--cases", "20", "--format", "json"])
+        .run();
+    out.expect_code(1);
+    let report = out.json();
+    assert_eq!(
+        failures(&report),
+        vec![(
+            "contract".to_string(),
+            "output_contract".to_string(),
+            r#"`contract` on valid arguments {"text":""}: the result breaks the output schema: /: "length" is a required property"#
+                .to_string()
+        )]
+    );
+    let probes = report["extensions"][0]["probes"]
+        .as_array()
+        .expect("probes");
+    let contract = probes
+        .iter()
+        .find(|p| p["probe"] == "output_contract")
+        .expect("an output_contract verdict");
+    assert_eq!(
+        contract["reproduce"],
+        r#"promptexec invoke-tool -c schemas.yaml contract --args '{"text":""}'"#
+    );
+}
+
+/// The well-behaved fixture of each kind passes every probe: no probe fails a
+/// correct extension, and an MCP tool whose results match its `outputSchema` passes
+/// the output contract.
+#[test]
+fn a_well_behaved_extension_of_each_kind_passes_every_probe() {
+    let out = promptexec()
+        .in_dir(fixtures().join("check"))
+        .args(["-c", "good.yaml", "check", "--pack", "pack.json"])
+        .args(["--seed", "5", "--cases", "30", "--format", "json"])
+        .run();
+    out.expect_code(0);
+    let report = out.json();
+    assert_eq!(failures(&report), Vec::<(String, String, String)>::new());
+    assert!(probes_of(&report, "good_mcp").contains(&"output_contract"));
+    assert_eq!(report["extensions"].as_array().map(Vec::len), Some(7));
+}
+
+/// A pack tool's `output_schema` is checked like its parameters, at its place.
+#[test]
+fn validate_names_an_output_schema_that_is_not_json_schema() {
+    promptexec()
+        .in_dir(fixtures().join("check"))
+        .args(["-c", "good.yaml", "validate", "--pack", "bad_output_schema.pack.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has("bad_output_schema.pack.json:15:5: /tools/t/output_schema/type: not a valid JSON Schema");
+}
