@@ -94,40 +94,48 @@ fn the_bundled_extensions_pass_every_probe() {
     ] {
         assert!(kinds.contains(&kind), "a {kind} was checked: {kinds:?}");
     }
-    let tool = probes_of(&report, "lookup_order");
-    for probe in [
-        "one_json_answer",
-        "reads_whole_request",
-        "closed_stdin",
-        "ignores_unknown_fields",
-        "within_deadline",
-        "no_leftover_processes",
-        "fuzz",
-    ] {
-        assert!(tool.contains(&probe), "lookup_order had {probe}: {tool:?}");
-    }
-    let server = probes_of(&report, "db_query");
-    for probe in [
-        "flushes_replies",
-        "echoes_ids",
-        "notifications",
-        "exits_on_eof",
-        "fuzz",
-    ] {
-        assert!(server.contains(&probe), "db_query had {probe}: {server:?}");
-    }
-    assert!(probes_of(&report, "review_gate").contains(&"hello"));
-    assert!(probes_of(&report, "pii_guard").contains(&"answers_each_phase"));
-    assert!(probes_of(&report, "tone").contains(&"score_in_range"));
-    let mcp = probes_of(&report, "store");
-    for probe in [
-        "initialize",
-        "tool_schemas",
-        "calls_each_tool",
-        "exits_on_eof",
-        "fuzz",
-    ] {
-        assert!(mcp.contains(&probe), "store had {probe}: {mcp:?}");
+    let expected: [(&str, &[&str]); 6] = [
+        (
+            "lookup_order",
+            &[
+                "one_json_answer",
+                "reads_whole_request",
+                "closed_stdin",
+                "ignores_unknown_fields",
+                "within_deadline",
+                "no_leftover_processes",
+                "fuzz",
+            ],
+        ),
+        (
+            "db_query",
+            &[
+                "flushes_replies",
+                "echoes_ids",
+                "notifications",
+                "exits_on_eof",
+                "fuzz",
+            ],
+        ),
+        ("review_gate", &["hello", "answers_each_phase"]),
+        ("pii_guard", &["answers_each_phase"]),
+        ("tone", &["score_in_range"]),
+        (
+            "store",
+            &[
+                "initialize",
+                "tool_schemas",
+                "calls_each_tool",
+                "exits_on_eof",
+                "fuzz",
+            ],
+        ),
+    ];
+    for (extension, probes) in expected {
+        let had = probes_of(&report, extension);
+        for probe in probes {
+            assert!(had.contains(probe), "{extension} had {probe}: {had:?}");
+        }
     }
 }
 
