@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::procfs;
+use super::procfs::{self, Mark};
 use super::registry::SPAWN_ID_VAR;
 
 /// How long a one-shot call's leftovers get to exit on their own before they count.
@@ -27,27 +27,45 @@ pub struct Leftover {
 pub async fn leftovers(pgid: i32, spawn_id: String, settle: Duration) -> Vec<Leftover> {
     let until = Instant::now() + settle;
     loop {
-        let found = scan(pgid, &spawn_id);
-        if found.is_empty() || Instant::now() >= until {
-            return found;
+        let scan = scan(pgid, &spawn_id);
+        if (scan.found.is_empty() && !scan.unsure) || Instant::now() >= until {
+            return scan.found;
         }
         tokio::time::sleep(POLL.min(until.saturating_duration_since(Instant::now()))).await;
     }
 }
 
 /// One look through `/proc`.
-fn scan(pgid: i32, spawn_id: &str) -> Vec<Leftover> {
+struct Scan {
+    found: Vec<Leftover>,
+    /// Some process's environment could not be read yet (see [`procfs::Mark`]): it
+    /// may be one of ours in the middle of an `exec`, so "none left" is not sure.
+    unsure: bool,
+}
+
+fn scan(pgid: i32, spawn_id: &str) -> Scan {
     let me = std::process::id() as i32;
+    let mut unsure = false;
     let mut found: Vec<Leftover> = procfs::all_processes()
         .filter(|pid| *pid != me)
         .filter_map(procfs::stat)
-        .filter(|stat| !stat.is_dead())
-        .filter(|stat| stat.pgid == pgid || procfs::carries(stat.pid, SPAWN_ID_VAR, spawn_id))
+        .filter(|stat| !stat.is_dead() && !stat.is_kernel_thread())
+        .filter(|stat| {
+            stat.pgid == pgid
+                || match procfs::mark(stat.pid, SPAWN_ID_VAR, spawn_id) {
+                    Mark::Carries => true,
+                    Mark::Lacks => false,
+                    Mark::Unread => {
+                        unsure = true;
+                        false
+                    }
+                }
+        })
         .map(|stat| Leftover {
             pid: stat.pid,
             command_line: procfs::command_line_of(stat.pid),
         })
         .collect();
     found.sort_by_key(|l| l.pid);
-    found
+    Scan { found, unsure }
 }

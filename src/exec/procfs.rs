@@ -12,12 +12,21 @@ pub struct Stat {
     pub state: char,
     pub ppid: i32,
     pub pgid: i32,
+    /// The kernel's `PF_*` flags of the process.
+    pub flags: u64,
 }
+
+/// `PF_KTHREAD`: the process is a kernel thread, which has no environment.
+const KERNEL_THREAD: u64 = 0x0020_0000;
 
 impl Stat {
     /// Exited and waiting to be reaped (or being reaped): no longer running.
     pub fn is_dead(&self) -> bool {
         matches!(self.state, 'Z' | 'X')
+    }
+
+    pub fn is_kernel_thread(&self) -> bool {
+        self.flags & KERNEL_THREAD != 0
     }
 }
 
@@ -30,11 +39,14 @@ pub fn parse_stat(text: &str) -> Option<Stat> {
     let state = fields.next()?.chars().next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgid = fields.next()?.parse().ok()?;
+    // session, tty_nr and tpgid come before the flags.
+    let flags = fields.nth(3)?.parse().ok()?;
     Some(Stat {
         pid,
         state,
         ppid,
         pgid,
+        flags,
     })
 }
 
@@ -70,11 +82,25 @@ pub fn stat(pid: i32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
-/// Whether process `pid` runs with `name=value` in its environment. The environment
-/// of a process that is gone, a zombie's, or another user's reads as empty.
-pub fn carries(pid: i32, name: &str, value: &str) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|environ| environ_has(&environ, name, value))
+/// What the environment of a process says about one `NAME=VALUE` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Carries,
+    /// It lacks the entry, or it is gone, or it is another user's.
+    Lacks,
+    /// Its environment reads as empty: it is in the middle of an `exec` (its new
+    /// memory is in place, its environment not yet), or it was started without one.
+    /// Looking again a moment later tells the two apart.
+    Unread,
+}
+
+/// Whether process `pid` runs with `name=value` in its environment.
+pub fn mark(pid: i32, name: &str, value: &str) -> Mark {
+    match std::fs::read(format!("/proc/{pid}/environ")) {
+        Ok(environ) if environ.is_empty() => Mark::Unread,
+        Ok(environ) if environ_has(&environ, name, value) => Mark::Carries,
+        _ => Mark::Lacks,
+    }
 }
 
 /// The command line of process `pid`; empty once it is gone.
@@ -119,12 +145,16 @@ mod tests {
                 pid: 4242,
                 state: 'S',
                 ppid: 17,
-                pgid: 4242
+                pgid: 4242,
+                flags: 4194560,
             })
         );
-        let zombie = parse_stat("7 (sleep) Z 1 5 5 0").expect("parses");
+        let zombie = parse_stat("7 (sleep) Z 1 5 5 0 -1 4194560").expect("parses");
         assert!(zombie.is_dead());
         assert!(!parse_stat(text).expect("parses").is_dead());
+        assert!(!parse_stat(text).expect("parses").is_kernel_thread());
+        let kthread = parse_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0").expect("parses");
+        assert!(kthread.is_kernel_thread());
     }
 
     #[test]
@@ -134,6 +164,7 @@ mod tests {
         assert_eq!(parse_stat("12 (sh) S"), None);
         assert_eq!(parse_stat("x (sh) S 1 2"), None);
         assert_eq!(parse_stat("12 (sh) S one 2"), None);
+        assert_eq!(parse_stat("12 (sh) S 1 2 2 0 -1"), None);
     }
 
     #[test]
@@ -172,5 +203,9 @@ mod tests {
         assert!(!own.is_dead());
         assert!(all_processes().any(|pid| pid == me));
         assert!(!command_line_of(me).is_empty());
+        let path = std::env::var("PATH").expect("tests run with a PATH");
+        assert_eq!(mark(me, "PATH", &path), Mark::Carries);
+        assert_eq!(mark(me, "PATH", "/nowhere"), Mark::Lacks);
+        assert_eq!(mark(i32::MAX, "PATH", "/nowhere"), Mark::Lacks);
     }
 }

@@ -16,7 +16,7 @@ use nix::sys::signal::{Signal, kill, killpg};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use super::procfs;
+use super::procfs::{self, Mark};
 use super::registry::{SPAWN_ID_VAR, listing};
 
 /// Set once promptexec is a subreaper: only then are the children a sweep finds
@@ -27,6 +27,9 @@ static SWEEP: Mutex<()> = Mutex::new(());
 /// How long a sweep waits for a killed process to become reapable. SIGKILL takes
 /// effect at once unless the process is stuck in the kernel; a later sweep reaps it.
 const REAP_WAIT: Duration = Duration::from_millis(100);
+/// How long a sweep waits before it looks again at a child whose environment could
+/// not be read: an `exec` finishes within it unless the machine is very busy.
+const UNREAD_WAIT: Duration = Duration::from_millis(2);
 /// Rounds of a sweep: killing an orphan reparents its own detached children to
 /// promptexec, which the next round finds.
 const MAX_ROUNDS: usize = 8;
@@ -49,7 +52,7 @@ fn enabled() -> bool {
 /// id, and reaps children that exited on their own.
 pub fn sweep_spawn(spawn_id: &str) {
     if enabled() {
-        sweep(|pid| procfs::carries(pid, SPAWN_ID_VAR, spawn_id));
+        sweep(|pid| procfs::mark(pid, SPAWN_ID_VAR, spawn_id));
     }
 }
 
@@ -57,13 +60,14 @@ pub fn sweep_spawn(spawn_id: &str) {
 /// not, so nothing promptexec started outlives it.
 pub fn kill_remaining_children() {
     if enabled() {
-        sweep(|_| true);
+        sweep(|_| Mark::Carries);
     }
 }
 
-/// Kills the live children that are not leaders and that `doomed` picks, then reaps
-/// them; reaps dead children that are not leaders.
-fn sweep(doomed: impl Fn(i32) -> bool) {
+/// Kills the live children that are not leaders and that `doomed` marks, then reaps
+/// them; reaps dead children that are not leaders. A child whose mark cannot be read
+/// yet (in the middle of an `exec`) is looked at again in the next round.
+fn sweep(doomed: impl Fn(i32) -> Mark) {
     let _one = SWEEP.lock().unwrap_or_else(PoisonError::into_inner);
     for _ in 0..MAX_ROUNDS {
         let orphans = {
@@ -77,22 +81,32 @@ fn sweep(doomed: impl Fn(i32) -> bool) {
                 .collect::<Vec<_>>()
         };
         let mut killed = Vec::new();
+        let mut unsure = false;
         for pid in orphans {
             let Some(stat) = procfs::stat(pid) else {
                 continue;
             };
             if stat.is_dead() {
                 reap_within(pid, Duration::ZERO);
-            } else if doomed(pid) {
-                kill_tree(pid, stat.pgid == pid);
-                killed.push(pid);
+                continue;
+            }
+            match doomed(pid) {
+                Mark::Carries => {
+                    kill_tree(pid, stat.pgid == pid);
+                    killed.push(pid);
+                }
+                Mark::Unread => unsure = true,
+                Mark::Lacks => {}
             }
         }
-        if killed.is_empty() {
+        if killed.is_empty() && !unsure {
             return;
         }
         for pid in killed {
             reap_within(pid, REAP_WAIT);
+        }
+        if unsure {
+            std::thread::sleep(UNREAD_WAIT);
         }
     }
 }
