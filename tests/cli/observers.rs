@@ -136,11 +136,13 @@ fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_l
         "the calls went on while the observer was busy with the first event"
     );
     // The observer sat on its first event until all 300 calls were made, so of the 600
-    // events at most the queue's 256 (and the one it was hearing) got through.
+    // events at most the queue's 256 (and the one it was hearing) got through, and one
+    // more: the last call's closing event, when it is sent after the observer took
+    // its next event off the queue.
     let dropped = report["totals"]["dropped_events"]
         .as_u64()
         .expect("dropped_events");
-    assert!(dropped >= 600 - 257, "dropped {dropped}");
+    assert!(dropped >= 600 - 258, "dropped {dropped}");
     assert!(
         out.stderr.contains(&format!(
             "observer `laggard` fell behind: {dropped} event(s) dropped"
