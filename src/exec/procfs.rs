@@ -208,4 +208,25 @@ mod tests {
         assert_eq!(mark(me, "PATH", "/nowhere"), Mark::Lacks);
         assert_eq!(mark(i32::MAX, "PATH", "/nowhere"), Mark::Lacks);
     }
+
+    #[test]
+    fn a_process_without_an_environment_is_unread_not_lacking() {
+        let mut bare = std::process::Command::new("env")
+            .args(["-i", "sleep", "30"])
+            .spawn()
+            .expect("env -i sleep starts");
+        let pid = bare.id() as i32;
+        // `env` itself runs with our environment until it execs `sleep`.
+        let mut seen = mark(pid, "PATH", "/nowhere");
+        for _ in 0..500 {
+            if command_line_of(pid) == "sleep 30" {
+                seen = mark(pid, "PATH", "/nowhere");
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let _ = bare.kill();
+        let _ = bare.wait();
+        assert_eq!(seen, Mark::Unread);
+    }
 }

@@ -4,10 +4,16 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, example_config, fixtures, promptexec};
+use crate::util::{Invocation, Outcome, example_config, fixtures, promptexec};
 
 /// `check` on one fixture config of `tests/fixtures/check/`, as JSON.
 fn check_fixture(config: &str, extra: &[&str]) -> Outcome {
+    checking(config, extra).run()
+}
+
+/// `promptexec -c CONFIG check --pack pack.json --format json EXTRA...` in the
+/// check fixtures, not yet run.
+fn checking(config: &str, extra: &[&str]) -> Invocation {
     promptexec()
         .in_dir(fixtures().join("check"))
         .args([
@@ -20,7 +26,6 @@ fn check_fixture(config: &str, extra: &[&str]) -> Outcome {
             "json",
         ])
         .args(extra)
-        .run()
 }
 
 /// Every (extension, probe) that failed.
@@ -177,19 +182,7 @@ fn a_fixture_that_breaks_one_probe_fails_that_probe_alone() {
     let outcomes = crate::util::run_all(
         cases
             .iter()
-            .map(|(config, _, _)| {
-                promptexec().in_dir(fixtures().join("check")).args([
-                    "-c",
-                    config,
-                    "check",
-                    "--pack",
-                    "pack.json",
-                    "--format",
-                    "json",
-                    "--seed",
-                    "3",
-                ])
-            })
+            .map(|(config, _, _)| checking(config, &["--seed", "3"]))
             .collect(),
     );
     for ((config, probe, says), out) in cases.iter().zip(&outcomes) {
@@ -325,13 +318,10 @@ fn unknown_names_and_probes_are_usage_errors() {
 #[test]
 fn fuzz_never_passes_a_tool_it_could_not_fuzz() {
     let fuzz_only = |tool: &str| {
-        promptexec()
-            .in_dir(fixtures().join("check"))
-            .args(["-c", "schemas.yaml", "check", tool, "--pack", "pack.json"])
-            .args([
-                "--probe", "fuzz", "--seed", "1", "--cases", "20", "--format", "json",
-            ])
-            .run()
+        check_fixture(
+            "schemas.yaml",
+            &[tool, "--probe", "fuzz", "--seed", "1", "--cases", "20"],
+        )
     };
     let out = fuzz_only("huge");
     out.expect_code(1);
@@ -364,19 +354,12 @@ fn fuzz_never_passes_a_tool_it_could_not_fuzz() {
 /// every probe still ends by the deadline, and each says there was no reply.
 #[test]
 fn a_server_that_never_reads_cannot_hold_check() {
-    let out = promptexec()
-        .in_dir(fixtures().join("check"))
-        .args([
-            "-c",
-            "schemas.yaml",
-            "check",
-            "deaf_server",
-            "--pack",
-            "pack.json",
-        ])
-        .args(["--seed", "1", "--cases", "3", "--format", "json"])
-        .timeout(std::time::Duration::from_secs(60))
-        .run();
+    let out = checking(
+        "schemas.yaml",
+        &["deaf_server", "--seed", "1", "--cases", "3"],
+    )
+    .timeout(std::time::Duration::from_secs(60))
+    .run();
     out.expect_code(1);
     let failed = failures(&out.json());
     let probes: Vec<&str> = failed.iter().map(|(_, p, _)| p.as_str()).collect();
@@ -402,18 +385,10 @@ fn a_server_that_never_reads_cannot_hold_check() {
 /// shrunk to the smallest call that shows it, with the command that repeats it.
 #[test]
 fn a_result_that_breaks_the_output_schema_fails_the_output_contract() {
-    let out = promptexec()
-        .in_dir(fixtures().join("check"))
-        .args([
-            "-c",
-            "schemas.yaml",
-            "check",
-            "contract",
-            "--pack",
-            "pack.json",
-        ])
-        .args(["--seed", "1", "--cases", "20", "--format", "json"])
-        .run();
+    let out = check_fixture(
+        "schemas.yaml",
+        &["contract", "--seed", "1", "--cases", "20"],
+    );
     out.expect_code(1);
     let report = out.json();
     assert_eq!(
@@ -443,11 +418,7 @@ fn a_result_that_breaks_the_output_schema_fails_the_output_contract() {
 /// the output contract.
 #[test]
 fn a_well_behaved_extension_of_each_kind_passes_every_probe() {
-    let out = promptexec()
-        .in_dir(fixtures().join("check"))
-        .args(["-c", "good.yaml", "check", "--pack", "pack.json"])
-        .args(["--seed", "5", "--cases", "30", "--format", "json"])
-        .run();
+    let out = check_fixture("good.yaml", &["--seed", "5", "--cases", "30"]);
     out.expect_code(0);
     let report = out.json();
     assert_eq!(failures(&report), Vec::<(String, String, String)>::new());
