@@ -231,6 +231,9 @@ pub struct EvalBinding {
 pub struct Hook {
     pub name: String,
     pub exec: ExecSpec,
+    /// Variables set for the hook's process (`env` written as a map, as PicoClaw
+    /// writes it), over the host's; values are never shown.
+    pub env_values: IndexMap<String, String>,
     /// Lower runs first; ties keep declaration order.
     pub priority: i64,
     pub kind: HookKind,
@@ -343,9 +346,10 @@ crate::wire_enum! {
 crate::wire_enum! {
     /// The notification a JSON-RPC hook hears events through (`event_method`).
     pub enum EventMethod {
-        /// Classic event kinds, `{"Kind", "Meta", "Payload"}`.
+        /// Classic event kinds, `{"Kind", "Meta", "Payload"}`: only when a config
+        /// names it (PicoClaw no longer sends it).
         Event = "hook.event",
-        /// PicoClaw's runtime events, with `kind`, `source` and `scope`.
+        /// PicoClaw's runtime events, with `kind`, `source` and `scope`: the default.
         RuntimeEvent = "hook.runtime_event",
     }
 }

@@ -32,12 +32,6 @@ pub fn selects_any(pattern: &str) -> bool {
     EVENT_NAMES.iter().any(|(kind, _)| selects(pattern, kind))
 }
 
-/// Whether an entry is written with PicoClaw's runtime names, which go with
-/// `hook.runtime_event` notifications.
-pub fn is_runtime_name(pattern: &str) -> bool {
-    pattern.starts_with("agent.")
-}
-
 /// `*` matches any run of characters; everything else matches itself. The pieces
 /// between stars are found left to right, each at its first place, which is enough:
 /// no backtracking, so any pattern takes time linear in the text per piece.

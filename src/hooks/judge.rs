@@ -128,6 +128,7 @@ mod tests {
         Hook {
             name: "guard".into(),
             exec,
+            env_values: Default::default(),
             priority: 0,
             kind,
             pos: Default::default(),

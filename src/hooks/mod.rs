@@ -27,7 +27,7 @@ pub use action::{
 pub use chain::{Gate, Phase, ordered};
 pub use decide::{Decision, Step, fold, step_for};
 pub use dispatch::HookDispatcher;
-pub use events::{EVENT_NAMES, is_runtime_name, runtime_name, selects, selects_any};
+pub use events::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub use failure::HookFailure;
 pub use history::History;
 pub use judge::{ExecAnswer, HookDecision, read_exec_answer};

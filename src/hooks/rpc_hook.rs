@@ -11,6 +11,7 @@ use crate::exec::rpc::{Handshake, Missed, Reply, RestartPolicy, RpcError, Superv
 
 use super::action::{Action, Approval, read_action, read_approval};
 use super::events::selects;
+use super::runner::hook_context;
 use super::rpc_wire::{event_params, hello_params, method_name, read_hello};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -73,7 +74,8 @@ impl RpcHook {
                 &hook.exec,
                 policy,
                 Some(handshake),
-            ),
+            )
+            .with_context(hook_context(hook)),
             dropped: Default::default(),
         })
     }

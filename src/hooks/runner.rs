@@ -35,10 +35,7 @@ impl ExecHook {
                 RestartPolicy::default(),
                 None,
             )
-            .with_context(vec![(
-                "PROMPTEXEC_HOOK_TYPE".into(),
-                hook_type(&hook.kind).into(),
-            )])
+            .with_context(hook_context(&hook))
         });
         Self { hook, server }
     }
@@ -120,8 +117,7 @@ async fn run_once(
     cancel: &CancellationToken,
 ) -> HookRun {
     let mut call = Call::new(&hook.name, kind, &hook.exec, payload);
-    call.context
-        .push(("PROMPTEXEC_HOOK_TYPE".into(), hook_type(&hook.kind).into()));
+    call.context.extend(hook_context(hook));
     let finished = exec::run(&call, cancel).await;
     HookRun {
         outcome: exec::classify(&finished),
@@ -151,6 +147,18 @@ async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: Json
             stderr_tail,
         }) => finish(outcome, stderr_tail),
     }
+}
+
+/// What a hook's process gets over the host's variables: the values its `env` sets,
+/// then `PROMPTEXEC_HOOK_TYPE`.
+pub(crate) fn hook_context(hook: &Hook) -> Vec<(String, String)> {
+    let mut context: Vec<(String, String)> = hook
+        .env_values
+        .iter()
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    context.push(("PROMPTEXEC_HOOK_TYPE".into(), hook_type(&hook.kind).into()));
+    context
 }
 
 /// `PROMPTEXEC_HOOK_TYPE` for a hook: its reference type, or `server` for a JSON-RPC hook.

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::doc::{Fields, Key, Node, Pos, UnknownKeys};
+use indexmap::IndexMap;
+
+use crate::doc::{Fields, Key, Node, Pos, UnknownKeys, Value};
 
 use crate::config::model::*;
 
@@ -69,36 +71,59 @@ impl Resolver<'_> {
         })
     }
 
-    /// The keys every extension shares: how to start it.
+    /// The keys every extension shares: how to start it. `env` lists names only.
     pub(super) fn exec_spec(
         &mut self,
         f: &mut Fields<'_>,
         pos: Pos,
         what: &str,
     ) -> Option<ExecSpec> {
-        let command = match f.get("command") {
-            Some(n) => self
-                .cx
-                .nonempty_string(n, &format!("{what}.command"))
-                .map(|c| (c, n.pos)),
+        self.exec_spec_with(f, pos, what, false).map(|(spec, _)| spec)
+    }
+
+    /// The same for a hook, whose `env` may also be a map of values to set (as a
+    /// PicoClaw process hook writes it); those values come back beside the spec.
+    pub(super) fn hook_exec_spec(
+        &mut self,
+        f: &mut Fields<'_>,
+        pos: Pos,
+        what: &str,
+    ) -> Option<(ExecSpec, IndexMap<String, String>)> {
+        self.exec_spec_with(f, pos, what, true)
+    }
+
+    fn exec_spec_with(
+        &mut self,
+        f: &mut Fields<'_>,
+        pos: Pos,
+        what: &str,
+        env_values_allowed: bool,
+    ) -> Option<(ExecSpec, IndexMap<String, String>)> {
+        let args_node = f.get("args");
+        let (command, args, arg_positions) = match f.get("command") {
+            Some(n) => match self.command_line(n, args_node, what) {
+                Some((command, args, positions)) => (Some(command), args, positions),
+                None => (None, Vec::new(), Vec::new()),
+            },
             None => {
                 self.cx.error(pos, format!("{what}: missing key `command`"));
-                None
+                (None, Vec::new(), Vec::new())
             }
         };
-        let (args, arg_positions) = self.exec_args(f.get("args"), what);
-        let env = f
-            .get("env")
-            .and_then(|n| self.cx.string_list(n, &format!("{what}.env")))
-            .unwrap_or_default();
-        for (name, at) in &env {
-            if !is_env_name(name) {
-                self.cx.error(
-                    *at,
-                    format!("{what}.env: `{name}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)"),
-                );
+        let (env, env_values) = match f.get("env") {
+            None => (Vec::new(), Some(IndexMap::new())),
+            Some(n) if matches!(n.value, Value::Map(_)) && env_values_allowed => {
+                (Vec::new(), self.env_values(n, &format!("{what}.env")))
             }
-        }
+            Some(n) if matches!(n.value, Value::Map(_)) => {
+                self.cx.error(
+                    n.pos,
+                    format!("{what}.env: values can be set for hooks and MCP servers only; here `env` lists the names of host variables to pass"),
+                );
+                (Vec::new(), None)
+            }
+            Some(n) => (self.env_names(n, &format!("{what}.env")), Some(IndexMap::new())),
+        };
         let timeout = f
             .get("timeout_ms")
             .and_then(|n| self.cx.positive_integer(n, &format!("{what}.timeout_ms")))
@@ -127,11 +152,11 @@ impl Resolver<'_> {
         self.cx.ignored_keys(f, &["sandbox"], what);
         let (command, command_pos) = command?;
         let command = self.command_path(&command, command_pos, what);
-        Some(ExecSpec {
+        let spec = ExecSpec {
             command,
             args,
             arg_positions,
-            env: env.into_iter().map(|(e, _)| e).collect(),
+            env,
             timeout,
             working_dir,
             max_output_bytes,
@@ -139,7 +164,84 @@ impl Resolver<'_> {
             max_in_flight,
             command_pos,
             env_mode: env_mode.unwrap_or_default(),
-        })
+        };
+        Some((spec, env_values?))
+    }
+
+    /// `command` as one string (with `args` beside it), or as an argv list: the
+    /// program, then its arguments (PicoClaw's form), with no `args` beside it.
+    #[allow(clippy::type_complexity)]
+    fn command_line(
+        &mut self,
+        node: &Node,
+        args: Option<&Node>,
+        what: &str,
+    ) -> Option<((String, Pos), Vec<String>, Vec<Pos>)> {
+        let Value::Seq(items) = &node.value else {
+            let command = self.cx.nonempty_string(node, &format!("{what}.command"));
+            let (args, positions) = self.exec_args(args, what);
+            return Some(((command?, node.pos), args, positions));
+        };
+        if let Some(args) = args {
+            self.cx.error(
+                args.pos,
+                format!("{what}.args: `command` is a list that already holds the arguments; give them in one place"),
+            );
+        }
+        let Some((first, rest)) = items.split_first() else {
+            self.cx.error(
+                node.pos,
+                format!("{what}.command: an empty list; give the program, then its arguments"),
+            );
+            return None;
+        };
+        let program = self
+            .cx
+            .nonempty_string(first, &format!("{what}.command[0]"))?;
+        let mut argv = Vec::with_capacity(rest.len());
+        for (i, item) in rest.iter().enumerate() {
+            argv.push((
+                self.cx.string(item, &format!("{what}.command[{}]", i + 1))?,
+                item.pos,
+            ));
+        }
+        let (args, positions) = argv.into_iter().unzip();
+        Some(((program, first.pos), args, positions))
+    }
+
+    /// `env` as a list: the names of host variables passed through.
+    fn env_names(&mut self, node: &Node, what: &str) -> Vec<String> {
+        let names = self.cx.string_list(node, what).unwrap_or_default();
+        for (name, at) in &names {
+            if !is_env_name(name) {
+                self.cx.error(*at, invalid_env_name(what, name));
+            }
+        }
+        names.into_iter().map(|(name, _)| name).collect()
+    }
+
+    /// `env` as a map: variables set for the child, by name. Values may be secrets
+    /// and are never shown.
+    pub(super) fn env_values(
+        &mut self,
+        node: &Node,
+        what: &str,
+    ) -> Option<IndexMap<String, String>> {
+        let Value::Map(entries) = &node.value else {
+            self.cx.map(node, what);
+            return None;
+        };
+        let mut env = IndexMap::new();
+        for (key, value) in entries {
+            if !is_env_name(&key.name) {
+                self.cx.error(key.pos, invalid_env_name(what, &key.name));
+                continue;
+            }
+            if let Some(text) = self.secret_text(value, &format!("{what}.{}", key.name)) {
+                env.insert(key.name.clone(), text);
+            }
+        }
+        Some(env)
     }
 
     pub(super) fn env_mode(&mut self, node: &Node, what: &str) -> Option<EnvMode> {
@@ -176,23 +278,27 @@ impl Resolver<'_> {
     /// The child's working directory: `working_dir` against the config's directory,
     /// else the config's directory itself. `None` when `working_dir` is not a path.
     pub(super) fn working_dir(&mut self, node: Option<&Node>, what: &str) -> Option<PathBuf> {
-        let Some(n) = node else {
-            return Some(self.base_dir.to_path_buf());
-        };
-        let dir = self
-            .base_dir
-            .join(self.cx.nonempty_string(n, &format!("{what}.working_dir"))?);
+        match node {
+            Some(n) => self.directory(n, &format!("{what}.working_dir")),
+            None => Some(self.base_dir.to_path_buf()),
+        }
+    }
+
+    /// A directory against the config's directory; `None` when it is not a path.
+    pub(super) fn directory(&mut self, node: &Node, what: &str) -> Option<PathBuf> {
+        let dir = self.base_dir.join(self.cx.nonempty_string(node, what)?);
         if self.check_files && !dir.is_dir() {
             self.cx.error(
-                n.pos,
-                format!(
-                    "{what}.working_dir: directory `{}` does not exist",
-                    dir.display()
-                ),
+                node.pos,
+                format!("{what}: directory `{}` does not exist", dir.display()),
             );
         }
         Some(dir)
     }
+}
+
+fn invalid_env_name(what: &str, name: &str) -> String {
+    format!("{what}: `{name}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)")
 }
 
 pub(super) fn is_env_name(name: &str) -> bool {

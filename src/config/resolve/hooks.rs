@@ -8,6 +8,7 @@ use crate::config::model::*;
 use super::document::Resolver;
 
 const SERVER_HOOK_KEYS: &[&str] = &[
+    "transport",
     "intercept",
     "observe",
     "on_failure",
@@ -16,27 +17,41 @@ const SERVER_HOOK_KEYS: &[&str] = &[
     "event_method",
 ];
 
+/// How a hook entry runs: see [`Resolver::hook_runtime`].
+enum HookRuntime {
+    JsonRpc,
+    OneShot { server: bool },
+}
+
 impl Resolver<'_> {
     pub(super) fn hook(&mut self, key: &Key, node: &Node) -> Option<Hook> {
         let what = format!("spec.hooks.{}", key.name);
         let mut f = self.cx.map(node, &what)?;
-        let exec = self.exec_spec(&mut f, node.pos, &what);
+        // PicoClaw's `dir` is promptexec's `working_dir`.
+        let dir = f.entry("dir");
+        let exec = self.hook_exec_spec(&mut f, node.pos, &what);
+        let exec = match (exec, dir) {
+            (Some((mut spec, values)), Some((k, n))) => {
+                if f.get("working_dir").is_some() {
+                    self.cx.error(
+                        k.pos,
+                        format!("{what}.dir: PicoClaw's name for `working_dir`; give one of them"),
+                    );
+                }
+                self.directory(n, &format!("{what}.dir")).map(|dir| {
+                    spec.working_dir = dir;
+                    (spec, values)
+                })
+            }
+            (exec, _) => exec,
+        };
         let priority = f
             .get("priority")
             .and_then(|n| self.cx.integer(n, &format!("{what}.priority")))
             .unwrap_or(0);
-        // An exec hook (`hook`/`phases`/`mode`) may run as a server too; a hook
-        // without `hook` and with `runtime: server` is a PicoClaw-style hook.
-        let kind = match exec.as_ref().map(|e| e.runtime) {
-            Some(RuntimeMode::Server) if f.get("hook").is_none() => {
-                self.server_hook(&mut f, node.pos, &what)
-            }
-            runtime => self.exec_hook(
-                &mut f,
-                node.pos,
-                &what,
-                runtime == Some(RuntimeMode::Server),
-            ),
+        let kind = match self.hook_runtime(&mut f, exec.as_ref().map(|(e, _)| e.runtime)) {
+            HookRuntime::JsonRpc => self.server_hook(&mut f, node.pos, &what),
+            HookRuntime::OneShot { server } => self.exec_hook(&mut f, node.pos, &what, server),
         };
         // PicoClaw's `enabled: false` keeps a hook in the file without running it.
         let enabled = f
@@ -47,13 +62,39 @@ impl Resolver<'_> {
         if !enabled {
             return None;
         }
+        let (mut exec, env_values) = exec?;
+        let kind = kind?;
+        if matches!(kind, HookKind::Server(_)) {
+            exec.runtime = RuntimeMode::Server;
+        }
         Some(Hook {
             name: key.name.clone(),
-            exec: exec?,
+            exec,
+            env_values,
             priority,
-            kind: kind?,
+            kind,
             pos: key.pos,
         })
+    }
+
+    /// Which kind of hook an entry is. Without `hook`, one that declares `runtime:
+    /// server`, or any of a JSON-RPC hook's own keys (`intercept`, `observe`,
+    /// `transport`, as a PicoClaw process hook does), is a JSON-RPC hook; an entry
+    /// with `hook` is a one-shot hook, which may run as a server too.
+    fn hook_runtime(&mut self, f: &mut Fields<'_>, runtime: Option<RuntimeMode>) -> HookRuntime {
+        let server = runtime == Some(RuntimeMode::Server);
+        if f.get("hook").is_some() {
+            return HookRuntime::OneShot { server };
+        }
+        let declared = f.get("runtime").is_some();
+        let json_rpc_keys = ["intercept", "observe", "transport"]
+            .into_iter()
+            .any(|name| f.get(name).is_some());
+        if server || (!declared && json_rpc_keys) {
+            HookRuntime::JsonRpc
+        } else {
+            HookRuntime::OneShot { server }
+        }
     }
 
     pub(super) fn exec_hook(
@@ -224,7 +265,59 @@ mod tests {
         );
         assert_eq!(server.observe, ObserveEvents::All);
         assert_eq!(server.on_failure, OnFailure::Deny);
-        assert_eq!(server.event_method.as_str(), "hook.event");
+        assert_eq!(server.event_method.as_str(), "hook.runtime_event");
+    }
+
+    #[test]
+    fn a_picoclaw_process_hook_needs_no_runtime_and_takes_argv_env_values_and_dir() {
+        let (config, cx) = resolve_text(
+            "spec:\n  hooks:\n    {\"py_review_gate\": {\"enabled\": true, \"priority\": 100, \"transport\": \"stdio\",\n      \"command\": [\"python3\", \"/abs/review_gate.py\", \"--quiet\"], \"dir\": \"/abs\",\n      \"observe\": [\"agent.tool.exec_start\"], \"intercept\": [\"before_tool\", \"\"],\n      \"env\": {\"PICOCLAW_HOOK_LOG_FILE\": \"/tmp/hook.log\"}}}\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        let hook = &config.hooks["py_review_gate"];
+        assert_eq!(hook.exec.runtime, RuntimeMode::Server);
+        assert_eq!(hook.exec.command, std::path::Path::new("python3"));
+        assert_eq!(hook.exec.args, ["/abs/review_gate.py", "--quiet"]);
+        assert_eq!(hook.exec.working_dir, std::path::Path::new("/abs"));
+        assert!(hook.exec.env.is_empty());
+        let values: Vec<_> = hook.env_values.iter().collect();
+        assert_eq!(
+            values,
+            [(&"PICOCLAW_HOOK_LOG_FILE".to_string(), &"/tmp/hook.log".to_string())]
+        );
+        let HookKind::Server(server) = &hook.kind else {
+            panic!("a JSON-RPC hook")
+        };
+        assert_eq!(server.intercept, [Intercept::BeforeTool]);
+    }
+
+    #[test]
+    fn argv_commands_and_env_maps_are_checked() {
+        let (_, cx) = resolve_text(
+            "spec:\n  tools:\n    t:\n      exec:\n        command: [./t, --fast]\n        args: [x]\n        env: {A: b}\n  hooks:\n    h:\n      command: []\n      observe: [\"*\"]\n      env: {1BAD: x}\n",
+        );
+        let text = cx.diagnostics.to_string();
+        for expected in [
+            "spec.tools.t.exec.args: `command` is a list that already holds the arguments",
+            "spec.tools.t.exec.env: values can be set for hooks and MCP servers only",
+            "spec.hooks.h.command: an empty list",
+            "spec.hooks.h.env: `1BAD` is not a valid environment variable name",
+        ] {
+            assert!(text.contains(expected), "{expected}:\n{text}");
+        }
+        assert!(!text.contains("transport"), "{text}");
+    }
+
+    #[test]
+    fn a_json_rpc_key_on_a_one_shot_hook_is_named_as_such() {
+        let (_, cx) = resolve_text(
+            "spec:\n  hooks:\n    h:\n      command: h\n      hook: tool\n      phases: [before_execution]\n      transport: stdio\n",
+        );
+        let text = cx.diagnostics.to_string();
+        assert!(
+            text.contains("h.transport: only `runtime: server` hooks take `transport`"),
+            "{text}"
+        );
     }
 
     #[test]

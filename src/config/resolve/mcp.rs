@@ -12,7 +12,6 @@ use crate::doc::{Fields, Key, Node, Pos, UnknownKeys, Value, one_of};
 use crate::config::model::*;
 
 use super::document::Resolver;
-use super::exec::is_env_name;
 
 /// The keys that say where a server is: exactly one is given.
 const ENDPOINT_KEYS: &[&str] = &["command", "url", "source"];
@@ -231,7 +230,7 @@ impl Resolver<'_> {
         let command = self.cx.nonempty_string(node, &format!("{what}.command"));
         let (args, arg_positions) = self.exec_args(f.get("args"), what);
         let env = match f.get("env") {
-            Some(n) => self.mcp_env(n, what),
+            Some(n) => self.env_values(n, &format!("{what}.env")),
             None => Some(IndexMap::new()),
         };
         let working_dir = self.working_dir(f.get("working_dir"), what);
@@ -261,29 +260,6 @@ impl Resolver<'_> {
         };
         let env = env?;
         transport_fits.then_some(McpEndpoint::Stdio { exec, env })
-    }
-
-    /// `env`: variables set for the child, by name. Values are never shown.
-    fn mcp_env(&mut self, node: &Node, what: &str) -> Option<IndexMap<String, String>> {
-        let what = format!("{what}.env");
-        let Value::Map(entries) = &node.value else {
-            self.cx.map(node, &what);
-            return None;
-        };
-        let mut env = IndexMap::new();
-        for (key, value) in entries {
-            if !is_env_name(&key.name) {
-                self.cx.error(
-                    key.pos,
-                    format!("{what}: `{}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)", key.name),
-                );
-                continue;
-            }
-            if let Some(text) = self.secret_text(value, &format!("{what}.{}", key.name)) {
-                env.insert(key.name.clone(), text);
-            }
-        }
-        Some(env)
     }
 
     /// Reports each header the transport sets itself; whether there was one.

@@ -1,5 +1,7 @@
-//! A long-running JSON-RPC hook (`runtime: server` without `hook`): what it intercepts,
-//! which events it observes and how, and what its failure means.
+//! A long-running JSON-RPC hook (`runtime: server` without `hook`, or a PicoClaw process
+//! hook, known by its `intercept`/`observe`): what it intercepts, which events it
+//! observes and how (`hook.runtime_event`, as PicoClaw sends them, unless the config
+//! names `hook.event`), and what its failure means.
 
 use std::time::Duration;
 
@@ -74,7 +76,7 @@ impl Resolver<'_> {
                 self.cx
                     .choice(n, &format!("{what}.event_method"), EventMethod::WIRE)
             })
-            .unwrap_or_else(|| default_event_method(&observe));
+            .unwrap_or(EventMethod::RuntimeEvent);
         Some(HookKind::Server(ServerHook {
             intercept,
             observe,
@@ -85,22 +87,30 @@ impl Resolver<'_> {
         }))
     }
 
+    /// `intercept`; empty entries are skipped, as PicoClaw skips them.
     pub(super) fn intercepts(&mut self, node: &Node, what: &str) -> Option<Vec<Intercept>> {
         let items = self.cx.list(node, what)?;
         let found: Vec<_> = items
             .iter()
+            .filter(|n| n.as_str() != Some(""))
             .map(|n| self.cx.choice(n, what, Intercept::WIRE))
             .collect();
         found.into_iter().collect()
     }
 
+    /// `observe`: event kinds (either name, or a glob of either), one or a list. `*`,
+    /// `all` and the empty string, alone or in a list, mean every event, as in PicoClaw;
+    /// an empty list means none.
     pub(super) fn observe(&mut self, node: &Node, what: &str) -> Option<ObserveEvents> {
-        if node.as_str() == Some("*") {
+        let kinds = match node.as_str() {
+            Some(kind) => vec![(kind.to_string(), node.pos)],
+            None => self.cx.string_list(node, what)?,
+        };
+        if kinds.iter().any(|(k, _)| is_every_event(k)) {
             return Some(ObserveEvents::All);
         }
-        let kinds = self.cx.string_list(node, what)?;
-        if kinds.iter().any(|(k, _)| k == "*") {
-            return Some(ObserveEvents::All);
+        if kinds.is_empty() {
+            return Some(ObserveEvents::None);
         }
         for (kind, at) in &kinds {
             if !crate::hooks::selects_any(kind) {
@@ -120,15 +130,9 @@ impl Resolver<'_> {
     }
 }
 
-/// PicoClaw's runtime event names (`agent.tool.exec_start`) go with its
-/// `hook.runtime_event` notifications; the classic names with `hook.event`.
-fn default_event_method(observe: &ObserveEvents) -> EventMethod {
-    match observe {
-        ObserveEvents::Kinds(kinds) if kinds.iter().any(|k| crate::hooks::is_runtime_name(k)) => {
-            EventMethod::RuntimeEvent
-        }
-        ObserveEvents::Kinds(_) | ObserveEvents::All | ObserveEvents::None => EventMethod::Event,
-    }
+/// PicoClaw's spellings of every event kind.
+fn is_every_event(kind: &str) -> bool {
+    matches!(kind, "*" | "all" | "")
 }
 
 #[cfg(test)]
@@ -155,5 +159,37 @@ mod tests {
             !config.hooks.contains_key("off"),
             "a disabled hook is left out"
         );
+    }
+
+    #[test]
+    fn every_spelling_of_every_event_is_heard_over_runtime_events_unless_named() {
+        for observe in ["\"*\"", "[\"*\"]", "[all]", "[\"\"]", "[turn_start, all]", "all"] {
+            let (config, cx) = resolve_text(&format!(
+                "spec:\n  hooks:\n    w:\n      command: w\n      observe: {observe}\n"
+            ));
+            assert!(!cx.diagnostics.has_errors(), "{observe}: {}", cx.diagnostics);
+            let HookKind::Server(server) = &config.hooks["w"].kind else {
+                panic!("{observe}: a JSON-RPC hook")
+            };
+            assert_eq!(server.observe, ObserveEvents::All, "{observe}");
+            assert_eq!(server.event_method, EventMethod::RuntimeEvent, "{observe}");
+        }
+        let (config, cx) = resolve_text(
+            "spec:\n  hooks:\n    w:\n      command: w\n      observe: [tool_exec_end]\n      event_method: hook.event\n    r:\n      command: r\n      observe: [tool_exec_end]\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        let method = |name: &str| match &config.hooks[name].kind {
+            HookKind::Server(server) => server.event_method,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(method("w"), EventMethod::Event, "named, so kept");
+        assert_eq!(method("r"), EventMethod::RuntimeEvent);
+    }
+
+    #[test]
+    fn an_empty_observe_list_with_no_intercept_never_runs() {
+        let (_, cx) = resolve_text("spec:\n  hooks:\n    w:\n      command: w\n      observe: []\n");
+        let text = cx.diagnostics.to_string();
+        assert!(text.contains("needs `intercept`, `observe` or both"), "{text}");
     }
 }
