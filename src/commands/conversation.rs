@@ -20,7 +20,7 @@ use crate::session::{Approvals, Chaos, Decision, Session, SessionEvent, ToolFail
 
 use super::exit::of_run;
 use super::model::ModelPlan;
-use super::runtime::{interrupted, with_runtime};
+use super::runtime::{CancelOnInterrupt, interrupted, with_runtime};
 use super::user_messages::UserMessages;
 
 /// Everything a run needs, loaded and checked; nothing has started.
@@ -88,6 +88,8 @@ pub(super) fn execute(
     let stream = plan.model.stream;
     let mut tape = None;
     let played = with_runtime(|| async {
+        // A signal while the observers drain at the end still stops the run.
+        let interrupt = CancelOnInterrupt::start(&cancel, &plan.stop);
         let mut provider = plan.model.provider().map_err(CliError::Usage)?;
         if plan.record {
             let recorder = Recorder::new(provider);
@@ -135,16 +137,21 @@ pub(super) fn execute(
             std::mem::take(&mut session.events),
             std::mem::take(&mut session.messages),
             dropped,
+            interrupt.fired(),
         ))
     });
     let closed = transcript.map(Transcript::close);
-    let (turns, mut events, messages, dropped) = played?;
+    let (turns, mut events, messages, dropped, stopped) = played?;
     if let (Some(Err(source)), Some(path)) = (closed, plan.transcript) {
         return Err(CliError::Write { path, source });
     }
     // Every report reads the event log: a run whose log lost events reports nothing.
     events.check().map_err(CliError::Output)?;
-    let exit = of_run(&turns, events.iter());
+    let exit = if stopped {
+        Exit::Interrupted
+    } else {
+        of_run(&turns, events.iter())
+    };
     let record = RunRecord {
         prompt: plan.prompt.id.clone(),
         scenario: plan.scenario,

@@ -40,6 +40,46 @@ pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
     }
 }
 
+/// Watches for a signal, or for `stop`, for as long as it lives, and then cancels
+/// `cancel`: whatever is under way on that token stops, the observers still draining
+/// at the end of a run included, and [`CancelOnInterrupt::fired`] says so, so the
+/// command ends 130 with what it has. Started inside the runtime the work runs on,
+/// before the work: its handlers are in place when `start` returns.
+pub(super) struct CancelOnInterrupt {
+    fired: CancellationToken,
+    watch: tokio::task::JoinHandle<()>,
+}
+
+impl CancelOnInterrupt {
+    pub(super) fn start(cancel: &CancellationToken, stop: &CancellationToken) -> Self {
+        let signal = interrupted();
+        let fired = CancellationToken::new();
+        let watch = tokio::spawn({
+            let (cancel, stop, fired) = (cancel.clone(), stop.clone(), fired.clone());
+            async move {
+                tokio::select! {
+                    () = signal => {}
+                    () = stop.cancelled() => {}
+                }
+                fired.cancel();
+                cancel.cancel();
+            }
+        });
+        Self { fired, watch }
+    }
+
+    /// Whether a signal (or `stop`) came while it watched.
+    pub(super) fn fired(&self) -> bool {
+        self.fired.is_cancelled()
+    }
+}
+
+impl Drop for CancelOnInterrupt {
+    fn drop(&mut self) {
+        self.watch.abort();
+    }
+}
+
 /// Ctrl-C or SIGTERM watched for the whole of a long command (a suite), on a thread
 /// of its own: a signal that comes between two conversations, when none of them is
 /// listening, still stops the command. The handlers are in place when `start`

@@ -3,12 +3,15 @@
 //! the hook for one event after another. So at most one process per observer hook runs
 //! at a time, and an observer that falls behind loses the events that do not fit in its
 //! queue (counted and reported at the end) instead of piling up processes. When the run
-//! ends, each observer hears what is still waiting for it, unless a call then misses its
-//! deadline: the rest of its queue is dropped and counted too, so a hanging observer holds
-//! the end of the run for one deadline, not for a whole queue of them.
+//! ends, each observer hears what is still waiting for it within one deadline of that
+//! hook in all (its `timeout_ms`, else the default for its kind of call): then the call
+//! under way is stopped and the rest of its queue dropped and counted too, so a slow
+//! observer holds the end of the run for one deadline, not for a whole queue of them. An
+//! interrupted run (the run's cancel token) stops every queue at once the same way.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use indexmap::IndexMap;
 use tokio::sync::mpsc;
@@ -37,10 +40,16 @@ struct Job {
 
 struct Queue {
     jobs: mpsc::Sender<Job>,
-    /// Events that did not fit, or that a hanging observer was not given at the end.
-    dropped: Arc<AtomicU64>,
-    /// Cancelled when the run ends: from then on, a missed deadline ends the queue.
-    closing: CancellationToken,
+    /// Events that did not fit.
+    overflowed: Arc<AtomicU64>,
+    /// Events the observer never heard because its queue was stopped: the run was
+    /// interrupted, or the end of the run gave it no more time. The call under way
+    /// when it stopped counts too.
+    unheard: Arc<AtomicU64>,
+    /// Cancelled to stop the queue (the run's cancel token cancels it too).
+    stop: CancellationToken,
+    /// What the queue gets at the end of the run, in all.
+    budget: Duration,
     drain: JoinHandle<()>,
 }
 
@@ -74,7 +83,7 @@ impl Observers {
         let queue = self
             .queues
             .entry(hook.hook.name.clone())
-            .or_insert_with(|| Queue::start(hook, &self.failures, &self.cancel));
+            .or_insert_with(|| Queue::start(hook, kind, &self.failures, &self.cancel));
         let job = Job {
             kind,
             phase,
@@ -82,68 +91,107 @@ impl Observers {
             turn: self.turn,
         };
         if queue.jobs.try_send(job).is_err() {
-            queue.dropped.fetch_add(1, Ordering::Relaxed);
+            queue.overflowed.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// Lets every observer hear what is queued for it (a hanging one loses the rest
-    /// of its queue at its first missed deadline), then returns how many events were
-    /// dropped in all.
+    /// Lets every observer hear what is queued for it, each within its own deadline in
+    /// all, then returns how many events were dropped in all. Each observer that lost
+    /// events gets a warning saying how many and why.
     pub async fn finish(&mut self) -> u64 {
         let queues: Vec<(String, Queue)> = self.queues.drain(..).collect();
-        let caught_up = queues.into_iter().map(|(name, queue)| async move {
-            let Queue {
-                jobs,
-                dropped,
-                closing,
-                drain,
-            } = queue;
-            drop(jobs);
-            closing.cancel();
-            if let Err(why) = drain.await {
-                tracing::warn!("observer `{name}` stopped unexpectedly: {why}");
-            }
-            let dropped = dropped.load(Ordering::Relaxed);
-            if dropped > 0 {
-                tracing::warn!(
-                    "observer `{name}` fell behind: {dropped} event(s) dropped (its queue holds {OBSERVER_QUEUE})"
-                );
-            }
-            dropped
-        });
+        let cancel = &self.cancel;
+        let caught_up = queues
+            .into_iter()
+            .map(|(name, queue)| async move { queue.finish(&name, cancel).await });
         futures::future::join_all(caught_up).await.into_iter().sum()
     }
 }
 
 impl Queue {
-    fn start(hook: &Arc<ExecHook>, failures: &Failures, cancel: &CancellationToken) -> Self {
+    fn start(
+        hook: &Arc<ExecHook>,
+        kind: CallKind,
+        failures: &Failures,
+        cancel: &CancellationToken,
+    ) -> Self {
         let (jobs, mut waiting) = mpsc::channel::<Job>(OBSERVER_QUEUE);
-        let dropped = Arc::new(AtomicU64::new(0));
-        let closing = CancellationToken::new();
+        let (overflowed, unheard) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let stop = cancel.child_token();
+        let budget = kind.timeout_of(&hook.hook.exec);
         let hook = Arc::clone(hook);
         let failures = failures.clone();
-        let cancel = cancel.clone();
-        let (skipped, run_ended) = (Arc::clone(&dropped), closing.clone());
+        let (skipped, stopped) = (Arc::clone(&unheard), stop.clone());
         let drain = tokio::spawn(async move {
-            let mut gave_up = false;
             while let Some(job) = waiting.recv().await {
-                // An interrupted run, or an observer that missed a deadline at the
-                // end, only empties the queue, counting what it never heard.
-                if cancel.is_cancelled() || gave_up {
+                // A stopped queue only empties, counting what it never heard.
+                if stopped.is_cancelled() {
                     skipped.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
-                let outcome = deliver(&hook, job, &cancel, &failures).await;
-                let timed_out = matches!(outcome, Outcome::TimedOut { .. });
-                gave_up = run_ended.is_cancelled() && timed_out;
+                let outcome = deliver(&hook, job, &stopped, &failures).await;
+                if matches!(outcome, Outcome::Interrupted) {
+                    skipped.fetch_add(1, Ordering::Relaxed);
+                }
             }
         });
         Self {
             jobs,
-            dropped,
-            closing,
+            overflowed,
+            unheard,
+            stop,
+            budget,
             drain,
         }
+    }
+
+    /// Closes the queue and waits for it to be heard, for the queue's budget at most;
+    /// then stops it. Returns how many of its events were dropped.
+    async fn finish(self, name: &str, cancel: &CancellationToken) -> u64 {
+        let Queue {
+            jobs,
+            overflowed,
+            unheard,
+            stop,
+            budget,
+            mut drain,
+        } = self;
+        drop(jobs);
+        let ended = match tokio::time::timeout(budget, &mut drain).await {
+            Ok(ended) => ended,
+            Err(_) => {
+                stop.cancel();
+                drain.await
+            }
+        };
+        if let Err(why) = ended {
+            tracing::warn!("observer `{name}` stopped unexpectedly: {why}");
+        }
+        let (overflowed, unheard) = (
+            overflowed.load(Ordering::Relaxed),
+            unheard.load(Ordering::Relaxed),
+        );
+        let dropped = overflowed + unheard;
+        if dropped > 0 {
+            let full = format!("its queue of {OBSERVER_QUEUE} was full");
+            let ended = if cancel.is_cancelled() {
+                "the run was interrupted".to_string()
+            } else {
+                format!(
+                    "its {} ms at the end of the run ran out",
+                    budget.as_millis()
+                )
+            };
+            let why = match (overflowed, unheard) {
+                (_, 0) => full,
+                (0, _) => format!("left waiting when {ended}"),
+                (full_count, left) => {
+                    format!("{full_count} when {full}, {left} left waiting when {ended}")
+                }
+            };
+            tracing::warn!("observer `{name}` fell behind: {dropped} event(s) dropped ({why})");
+        }
+        dropped
     }
 }
 

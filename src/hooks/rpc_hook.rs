@@ -11,8 +11,8 @@ use crate::exec::rpc::{Handshake, Missed, Reply, RestartPolicy, RpcError, Superv
 
 use super::action::{Action, Approval, read_action, read_approval};
 use super::events::selects;
-use super::runner::hook_context;
 use super::rpc_wire::{event_params, hello_params, method_name, read_hello};
+use super::runner::hook_context;
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);

@@ -78,7 +78,8 @@ impl Resolver<'_> {
         pos: Pos,
         what: &str,
     ) -> Option<ExecSpec> {
-        self.exec_spec_with(f, pos, what, false).map(|(spec, _)| spec)
+        self.exec_spec_with(f, pos, what, false)
+            .map(|(spec, _)| spec)
     }
 
     /// The same for a hook, whose `env` may also be a map of values to set (as a
@@ -122,7 +123,10 @@ impl Resolver<'_> {
                 );
                 (Vec::new(), None)
             }
-            Some(n) => (self.env_names(n, &format!("{what}.env")), Some(IndexMap::new())),
+            Some(n) => (
+                self.env_names(n, &format!("{what}.env")),
+                Some(IndexMap::new()),
+            ),
         };
         let timeout = f
             .get("timeout_ms")
@@ -201,7 +205,8 @@ impl Resolver<'_> {
         let mut argv = Vec::with_capacity(rest.len());
         for (i, item) in rest.iter().enumerate() {
             argv.push((
-                self.cx.string(item, &format!("{what}.command[{}]", i + 1))?,
+                self.cx
+                    .string(item, &format!("{what}.command[{}]", i + 1))?,
                 item.pos,
             ));
         }
@@ -298,7 +303,9 @@ impl Resolver<'_> {
 }
 
 fn invalid_env_name(what: &str, name: &str) -> String {
-    format!("{what}: `{name}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)")
+    format!(
+        "{what}: `{name}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)"
+    )
 }
 
 pub(super) fn is_env_name(name: &str) -> bool {

@@ -283,7 +283,10 @@ mod tests {
         let values: Vec<_> = hook.env_values.iter().collect();
         assert_eq!(
             values,
-            [(&"PICOCLAW_HOOK_LOG_FILE".to_string(), &"/tmp/hook.log".to_string())]
+            [(
+                &"PICOCLAW_HOOK_LOG_FILE".to_string(),
+                &"/tmp/hook.log".to_string()
+            )]
         );
         let HookKind::Server(server) = &hook.kind else {
             panic!("a JSON-RPC hook")

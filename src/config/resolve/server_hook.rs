@@ -163,11 +163,22 @@ mod tests {
 
     #[test]
     fn every_spelling_of_every_event_is_heard_over_runtime_events_unless_named() {
-        for observe in ["\"*\"", "[\"*\"]", "[all]", "[\"\"]", "[turn_start, all]", "all"] {
+        for observe in [
+            "\"*\"",
+            "[\"*\"]",
+            "[all]",
+            "[\"\"]",
+            "[turn_start, all]",
+            "all",
+        ] {
             let (config, cx) = resolve_text(&format!(
                 "spec:\n  hooks:\n    w:\n      command: w\n      observe: {observe}\n"
             ));
-            assert!(!cx.diagnostics.has_errors(), "{observe}: {}", cx.diagnostics);
+            assert!(
+                !cx.diagnostics.has_errors(),
+                "{observe}: {}",
+                cx.diagnostics
+            );
             let HookKind::Server(server) = &config.hooks["w"].kind else {
                 panic!("{observe}: a JSON-RPC hook")
             };
@@ -188,8 +199,12 @@ mod tests {
 
     #[test]
     fn an_empty_observe_list_with_no_intercept_never_runs() {
-        let (_, cx) = resolve_text("spec:\n  hooks:\n    w:\n      command: w\n      observe: []\n");
+        let (_, cx) =
+            resolve_text("spec:\n  hooks:\n    w:\n      command: w\n      observe: []\n");
         let text = cx.diagnostics.to_string();
-        assert!(text.contains("needs `intercept`, `observe` or both"), "{text}");
+        assert!(
+            text.contains("needs `intercept`, `observe` or both"),
+            "{text}"
+        );
     }
 }
