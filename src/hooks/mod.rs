@@ -44,6 +44,6 @@ pub use rpc_wire::{
     hello_params, meta, method_name, read_hello, tool_params, tool_result,
 };
 pub(crate) use runner::ExecHook;
-pub use runner::{HookRun, hook_type, run_hook};
+pub use runner::{HookRun, hook_context, hook_type, run_hook};
 pub use shape::{ArgumentsError, ShapeError, openai_call, read_call};
 pub use verdict::{Verdict, VerdictError, read_verdict};

@@ -4,14 +4,16 @@
 //! at a time, and an observer that falls behind loses the events that do not fit in its
 //! queue (counted and reported at the end) instead of piling up processes. When the run
 //! ends, each observer hears what is still waiting for it within one deadline of that
-//! hook in all (its `timeout_ms`, else the default for its kind of call): then the call
-//! under way is stopped and the rest of its queue dropped and counted too, so a slow
-//! observer holds the end of the run for one deadline, not for a whole queue of them. An
-//! interrupted run (the run's cancel token) stops every queue at once the same way.
+//! hook in all (its `timeout_ms`, else the default for its kind of call), counted from
+//! the start of the call under way, if any: then that call is stopped (it missed its
+//! deadline, if the budget counted from it) and the rest of the queue is dropped and
+//! counted, so a slow observer holds the end of the run for one deadline, not for a
+//! whole queue of them. An interrupted run (the run's cancel token) stops every queue at
+//! once the same way.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
 use tokio::sync::mpsc;
@@ -40,17 +42,36 @@ struct Job {
 
 struct Queue {
     jobs: mpsc::Sender<Job>,
-    /// Events that did not fit.
-    overflowed: Arc<AtomicU64>,
-    /// Events the observer never heard because its queue was stopped: the run was
-    /// interrupted, or the end of the run gave it no more time. The call under way
-    /// when it stopped counts too.
-    unheard: Arc<AtomicU64>,
+    shared: Arc<Shared>,
     /// Cancelled to stop the queue (the run's cancel token cancels it too).
     stop: CancellationToken,
-    /// What the queue gets at the end of the run, in all.
+    /// What the queue gets at the end of the run, in all: the hook's deadline.
     budget: Duration,
     drain: JoinHandle<()>,
+}
+
+/// What a queue's task and the end of the run both see.
+#[derive(Default)]
+struct Shared {
+    /// Events that did not fit.
+    overflowed: AtomicU64,
+    /// Events the observer never heard because its queue was stopped: the run was
+    /// interrupted, or the end of the run gave it no more time (the call cut short
+    /// included).
+    unheard: AtomicU64,
+    /// When the call under way started.
+    in_flight: Mutex<Option<Instant>>,
+    /// Where the end-of-run budget counts from: the start of the call under way when
+    /// the run ended, else the end of the run.
+    budget_from: OnceLock<Instant>,
+}
+
+impl Shared {
+    fn in_flight(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The queues of every observer hook that has heard an event so far.
@@ -91,7 +112,7 @@ impl Observers {
             turn: self.turn,
         };
         if queue.jobs.try_send(job).is_err() {
-            queue.overflowed.fetch_add(1, Ordering::Relaxed);
+            queue.shared.overflowed.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -115,30 +136,21 @@ impl Queue {
         failures: &Failures,
         cancel: &CancellationToken,
     ) -> Self {
-        let (jobs, mut waiting) = mpsc::channel::<Job>(OBSERVER_QUEUE);
-        let (overflowed, unheard) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let (jobs, waiting) = mpsc::channel::<Job>(OBSERVER_QUEUE);
+        let shared = Arc::new(Shared::default());
         let stop = cancel.child_token();
         let budget = kind.timeout_of(&hook.hook.exec);
-        let hook = Arc::clone(hook);
-        let failures = failures.clone();
-        let (skipped, stopped) = (Arc::clone(&unheard), stop.clone());
-        let drain = tokio::spawn(async move {
-            while let Some(job) = waiting.recv().await {
-                // A stopped queue only empties, counting what it never heard.
-                if stopped.is_cancelled() {
-                    skipped.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                }
-                let outcome = deliver(&hook, job, &stopped, &failures).await;
-                if matches!(outcome, Outcome::Interrupted) {
-                    skipped.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        });
+        let drain = tokio::spawn(drain(
+            Arc::clone(hook),
+            waiting,
+            Arc::clone(&shared),
+            (cancel.clone(), stop.clone()),
+            budget,
+            failures.clone(),
+        ));
         Self {
             jobs,
-            overflowed,
-            unheard,
+            shared,
             stop,
             budget,
             drain,
@@ -150,14 +162,17 @@ impl Queue {
     async fn finish(self, name: &str, cancel: &CancellationToken) -> u64 {
         let Queue {
             jobs,
-            overflowed,
-            unheard,
+            shared,
             stop,
             budget,
             mut drain,
         } = self;
         drop(jobs);
-        let ended = match tokio::time::timeout(budget, &mut drain).await {
+        let now = Instant::now();
+        let from = shared.in_flight().map_or(now, |started| started.min(now));
+        let _ = shared.budget_from.set(from);
+        let until = tokio::time::Instant::from_std(from + budget);
+        let ended = match tokio::time::timeout_at(until, &mut drain).await {
             Ok(ended) => ended,
             Err(_) => {
                 stop.cancel();
@@ -167,10 +182,8 @@ impl Queue {
         if let Err(why) = ended {
             tracing::warn!("observer `{name}` stopped unexpectedly: {why}");
         }
-        let (overflowed, unheard) = (
-            overflowed.load(Ordering::Relaxed),
-            unheard.load(Ordering::Relaxed),
-        );
+        let overflowed = shared.overflowed.load(Ordering::Relaxed);
+        let unheard = shared.unheard.load(Ordering::Relaxed);
         let dropped = overflowed + unheard;
         if dropped > 0 {
             let full = format!("its queue of {OBSERVER_QUEUE} was full");
@@ -195,21 +208,55 @@ impl Queue {
     }
 }
 
-/// Calls `hook` with one event; a failure is logged and recorded, never passed on.
-async fn deliver(
-    hook: &ExecHook,
-    job: Job,
-    cancel: &CancellationToken,
-    failures: &Failures,
-) -> Outcome {
-    let run = hook.run_text(job.kind, &job.payload, cancel).await;
-    if observer_failed(&run.outcome) {
-        let reason = run.outcome.describe();
+/// One observer's queue, heard one event after another until it is closed; once
+/// stopped, it only empties, counting what it never heard.
+async fn drain(
+    hook: Arc<ExecHook>,
+    mut waiting: mpsc::Receiver<Job>,
+    shared: Arc<Shared>,
+    (cancel, stop): (CancellationToken, CancellationToken),
+    budget: Duration,
+    failures: Failures,
+) {
+    while let Some(job) = waiting.recv().await {
+        if stop.is_cancelled() {
+            shared.unheard.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        let started = Instant::now();
+        *shared.in_flight() = Some(started);
+        let run = hook.run_text(job.kind, &job.payload, &stop).await;
+        *shared.in_flight() = None;
+        let mut outcome = run.outcome;
+        if matches!(outcome, Outcome::Interrupted) {
+            // Stopped when the end-of-run budget ran out. A call the budget counted
+            // from had its whole deadline and missed it; any other was not heard.
+            let had_its_deadline = !cancel.is_cancelled()
+                && shared
+                    .budget_from
+                    .get()
+                    .is_some_and(|from| started <= *from);
+            if had_its_deadline {
+                outcome = Outcome::TimedOut {
+                    after: budget,
+                    nothing_read: false,
+                };
+            } else {
+                shared.unheard.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        record(&hook, &job, &outcome, &run.stderr_tail, &failures);
+    }
+}
+
+/// Records a failed call of `hook`; a failure is logged, never passed on.
+fn record(hook: &ExecHook, job: &Job, outcome: &Outcome, stderr_tail: &str, failures: &Failures) {
+    if observer_failed(outcome) {
+        let reason = outcome.describe();
         let name = &hook.hook.name;
         tracing::info!("observer `{name}` {reason} at {} (recorded)", job.phase);
-        let mut failure = HookFailure::new(name, job.phase, &reason, &run.stderr_tail);
+        let mut failure = HookFailure::new(name, job.phase, &reason, stderr_tail);
         failure.turn = Some(job.turn);
         failures.record(failure);
     }
-    run.outcome
 }

@@ -151,7 +151,7 @@ async fn execute(server: &Supervisor, hook: &Hook, kind: CallKind, payload: Json
 
 /// What a hook's process gets over the host's variables: the values its `env` sets,
 /// then `PROMPTEXEC_HOOK_TYPE`.
-pub(crate) fn hook_context(hook: &Hook) -> Vec<(String, String)> {
+pub fn hook_context(hook: &Hook) -> Vec<(String, String)> {
     let mut context: Vec<(String, String)> = hook
         .env_values
         .iter()

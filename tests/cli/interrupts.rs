@@ -97,36 +97,45 @@ fn dropped(report: &Json) -> u64 {
 }
 
 #[test]
-fn row36_sigterm_while_a_slow_observer_drains_exits_130_at_once_with_the_report() {
+fn row36_a_signal_while_a_slow_observer_drains_exits_130_at_once_with_the_report() {
+    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        interrupt_the_drain(signal);
+    }
+}
+
+fn interrupt_the_drain(signal: Signal) {
     let temp = tempfile::tempdir().expect("temp dir");
     // 8 s an event and a minute's deadline: undisturbed, the drain would take minutes.
     let run = start(temp.path(), 60_000, "8");
     wait_for("the conversation ending with the observer busy", || {
         conversation_over(temp.path()) && !observer_log(temp.path()).0.is_empty()
     });
-    kill(Pid::from_raw(run.id() as i32), Signal::SIGTERM).expect("send SIGTERM");
+    kill(Pid::from_raw(run.id() as i32), signal).expect("send the signal");
     let out = finish(run);
-    assert_eq!(out.code, 130, "{}", out.stderr);
+    assert_eq!(out.code, 130, "{signal}: {}", out.stderr);
     assert!(
         out.elapsed < Duration::from_secs(3),
-        "took {:?}",
+        "{signal}: took {:?}",
         out.elapsed
     );
     let (pids, done) = observer_log(temp.path());
     let survivors: Vec<i32> = pids.into_iter().filter(|pid| !gone(*pid)).collect();
-    assert!(survivors.is_empty(), "still running: {survivors:?}");
+    assert!(
+        survivors.is_empty(),
+        "{signal}: still running: {survivors:?}"
+    );
     let report: Json = serde_json::from_str(&out.stdout).expect("the report, on stdout");
-    assert_eq!(report["exit_code"], 130, "{report:#}");
+    assert_eq!(report["exit_code"], 130, "{signal}: {report:#}");
     assert_eq!(
         report["tool_calls"].as_array().map(Vec::len),
         Some(10),
-        "the calls made are in it"
+        "{signal}: the calls made are in it"
     );
     let dropped = dropped(&report);
     assert_eq!(
         dropped,
         EVENTS - done,
-        "every event not heard whole is counted"
+        "{signal}: every event not heard whole is counted"
     );
     out.stderr_has(&format!(
         "observer `slow` fell behind: {dropped} event(s) dropped (left waiting when the run was interrupted)"
@@ -168,4 +177,64 @@ fn row37_the_end_of_run_drain_gets_the_observer_deadline_in_all_and_reports_what
     out.stderr_has(&format!(
         "observer `slow` fell behind: {dropped} event(s) dropped (left waiting when its 2500 ms at the end of the run ran out)"
     ));
+}
+
+#[test]
+fn a_signal_while_a_suite_scenario_drains_keeps_the_suite_report_and_starts_no_other() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let config = config(temp.path(), 60_000);
+    // `ten` plays the mock's ten calls; `zz-ten`, after it with one worker, must never start.
+    let scenarios: Vec<PathBuf> = ["ten", "zz-ten"]
+        .iter()
+        .map(|id| {
+            let path = temp.path().join(format!("{id}.scenario.yaml"));
+            let text = format!(
+                "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: {id}\nspec:\n  task_type: desk\n  description: ten ticks\n  turns:\n    - role: user\n      content: tick ten times\n"
+            );
+            std::fs::write(&path, text).expect("scenario written");
+            path
+        })
+        .collect();
+    let transcripts = temp.path().join("transcripts");
+    let report = temp.path().join("report.json");
+    let run = promptexec()
+        .in_dir(temp.path())
+        .env("OBSERVER_LOG", temp.path().join("observer.log"))
+        .env("OBSERVER_SECONDS", "8")
+        .arg("-c")
+        .arg(&config)
+        .arg("run")
+        .arg(interrupts_dir().join("slow.pack.json"))
+        .args(["-j", "1"])
+        .args(&scenarios)
+        .args(["--format", "json", "--output"])
+        .arg(&report)
+        .arg("--transcript")
+        .arg(&transcripts)
+        .spawn();
+    wait_for("the first scenario's conversation ending", || {
+        std::fs::read_to_string(transcripts.join("ten.jsonl"))
+            .is_ok_and(|t| t.contains(r#""event":"session_end""#))
+            && !observer_log(temp.path()).0.is_empty()
+    });
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGTERM).expect("send SIGTERM");
+    let out = finish(run);
+    assert_eq!(out.code, 130, "{}", out.stderr);
+    assert!(
+        out.elapsed < Duration::from_secs(3),
+        "took {:?}",
+        out.elapsed
+    );
+    let (pids, _) = observer_log(temp.path());
+    let survivors: Vec<i32> = pids.into_iter().filter(|pid| !gone(*pid)).collect();
+    assert!(survivors.is_empty(), "still running: {survivors:?}");
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("the report is written"))
+            .expect("one JSON document");
+    assert_eq!(report["summary"]["exit_code"], 130, "{report:#}");
+    assert_eq!(
+        report["summary"]["not_started"],
+        serde_json::json!(["zz-ten"])
+    );
+    assert_eq!(report["scenarios"][0]["id"], "ten", "{report:#}");
 }
