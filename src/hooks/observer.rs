@@ -5,18 +5,18 @@
 //! queue (counted and reported at the end) instead of piling up processes. When the run
 //! ends, each observer hears what is still waiting for it within one deadline of that
 //! hook in all (its `timeout_ms`, else the default for its kind of call), counted from
-//! the start of the call under way, if any: then that call is stopped (it missed its
-//! deadline, if the budget counted from it) and the rest of the queue is dropped and
-//! counted, so a slow observer holds the end of the run for one deadline, not for a
-//! whole queue of them. An interrupted run (the run's cancel token) stops every queue at
-//! once the same way.
+//! the start of the call under way, or else of the next one: then the call under way is
+//! stopped (it missed its deadline, if the budget counted from it) and the rest of the
+//! queue is dropped and counted, so a slow observer holds the end of the run for one
+//! deadline, not for a whole queue of them. An interrupted run (the run's cancel token)
+//! stops every queue at once the same way.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -51,7 +51,6 @@ struct Queue {
 }
 
 /// What a queue's task and the end of the run both see.
-#[derive(Default)]
 struct Shared {
     /// Events that did not fit.
     overflowed: AtomicU64,
@@ -59,18 +58,21 @@ struct Shared {
     /// interrupted, or the end of the run gave it no more time (the call cut short
     /// included).
     unheard: AtomicU64,
-    /// When the call under way started.
-    in_flight: Mutex<Option<Instant>>,
+    /// When the call under way started; `None` between calls.
+    in_flight: watch::Sender<Option<Instant>>,
     /// Where the end-of-run budget counts from: the start of the call under way when
-    /// the run ended, else the end of the run.
+    /// the run ended, else of the next one.
     budget_from: OnceLock<Instant>,
 }
 
 impl Shared {
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    fn new() -> Self {
+        Self {
+            overflowed: AtomicU64::new(0),
+            unheard: AtomicU64::new(0),
+            in_flight: watch::Sender::new(None),
+            budget_from: OnceLock::new(),
+        }
     }
 }
 
@@ -137,7 +139,7 @@ impl Queue {
         cancel: &CancellationToken,
     ) -> Self {
         let (jobs, waiting) = mpsc::channel::<Job>(OBSERVER_QUEUE);
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared::new());
         let stop = cancel.child_token();
         let budget = kind.timeout_of(&hook.hook.exec);
         let drain = tokio::spawn(drain(
@@ -168,8 +170,18 @@ impl Queue {
             mut drain,
         } = self;
         drop(jobs);
-        let now = Instant::now();
-        let from = shared.in_flight().map_or(now, |started| started.min(now));
+        // The budget counts from the start of the call under way, or of the next one
+        // (unless the queue empties first): each call gets its whole deadline.
+        let mut calls = shared.in_flight.subscribe();
+        let from = tokio::select! {
+            biased;
+            started = calls.wait_for(Option::is_some) => {
+                started.ok().and_then(|s| *s).unwrap_or_else(Instant::now)
+            }
+            ended = &mut drain => {
+                return shared.report(name, ended, cancel, budget);
+            }
+        };
         let _ = shared.budget_from.set(from);
         let until = tokio::time::Instant::from_std(from + budget);
         let ended = match tokio::time::timeout_at(until, &mut drain).await {
@@ -179,11 +191,24 @@ impl Queue {
                 drain.await
             }
         };
+        shared.report(name, ended, cancel, budget)
+    }
+}
+
+impl Shared {
+    /// How many events the queue dropped, with a warning when it dropped any.
+    fn report(
+        &self,
+        name: &str,
+        ended: Result<(), tokio::task::JoinError>,
+        cancel: &CancellationToken,
+        budget: Duration,
+    ) -> u64 {
         if let Err(why) = ended {
             tracing::warn!("observer `{name}` stopped unexpectedly: {why}");
         }
-        let overflowed = shared.overflowed.load(Ordering::Relaxed);
-        let unheard = shared.unheard.load(Ordering::Relaxed);
+        let overflowed = self.overflowed.load(Ordering::Relaxed);
+        let unheard = self.unheard.load(Ordering::Relaxed);
         let dropped = overflowed + unheard;
         if dropped > 0 {
             let full = format!("its queue of {OBSERVER_QUEUE} was full");
@@ -224,9 +249,9 @@ async fn drain(
             continue;
         }
         let started = Instant::now();
-        *shared.in_flight() = Some(started);
+        shared.in_flight.send_replace(Some(started));
         let run = hook.run_text(job.kind, &job.payload, &stop).await;
-        *shared.in_flight() = None;
+        shared.in_flight.send_replace(None);
         let mut outcome = run.outcome;
         if matches!(outcome, Outcome::Interrupted) {
             // Stopped when the end-of-run budget ran out. A call the budget counted
