@@ -101,14 +101,11 @@ impl Resolver<'_> {
         env_values_allowed: bool,
     ) -> Option<(ExecSpec, IndexMap<String, String>)> {
         let args_node = f.get("args");
-        let (command, args, arg_positions) = match f.get("command") {
-            Some(n) => match self.command_line(n, args_node, what) {
-                Some((command, args, positions)) => (Some(command), args, positions),
-                None => (None, Vec::new(), Vec::new()),
-            },
+        let command = match f.get("command") {
+            Some(n) => self.command_line(n, args_node, what),
             None => {
                 self.cx.error(pos, format!("{what}: missing key `command`"));
-                (None, Vec::new(), Vec::new())
+                None
             }
         };
         let (env, env_values) = match f.get("env") {
@@ -154,19 +151,18 @@ impl Resolver<'_> {
         };
         // Runs the extension directly; a PromptKit sandbox does not apply here.
         self.cx.ignored_keys(f, &["sandbox"], what);
-        let (command, command_pos) = command?;
-        let command = self.command_path(&command, command_pos, what);
+        let line = command?;
         let spec = ExecSpec {
-            command,
-            args,
-            arg_positions,
+            command: self.command_path(&line.program, line.program_pos, what),
+            args: line.args,
+            arg_positions: line.arg_positions,
             env,
             timeout,
             working_dir,
             max_output_bytes,
             runtime,
             max_in_flight,
-            command_pos,
+            command_pos: line.program_pos,
             env_mode: env_mode.unwrap_or_default(),
         };
         Some((spec, env_values?))
@@ -174,17 +170,21 @@ impl Resolver<'_> {
 
     /// `command` as one string (with `args` beside it), or as an argv list: the
     /// program, then its arguments (PicoClaw's form), with no `args` beside it.
-    #[allow(clippy::type_complexity)]
     fn command_line(
         &mut self,
         node: &Node,
         args: Option<&Node>,
         what: &str,
-    ) -> Option<((String, Pos), Vec<String>, Vec<Pos>)> {
+    ) -> Option<CommandLine> {
         let Value::Seq(items) = &node.value else {
-            let command = self.cx.nonempty_string(node, &format!("{what}.command"));
-            let (args, positions) = self.exec_args(args, what);
-            return Some(((command?, node.pos), args, positions));
+            let program = self.cx.nonempty_string(node, &format!("{what}.command"));
+            let (args, arg_positions) = self.exec_args(args, what);
+            return Some(CommandLine {
+                program: program?,
+                program_pos: node.pos,
+                args,
+                arg_positions,
+            });
         };
         if let Some(args) = args {
             self.cx.error(
@@ -202,16 +202,19 @@ impl Resolver<'_> {
         let program = self
             .cx
             .nonempty_string(first, &format!("{what}.command[0]"))?;
-        let mut argv = Vec::with_capacity(rest.len());
+        let mut args = Vec::with_capacity(rest.len());
         for (i, item) in rest.iter().enumerate() {
-            argv.push((
+            args.push(
                 self.cx
                     .string(item, &format!("{what}.command[{}]", i + 1))?,
-                item.pos,
-            ));
+            );
         }
-        let (args, positions) = argv.into_iter().unzip();
-        Some(((program, first.pos), args, positions))
+        Some(CommandLine {
+            program,
+            program_pos: first.pos,
+            args,
+            arg_positions: rest.iter().map(|item| item.pos).collect(),
+        })
     }
 
     /// `env` as a list: the names of host variables passed through.
@@ -302,6 +305,15 @@ impl Resolver<'_> {
     }
 }
 
+/// How to start an extension: the program and its arguments, each with where it is
+/// written.
+struct CommandLine {
+    program: String,
+    program_pos: Pos,
+    args: Vec<String>,
+    arg_positions: Vec<Pos>,
+}
+
 fn invalid_env_name(what: &str, name: &str) -> String {
     format!(
         "{what}: `{name}` is not a valid environment variable name (letters, digits and `_`, not starting with a digit)"
@@ -350,5 +362,17 @@ mod tests {
         assert_eq!(exec.max_output_bytes, Some(1024));
         assert_eq!(exec.runtime, RuntimeMode::Server);
         assert_eq!(exec.env, ["API_KEY"]);
+    }
+
+    #[test]
+    fn a_command_may_be_an_argv_list() {
+        let (config, cx) = resolve_text(
+            "spec:\n  tools:\n    a:\n      exec:\n        command: [python3, ./a.py, --fast]\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        let a = config.tools["a"].exec.as_ref().expect("exec");
+        assert_eq!(a.command, Path::new("python3"));
+        assert_eq!(a.args, ["./a.py", "--fast"]);
+        assert_eq!(a.arg_positions.len(), 2);
     }
 }
