@@ -1,8 +1,9 @@
 //! PicoClaw process hooks carried over key for key: the entry of PicoClaw's hook guide,
-//! pasted unchanged into a JSON RuntimeConfig (only its two paths pointed at ours), runs
-//! without `runtime: server` and its hook hears `hook.runtime_event`; `command` as an
-//! argv list and `env` as a map of values reach the process; every spelling of "every
-//! event" is heard over `hook.runtime_event`, and `hook.event` only when named.
+//! pasted unchanged into a JSON or YAML RuntimeConfig (only its two paths pointed at
+//! ours), runs without `runtime: server` and its hook hears `hook.runtime_event`;
+//! `command` as an argv list and `env` as a map of values reach the process; every
+//! spelling of "every event" is heard over `hook.runtime_event`, and `hook.event` only
+//! when named.
 //!
 //! Fixtures: `tests/fixtures/picoclaw` (`readme_entry.json`, the guide's entry; the
 //! pack, mock script and `lookup.sh` tool for one tool call; `review_log.py`, a hook
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::util::{Outcome, fixtures, promptexec};
+use crate::util::{Outcome, fixtures, mock_config_head, promptexec};
 
 fn picoclaw_dir() -> PathBuf {
     fixtures().join("picoclaw")
@@ -89,6 +90,17 @@ fn notifications(entries: &[Json]) -> Vec<(&str, &str)> {
 
 #[test]
 fn the_hook_guide_entry_pasted_unchanged_runs_and_its_hook_hears_runtime_events() {
+    guide_entry_is_heard(config_with_hooks);
+}
+
+#[test]
+fn the_hook_guide_entry_pasted_into_a_yaml_config_runs_too() {
+    guide_entry_is_heard(yaml_config_with_hooks);
+}
+
+/// The guide's entry, its placeholder paths pointed at our hook and a log in a temp
+/// dir, pasted by `write_config`; the run must pass and the hook hear what it asked for.
+fn guide_entry_is_heard(write_config: fn(&Path, &str) -> PathBuf) {
     let temp = tempfile::tempdir().expect("temp dir");
     let log = temp.path().join("review-gate.log");
     let entry = std::fs::read_to_string(picoclaw_dir().join("readme_entry.json"))
@@ -101,7 +113,7 @@ fn the_hook_guide_entry_pasted_unchanged_runs_and_its_hook_hears_runtime_events(
             "/tmp/picoclaw-hook-review-gate.log",
             &log.display().to_string(),
         );
-    let config = config_with_hooks(temp.path(), &entry);
+    let config = write_config(temp.path(), &entry);
     let out = play(temp.path(), &config);
     out.expect_code(0);
     out.stderr_lacks("unknown key");
@@ -119,6 +131,21 @@ fn the_hook_guide_entry_pasted_unchanged_runs_and_its_hook_hears_runtime_events(
             ("hook.runtime_event", "agent.tool.exec_end"),
         ]
     );
+}
+
+/// The same config in YAML, `hooks` (JSON text, which YAML reads) indented under
+/// `spec.hooks`.
+fn yaml_config_with_hooks(dir: &Path, hooks: &str) -> PathBuf {
+    let fixtures = picoclaw_dir();
+    let indented: String = hooks.lines().map(|line| format!("    {line}\n")).collect();
+    let config = format!(
+        "{head}  tools:\n    lookup:\n      exec:\n        command: {tool}\n        timeout_ms: 5000\n  hooks:\n{indented}",
+        head = mock_config_head(fixtures.join("desk.mock.yaml").display()),
+        tool = fixtures.join("lookup.sh").display(),
+    );
+    let path = dir.join("runtime.yaml");
+    std::fs::write(&path, config).expect("config written");
+    path
 }
 
 #[test]
