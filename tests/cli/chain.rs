@@ -190,13 +190,13 @@ async fn events_reach_only_the_hooks_that_observe_them() {
             "watch_all",
             &format!("--events, {}", all.display()),
             "",
-            "      observe: \"*\"\n",
+            "      observe: \"*\"\n      event_method: hook.event\n",
         ),
         rpc(
             "watch_tools",
             &format!("--events, {}", some.display()),
             "",
-            "      observe: [tool_exec_end]\n",
+            "      observe: [tool_exec_end]\n      event_method: hook.event\n",
         ),
     ]
     .concat()
