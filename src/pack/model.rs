@@ -53,13 +53,17 @@ pub struct Prompt {
     pub tools: Vec<(String, Pos)>,
     pub tool_policy: ToolPolicy,
     pub evals: Vec<EvalDef>,
-    /// Guardrails run on every model answer.
+    /// Guardrails run on user messages before the model sees them, on model
+    /// answers, or both (each validator's `direction`).
     pub validators: Vec<Validator>,
     pub pos: Pos,
 }
 
-/// A guardrail (`validators[]`): a built-in check run on each model answer; when
-/// it fires, the answer is enforced (truncated or replaced).
+/// A guardrail (`validators[]`): a built-in check run on each user message before
+/// the model is called (`direction: input`), on each model answer (`output`, the
+/// default) or on both. On an answer it fires on, the answer is enforced (truncated
+/// or replaced); on a message, the model is not called and the turn is answered for
+/// it.
 #[derive(Debug, Clone)]
 pub struct Validator {
     /// Its type as written (`banned_words`, `max_length`, ...): what reports and
@@ -76,7 +80,32 @@ pub struct Validator {
     pub message: Option<String>,
     /// A firing also fails the run.
     pub fail_on_violation: bool,
+    /// Which side of the model call it judges.
+    pub direction: Direction,
     pub pos: Pos,
+}
+
+crate::wire_enum! {
+    /// Which side of the model call a guardrail judges (`params.direction`).
+    #[derive(Default)]
+    pub enum Direction {
+        Input = "input",
+        #[default]
+        Output = "output",
+        Both = "both",
+    }
+}
+
+impl Direction {
+    /// It judges the user's message before the model call.
+    pub fn judges_input(self) -> bool {
+        matches!(self, Direction::Input | Direction::Both)
+    }
+
+    /// It judges the model's answer.
+    pub fn judges_output(self) -> bool {
+        matches!(self, Direction::Output | Direction::Both)
+    }
 }
 
 impl Prompt {

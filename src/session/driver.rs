@@ -41,6 +41,7 @@ use super::{
 };
 
 mod evaluate;
+mod guard;
 mod tool_call;
 
 /// The id sessions report to hooks and evals; the same on every run, so sampled
@@ -49,9 +50,6 @@ const SESSION_ID: &str = "sess_1";
 
 /// The finish reason of an answer a hook's policy decided.
 const SAFETY: &str = "safety";
-
-/// The turn's answer when a provider filter enforced its policy without a replacement.
-const BLOCKED_ANSWER: &str = "This request was blocked by a policy hook.";
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -380,6 +378,9 @@ impl<'a> Session<'a> {
         self.messages.push(message("user", user_text));
         self.hooks
             .event("turn_start", &json!({"turn": turn, "user": user_text}));
+        if let Some(blocked) = self.guardrails.check_input(user_text) {
+            return self.block_input(turn, blocked);
+        }
         let max_rounds = self
             .max_rounds
             .unwrap_or(self.prompt.tool_policy.max_rounds);
@@ -530,31 +531,6 @@ impl<'a> Session<'a> {
         TurnEnd::RoundLimit
     }
 
-    /// The prompt's guardrails on the answer: when one fires, the answer is cut or
-    /// replaced, its tool calls are dropped, and its finish reason is `safety`.
-    /// Answers with no text (tool calls only) have nothing to judge.
-    fn guard(&mut self, turn: u32, mut response: ProviderResponse) -> (ProviderResponse, bool) {
-        let text = response.message["content"].as_str().unwrap_or_default();
-        if self.guardrails.is_empty() || text.is_empty() {
-            return (response, false);
-        }
-        let Some(guarded) = self.guardrails.check(text) else {
-            return (response, false);
-        };
-        for firing in &guarded.firings {
-            self.emit(SessionEvent::Guardrail {
-                turn,
-                validator: firing.validator.clone(),
-                detail: firing.detail.clone(),
-                enforced: guarded.enforced.to_string(),
-                fails_run: firing.fails_run,
-            });
-        }
-        response.message = message("assistant", &guarded.text);
-        response.message["finish_reason"] = json!(SAFETY);
-        (response, true)
-    }
-
     /// The model gave no answer: the turn ends and the run stops (exit 3).
     fn model_failed(&mut self, turn: u32, round: u32, err: ModelError) -> TurnEnd {
         self.hooks.event(
@@ -589,29 +565,6 @@ impl<'a> Session<'a> {
                 stderr_tail: failure.stderr_tail,
             });
         }
-    }
-
-    /// A provider filter enforced its policy before the model was called: the model
-    /// is not called, the turn's answer is the hook's replacement (else a fixed
-    /// notice) with finish reason `safety`, and the message the hook objected to is
-    /// withheld from every later model call.
-    fn answer_for_hook(&mut self, turn: u32, hook: &str, replacement: Option<String>) -> TurnEnd {
-        let last_user = self.messages.iter().rposition(|m| m["role"] == "user");
-        if let Some(at) = last_user {
-            let withheld = message("user", &format!("[message withheld by hook `{hook}`]"));
-            self.messages.set(at, withheld);
-        }
-        let text = replacement.unwrap_or_else(|| BLOCKED_ANSWER.to_string());
-        let mut answer = message("assistant", &text);
-        answer["finish_reason"] = json!(SAFETY);
-        self.emit(SessionEvent::Assistant {
-            turn,
-            content: text,
-            tool_calls: Vec::new(),
-        });
-        self.messages.push(answer);
-        self.end_turn(turn, TurnEndReason::AnsweredForSafety);
-        TurnEnd::Answered
     }
 
     fn hook_event(

@@ -3,6 +3,7 @@ use serde_json::Value as Json;
 
 use crate::evals::{EvalInput, EvalResult};
 
+use crate::pack::Direction;
 use crate::provider::Usage;
 
 use super::{CallStatus, FailureMode, HookAction, Phase, TurnEndReason};
@@ -74,8 +75,10 @@ pub enum SessionEvent {
         content: String,
         duration_ms: u64,
     },
-    /// A prompt's guardrail fired on a model answer, which was cut or replaced
-    /// (`enforced`); with `fails_run` the run fails too.
+    /// A prompt's guardrail fired: on a model answer (`direction: output`), which
+    /// was cut or replaced (`enforced`: `truncated`, `replaced`), or on a user
+    /// message (`input`), which the model never saw (`blocked`); with `fails_run`
+    /// the run fails too.
     Guardrail {
         turn: u32,
         validator: String,
@@ -83,6 +86,8 @@ pub enum SessionEvent {
         enforced: String,
         #[serde(default)]
         fails_run: bool,
+        #[serde(default)]
+        direction: Direction,
     },
     /// A scenario's chaos rule struck this call: it failed without running, or
     /// ran late.

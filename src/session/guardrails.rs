@@ -1,17 +1,76 @@
-//! A prompt's guardrails on each model answer: which fire, and the answer that
-//! stands after them (cut to a length limit, or replaced by the guardrail's
-//! message).
+//! A prompt's guardrails: on each user message before the model is called
+//! (`direction: input` or `both`) and on each model answer (`output`, the default,
+//! or `both`). Which fire, and what stands after them: an answer cut to a length
+//! limit or replaced by the guardrail's message; a message the model never sees,
+//! answered by the guardrail's message.
+
+mod pii;
 
 use crate::evals::{EvalInput, EvalStatus, Judge, canonical_check, judge, prepare_check};
 use crate::pack::{Prompt, Validator};
 
-/// What an answer a guardrail fired on is replaced by when the guardrail has no
-/// message of its own.
-pub const WITHHELD_ANSWER: &str = "This answer was withheld by a guardrail.";
+pub use pii::{PiiKind, pii_found};
+
+/// What a message or an answer a guardrail fired on is replaced by when the
+/// guardrail has no message of its own: PromptKit's `DefaultBlockedMessage`.
+pub const DEFAULT_BLOCKED_MESSAGE: &str =
+    "Sorry, we can't provide this response as it would violate our content policy.";
+
+/// The check name of PromptKit's `pii_leakage` guardrail, which runs here as its
+/// offline pre-pass.
+pub const PII_LEAKAGE: &str = "pii_leakage";
+
+/// How a guardrail judges text.
+enum Check {
+    Builtin(Judge),
+    /// `pii_leakage`'s offline pre-pass.
+    Pii,
+}
+
+impl Check {
+    fn of(validator: &Validator) -> Option<Self> {
+        if validator.check == PII_LEAKAGE {
+            return Some(Check::Pii);
+        }
+        prepare_check(&validator.check, &validator.params)
+            .ok()
+            .map(Check::Builtin)
+    }
+
+    /// The detail when the guardrail fires on `text`; `None` when it passes. A check
+    /// that cannot judge the text fires: it fails closed.
+    fn fires(&self, validator: &Validator, text: &str) -> Option<String> {
+        let (score, detail) = match self {
+            Check::Builtin(check) => match check(&EvalInput {
+                content: text.to_string(),
+                ..EvalInput::default()
+            }) {
+                Ok(scored) => (scored.score, scored.detail),
+                Err(err) => return Some(format!("could not judge the text: {err}")),
+            },
+            Check::Pii => pii_scored(text),
+        };
+        (judge(score, Some(&validator.threshold)) != EvalStatus::Passed).then_some(detail)
+    }
+}
+
+/// `pii_leakage`'s pre-pass as a score: 0 when it finds personal data, else 1.
+fn pii_scored(text: &str) -> (f64, String) {
+    match pii_found(text) {
+        Some(kind) => (
+            0.0,
+            format!("the text holds {} (offline pre-pass)", kind.described()),
+        ),
+        None => (
+            1.0,
+            "the offline pre-pass found no email, social security or card number".into(),
+        ),
+    }
+}
 
 /// The prompt's guardrails, each ready to judge.
 #[derive(Default)]
-pub struct Guardrails(Vec<(Validator, Judge)>);
+pub struct Guardrails(Vec<(Validator, Check)>);
 
 /// A guardrail that fired on an answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +91,14 @@ pub struct Guarded {
     pub enforced: &'static str,
 }
 
+/// A user message an input guardrail kept from the model: the guardrail that
+/// fired first (the others are not asked, as in PromptKit) and the turn's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blocked {
+    pub firing: Firing,
+    pub answer: String,
+}
+
 impl Guardrails {
     /// The prompt's validators (their params were checked when the pack loaded).
     pub fn of(prompt: &Prompt) -> Self {
@@ -39,34 +106,44 @@ impl Guardrails {
             prompt
                 .validators
                 .iter()
-                .filter_map(|v| Some((v.clone(), prepare_check(&v.check, &v.params).ok()?)))
+                .filter_map(|v| Some((v.clone(), Check::of(v)?)))
                 .collect(),
         )
     }
 
+    /// No guardrail judges answers.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        !self.0.iter().any(|(v, _)| v.direction.judges_output())
     }
 
-    /// Every guardrail that fires on `text`, and the text that stands; `None` when
-    /// none fires. A guardrail that cannot judge the text fires: it fails closed.
+    /// The first input guardrail that fires on the user's message, and the turn's
+    /// answer in the model's place; `None` when none fires.
+    pub fn check_input(&self, text: &str) -> Option<Blocked> {
+        self.0
+            .iter()
+            .filter(|(v, _)| v.direction.judges_input())
+            .find_map(|(validator, check)| {
+                let detail = check.fires(validator, text)?;
+                Some(Blocked {
+                    firing: Firing {
+                        validator: validator.kind.clone(),
+                        detail,
+                        fails_run: validator.fail_on_violation,
+                    },
+                    answer: blocked_text(validator),
+                })
+            })
+    }
+
+    /// Every output guardrail that fires on `text`, and the text that stands;
+    /// `None` when none fires.
     pub fn check(&self, text: &str) -> Option<Guarded> {
-        let input = EvalInput {
-            content: text.to_string(),
-            ..EvalInput::default()
-        };
         let mut firings = Vec::new();
         let mut stands = text.to_string();
         let mut enforced = "truncated";
-        for (validator, check) in &self.0 {
-            let detail = match check(&input) {
-                Ok(scored)
-                    if judge(scored.score, Some(&validator.threshold)) == EvalStatus::Passed =>
-                {
-                    continue;
-                }
-                Ok(scored) => scored.detail,
-                Err(err) => format!("could not judge the answer: {err}"),
+        for (validator, check) in self.0.iter().filter(|(v, _)| v.direction.judges_output()) {
+            let Some(detail) = check.fires(validator, text) else {
+                continue;
             };
             firings.push(Firing {
                 validator: validator.kind.clone(),
@@ -81,10 +158,7 @@ impl Guardrails {
                     stands = stands.chars().take(max).collect();
                 }
                 _ => {
-                    stands = validator
-                        .message
-                        .clone()
-                        .unwrap_or_else(|| WITHHELD_ANSWER.to_string());
+                    stands = blocked_text(validator);
                     enforced = "replaced";
                 }
             }
@@ -95,6 +169,14 @@ impl Guardrails {
             enforced,
         })
     }
+}
+
+/// The guardrail's message, else PromptKit's default.
+fn blocked_text(validator: &Validator) -> String {
+    validator
+        .message
+        .clone()
+        .unwrap_or_else(|| DEFAULT_BLOCKED_MESSAGE.to_string())
 }
 
 /// The characters a length guardrail allows: its `max` (or `max_characters`,
@@ -114,7 +196,7 @@ fn length_limit(validator: &Validator) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::doc::Pos;
-    use crate::pack::{Bound, Threshold};
+    use crate::pack::{Bound, Direction, Threshold};
     use serde_json::{Value as Json, json};
 
     fn validator(kind: &str, check: &str, params: Json, message: Option<&str>) -> Validator {
@@ -131,6 +213,7 @@ mod tests {
             },
             message: message.map(str::to_string),
             fail_on_violation: false,
+            direction: Direction::Output,
             pos: Pos::START,
         }
     }
@@ -140,7 +223,7 @@ mod tests {
             validators
                 .into_iter()
                 .map(|v| {
-                    let check = prepare_check(&v.check, &v.params).expect("valid params");
+                    let check = Check::of(&v).expect("valid params");
                     (v, check)
                 })
                 .collect(),
@@ -191,7 +274,10 @@ mod tests {
             json!({"max_tokens": 1}),
             None,
         )]);
-        assert_eq!(g.check("abcdefgh").expect("fires").text, WITHHELD_ANSWER);
+        assert_eq!(
+            g.check("abcdefgh").expect("fires").text,
+            DEFAULT_BLOCKED_MESSAGE
+        );
     }
 
     #[test]
@@ -205,7 +291,77 @@ mod tests {
         let guarded = g.check("One. Two. Three.").expect("fires");
         assert_eq!(
             (guarded.text.as_str(), guarded.enforced),
-            (WITHHELD_ANSWER, "replaced")
+            (DEFAULT_BLOCKED_MESSAGE, "replaced")
         );
+    }
+
+    fn facing(mut v: Validator, direction: Direction) -> Validator {
+        v.direction = direction;
+        v
+    }
+
+    #[test]
+    fn an_input_guardrail_judges_the_message_and_answers_with_its_message() {
+        let routing = || {
+            validator(
+                "regex",
+                "regex",
+                json!({"pattern": "(?i)\\brouting number\\b", "expect_match": false}),
+                Some("I can't help with bank routing numbers."),
+            )
+        };
+        let g = guardrails(vec![facing(routing(), Direction::Input)]);
+        let blocked = g
+            .check_input("What's your bank's routing number?")
+            .expect("fires");
+        assert_eq!(blocked.answer, "I can't help with bank routing numbers.");
+        assert_eq!(blocked.firing.validator, "regex");
+        assert_eq!(g.check_input("What is the capital of France?"), None);
+        assert!(g.is_empty(), "an input guardrail does not judge answers");
+        assert_eq!(g.check("Your routing number is 123."), None);
+
+        let g = guardrails(vec![routing()]);
+        assert_eq!(g.check_input("What's your routing number?"), None);
+        let g = guardrails(vec![facing(routing(), Direction::Both)]);
+        assert!(g.check_input("my routing number").is_some());
+        assert!(g.check("the routing number is 1").is_some());
+    }
+
+    #[test]
+    fn the_first_input_guardrail_that_fires_decides_and_the_default_text_stands_in() {
+        let g = guardrails(vec![
+            facing(
+                validator("pii_leakage", PII_LEAKAGE, json!({}), None),
+                Direction::Input,
+            ),
+            facing(
+                validator(
+                    "banned_words",
+                    "content_excludes",
+                    json!({"words": ["ssn"]}),
+                    Some("No."),
+                ),
+                Direction::Input,
+            ),
+        ]);
+        let blocked = g.check_input("my ssn is 123-45-6789").expect("fires");
+        assert_eq!(blocked.firing.validator, "pii_leakage");
+        assert_eq!(blocked.answer, DEFAULT_BLOCKED_MESSAGE);
+        assert!(
+            blocked.firing.detail.contains("social security"),
+            "{}",
+            blocked.firing.detail
+        );
+    }
+
+    #[test]
+    fn pii_leakage_replaces_an_answer_that_holds_an_email() {
+        let g = guardrails(vec![validator("pii_leakage", PII_LEAKAGE, json!({}), None)]);
+        let guarded = g.check("Mail dana@example.com for it.").expect("fires");
+        assert_eq!(
+            (guarded.text.as_str(), guarded.enforced),
+            (DEFAULT_BLOCKED_MESSAGE, "replaced")
+        );
+        assert_eq!(g.check("Mail the support desk."), None);
     }
 }

@@ -1,17 +1,28 @@
-//! A prompt's `validators` (guardrails): each a built-in check with its params
-//! checked now, the score bounds that make it fire, and what replaces an answer it
-//! fires on.
+//! A prompt's `validators` (guardrails): each a built-in check (or `pii_leakage`'s
+//! offline pre-pass) with its params checked now, the side of the model call it
+//! judges, the score bounds that make it fire, and what replaces what it fires on.
+//! As in PromptKit, a type nobody knows is an error, while a validator whose params
+//! are unusable is a warning and is skipped; params a check does not take are
+//! warnings and are not applied.
 
 use serde_json::{Map, Value as Json};
 
-use crate::doc::{Node, UnknownKeys};
-use crate::evals::prepare_check;
+use crate::doc::{Node, Pos, UnknownKeys, Value};
+use crate::evals::{ParamError, prepare_check};
 use crate::pack::model::*;
 
 use super::document::{Resolver, ptr};
 
 /// PromptKit's validator names that are checks under another name here.
 const VALIDATOR_ALIASES: &[(&str, &str)] = &[("regex_match", "regex")];
+
+/// PromptKit's `pii_leakage`, run as its offline pre-pass (see
+/// `session::pii_found`).
+const PII_LEAKAGE: &str = "pii_leakage";
+
+/// `pii_leakage`'s params for PromptKit's model judge, which promptexec does not
+/// run.
+const PII_JUDGE_PARAMS: &[&str] = &["rubric", "model", "system_prompt", "criteria"];
 
 impl Resolver<'_> {
     pub(super) fn validators(&mut self, node: &Node, at: &str) -> Vec<Validator> {
@@ -25,7 +36,8 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// One validator; a disabled one is read (and checked) but not returned.
+    /// One validator; a disabled one, or one whose params are unusable, is read
+    /// (and checked) but not returned.
     fn validator(&mut self, node: &Node, at: &str) -> Option<Validator> {
         let mut f = self.cx.map(node, at)?;
         let kind = self.required_string(&mut f, node, at, "type");
@@ -38,7 +50,8 @@ impl Resolver<'_> {
             .get("fail_on_violation")
             .and_then(|n| self.cx.boolean(n, &ptr(at, "fail_on_violation")))
             .unwrap_or(false);
-        let mut params = match f.get("params") {
+        let params_node = f.get("params");
+        let mut params = match params_node {
             Some(n) => {
                 self.cx.map(n, &ptr(at, "params"));
                 match n.to_json() {
@@ -51,19 +64,36 @@ impl Resolver<'_> {
         let top_message = self.optional_string(&mut f, at, "message");
         self.cx.unknown_keys(&f, at, UnknownKeys::Error);
         let kind = kind?;
+        let site = Site {
+            at,
+            node,
+            type_pos,
+            params: params_node,
+        };
         // The guardrail's own params (`message`, `direction`, the score bounds) are
         // taken out; the rest are its check's.
         let own = |params: &mut Map<String, Json>, key: &str| params.remove(key);
         let message = top_message
             .or_else(|| own(&mut params, "message").and_then(|m| m.as_str().map(str::to_string)));
-        if let Some(direction) = own(&mut params, "direction")
-            && direction != "output"
-        {
-            self.cx.warning(
-                node.pos,
-                format!("{at}/params/direction: {direction} is not applied; guardrails check the model's answers (`output`)"),
-            );
-        }
+        let direction = match own(&mut params, "direction") {
+            None => Direction::Output,
+            Some(written) => {
+                let read = written.as_str().and_then(Direction::from_wire);
+                if read.is_none() {
+                    self.cx.warning(
+                        site.param_pos("direction"),
+                        format!(
+                            "{at}/params/direction: {written} is not `input`, `output` or `both`{}; the guardrail judges the model's answers (`output`)",
+                            crate::doc::suggest(
+                                written.as_str().unwrap_or_default(),
+                                Direction::NAMES.iter().copied()
+                            )
+                        ),
+                    );
+                }
+                read.unwrap_or_default()
+            }
+        };
         let bound = |value: Option<Json>| {
             value.and_then(|v| v.as_f64()).map(|value| Bound {
                 value,
@@ -82,32 +112,113 @@ impl Resolver<'_> {
             .find(|(name, _)| *name == kind)
             .map_or(kind.as_str(), |(_, check)| check)
             .to_string();
-        let params = Json::Object(params);
-        if let Err(err) = prepare_check(&check, &params) {
-            let known =
-                crate::evals::builtin_names().chain(VALIDATOR_ALIASES.iter().map(|(n, _)| *n));
-            // An unknown type is pointed at; wrong params at the validator.
-            let (pos, why) = match err {
-                crate::evals::ParamError::NotBuiltin(_) => (
-                    type_pos,
-                    format!(
-                        "`{kind}` is not a check promptexec can run as a guardrail{}",
-                        crate::doc::suggest(&kind, known)
-                    ),
-                ),
-                other => (node.pos, other.to_string()),
-            };
-            self.cx.error(pos, format!("{at}: {why}"));
-            return None;
-        }
-        enabled.then(|| Validator {
+        let usable = if check == PII_LEAKAGE {
+            self.pii_params(&params, &site);
+            true
+        } else {
+            self.check_params(&kind, &check, &mut params, &site)?
+        };
+        (enabled && usable).then(|| Validator {
             check,
             kind,
-            params,
+            params: Json::Object(params),
             threshold,
             message,
             fail_on_violation,
+            direction,
             pos: node.pos,
         })
+    }
+
+    /// Prepares the built-in check with the validator's params: `None` (an error)
+    /// when the check does not exist; `Some(false)` (a warning: the validator is
+    /// skipped) when its params are unusable. A param the check does not take is a
+    /// warning and is taken out.
+    fn check_params(
+        &mut self,
+        kind: &str,
+        check: &str,
+        params: &mut Map<String, Json>,
+        site: &Site<'_>,
+    ) -> Option<bool> {
+        let at = site.at;
+        loop {
+            let err = match prepare_check(check, &Json::Object(params.clone())) {
+                Ok(_) => return Some(true),
+                Err(err) => err,
+            };
+            match err {
+                ParamError::NotBuiltin(_) => {
+                    let known = crate::evals::builtin_names()
+                        .chain(VALIDATOR_ALIASES.iter().map(|(n, _)| *n))
+                        .chain([PII_LEAKAGE]);
+                    self.cx.error(
+                        site.type_pos,
+                        format!(
+                            "{at}: `{kind}` is not a check promptexec can run as a guardrail{}",
+                            crate::doc::suggest(kind, known)
+                        ),
+                    );
+                    return None;
+                }
+                ParamError::Unknown { ref key, .. } if params.contains_key(key) => {
+                    self.cx.warning(
+                        site.param_pos(key),
+                        format!("{at}/params: {err}; it is not applied"),
+                    );
+                    params.remove(&key.clone());
+                }
+                other => {
+                    self.cx.warning(
+                        site.node.pos,
+                        format!("{at}: {other}; the guardrail is skipped"),
+                    );
+                    return Some(false);
+                }
+            }
+        }
+    }
+
+    /// `pii_leakage` takes only its model judge's params, which are not applied.
+    fn pii_params(&mut self, params: &Map<String, Json>, site: &Site<'_>) {
+        let at = site.at;
+        for key in params.keys() {
+            let why = if PII_JUDGE_PARAMS.contains(&key.as_str()) {
+                "is for PromptKit's model judge; promptexec runs the offline pre-pass only"
+                    .to_string()
+            } else {
+                format!(
+                    "is not a param of `{PII_LEAKAGE}`{}",
+                    crate::doc::suggest(key, PII_JUDGE_PARAMS.iter().copied())
+                )
+            };
+            self.cx.warning(
+                site.param_pos(key),
+                format!("{at}/params/{key} {why}; it is not applied"),
+            );
+        }
+    }
+}
+
+/// Where a validator is written, for messages about it.
+struct Site<'a> {
+    /// Its JSON pointer.
+    at: &'a str,
+    node: &'a Node,
+    type_pos: Pos,
+    params: Option<&'a Node>,
+}
+
+impl Site<'_> {
+    /// Where param `key` is written (else the validator).
+    fn param_pos(&self, key: &str) -> Pos {
+        let entries = match self.params.map(|p| &p.value) {
+            Some(Value::Map(entries)) => entries.as_slice(),
+            _ => &[],
+        };
+        entries
+            .iter()
+            .find(|(k, _)| k.name == key)
+            .map_or(self.node.pos, |(k, _)| k.pos)
     }
 }
