@@ -11,6 +11,7 @@ mod env_rule;
 mod evals;
 mod examples;
 mod fake_llm;
+mod guardrails_input;
 mod help;
 mod honest_run;
 mod hook_protocol;

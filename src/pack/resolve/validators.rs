@@ -83,7 +83,7 @@ impl Resolver<'_> {
                     self.cx.warning(
                         site.param_pos("direction"),
                         format!(
-                            "{at}/params/direction: {written} is not `input`, `output` or `both`{}; the guardrail judges the model's answers (`output`)",
+                            "{at}/params/direction: {written} is not `input`, `output` or `both`, so the guardrail judges the model's answers (`output`){}",
                             crate::doc::suggest(
                                 written.as_str().unwrap_or_default(),
                                 Direction::NAMES.iter().copied()
