@@ -1,0 +1,326 @@
+"""The corpus: which artifacts of the three snapshots are run, and by which command."""
+
+import hashlib
+import json
+import os
+import re
+
+# PromptKit's SDK examples that run offline: each has a mock-provider smoke test
+# (or a main that builds a mock provider). The prompt and the messages are the ones
+# the example's own test or main sends; `expect` pins an answer the example pins.
+SDK_EXAMPLES = {
+    "client-tools": {"pack": "client-tools.pack.json", "prompt": "assistant",
+                     "messages": ["Where am I?"]},
+    "eval-hooks": {"pack": "assistant.pack.json", "prompt": "chat",
+                   "messages": ["What is the capital of France?", "What is 2 + 2?",
+                                "List three programming languages."]},
+    "hello": {"pack": "hello.pack.json", "prompt": "chat", "messages": ["Hello"],
+              "vars": {"user_name": "Test"}},
+    "hitl": {"pack": "hitl.pack.json", "prompt": "refund_agent",
+             "messages": ["I need a refund of $150 for order #12345 because the product "
+                          "was damaged"]},
+    "hooks": {"pack": "hooks.pack.json", "prompt": "chat",
+              "messages": ["Hello", "What's your bank's routing number?"],
+              "expect": {2: "I can't help with bank routing numbers."}},
+    "json-function": {"pack": "research.pack.json", "prompt": "plan",
+                      "messages": ['{"topic":"battery storage","audience":"executive"}'],
+                      "vars": {"topic": "battery storage", "audience": "executive",
+                               "input": '{"topic":"battery storage","audience":"executive"}'}},
+    "media-storage-ref": {"pack": "media-storage-ref.pack.json", "prompt": "vision-analyst",
+                          "messages": ["hi"]},
+    "multitrack-ingestion": {"pack": "assistant.pack.json", "prompt": "assist",
+                             "messages": ["Hello"]},
+    "runtime-config": {"pack": "agent.pack.json", "prompt": "support", "messages": ["Hello"],
+                       "config": "runtime.yaml", "vars": {"company_name": "Acme Corp"}},
+    "sdk-evals": {"pack": "assistant.pack.json", "prompt": "chat",
+                  "messages": ["What is the capital of France?", "What is 2 + 2?",
+                               "List three programming languages."]},
+    "sdk-http-auth": {"pack": "assistant.pack.json", "prompt": "assistant",
+                      "messages": ["Look up customer John Smith"]},
+    "streaming": {"pack": "streaming.pack.json", "prompt": "storyteller",
+                  "messages": ["Tell a story"], "stream": True},
+    "tools": {"pack": "tools.pack.json", "prompt": "assistant",
+              "messages": ["What time is it?"]},
+    "variables": {"pack": "assistant.pack.json", "prompt": "assistant", "messages": ["Hello"],
+                  "vars": {"user_id": "test-user"}},
+}
+
+SCENARIO_RE = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.M)
+ARENA_RE = re.compile(r"^kind:\s*['\"]?Arena['\"]?\s*$", re.M)
+MOCK_PROVIDER_RE = re.compile(r"^\s*type:\s*['\"]?mock['\"]?\s*$", re.M)
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def walk(root, predicate):
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", "node_modules"))
+        for filename in sorted(filenames):
+            path = os.path.join(dirpath, filename)
+            if predicate(path):
+                found.append(path)
+    return sorted(found)
+
+
+def project_dir(scenario):
+    """The folder a scenario file belongs to: the parent of its `scenarios/` folder."""
+    parts = scenario.split(os.sep)
+    if "scenarios" in parts:
+        index = len(parts) - 1 - parts[::-1].index("scenarios")
+        return os.sep.join(parts[:index])
+    return os.path.dirname(scenario)
+
+
+def task_types(text):
+    return sorted(set(re.findall(r"^\s*task_type:\s*['\"]?([\w.-]+)", text, re.M)))
+
+
+def stub_pack(work, scenario_text):
+    """A minimal pack offering the prompts a scenario names (its `task_type`)."""
+    names = task_types(scenario_text) or ["default"]
+    pack = {
+        "id": "corpus-stub", "name": "corpus-stub", "version": "1.0.0",
+        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+        "prompts": {n: {"id": n, "name": n, "version": "1.0.0",
+                        "system_template": "You are a helpful assistant."} for n in names},
+    }
+    text = json.dumps(pack, indent=2, sort_keys=True)
+    path = os.path.join(work, "stubs", hashlib.sha256(text.encode()).hexdigest()[:16]
+                        + ".pack.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if not os.path.exists(path):
+        with open(path, "w") as out:
+            out.write(text)
+    return path
+
+
+def mock_config(example):
+    """The mock responses file a PromptArena example's mock provider names."""
+    for path in walk(example, lambda p: p.endswith((".yaml", ".yml"))):
+        text = read(path)
+        if MOCK_PROVIDER_RE.search(text):
+            match = re.search(r"mock_config:\s*['\"]?([^'\"\s]+)", text)
+            if match:
+                for base in (os.path.dirname(path), example):
+                    candidate = os.path.normpath(os.path.join(base, match.group(1)))
+                    if os.path.exists(candidate):
+                        return candidate
+    return None
+
+
+def artifact(aid, kind, repo, path, argv, cwd, **extra):
+    return {"id": aid, "kind": kind, "repo": repo, "path": path, "argv": argv, "cwd": cwd,
+            **extra}
+
+
+def discover(trees, binary, work):
+    artifacts, excluded = [], []
+    pk, pa, pc = trees["promptkit"], trees["promptarena"], trees["picoclaw"]
+
+    # 1. Every PromptPack: `promptexec validate --pack PACK`.
+    for name in ("promptkit", "promptarena"):
+        root = trees[name]
+        for pack in walk(root, lambda p: p.endswith(".pack.json")):
+            rel = os.path.relpath(pack, root)
+            artifacts.append(artifact(f"pack {name}:{rel}", "pack", name, rel,
+                                      [binary, "validate", "--pack", os.path.basename(pack)],
+                                      os.path.dirname(pack)))
+
+    # 2. Every scenario file, played as a suite of one: `promptexec run PACK FILE`, PACK
+    # being the project's own pack, else a stub offering the scenario's task_type.
+    for name in ("promptkit", "promptarena"):
+        root = trees[name]
+        for path in walk(root, lambda p: p.endswith((".yaml", ".yml"))):
+            text = read(path)
+            if not SCENARIO_RE.search(text):
+                continue
+            rel = os.path.relpath(path, root)
+            home = project_dir(path)
+            packs = walk(home, lambda p: p.endswith(".pack.json") and os.path.dirname(p) == home)
+            pack = packs[0] if len(packs) == 1 else stub_pack(work, text)
+            artifacts.append(artifact(f"scenario {name}:{rel}", "scenario", name, rel,
+                                      [binary, "run", pack, os.path.basename(path),
+                                       "--format", "json", "-j", "1"],
+                                      os.path.dirname(path),
+                                      pack="own" if len(packs) == 1 else "stub"))
+
+    # 3. PromptKit's offline SDK examples: `promptexec run PACK --prompt P --message M...`.
+    for example in sorted(SDK_EXAMPLES):
+        spec = SDK_EXAMPLES[example]
+        folder = os.path.join(pk, "sdk", "examples", example)
+        argv = [binary]
+        if spec.get("config"):
+            argv += ["-c", spec["config"]]
+        argv += ["run", spec["pack"], "--prompt", spec["prompt"], "--format", "json"]
+        for message in spec["messages"]:
+            argv += ["--message", message]
+        for key, value in sorted(spec.get("vars", {}).items()):
+            argv += ["--var", f"{key}={value}"]
+        if spec.get("stream"):
+            argv.append("--stream")
+        artifacts.append(artifact(f"example promptkit:sdk/examples/{example}", "sdk-example",
+                                  "promptkit", f"sdk/examples/{example}", argv, folder,
+                                  expect=spec.get("expect", {})))
+
+    # 4. PromptArena's examples with a mock provider: `promptexec run PACK scenarios/`
+    # when the example ships a pack; else its `kind: Arena` config is the only way in.
+    examples_root = os.path.join(pa, "examples")
+    for entry in sorted(os.listdir(examples_root)):
+        example = os.path.join(examples_root, entry)
+        if not os.path.isdir(example):
+            continue
+        yamls = walk(example, lambda p: p.endswith((".yaml", ".yml")))
+        if not any(MOCK_PROVIDER_RE.search(read(p)) for p in yamls):
+            excluded.append({"id": f"example promptarena:examples/{entry}",
+                             "reason": "no mock provider: needs a network model"})
+            continue
+        packs = walk(example, lambda p: p.endswith(".pack.json")
+                     and os.path.dirname(p) == example)
+        aid = f"example promptarena:examples/{entry}"
+        if len(packs) == 1 and os.path.isdir(os.path.join(example, "scenarios")):
+            argv = [binary, "run", os.path.basename(packs[0]), "scenarios", "--format", "json",
+                    "-j", "2"]
+            mock = mock_config(example)
+            if mock:
+                argv += ["--mock", os.path.relpath(mock, example)]
+            artifacts.append(artifact(aid, "arena-example", "promptarena",
+                                      f"examples/{entry}", argv, example))
+        else:
+            arenas = [p for p in yamls if ARENA_RE.search(read(p))]
+            artifacts.append(artifact(aid, "arena-example", "promptarena", f"examples/{entry}",
+                                      None, example,
+                                      verdict="kind: Arena config not read"
+                                      if arenas else "no pack and no arena config"))
+
+    # 5. PicoClaw's hook docs: each process-hook entry with its reference script,
+    # pasted into a RuntimeConfig's spec.hooks: `promptexec hook test NAME --all-phases`.
+    artifacts += picoclaw_hooks(pc, binary, work, excluded)
+    return sorted(artifacts, key=lambda a: a["id"]), sorted(excluded, key=lambda e: e["id"])
+
+
+def code_blocks(text):
+    return re.findall(r"^```(\w*)\n(.*?)^```", text, re.M | re.S)
+
+
+HOOK_PACK = {
+    "id": "picoclaw-hook-harness", "name": "picoclaw-hook-harness", "version": "1.0.0",
+    "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+    "prompts": {"chat": {"id": "chat", "name": "chat", "version": "1.0.0",
+                         "system_template": "You are a helpful assistant.",
+                         "tools": ["echo_text"]}},
+    "tools": {"echo_text": {"name": "echo_text", "description": "Echo a text back",
+                            "parameters": {"type": "object",
+                                           "properties": {"text": {"type": "string"}},
+                                           "required": ["text"]}}},
+}
+HOOK_MOCK = """scenarios:
+  chat:
+    turns:
+      1:
+        content: "Echoing."
+        tool_calls:
+          - name: echo_text
+            arguments: { text: hello }
+      2: "Done."
+"""
+ECHO_TOOL = """import json, sys
+args = json.load(sys.stdin)["args"]
+json.dump({"result": {"text": args.get("text", "")}}, sys.stdout)
+"""
+
+
+def hook_harness(work):
+    """A pack with one tool, a mock that calls it, and the tool: the conversation a
+    PicoClaw hook is tried in (PicoClaw's docs use `echo_text` for their samples)."""
+    folder = os.path.join(work, "hooks", "harness")
+    os.makedirs(folder, exist_ok=True)
+    files = {"harness.pack.json": json.dumps(HOOK_PACK, indent=2, sort_keys=True),
+             "mock-responses.yaml": HOOK_MOCK, "echo_text.py": ECHO_TOOL}
+    for name, text in files.items():
+        with open(os.path.join(folder, name), "w") as out:
+            out.write(text)
+    return folder
+
+
+def picoclaw_hooks(root, binary, work, excluded):
+    found = []
+    docs = os.path.join(root, "docs", "architecture", "hooks")
+    for doc in walk(docs, lambda p: p.endswith(".md") and not p.endswith(".zh.md")):
+        rel = os.path.relpath(doc, root)
+        blocks = code_blocks(read(doc))
+        scripts = [body for lang, body in blocks
+                   if lang == "python" and "__main__" in body]
+        for index, (lang, body) in enumerate(blocks):
+            if lang != "json" or '"hooks"' not in body:
+                continue
+            try:
+                hooks = json.loads(body)["hooks"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            for name in sorted(hooks.get("builtins", {})):
+                excluded.append({"id": f"hook picoclaw:{rel}#{index}:{name}",
+                                 "reason": "in-process Go builtin: runs only inside PicoClaw"})
+            for name, entry in sorted(hooks.get("processes", {}).items()):
+                aid = f"hook picoclaw:{rel}#{index}:{name}"
+                if len(scripts) != 1:
+                    excluded.append({"id": aid, "reason": "no reference script in the doc"})
+                    continue
+                broken = python_error(scripts[0])
+                if broken:
+                    excluded.append({"id": aid, "reason": f"the doc's script does not run: "
+                                                          f"{broken}"})
+                    continue
+                folder = os.path.join(work, "hooks", f"{os.path.basename(rel)}-{index}-{name}")
+                os.makedirs(folder, exist_ok=True)
+                command = entry.get("command")
+                argv = command if isinstance(command, list) else [command]
+                placed = dict(entry)
+                for position, word in enumerate(argv):
+                    if isinstance(word, str) and word.endswith(".py"):
+                        script = os.path.join(folder, os.path.basename(word))
+                        with open(script, "w") as out:
+                            out.write(scripts[0])
+                        argv = list(argv)
+                        argv[position] = script
+                placed["command"] = argv if isinstance(command, list) else argv[0]
+                config = os.path.join(folder, "runtimeconfig.yaml")
+                harness = hook_harness(work)
+                with open(config, "w") as out:
+                    out.write("apiVersion: promptkit.altairalabs.ai/v1alpha1\n"
+                              "kind: RuntimeConfig\nmetadata:\n  name: picoclaw-hook\n"
+                              "spec:\n  providers:\n    - id: mock\n      type: mock\n"
+                              "      additional_config:\n        mock_config: "
+                              + json.dumps(os.path.join(harness, "mock-responses.yaml"))
+                              + "\n  tools:\n    echo_text:\n      exec:\n"
+                              "        command: python3\n        args: ["
+                              + json.dumps(os.path.join(harness, "echo_text.py")) + "]\n"
+                              "  hooks:\n    " + json.dumps(name) + ": "
+                              + json.dumps(placed, sort_keys=True) + "\n")
+                log = (entry.get("env") or {}).get("PICOCLAW_HOOK_LOG_FILE") \
+                    if isinstance(entry.get("env"), dict) else None
+                found.append(artifact(
+                    aid, "picoclaw-hook", "picoclaw", rel,
+                    [binary, "-c", config, "hook", "test", name, "--all-phases"], folder,
+                    then={"argv": [binary, "-c", config, "run",
+                                   os.path.join(harness, "harness.pack.json"),
+                                   "--message", "Echo hello", "--format", "json"],
+                          "log": log,
+                          "observes": bool(entry.get("observe")),
+                          "intercepts": sorted(entry.get("intercept") or [])}))
+    return found
+
+
+def python_error(source):
+    """The SyntaxError a script has for this Python, else None."""
+    try:
+        compile(source, "hook.py", "exec")
+    except SyntaxError as error:
+        return f"SyntaxError at line {error.lineno}: {error.msg}"
+    return None
