@@ -45,9 +45,17 @@ SDK_EXAMPLES = {
                   "vars": {"user_id": "test-user"}},
 }
 
+# Packs PromptKit itself refuses (its own tests pin the refusal): refusing them, with an
+# error naming the same thing, is running them as PromptKit does.
+EXPECTED_REFUSALS = {
+    # sdk/guardrail_validator_policy_test.go, TestOpen_UnknownValidatorTypeIsFatal
+    "promptkit:sdk/testdata/packs/guardrail-bad-type.pack.json": "pii_leakge",
+}
+
 SCENARIO_RE = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.M)
 ARENA_RE = re.compile(r"^kind:\s*['\"]?Arena['\"]?\s*$", re.M)
 MOCK_PROVIDER_RE = re.compile(r"^\s*type:\s*['\"]?mock['\"]?\s*$", re.M)
+OFFLINE_PROVIDER_RE = re.compile(r"^\s*type:\s*['\"]?(mock|replay)['\"]?\s*$", re.M)
 
 
 def read(path):
@@ -82,9 +90,8 @@ def task_types(text):
     return sorted(set(re.findall(r"^\s*task_type:\s*['\"]?([\w.-]+)", text, re.M)))
 
 
-def stub_pack(work, scenario_text):
-    """A minimal pack offering the prompts a scenario names (its `task_type`)."""
-    names = task_types(scenario_text) or ["default"]
+def stub_pack(work, names):
+    """A minimal pack offering the named prompts (a scenario's `task_type`)."""
     pack = {
         "id": "corpus-stub", "name": "corpus-stub", "version": "1.0.0",
         "template_engine": {"version": "v1", "syntax": "{{variable}}"},
@@ -131,7 +138,8 @@ def discover(trees, binary, work):
             rel = os.path.relpath(pack, root)
             artifacts.append(artifact(f"pack {name}:{rel}", "pack", name, rel,
                                       [binary, "validate", "--pack", os.path.basename(pack)],
-                                      os.path.dirname(pack)))
+                                      os.path.dirname(pack),
+                                      refusal=EXPECTED_REFUSALS.get(f"{name}:{rel}")))
 
     # 2. Every scenario file, played as a suite of one: `promptexec run PACK FILE`, PACK
     # being the project's own pack, else a stub offering the scenario's task_type.
@@ -144,7 +152,7 @@ def discover(trees, binary, work):
             rel = os.path.relpath(path, root)
             home = project_dir(path)
             packs = walk(home, lambda p: p.endswith(".pack.json") and os.path.dirname(p) == home)
-            pack = packs[0] if len(packs) == 1 else stub_pack(work, text)
+            pack = packs[0] if len(packs) == 1 else stub_pack(work, task_types(text) or ["default"])
             artifacts.append(artifact(f"scenario {name}:{rel}", "scenario", name, rel,
                                       [binary, "run", pack, os.path.basename(path),
                                        "--format", "json", "-j", "1"],
@@ -177,7 +185,7 @@ def discover(trees, binary, work):
         if not os.path.isdir(example):
             continue
         yamls = walk(example, lambda p: p.endswith((".yaml", ".yml")))
-        if not any(MOCK_PROVIDER_RE.search(read(p)) for p in yamls):
+        if not any(OFFLINE_PROVIDER_RE.search(read(p)) for p in yamls):
             excluded.append({"id": f"example promptarena:examples/{entry}",
                              "reason": "no mock provider: needs a network model"})
             continue
@@ -199,10 +207,45 @@ def discover(trees, binary, work):
                                       verdict="kind: Arena config not read"
                                       if arenas else "no pack and no arena config"))
 
-    # 5. PicoClaw's hook docs: each process-hook entry with its reference script,
+    # 5. Every session recording of promptarena's examples, replayed: the recording's
+    # user messages sent with `--replay FILE --match content`; each answer must be the
+    # recorded one.
+    for path in walk(examples_root, lambda p: p.endswith(".recording.json")):
+        rel = os.path.relpath(path, pa)
+        users, answers = recorded_messages(path)
+        argv = [binary, "run", stub_pack(work, ["assistant"]), "--replay", path,
+                "--match", "content", "--format", "json"]
+        for message in users:
+            argv += ["--message", message]
+        artifacts.append(artifact(f"recording promptarena:{rel}", "recording", "promptarena",
+                                  rel, argv, os.path.dirname(path),
+                                  expect={turn: text for turn, text in
+                                          enumerate(answers, start=1)}))
+
+    # 6. PicoClaw's hook docs: each process-hook entry with its reference script,
     # pasted into a RuntimeConfig's spec.hooks: `promptexec hook test NAME --all-phases`.
     artifacts += picoclaw_hooks(pc, binary, work, excluded)
     return sorted(artifacts, key=lambda a: a["id"]), sorted(excluded, key=lambda e: e["id"])
+
+
+def recorded_messages(path):
+    """The user and assistant messages of a recording, in either of PromptArena's
+    shapes (`data` of `message.created` events, or `message` of `message` events)."""
+    users, answers = [], []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            events = json.load(handle).get("events", [])
+    except (OSError, ValueError, AttributeError):
+        return users, answers
+    for event in events:
+        body = event.get("data") or event.get("message") or {}
+        fields = {str(k).lower(): v for k, v in body.items()} if isinstance(body, dict) else {}
+        role, content = fields.get("role"), fields.get("content")
+        if isinstance(content, str) and role == "user":
+            users.append(content)
+        elif isinstance(content, str) and role == "assistant":
+            answers.append(content)
+    return users, answers
 
 
 def code_blocks(text):

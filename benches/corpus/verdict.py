@@ -4,8 +4,9 @@ import json
 import re
 
 LOCATION_RE = re.compile(r"^(?:[^\s:]+:\d+:\d+|[^\s:]+\.(?:ya?ml|json)):\s*")
-ERROR_LINE_RE = re.compile(r"^(error|[^\s:]+:\d+:\d+: (?!warning))")
-WARNING_LINE_RE = re.compile(r"^(warning|[^\s:]+:\d+:\d+: warning)")
+ERROR_LINE_RE = re.compile(
+    r"^(error|[^\s:]+:\d+:\d+: (?!warning)|[^\s:]+\.(?:ya?ml|json): (?!warning))")
+WARNING_LINE_RE = re.compile(r"^(warning|[^\s:]+(?::\d+:\d+)?: warning)")
 SKIP_RE = re.compile(r"not played|is skipped|are skipped")
 
 
@@ -36,7 +37,12 @@ def answers(report):
 
 def judge(item, code, stdout, stderr):
     """(ran, reason) for one finished command."""
-    if code == 0 and not item["kind"] in ("arena-example", "scenario"):
+    if item.get("refusal"):
+        if code == 2 and item["refusal"] in stderr:
+            return True, f"refused, as PromptKit refuses it ({item['refusal']})"
+        return False, (f"exit {code}: PromptKit refuses this (naming {item['refusal']!r}); "
+                       f"promptexec did not")
+    if code == 0 and item["kind"] not in ("arena-example", "scenario"):
         if item.get("expect"):
             try:
                 got = answers(json.loads(stdout))
