@@ -187,7 +187,7 @@ def discover(trees, binary, work):
         yamls = walk(example, lambda p: p.endswith((".yaml", ".yml")))
         if not any(OFFLINE_PROVIDER_RE.search(read(p)) for p in yamls):
             excluded.append({"id": f"example promptarena:examples/{entry}",
-                             "reason": "no mock provider: needs a network model"})
+                             "reason": "no mock or replay provider: needs a network model"})
             continue
         packs = walk(example, lambda p: p.endswith(".pack.json")
                      and os.path.dirname(p) == example)
