@@ -28,8 +28,9 @@ SDK_EXAMPLES = {
                                "input": '{"topic":"battery storage","audience":"executive"}'}},
     "media-storage-ref": {"pack": "media-storage-ref.pack.json", "prompt": "vision-analyst",
                           "messages": ["hi"]},
-    "multitrack-ingestion": {"pack": "assistant.pack.json", "prompt": "assist",
-                             "messages": ["Hello"]},
+    # Keyless, but its input is two tracks of synthetic audio through VAD and STT.
+    "multitrack-ingestion": {"verdict": "duplex audio ingestion (tracks, VAD, STT): no "
+                                        "promptexec command plays it"},
     "runtime-config": {"pack": "agent.pack.json", "prompt": "support", "messages": ["Hello"],
                        "config": "runtime.yaml", "vars": {"company_name": "Acme Corp"}},
     "sdk-evals": {"pack": "assistant.pack.json", "prompt": "chat",
@@ -43,6 +44,17 @@ SDK_EXAMPLES = {
               "messages": ["What time is it?"]},
     "variables": {"pack": "assistant.pack.json", "prompt": "assistant", "messages": ["Hello"],
                   "vars": {"user_id": "test-user"}},
+}
+
+# The other folders of sdk/examples, and why they are not in the corpus.
+SDK_LEFT_OUT = {
+    "evaluate": "sdk.Evaluate over a message list the code builds; promptexec's "
+                "`eval --pack` reads a run transcript, so there is no unchanged route",
+    "onnx-audio-emotion": "an ONNX audio model downloaded from Hugging Face",
+    "custom-compaction": "prints sample code; opens no conversation",
+    "session-recording": "records a session with a network model, then replays it",
+    "workflow-external": "Go code driving workflow transitions; no pack",
+    "vad-demo": "audio frames through VAD; no pack",
 }
 
 # Packs PromptKit itself refuses (its own tests pin the refusal): refusing them, with an
@@ -163,6 +175,11 @@ def discover(trees, binary, work):
     for example in sorted(SDK_EXAMPLES):
         spec = SDK_EXAMPLES[example]
         folder = os.path.join(pk, "sdk", "examples", example)
+        if "verdict" in spec:
+            artifacts.append(artifact(f"example promptkit:sdk/examples/{example}",
+                                      "sdk-example", "promptkit", f"sdk/examples/{example}",
+                                      None, folder, verdict=spec["verdict"]))
+            continue
         argv = [binary]
         if spec.get("config"):
             argv += ["-c", spec["config"]]
@@ -176,6 +193,17 @@ def discover(trees, binary, work):
         artifacts.append(artifact(f"example promptkit:sdk/examples/{example}", "sdk-example",
                                   "promptkit", f"sdk/examples/{example}", argv, folder,
                                   expect=spec.get("expect", {})))
+
+    examples = os.path.join(pk, "sdk", "examples")
+    for entry in sorted(os.listdir(examples)):
+        if entry in SDK_EXAMPLES or not os.path.isdir(os.path.join(examples, entry)):
+            continue
+        has_pack = any(name.endswith(".pack.json")
+                       for name in os.listdir(os.path.join(examples, entry)))
+        reason = SDK_LEFT_OUT.get(entry) or (
+            "no mock provider: needs a network model" if has_pack else "no pack: a helper "
+            "package or configuration samples")
+        excluded.append({"id": f"example promptkit:sdk/examples/{entry}", "reason": reason})
 
     # 4. PromptArena's examples with a mock provider: `promptexec run PACK scenarios/`
     # when the example ships a pack; else its `kind: Arena` config is the only way in.
