@@ -92,10 +92,20 @@ def partial_reason(report):
             if assertion.get("outcome") == "skipped" or assertion.get("skipped") is True:
                 why = assertion.get("detail") or assertion.get("reason") or "skipped"
                 return f"{assertion.get('type', 'assertion')} skipped: {why}"
+        for problem in scenario.get("problems") or []:
+            if isinstance(problem, str) and problem.startswith("not played"):
+                return problem
+        for turn in scenario.get("unplayed_turns") or []:
+            if isinstance(turn, str):
+                return turn
+            if isinstance(turn, dict) and turn.get("reason"):
+                return f"not played: {turn['reason']}"
     return "a scenario is partial"
 
 
 def group_key(reason):
     """A failure reason with its file location and exit code left out."""
     text = LOCATION_RE.sub("", re.sub(r"^exit \d+: ", "", reason))
-    return re.sub(r"(?<=/)\d+(?=/|:|\s|$)", "N", text)
+    text = re.sub(r"(?<=/)\d+(?=/|:|\s|$)", "N", text)
+    text = re.sub(r"\bturn \d+\b", "turn N", text)
+    return re.sub(r"\(role `[^`]*`, persona `[^`]*`\)", "(role R, persona P)", text)
