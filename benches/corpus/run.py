@@ -35,8 +35,10 @@ EMPTY_CONFIG = ("apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeCon
 
 
 def git(git_dir, *args):
-    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True,
-                          capture_output=True, text=True).stdout
+    done = subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"git {args[0]} failed for {git_dir}: {done.stderr.strip()}")
+    return done.stdout
 
 
 def export(name, git_dir, cache):
@@ -148,9 +150,9 @@ def find_binary(explicit):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--promptkit", default=DEFAULT_REPOS["promptkit"])
-    parser.add_argument("--promptarena", default=DEFAULT_REPOS["promptarena"])
-    parser.add_argument("--picoclaw", default=DEFAULT_REPOS["picoclaw"])
+    for name, path in DEFAULT_REPOS.items():
+        parser.add_argument(f"--{name}", default=path, metavar="GIT_DIR",
+                            help=f"git directory of {name} [default: {path}]")
     parser.add_argument("--binary", help="promptexec [default: target/debug, else release]")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(),
                                                         "promptexec-corpus"))
