@@ -1,13 +1,15 @@
 //! The turn driver: one conversation, played a user message at a time.
 //!
-//! A turn runs in this order. The user message is recorded. Then, up to
-//! `max_rounds` times: the `before_call` hooks see the request (and may answer in
-//! the model's place or end the turn), the provider answers, the `after_call` hooks
-//! see the answer; each tool call in it passes the prompt's policy and the schema,
-//! then the `before_execution` hooks, the tool itself (with a decision when it
-//! answers `pending`) and the `after_execution` hooks (`tool_call.rs`), and its
-//! result goes back to the model for the next round. An answer without tool calls
-//! ends the turn; its evals run (`evaluate.rs`) and session hooks hear of it.
+//! A turn runs in this order. The user message is recorded, and the prompt's input
+//! guardrails judge it (`guard.rs`): one that fires answers in the model's place.
+//! Then, up to `max_rounds` times: the `before_call` hooks see the request (and may
+//! answer in the model's place or end the turn), the provider answers, the
+//! `after_call` hooks and the output guardrails see the answer; each tool call in it
+//! passes the prompt's policy and the schema, then the `before_execution` hooks, the
+//! tool itself (with a decision when it answers `pending`) and the
+//! `after_execution` hooks (`tool_call.rs`), and its result goes back to the model
+//! for the next round. An answer without tool calls ends the turn; its evals run
+//! (`evaluate.rs`) and session hooks hear of it.
 //! Before the first turn JSON-RPC hooks shake hands and `session_start` runs;
 //! [`Session::end`] runs the session's evals and `session_end`.
 //!
@@ -26,13 +28,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{HookPhase, RuntimeConfig};
 use crate::evals::{Evaluator, Point};
-use crate::hooks::{
-    Gate, History, HookDispatcher, ProviderRequest, ProviderResponse, SessionInfo,
-    assistant_message, message,
-};
+use crate::hooks::{Gate, History, HookDispatcher, ProviderRequest, ProviderResponse, message};
 use crate::mcp::McpToolSet;
 use crate::pack::{Pack, Prompt, ToolChoice};
-use crate::provider::{AssistantMessage, ModelCall, ModelError, Provider, ToolCall};
+use crate::provider::{ModelCall, Provider};
 use crate::tools::ToolCaller;
 
 use super::{
@@ -40,9 +39,13 @@ use super::{
     TurnEndReason,
 };
 
+mod answer;
 mod evaluate;
 mod guard;
+mod hook_gates;
 mod tool_call;
+
+use answer::{assistant_json, tool_calls_of};
 
 /// The id sessions report to hooks and evals; the same on every run, so sampled
 /// evals pick the same turns.
@@ -531,106 +534,11 @@ impl<'a> Session<'a> {
         TurnEnd::RoundLimit
     }
 
-    /// The model gave no answer: the turn ends and the run stops (exit 3).
-    fn model_failed(&mut self, turn: u32, round: u32, err: ModelError) -> TurnEnd {
-        self.hooks.event(
-            "error",
-            &json!({"Kind": "provider", "Name": self.provider_id, "Error": err.to_string()}),
-        );
-        tracing::debug!("model call {round} of turn {turn} failed: {err}");
-        self.end_turn(turn, TurnEndReason::ModelFailed);
-        TurnEnd::Failed {
-            reason: err.to_string(),
-        }
-    }
-
-    /// Records who a phase consulted, then any hook failure reported since.
-    fn hooks_ran(&mut self, phase: impl Into<Phase>, hooks: Vec<String>) {
-        self.hook_failures();
-        if !hooks.is_empty() {
-            let phase = phase.into();
-            self.emit(SessionEvent::HooksRan { phase, hooks });
-        }
-    }
-
-    /// Every hook that failed since the last look, as an extension failure.
-    fn hook_failures(&mut self) {
-        for failure in self.hooks.take_failures() {
-            self.emit(SessionEvent::ExtensionFailed {
-                turn: failure.turn.unwrap_or(self.turn),
-                kind: ExtensionKind::Hook,
-                name: failure.hook,
-                phase: failure.phase,
-                reason: failure.reason,
-                stderr_tail: failure.stderr_tail,
-            });
-        }
-    }
-
-    fn hook_event(
-        &mut self,
-        phase: HookPhase,
-        hook: &str,
-        action: HookAction,
-        reason: Option<String>,
-    ) {
-        self.emit(SessionEvent::Hook {
-            phase: phase.into(),
-            hook: hook.into(),
-            action,
-            reason,
-        });
-    }
-
     fn end_turn(&mut self, turn: u32, reason: TurnEndReason) {
         self.turn_ms = self.turn_started.elapsed().as_millis() as u64;
         self.emit(SessionEvent::TurnEnd { turn, reason });
         self.hooks
             .event("turn_end", &json!({"turn": turn, "reason": reason}));
-    }
-
-    /// What session hooks see.
-    fn session_info(&self) -> SessionInfo {
-        SessionInfo {
-            session_id: SESSION_ID.into(),
-            conversation_id: "conv_1".into(),
-            messages: self.messages.clone(),
-            turn_index: self.turn,
-        }
-    }
-
-    /// A gate that ends the turn or the run.
-    fn stop<T>(&mut self, phase: HookPhase, gate: Gate<T>, turn: u32) -> TurnEnd {
-        let (end, action) = match gate {
-            Gate::HardAbort { hook, reason } => {
-                (TurnEnd::HardAborted { hook, reason }, HookAction::HardAbort)
-            }
-            Gate::AbortTurn { hook, reason } => {
-                (TurnEnd::Aborted { hook, reason }, HookAction::AbortTurn)
-            }
-            Gate::DenyTool { hook, reason } => {
-                (TurnEnd::Aborted { hook, reason }, HookAction::Deny)
-            }
-            Gate::Respond { hook, .. } => (
-                TurnEnd::Aborted {
-                    hook,
-                    reason: format!("`respond` is not an answer at {phase}"),
-                },
-                HookAction::AbortTurn,
-            ),
-            Gate::Proceed(_) | Gate::Replaced { .. } => return TurnEnd::Answered,
-        };
-        if let TurnEnd::Aborted { hook, reason } | TurnEnd::HardAborted { hook, reason } = &end {
-            let (hook, reason) = (hook.clone(), reason.clone());
-            self.hook_event(phase, &hook, action, Some(reason));
-        }
-        let reason = if action == HookAction::HardAbort {
-            TurnEndReason::Stopped
-        } else {
-            TurnEndReason::Aborted
-        };
-        self.end_turn(turn, reason);
-        end
     }
 
     /// Ends a conversation that ran its course: its session-level evals run and
@@ -671,32 +579,5 @@ impl<'a> Session<'a> {
             evaluator.shutdown().await;
         }
         dropped
-    }
-}
-
-fn assistant_json(answer: &AssistantMessage) -> Json {
-    let calls: Vec<Json> = answer
-        .tool_calls
-        .iter()
-        .map(|c| json!({"id": c.id, "name": c.name, "args": c.args}))
-        .collect();
-    assistant_message(&answer.content, &calls)
-}
-
-/// The tool calls of the (possibly modified) assistant message.
-fn tool_calls_of(message: &Json, original: &AssistantMessage) -> Vec<ToolCall> {
-    match message.get("tool_calls").and_then(Json::as_array) {
-        Some(calls) => calls
-            .iter()
-            .filter_map(|c| {
-                Some(ToolCall {
-                    id: c.get("id")?.as_str()?.to_string(),
-                    name: c.get("name")?.as_str()?.to_string(),
-                    args: c.get("args").cloned().unwrap_or(json!({})),
-                })
-            })
-            .collect(),
-        None if message.get("content").is_some() => Vec::new(),
-        None => original.tool_calls.clone(),
     }
 }

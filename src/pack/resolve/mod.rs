@@ -4,6 +4,8 @@
 mod document;
 mod evals;
 mod prompts;
+#[cfg(test)]
+mod tests;
 mod tools;
 mod validators;
 

@@ -215,16 +215,16 @@ impl Resolver<'_> {
         {
             policy.tool_choice = choice;
         }
-        if let Some(n) = f
-            .get("max_rounds")
-            .and_then(|n| self.cx.positive_integer(n, &ptr(at, "max_rounds")))
-        {
+        // As in PromptKit, a limit of 0 is no limit given: the default stands.
+        let mut limit = |key: &'static str| {
+            f.get(key)
+                .and_then(|n| self.cx.non_negative_integer(n, &ptr(at, key)))
+                .filter(|n| *n > 0)
+        };
+        if let Some(n) = limit("max_rounds") {
             policy.max_rounds = n;
         }
-        if let Some(n) = f.get("max_tool_calls_per_turn").and_then(|n| {
-            self.cx
-                .positive_integer(n, &ptr(at, "max_tool_calls_per_turn"))
-        }) {
+        if let Some(n) = limit("max_tool_calls_per_turn") {
             policy.max_tool_calls_per_turn = n;
         }
         if let Some(list) = f
