@@ -78,7 +78,7 @@ pub enum Command {
     Tools(ToolsArgs),
     /// Run one eval on some content, or a pack's evals over a recorded run
     Eval(EvalArgs),
-    /// Check the config and a pack, and the references between them
+    /// Check the config, a pack and scenario files, and the references between them
     Validate(ValidateArgs),
     /// Run every extension the config binds (or the named ones) through conformance
     /// probes, and fuzz its tools with arguments generated from their schemas
@@ -198,6 +198,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub fail_fast: bool,
 
+    /// Fail (exit 1) a PARTIAL scenario: one that passed but for assertions promptexec
+    /// does not judge (those of self-play and `assistant` turns, or of types that need
+    /// a real model), which are reported skipped; without it PARTIAL exits 0
+    #[arg(long)]
+    pub fail_on_partial: bool,
+
     /// Play the K-th of N slices of the suite, dealt in scenario id order
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::suite::Shard>,
@@ -211,7 +217,8 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Treat every warning from loading as an error: exit 2 before anything starts
+    /// Treat every warning from loading as an error: exit 2 before anything starts;
+    /// in a suite, a PARTIAL scenario fails too (as with --fail-on-partial)
     #[arg(long)]
     pub strict: bool,
 }
@@ -419,6 +426,9 @@ pub struct ListArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::suite::Shard>,
 
+    #[command(flatten)]
+    pub vars: VarArgs,
+
     /// `human`: tables on stdout; `json`: one document on stdout
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,
@@ -485,6 +495,14 @@ pub struct ValidateArgs {
     /// The PromptPack (JSON) to check with the config
     #[arg(long, value_name = "PACK")]
     pub pack: Option<PathBuf>,
+
+    /// Scenario files, or folders searched for `*.scenario.yaml|yml|json`, checked as
+    /// `run` plays them (with --pack: their prompts, providers, variables and evals too)
+    #[arg(value_name = "SCENARIOS")]
+    pub scenarios: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub vars: VarArgs,
 
     /// Treat every warning as an error (exit 2)
     #[arg(long)]

@@ -4,34 +4,45 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::cli::args::{ListArgs, ListFormat};
+use crate::cli::args::{ListArgs, ListFormat, ReplayMatch};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{HookKind, RuntimeConfig, RuntimeMode};
 use crate::doc::Diagnostics;
 use crate::evals::{is_builtin, prompt_evals};
-use crate::pack::{self, Pack};
+use crate::pack::Pack;
 use crate::report::table;
-use crate::suite::{self, Scenario, cases};
+use crate::suite::cases;
 
 use super::emit::pretty;
-use super::scenario_files;
+use super::scenario_files::{self, plan::PlanOptions, plan::ScenarioPlan};
 use super::warnings::LoadWarnings;
 
+/// Lists what `run` would play: the scenarios are loaded and planned exactly as
+/// `run` plans them (the same files refused, with the same exit code).
 pub fn run(settings: &Settings, args: &ListArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let options = PlanOptions {
+        pack: &args.pack,
+        scenarios: &args.scenarios,
+        filter: &args.filter,
+        shard: args.shard,
+        mock: None,
+        provider: None,
+        replay_dir: None,
+        replay_match: ReplayMatch::Turn,
+        stream: false,
+        vars: &args.vars,
+        strict: false,
+    };
+    let planned = scenario_files::plan::plan(settings, &options, false, console)?;
     let mut warnings = LoadWarnings::new(false);
-    let config = warnings.config(settings, console)?;
-    let pack = warnings.keep(pack::load(&args.pack), console)?;
-    let scenarios = scenario_files::read(&args.pack, &args.scenarios, &mut warnings, console)?
-        .unwrap_or_default();
-    scenario_files::check_filters(&scenarios, &args.filter)?;
-    let scenarios = suite::select(scenarios, &args.filter, args.shard);
     let case_files = read_cases(&args.cases, &mut warnings, console)?;
+    let (config, pack) = (&planned.config, &planned.pack);
     let listing = json!({
-        "scenarios": scenarios.iter().map(scenario_json).collect::<Vec<_>>(),
+        "scenarios": planned.scenarios.iter().map(scenario_json).collect::<Vec<_>>(),
         "cases": case_files.iter().flat_map(cases_json).collect::<Vec<_>>(),
-        "tools": tools_json(&config, &pack),
-        "hooks": hooks_json(&config),
-        "evals": evals_json(&config, &pack),
+        "tools": tools_json(config, pack),
+        "hooks": hooks_json(config),
+        "evals": evals_json(config, pack),
     });
     match args.format {
         ListFormat::Json => console.out(&pretty(&listing))?,
@@ -69,9 +80,13 @@ fn read_cases(
     Ok(read)
 }
 
-fn scenario_json(s: &Scenario) -> Json {
-    let assertions: usize =
-        s.turns.iter().map(|t| t.assertions.len()).sum::<usize>() + s.conversation_assertions.len();
+fn scenario_json(plan: &ScenarioPlan) -> Json {
+    let s = &plan.scenario;
+    let skipped = plan
+        .checks
+        .iter()
+        .filter(|c| c.not_played.is_some())
+        .count();
     json!({
         "id": s.id,
         "file": s.path.display().to_string(),
@@ -79,7 +94,9 @@ fn scenario_json(s: &Scenario) -> Json {
         "description": s.description,
         "labels": s.labels,
         "turns": s.turns.len(),
-        "assertions": assertions,
+        "unplayed_turns": s.unplayed.len(),
+        "assertions": plan.checks.len(),
+        "skipped": skipped,
         "trials": s.trials,
     })
 }
@@ -234,6 +251,7 @@ fn human(listing: &Json) -> String {
                 ("prompt", "prompt"),
                 ("turns", "turns"),
                 ("assertions", "assertions"),
+                ("skipped", "skipped"),
                 ("trials", "trials"),
                 ("labels", "labels"),
                 ("file", "file"),

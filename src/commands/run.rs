@@ -55,6 +55,7 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--jobs", args.jobs.is_some()),
         ("--filter", !args.filter.is_empty()),
         ("--fail-fast", args.fail_fast),
+        ("--fail-on-partial", args.fail_on_partial),
         ("--shard", args.shard.is_some()),
         ("--record-dir", args.record_dir.is_some()),
         ("--replay-dir", args.replay_dir.is_some()),
@@ -86,7 +87,7 @@ fn plan(
     console: &mut Console,
 ) -> Result<Plan, CliError> {
     let mut warnings = LoadWarnings::new(args.strict);
-    let config = warnings.config(settings, console)?;
+    let config = warnings.config_or_empty(settings, console)?;
     let pack = warnings.keep(pack::load(&args.pack), console)?;
     let prompt = choose_prompt(&pack, args.prompt.as_deref())?.clone();
     for warning in pack::unbound_tools(&pack, &prompt, &config).iter() {

@@ -9,6 +9,8 @@ use crate::suite::{self, Scenario};
 
 use super::warnings::LoadWarnings;
 
+pub(super) mod plan;
+
 /// The scenarios in the files and folders `given`, else in the `scenarios/` folder
 /// beside `pack`; `None` when nothing was given and that folder does not exist.
 /// Ids must be unique.
@@ -32,17 +34,33 @@ pub(super) fn read(
     if files.is_empty() {
         return Err(none_in(&paths[0]));
     }
+    let (scenarios, found) = load_all(&files);
     let mut problems = Diagnostics::default();
+    for diagnostic in found.iter() {
+        if diagnostic.is_error() {
+            problems.push(diagnostic.clone());
+        } else {
+            warnings.add(diagnostic.clone(), console);
+        }
+    }
+    if problems.has_errors() {
+        return Err(CliError::Invalid(problems));
+    }
+    Ok(Some(scenarios))
+}
+
+/// Every scenario of `files` that loads, and every warning and error found in them
+/// (ids must be unique among them).
+pub(super) fn load_all(files: &[PathBuf]) -> (Vec<Scenario>, Diagnostics) {
+    let mut found = Diagnostics::default();
     let mut scenarios: Vec<Scenario> = Vec::new();
     for file in files {
-        match suite::load_scenario(&file) {
+        match suite::load_scenario(file) {
             Ok(loaded) => {
-                for warning in loaded.warnings.iter() {
-                    warnings.add(warning.clone(), console);
-                }
+                found.extend(loaded.warnings);
                 let scenario = loaded.value;
                 if let Some(first) = scenarios.iter().find(|s| s.id == scenario.id) {
-                    problems.push(Diagnostic::error(
+                    found.push(Diagnostic::error(
                         &scenario.path,
                         scenario.pos,
                         format!(
@@ -54,13 +72,10 @@ pub(super) fn read(
                 }
                 scenarios.push(scenario);
             }
-            Err(rejected) => problems.extend(rejected.0),
+            Err(rejected) => found.extend(rejected.0),
         }
     }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
-    Ok(Some(scenarios))
+    (scenarios, found)
 }
 
 /// A `--filter` that picks no scenario is a mistake (a typo, most likely), not an

@@ -2,39 +2,36 @@
 //! files, several at once, each with its own extension processes, and reports each
 //! scenario as it finishes and the whole suite at the end.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::RuntimeConfig;
-use crate::doc::{Diagnostic, Diagnostics, suggest};
-use crate::evals::{Evaluator, prompt_evals};
-use crate::pack::{self, EvalDef, Pack, Prompt, ToolPolicy, VarInputs};
-use crate::provider::{MockScript, load_mock};
+use crate::doc::Diagnostics;
+use crate::evals::Evaluator;
+use crate::pack::Pack;
 use crate::report::{
     ScenarioRecord, SuiteJson, SuiteRecord, Terminal, suite_junit, suite_summary, totals_line,
     write_atomic_with,
 };
 use crate::session::{Approvals, Decision, SessionEvent, ToolSet};
-use crate::suite::{self, Check, Consent, Scenario};
+use crate::suite::{self, Consent, Scenario};
 
-use super::conversation::{Plan, Played, TurnScript, execute as play, variables_json};
+use super::conversation::{Plan, Played, TurnScript, execute as play};
 use super::emit::{pretty, write_output};
 use super::exit::{of_run, worse};
-use super::load::{self, mock_path};
-use super::model::{self, Answers, ModelPlan, NamedBy};
+use super::model;
 use super::runtime::{InterruptWatch, default_jobs};
-use super::scenario_files;
+use super::scenario_files::plan::{
+    PlanOptions, ScenarioPlan, file_stem, plan as plan_suite, recording_path,
+};
 use super::user_messages::UserMessages;
-use super::warnings::LoadWarnings;
 
 /// Everything a suite needs, loaded and checked; nothing has started.
 struct Suite {
@@ -43,19 +40,6 @@ struct Suite {
     warnings: Diagnostics,
     scenarios: Vec<ScenarioPlan>,
     jobs: usize,
-}
-
-/// One scenario, ready to play: its prompt (with the scenario's tool policy), the
-/// rendered system prompt, and the evals that check it.
-struct ScenarioPlan {
-    scenario: Scenario,
-    prompt: Prompt,
-    system_prompt: String,
-    variables: Json,
-    /// The pack's and prompt's evals, then the scenario's assertions.
-    evals: Vec<EvalDef>,
-    checks: Vec<Check>,
-    model: ModelPlan,
 }
 
 /// `run` with no message: plan the suite, play it, report it.
@@ -101,222 +85,39 @@ fn refuse_single_conversation_flags(args: &RunArgs) -> Result<(), CliError> {
 }
 
 fn plan(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Suite, CliError> {
-    let mut warnings = LoadWarnings::new(args.strict);
-    let config = warnings.config(settings, console)?;
-    let pack = warnings.keep(pack::load(&args.pack), console)?;
-    let script = match mock_path(args.mock.as_deref(), &config) {
-        Some(path) => warnings.keep(load_mock(&path), console)?,
-        None => MockScript::default(),
+    let options = PlanOptions {
+        pack: &args.pack,
+        scenarios: &args.scenarios,
+        filter: &args.filter,
+        shard: args.shard,
+        mock: args.mock.as_deref(),
+        provider: args.provider.as_deref(),
+        replay_dir: args.replay_dir.as_deref(),
+        replay_match: args.replay_match,
+        stream: args.stream,
+        vars: &args.vars,
+        strict: args.strict,
     };
-    let scenarios = scenario_files::read(&args.pack, &args.scenarios, &mut warnings, console)?
-        .ok_or_else(|| scenario_files::none_in(&suite::default_folder(&args.pack)))?;
-    scenario_files::check_filters(&scenarios, &args.filter)?;
-    let suite_size = scenarios.len();
-    let picked = suite::select(scenarios, &args.filter, args.shard);
-    if let Some(shard) = args.shard
-        && picked.is_empty()
-    {
-        // A CI matrix wider than the suite: this machine has nothing to play.
-        warnings.add(
-            Diagnostic::plain_warning(format!(
-                "--shard {shard}: this shard holds no scenario (the suite has {suite_size})"
-            )),
-            console,
-        );
-    }
+    let planned = plan_suite(settings, &options, true, console)?;
+    let scenarios: Vec<&Scenario> = planned.scenarios.iter().map(|p| &p.scenario).collect();
     if let Some(dir) = &args.transcript {
-        refuse_shared_files("--transcript", &picked, |id, trial, trials| {
+        refuse_shared_files("--transcript", &scenarios, |id, trial, trials| {
             transcript_path(dir, id, trial, trials)
         })?;
     }
     if let Some(dir) = &args.record_dir {
-        refuse_shared_files("--record-dir", &picked, |id, _, _| recording_path(dir, id))?;
+        refuse_shared_files("--record-dir", &scenarios, |id, _, _| {
+            recording_path(dir, id)
+        })?;
     }
-    let inputs = load::vars(&args.vars)?;
-    let mut problems = Diagnostics::default();
-    let mut plans = Vec::new();
-    let mut warned_prompts = HashSet::new();
-    for scenario in picked {
-        let Some(prompt) = pack.prompts.get(&scenario.task_type) else {
-            let names = pack.prompts.keys().map(String::as_str);
-            problems.push(Diagnostic::error(
-                &scenario.path,
-                scenario.task_type_pos,
-                format!(
-                    "/spec/task_type: `{}` is not a prompt of {}{}",
-                    scenario.task_type,
-                    args.pack.display(),
-                    suggest(&scenario.task_type, names)
-                ),
-            ));
-            continue;
-        };
-        if warned_prompts.insert(prompt.id.clone()) {
-            for warning in pack::unbound_tools(&pack, prompt, &config).iter() {
-                warnings.add(warning.clone(), console);
-            }
-        }
-        let model = match scenario_model(&scenario, &config, &script, args) {
-            Ok(model) => model,
-            Err(CliError::Invalid(found)) => {
-                // A provider's problem is the same for every scenario it plays: said once.
-                for problem in found.iter() {
-                    if !problems.iter().any(|seen| seen == problem) {
-                        problems.push(problem.clone());
-                    }
-                }
-                continue;
-            }
-            Err(other) => return Err(other),
-        };
-        let mocked = matches!(model.answers, Answers::Mock { .. });
-        if mocked && script.path.is_some() && !script.scenarios.contains_key(&scenario.id) {
-            warnings.add(
-                Diagnostic::warning(
-                    &scenario.path,
-                    scenario.pos,
-                    format!(
-                        "the mock responses have no scenario `{}`; every model call gets the default response",
-                        scenario.id
-                    ),
-                ),
-                console,
-            );
-        }
-        match plan_scenario(scenario, prompt, &pack, &config, &inputs, args, model) {
-            Ok(plan) => plans.push(plan),
-            Err(found) => problems.extend(found),
-        }
-    }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
-    let warnings = warnings.settle()?;
     let jobs = args.jobs.map_or_else(default_jobs, |n| n as usize).max(1);
     Ok(Suite {
-        config,
-        pack,
-        warnings,
-        scenarios: plans,
+        config: planned.config,
+        pack: planned.pack,
+        warnings: planned.warnings,
+        scenarios: planned.scenarios,
         jobs,
     })
-}
-
-/// The prompt with the scenario's policy and variables, the system prompt it
-/// renders to, and every eval it runs, checked to be runnable.
-fn plan_scenario(
-    scenario: Scenario,
-    prompt: &Prompt,
-    pack: &Pack,
-    config: &RuntimeConfig,
-    cli_inputs: &VarInputs,
-    args: &RunArgs,
-    model: ModelPlan,
-) -> Result<ScenarioPlan, Diagnostics> {
-    let mut prompt = prompt.clone();
-    if let Some(policy) = &scenario.tool_policy {
-        let mut blocklist = prompt.tool_policy.blocklist.clone();
-        blocklist.extend(policy.blocklist.iter().cloned());
-        prompt.tool_policy = ToolPolicy {
-            tool_choice: policy.tool_choice,
-            max_rounds: policy.max_rounds.unwrap_or(prompt.tool_policy.max_rounds),
-            max_tool_calls_per_turn: policy.max_tool_calls_per_turn,
-            max_total_tool_calls: Some(policy.max_total_tool_calls),
-            max_identical_tool_calls: policy.max_identical_tool_calls,
-            blocklist,
-        };
-    }
-    let mut inputs = cli_inputs.clone();
-    for (name, value) in &scenario.variables {
-        inputs.insert(name.clone(), Json::String(value.clone()));
-    }
-    let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
-    let system_prompt = pack::render_prompt_at(pack, &prompt, &inputs, now)?;
-    let (assertions, checks) = suite::plan_assertions(&scenario)
-        .map_err(|found| found.into_iter().collect::<Diagnostics>())?;
-    let mut evals = prompt_evals(&pack.evals, &prompt);
-    if let Some(taken) = evals.iter().find(|e| checks.iter().any(|c| c.id == e.id)) {
-        // An assertion's results are told apart from the pack's by their eval id.
-        return Err(Diagnostic::error(
-            &pack.path,
-            taken.pos,
-            format!(
-                "eval id `{}` is the id scenario {} gives one of its assertions; rename the eval",
-                taken.id, scenario.id
-            ),
-        )
-        .into());
-    }
-    evals.extend(assertions);
-    if let Err(found) = Evaluator::new(evals.clone(), &config.evals, CancellationToken::new()) {
-        let mut problems = Diagnostics::default();
-        for problem in found {
-            // An assertion's problem is shown in the scenario, an eval's in the pack.
-            let (file, message) = if checks.iter().any(|c| c.id == problem.eval_id) {
-                (&scenario.path, format!("assertion {}", problem.message))
-            } else {
-                (&pack.path, problem.to_string())
-            };
-            problems.push(Diagnostic::error(file, problem.pos, message));
-        }
-        return Err(problems);
-    }
-    let variables = variables_json(&prompt, &inputs);
-    Ok(ScenarioPlan {
-        scenario,
-        prompt,
-        system_prompt,
-        variables,
-        evals,
-        checks,
-        model,
-    })
-}
-
-/// Who answers the scenario's model calls: its recording under `--replay-dir`, else
-/// the provider `--provider` or the scenario names, else the config's default.
-fn scenario_model(
-    scenario: &Scenario,
-    config: &RuntimeConfig,
-    script: &MockScript,
-    args: &RunArgs,
-) -> Result<ModelPlan, CliError> {
-    let named = match (&args.provider, &scenario.provider) {
-        (Some(name), _) => Some((name.as_str(), NamedBy::Flag)),
-        (None, Some((name, pos))) => Some((
-            name.as_str(),
-            NamedBy::Scenario {
-                file: &scenario.path,
-                pos: *pos,
-            },
-        )),
-        (None, None) => None,
-    };
-    let chosen = model::choose(config, named)?;
-    let answers = match (&args.replay_dir, model::live(chosen)) {
-        (Some(dir), _) => {
-            let path = recording_path(dir, &scenario.id);
-            if !path.is_file() {
-                return Err(CliError::Invalid(
-                    Diagnostic::error(
-                        &scenario.path,
-                        scenario.pos,
-                        format!(
-                            "--replay-dir: no recording of scenario `{}` ({} does not exist); record it with --record-dir",
-                            scenario.id,
-                            path.display()
-                        ),
-                    )
-                    .into(),
-                ));
-            }
-            model::replay_answers(&path, args.replay_match)?
-        }
-        (None, Some(live)) => model::live_answers(live, config, args.mock.is_some())?,
-        (None, None) => model::mock_answers(script.clone(), &scenario.id),
-    };
-    let stream = scenario.streaming.unwrap_or(args.stream);
-    Ok(model::plan(answers, chosen, stream))
 }
 
 /// Plays the scenarios on `jobs` threads, each scenario on its own runtime with its
@@ -412,14 +213,16 @@ fn progress_bar(quiet: bool, format: RunFormat, total: usize) -> Option<Progress
 }
 
 /// A scenario's line as it finishes: every one in the human report, the failing
-/// ones in every format (what made the suite fail always reaches stderr).
+/// and partial ones in every format (what made the suite fail, or left part of it
+/// unjudged, always reaches stderr).
 fn show(
     console: &mut Console,
     progress: Option<&ProgressBar>,
     record: &ScenarioRecord,
     format: RunFormat,
 ) {
-    let wanted = record.exit_code != 0 || (format == RunFormat::Human && !console.quiet());
+    let wanted =
+        record.exit_code != 0 || record.partial || (format == RunFormat::Human && !console.quiet());
     if wanted {
         let line = record.line();
         match progress {
@@ -483,16 +286,25 @@ fn play_scenario(
     }
     let results: Vec<Vec<_>> = trials.iter().map(|t| t.evals().collect()).collect();
     let verdicts = suite::fold(&plan.checks, &results);
+    let mut partial = false;
     if error.is_none() {
         for verdict in &verdicts {
             exit = worse(
                 exit,
                 match verdict.outcome {
-                    suite::Outcome::Passed => Exit::Success,
+                    suite::Outcome::Passed | suite::Outcome::Skipped => Exit::Success,
                     suite::Outcome::Failed => Exit::No,
                     suite::Outcome::Error => Exit::ExtensionFailed,
                 },
             );
+        }
+        // Passed but for what was not judged: partial, which fails only when asked.
+        let skipped = verdicts
+            .iter()
+            .any(|v| v.outcome == suite::Outcome::Skipped);
+        partial = exit == Exit::Success && (skipped || !scenario.unplayed.is_empty());
+        if partial && (args.fail_on_partial || args.strict) {
+            exit = Exit::No;
         }
     }
     ScenarioRecord {
@@ -502,6 +314,8 @@ fn play_scenario(
         labels: scenario.labels.clone(),
         trials,
         verdicts,
+        unplayed_turns: scenario.unplayed.clone(),
+        partial,
         error,
         exit_code: exit.code(),
         duration_ms: started.elapsed().as_millis() as u64,
@@ -586,7 +400,7 @@ fn turn_script(turn: &suite::Turn) -> TurnScript {
 /// write it at once.
 fn refuse_shared_files(
     flag: &str,
-    scenarios: &[Scenario],
+    scenarios: &[&Scenario],
     path: impl Fn(&str, u32, u32) -> PathBuf,
 ) -> Result<(), CliError> {
     let mut taken: std::collections::HashMap<PathBuf, &str> = std::collections::HashMap::new();
@@ -607,20 +421,6 @@ fn refuse_shared_files(
     Ok(())
 }
 
-/// A scenario id as a file name: characters other than letters, digits, `-`, `_`
-/// and `.` become `_`.
-fn file_stem(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// `DIR/ID.jsonl`, or `DIR/ID.trial-N.jsonl` for scenarios played more than once.
 fn transcript_path(dir: &Path, id: &str, trial: u32, trials: u32) -> PathBuf {
     let stem = file_stem(id);
@@ -629,11 +429,6 @@ fn transcript_path(dir: &Path, id: &str, trial: u32, trials: u32) -> PathBuf {
     } else {
         dir.join(format!("{stem}.jsonl"))
     }
-}
-
-/// `DIR/ID.recording.json`: every trial of the scenario, one session each.
-fn recording_path(dir: &Path, id: &str) -> PathBuf {
-    dir.join(format!("{}.recording.json", file_stem(id)))
 }
 
 /// The closing summary, or the JSON or JUnit document.

@@ -1,18 +1,24 @@
-//! `validate`: every problem in the config and the pack, then a one-line verdict.
+//! `validate`: every problem in the config, the pack and the scenario files given
+//! (checked as `run` plays them), then a one-line verdict.
 
 use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::args::ValidateArgs;
+use crate::cli::args::{ReplayMatch, ValidateArgs};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
 use crate::pack::{self, EvalDef, Pack};
+use crate::suite;
 
 use super::launch_check::launch_problems;
-use super::load::{config_path, current_dir};
+use super::load::{self, config_path, current_dir, mock_path};
+use super::scenario_files::{
+    self,
+    plan::{Context, check_alone, plan_each},
+};
 use super::warnings::strict_verdict;
 
 /// What validating found: every problem, and a description of each file that loaded.
@@ -28,18 +34,102 @@ pub fn run(
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     let config_path = config_path(settings);
-    if config_path.is_none() && args.pack.is_none() {
+    if config_path.is_none() && args.pack.is_none() && args.scenarios.is_empty() {
         return Err(CliError::Usage(
-            "nothing to validate: no config (-c FILE, $PROMPTEXEC_CONFIG or ./runtimeconfig.yaml) and no --pack".into(),
+            "nothing to validate: no config (-c FILE, $PROMPTEXEC_CONFIG or ./runtimeconfig.yaml), no --pack and no scenario files".into(),
         ));
     }
-    let findings = check(config_path.as_deref(), args.pack.as_deref());
+    let (mut findings, config, pack) = check(config_path.as_deref(), args.pack.as_deref());
+    if !args.scenarios.is_empty() {
+        // Without a config, scenarios are checked as `run` plays them: with an
+        // empty one. A config that did not load leaves their evals unjudged.
+        let config = match (&config_path, config) {
+            (None, _) => Some(RuntimeConfig {
+                base_dir: current_dir(),
+                ..RuntimeConfig::default()
+            }),
+            (Some(_), config) => config,
+        };
+        check_scenarios(args, config.as_ref(), pack.as_ref(), &mut findings)?;
+    }
     Ok(report(findings, args.strict, console))
 }
 
+/// The scenario files `args` names, loaded and planned as `run` plays them: with the
+/// pack (and the config, or an empty one), everything `run` checks before it
+/// starts; without it, each file and its assertions.
+fn check_scenarios(
+    args: &ValidateArgs,
+    config: Option<&RuntimeConfig>,
+    pack: Option<&Pack>,
+    findings: &mut Findings,
+) -> Result<(), CliError> {
+    let files = suite::scenario_files(&args.scenarios)
+        .map_err(|(path, source)| CliError::Read { path, source })?;
+    if files.is_empty() {
+        findings.diagnostics.push(Diagnostic::plain(format!(
+            "no scenario files (`*.scenario.yaml|yml|json`) in {}",
+            args.scenarios[0].display()
+        )));
+        return Ok(());
+    }
+    let (scenarios, found) = scenario_files::load_all(&files);
+    findings.diagnostics.extend(found);
+    let mut checks = Vec::new();
+    match (pack, config) {
+        (Some(pack), Some(config)) => {
+            let script = mock_path(None, config)
+                .and_then(|path| crate::provider::load_mock(&path).ok())
+                .map(|loaded| loaded.value)
+                .unwrap_or_default();
+            let inputs = load::vars(&args.vars)?;
+            let context = Context {
+                pack,
+                config,
+                script: &script,
+                inputs: &inputs,
+                now: args.vars.now.unwrap_or_else(std::time::SystemTime::now),
+                provider: None,
+                mock_given: false,
+                replay_dir: None,
+                replay_match: ReplayMatch::Turn,
+                stream: false,
+            };
+            let (plans, found) = plan_each(scenarios, &context)?;
+            // A mock's problems are the config's, reported with it already.
+            findings.diagnostics.extend(found);
+            checks.extend(plans.into_iter().flat_map(|p| p.checks));
+        }
+        (_, config) => {
+            for scenario in &scenarios {
+                let (planned, found) = check_alone(scenario, config);
+                findings.diagnostics.extend(found);
+                checks.extend(planned);
+            }
+        }
+    }
+    let skipped = checks.iter().filter(|c| c.not_played.is_some()).count();
+    let unchecked = if pack.is_none() {
+        ", prompts not checked without --pack"
+    } else {
+        ""
+    };
+    findings.summary.push(format!(
+        "{} scenario file{} ({} assertion{}, {skipped} of them skipped when played{unchecked})",
+        files.len(),
+        plural(files.len()),
+        checks.len(),
+        plural(checks.len()),
+    ));
+    Ok(())
+}
+
 /// Loads the config and the pack and checks them, alone and against each other;
-/// nothing is started.
-fn check(config_path: Option<&Path>, pack_path: Option<&Path>) -> Findings {
+/// nothing is started. What loaded is returned beside what was found.
+fn check(
+    config_path: Option<&Path>,
+    pack_path: Option<&Path>,
+) -> (Findings, Option<RuntimeConfig>, Option<Pack>) {
     let cwd = current_dir();
     let mut diagnostics = Diagnostics::default();
     let mut summary = Vec::new();
@@ -89,10 +179,11 @@ fn check(config_path: Option<&Path>, pack_path: Option<&Path>) -> Findings {
     if let Some(pack) = &pack {
         diagnostics.extend(eval_diagnostics(pack, config.as_ref()));
     }
-    Findings {
+    let findings = Findings {
         diagnostics,
         summary,
-    }
+    };
+    (findings, config, pack)
 }
 
 /// Every problem, then the verdict: exit 2 on any error, or any warning under

@@ -66,6 +66,22 @@ impl LoadWarnings {
         self.keep(config::load(&path, false), console)
     }
 
+    /// The config given or found, else an empty one (no providers: the bare mock
+    /// plays; no bindings), as `run` plays a pack without a config.
+    pub fn config_or_empty(
+        &mut self,
+        settings: &Settings,
+        console: &mut Console,
+    ) -> Result<RuntimeConfig, CliError> {
+        match config_path(settings) {
+            Some(path) => self.keep(config::load(&path, false), console),
+            None => Ok(RuntimeConfig {
+                base_dir: super::load::current_dir(),
+                ..RuntimeConfig::default()
+            }),
+        }
+    }
+
     /// Every warning, for the report; under `--strict` any warning is bad input.
     pub fn settle(self) -> Result<Diagnostics, CliError> {
         if self.strict && self.found.warning_count() > 0 {

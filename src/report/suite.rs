@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::cli::style::{self, Tone};
 use crate::doc::Diagnostics;
 use crate::session::{SessionEvent, TurnEnd};
-use crate::suite::{Outcome, Shard, Verdict};
+use crate::suite::{Outcome, Shard, UnplayedTurn, Verdict};
 
 use super::junit::{eval_status, model_properties, non_success};
 use super::{JsonReport, ModelTotals, RunRecord, dollars, problems_except, table, warnings_json};
@@ -44,6 +44,11 @@ pub struct ScenarioRecord {
     pub labels: IndexMap<String, String>,
     pub trials: Vec<RunRecord>,
     pub verdicts: Vec<Verdict>,
+    /// The turns of the file that are not played, each with why.
+    pub unplayed_turns: Vec<UnplayedTurn>,
+    /// It passed but for what was not judged (assertions skipped, turns not
+    /// played): reported `partial`, never `passed`, whatever its exit code.
+    pub partial: bool,
     /// Why it could not be played to its end (`interrupted`, or an error).
     pub error: Option<String>,
     pub exit_code: u8,
@@ -62,6 +67,23 @@ pub fn result_word(exit_code: u8) -> &'static str {
 }
 
 impl ScenarioRecord {
+    /// What reports call its result: `partial`, or the word of its exit code.
+    pub fn result(&self) -> &'static str {
+        if self.partial {
+            "partial"
+        } else {
+            result_word(self.exit_code)
+        }
+    }
+
+    /// Its assertions that were not judged.
+    fn skipped(&self) -> usize {
+        self.verdicts
+            .iter()
+            .filter(|v| v.outcome == Outcome::Skipped)
+            .count()
+    }
+
     /// The model calls of every trial.
     pub fn model(&self) -> ModelTotals {
         self.trials
@@ -85,6 +107,13 @@ impl ScenarioRecord {
                 .filter(|v| v.outcome != Outcome::Passed)
                 .map(verdict_line),
         );
+        // A turn not played with no assertion under it still leaves the run partial.
+        lines.extend(
+            self.unplayed_turns
+                .iter()
+                .filter(|turn| turn.assertions.is_empty())
+                .map(unplayed_line),
+        );
         let several = self.trials.len() > 1;
         for (i, trial) in self.trials.iter().enumerate() {
             for line in problems_except(trial, |id| self.is_assertion(id)) {
@@ -100,7 +129,8 @@ impl ScenarioRecord {
 
     /// The line shown when the scenario finishes, with its problems under it.
     pub fn line(&self) -> String {
-        let (word, tone) = match result_word(self.exit_code) {
+        let (word, tone) = match self.result() {
+            "partial" => ("PARTIAL", Tone::Warn),
             "passed" => ("PASS ", Tone::Good),
             "failed" => ("FAIL ", Tone::Bad),
             "pending" => ("WAIT ", Tone::Warn),
@@ -144,12 +174,10 @@ fn suite_model(suite: &SuiteRecord) -> ModelTotals {
         .fold(ModelTotals::default(), |a, b| a + b)
 }
 
-/// Where an assertion stands: `turn N` or `conversation`.
-fn place(v: &Verdict) -> String {
-    match v.check.turn {
-        Some(turn) => format!("turn {turn}"),
-        None => "conversation".to_string(),
-    }
+/// Where an assertion stands: `turn N`, `conversation`, or the file's turn that is
+/// not played.
+fn place(v: &Verdict) -> &str {
+    &v.check.place
 }
 
 /// Where an assertion stands, what it expected, and why it did not pass.
@@ -169,10 +197,17 @@ fn verdict_line(v: &Verdict) -> String {
     if let Some(detail) = &v.detail {
         text.push_str(&format!(" — {detail}"));
     }
-    if v.outcome == Outcome::Error {
-        text.push_str(" [error]");
+    match v.outcome {
+        Outcome::Error => text.push_str(" [error]"),
+        Outcome::Skipped => text.push_str(" [skipped]"),
+        Outcome::Passed | Outcome::Failed => {}
     }
     text
+}
+
+/// A turn that is not played, and why.
+fn unplayed_line(turn: &UnplayedTurn) -> String {
+    format!("{} — {} [skipped]", turn.place(), turn.reason)
 }
 
 /// The closing table and the totals line.
@@ -184,11 +219,15 @@ pub fn suite_summary(suite: &SuiteRecord) -> String {
             .iter()
             .filter(|v| v.outcome == Outcome::Passed)
             .count();
+        let skipped = match s.skipped() {
+            0 => String::new(),
+            n => format!(" ({n} skipped)"),
+        };
         grid.add_row(vec![
             s.id.clone(),
-            result_word(s.exit_code).to_string(),
+            s.result().to_string(),
             s.trials.len().to_string(),
-            format!("{passed}/{}", s.verdicts.len()),
+            format!("{passed}/{}{skipped}", s.verdicts.len()),
             format!("{} ms", s.duration_ms),
         ]);
     }
@@ -197,6 +236,10 @@ pub fn suite_summary(suite: &SuiteRecord) -> String {
     } else {
         format!("{grid}\n")
     };
+    if let Some(line) = partial_line(suite) {
+        text.push_str(&line);
+        text.push('\n');
+    }
     if let Some(line) = suite_model(suite).line() {
         text.push_str(&line);
         text.push('\n');
@@ -205,18 +248,38 @@ pub fn suite_summary(suite: &SuiteRecord) -> String {
     text
 }
 
+/// What partial scenarios left unjudged, and whether that fails the suite.
+fn partial_line(suite: &SuiteRecord) -> Option<String> {
+    let partial: Vec<&ScenarioRecord> = suite.scenarios.iter().filter(|s| s.partial).collect();
+    if partial.is_empty() {
+        return None;
+    }
+    let skipped: usize = partial.iter().map(|s| s.skipped()).sum();
+    let turns: usize = partial.iter().map(|s| s.unplayed_turns.len()).sum();
+    let fails = partial.iter().any(|s| s.exit_code != 0);
+    let verdict = if fails {
+        "they fail the suite"
+    } else {
+        "not a pass: --fail-on-partial (or --strict) fails them"
+    };
+    Some(format!(
+        "{} scenario(s) PARTIAL: {skipped} assertion(s) skipped, {turns} turn(s) not played; {verdict}",
+        partial.len()
+    ))
+}
+
 fn count(suite: &SuiteRecord, word: &str) -> usize {
     suite
         .scenarios
         .iter()
-        .filter(|s| result_word(s.exit_code) == word)
+        .filter(|s| s.result() == word)
         .count()
 }
 
 /// `suite: N scenario(s) ...; exit C`.
 pub fn totals_line(suite: &SuiteRecord) -> String {
     let mut parts = vec![format!("{} passed", count(suite, "passed"))];
-    for word in ["failed", "error", "pending", "interrupted"] {
+    for word in ["partial", "failed", "error", "pending", "interrupted"] {
         let n = count(suite, word);
         if n > 0 {
             parts.push(format!("{n} {word}"));
@@ -249,6 +312,7 @@ impl Serialize for SuiteJson<'_> {
         let summary = json!({
             "scenarios": suite.scenarios.len() + suite.not_started.len(),
             "passed": count(suite, "passed"),
+            "partial": count(suite, "partial"),
             "failed": count(suite, "failed"),
             "errors": count(suite, "error"),
             "pending": count(suite, "pending"),
@@ -265,7 +329,7 @@ impl Serialize for SuiteJson<'_> {
                 json!({
                     "id": s.id,
                     "file": s.file.display().to_string(),
-                    "result": result_word(s.exit_code),
+                    "result": s.result(),
                     "exit_code": s.exit_code,
                     "trials": s.trials.len(),
                     "duration_ms": s.duration_ms,
@@ -296,11 +360,17 @@ impl Serialize for ScenarioJson<'_> {
         map.serialize_entry("file", &s.file.display().to_string())?;
         map.serialize_entry("description", &s.description)?;
         map.serialize_entry("labels", &s.labels)?;
-        map.serialize_entry("result", result_word(s.exit_code))?;
+        map.serialize_entry("result", s.result())?;
         map.serialize_entry("exit_code", &s.exit_code)?;
         map.serialize_entry("duration_ms", &s.duration_ms)?;
         map.serialize_entry("model", &s.model())?;
         map.serialize_entry("assertions", &s.verdicts)?;
+        let unplayed: Vec<_> = s
+            .unplayed_turns
+            .iter()
+            .map(|t| json!({"index": t.index, "role": t.role, "reason": t.reason}))
+            .collect();
+        map.serialize_entry("unplayed_turns", &unplayed)?;
         map.serialize_entry("problems", &s.problems())?;
         let trials: Vec<JsonReport> = s.trials.iter().map(JsonReport).collect();
         map.serialize_entry("trials", &trials)?;
@@ -319,12 +389,12 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
         model_properties(&mut junit, &s.model());
         for v in &s.verdicts {
             let status = match v.outcome {
-                Outcome::Passed if v.skipped => {
+                Outcome::Passed | Outcome::Skipped if v.skipped => {
                     let mut status = TestCaseStatus::skipped();
                     status.set_message(v.detail.clone().unwrap_or_default());
                     status
                 }
-                Outcome::Passed => TestCaseStatus::success(),
+                Outcome::Passed | Outcome::Skipped => TestCaseStatus::success(),
                 Outcome::Failed => non_success(NonSuccessKind::Failure, verdict_line(v)),
                 Outcome::Error => non_success(NonSuccessKind::Error, verdict_line(v)),
             };
@@ -332,6 +402,13 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
             let name = format!("{} · {} [{}]", place(v), v.check.kind, v.check.id);
             let mut case = TestCase::new(name, status);
             case.set_classname(format!("{}.assertions", s.id));
+            junit.add_test_case(case);
+        }
+        for turn in &s.unplayed_turns {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(turn.reason.clone());
+            let mut case = TestCase::new(turn.place(), status);
+            case.set_classname(format!("{}.turns", s.id));
             junit.add_test_case(case);
         }
         let several = s.trials.len() > 1;

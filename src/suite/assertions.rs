@@ -5,7 +5,7 @@
 use crate::doc::{Diagnostic, Pos};
 use crate::pack::{Bound, EvalDef, Threshold, Trigger};
 
-use super::{Assertion, Scenario};
+use super::{Assertion, Scenario, UnplayedTurn};
 
 /// One assertion as planned: the eval that checks it, and what a report says of it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -15,9 +15,18 @@ pub struct Check {
     #[serde(rename = "type")]
     pub kind: String,
     pub message: Option<String>,
-    /// The turn it judges (from 1); `None`: the whole conversation.
+    /// The played turn it judges (from 1); `None`: the whole conversation, or a
+    /// turn that is not played.
     pub turn: Option<u32>,
     pub pass_threshold: f64,
+    /// Where it stands, as reports name it: `turn 2`, `conversation`, or the
+    /// file's turn it is written under when that turn is not played.
+    #[serde(skip)]
+    pub place: String,
+    /// Why it is not judged: its turn is not played, or its type needs what
+    /// promptexec does not run. Such a check has no eval and is reported skipped.
+    #[serde(skip)]
+    pub not_played: Option<String>,
     #[serde(skip)]
     pub pos: Pos,
 }
@@ -85,69 +94,136 @@ const SESSION_TYPES: &[(&str, &str)] = &[
     ("tool_args_excluded_session", "tool_args_excluded"),
 ];
 
-/// Every assertion of `scenario` as an eval, with what reports say of it. A type
-/// promptexec cannot play, or one used where it cannot judge, is an error at its
+/// Every assertion of `scenario` as an eval, with what reports say of it, in file
+/// order. An assertion promptexec cannot judge (its turn is not played, or its type
+/// needs a real model or another runtime) is kept as a check with no eval, reported
+/// skipped with the reason. A type used where it cannot judge is an error at its
 /// place in the file; unknown types and wrong params are found when the evals are
 /// prepared.
-pub fn plan(scenario: &Scenario) -> Result<(Vec<EvalDef>, Vec<Check>), Vec<Diagnostic>> {
-    let mut evals = Vec::new();
-    let mut checks = Vec::new();
+pub fn plan(scenario: &Scenario) -> Result<Planned, Vec<Diagnostic>> {
+    let mut planned = Planned::default();
     let mut problems = Vec::new();
-    let turn_assertions = scenario.turns.iter().enumerate().flat_map(|(i, turn)| {
-        let at = Some(i as u32 + 1);
-        turn.assertions
+    let mut entries: Vec<Entry> = Vec::new();
+    for (i, turn) in scenario.turns.iter().enumerate() {
+        let played = i as u32;
+        for unplayed in scenario.unplayed.iter().filter(|u| u.after == played) {
+            entries.extend(unplayed_entries(unplayed));
+        }
+        let number = played + 1;
+        entries.extend(turn.assertions.iter().enumerate().map(|(j, a)| Entry {
+            id: format!("turn-{number}.{}", j + 1),
+            turn: Some(number),
+            place: format!("turn {number}"),
+            not_played: None,
+            assertion: a,
+        }));
+    }
+    let last = scenario.turns.len() as u32;
+    for unplayed in scenario.unplayed.iter().filter(|u| u.after >= last) {
+        entries.extend(unplayed_entries(unplayed));
+    }
+    entries.extend(
+        scenario
+            .conversation_assertions
             .iter()
             .enumerate()
-            .map(move |(j, a)| (at, j, a))
-    });
-    let conversation = scenario
-        .conversation_assertions
-        .iter()
-        .enumerate()
-        .map(|(j, a)| (None, j, a));
-    for (turn, j, assertion) in turn_assertions.chain(conversation) {
-        let id = match turn {
-            Some(turn) => format!("turn-{turn}.{}", j + 1),
-            None => format!("conversation.{}", j + 1),
-        };
-        match eval_type(assertion, turn) {
-            Ok(eval_type) => {
-                evals.push(eval_def(&id, eval_type, assertion, turn));
-                checks.push(Check {
-                    id,
-                    kind: assertion.kind.clone(),
-                    message: assertion.message.clone(),
-                    turn,
-                    pass_threshold: assertion.pass_threshold,
-                    pos: assertion.pos,
-                });
-            }
+            .map(|(j, a)| Entry {
+                id: format!("conversation.{}", j + 1),
+                turn: None,
+                place: "conversation".to_string(),
+                not_played: None,
+                assertion: a,
+            }),
+    );
+    for entry in entries {
+        let assertion = entry.assertion;
+        let written_in_turn = entry.turn.is_some() || entry.not_played.is_some();
+        let not_played = match eval_type(assertion, written_in_turn) {
             Err(message) => {
-                problems.push(Diagnostic::error(&scenario.path, assertion.pos, message))
+                problems.push(Diagnostic::error(&scenario.path, assertion.pos, message));
+                continue;
             }
-        }
+            Ok(None) => entry.not_played.or_else(|| {
+                Some(format!(
+                    "not played: assertion type `{}` needs a real model or a runtime promptexec does not play",
+                    assertion.kind
+                ))
+            }),
+            Ok(Some(eval_type)) => {
+                let def = eval_def(&entry.id, eval_type, assertion, entry.turn);
+                match &entry.not_played {
+                    Some(_) => planned.unplayed.push(def),
+                    None => planned.evals.push(def),
+                }
+                entry.not_played
+            }
+        };
+        planned.checks.push(Check {
+            id: entry.id,
+            kind: assertion.kind.clone(),
+            message: assertion.message.clone(),
+            turn: entry.turn,
+            pass_threshold: assertion.pass_threshold,
+            place: entry.place,
+            not_played,
+            pos: assertion.pos,
+        });
     }
     if problems.is_empty() {
-        Ok((evals, checks))
+        Ok(planned)
     } else {
         Err(problems)
     }
 }
 
-/// The eval type an assertion runs as, or why it cannot run where it stands.
-fn eval_type(assertion: &Assertion, turn: Option<u32>) -> Result<&str, String> {
+/// A scenario's assertions, planned.
+#[derive(Debug, Default)]
+pub struct Planned {
+    /// The evals that judge the assertions played.
+    pub evals: Vec<EvalDef>,
+    /// Every assertion, in file order.
+    pub checks: Vec<Check>,
+    /// The evals of assertions written under turns that are not played: prepared
+    /// to check their type and params, never run.
+    pub unplayed: Vec<EvalDef>,
+}
+
+/// An assertion with where it stands, before it is planned.
+struct Entry<'a> {
+    id: String,
+    turn: Option<u32>,
+    place: String,
+    not_played: Option<String>,
+    assertion: &'a Assertion,
+}
+
+/// The assertions of a turn that is not played, each skipped for the turn's reason.
+fn unplayed_entries(turn: &UnplayedTurn) -> impl Iterator<Item = Entry<'_>> {
+    turn.assertions.iter().enumerate().map(|(j, a)| Entry {
+        id: format!("unplayed-turn-{}.{}", turn.index, j + 1),
+        turn: None,
+        place: turn.place(),
+        not_played: Some(turn.reason.clone()),
+        assertion: a,
+    })
+}
+
+/// The eval type an assertion runs as, `None` for a type promptexec does not play,
+/// or why it cannot run where it stands (`in_turn`: written under a turn).
+fn eval_type(assertion: &Assertion, in_turn: bool) -> Result<Option<&str>, String> {
     let kind = assertion.kind.as_str();
     if NOT_PLAYED.contains(&kind) {
-        return Err(format!(
-            "assertion type `{kind}` needs a real model or a runtime promptexec does not play; scenarios run against the scripted model"
-        ));
+        return Ok(None);
     }
-    match (SESSION_TYPES.iter().find(|(name, _)| *name == kind), turn) {
-        (Some((_, check)), None) => Ok(check),
-        (Some(_), Some(_)) => Err(format!(
+    match (
+        SESSION_TYPES.iter().find(|(name, _)| *name == kind),
+        in_turn,
+    ) {
+        (Some((_, check)), false) => Ok(Some(check)),
+        (Some(_), true) => Err(format!(
             "assertion type `{kind}` judges the whole conversation; put it in conversation_assertions"
         )),
-        (None, _) => Ok(kind),
+        (None, _) => Ok(Some(kind)),
     }
 }
 

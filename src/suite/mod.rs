@@ -11,9 +11,11 @@ mod scenario_file;
 mod select;
 mod verdict;
 
-pub use assertions::{Check, plan as plan_assertions};
+pub use assertions::{Check, Planned, plan as plan_assertions};
 pub use discover::{default_folder, files_below, is_scenario_file, scenario_files};
-pub use scenario::{Assertion, Consent, FailureMode, Scenario, ScenarioPolicy, ToolFailure, Turn};
+pub use scenario::{
+    Assertion, Consent, FailureMode, Scenario, ScenarioPolicy, ToolFailure, Turn, UnplayedTurn,
+};
 pub use scenario_file::{API_VERSION, load as load_scenario};
 pub use select::{Shard, matches, select};
 pub use verdict::{Outcome, Verdict, fold};

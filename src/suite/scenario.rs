@@ -28,24 +28,30 @@ pub struct Scenario {
     /// Template variables, over the prompt's defaults.
     pub variables: IndexMap<String, String>,
     pub tool_policy: Option<ScenarioPolicy>,
+    /// The turns played, in file order.
     pub turns: Vec<Turn>,
+    /// The turns of the file promptexec does not play (self-play and `assistant`
+    /// turns): kept so their assertions are reported as skipped.
+    pub unplayed: Vec<UnplayedTurn>,
     pub conversation_assertions: Vec<Assertion>,
     /// How many times the scenario is played (at least 1).
     pub trials: u32,
-    /// `spec.providers`: the provider that plays it, and where that is written.
-    pub provider: Option<(String, Pos)>,
+    /// `spec.providers`: the providers PromptArena plays it against, each with
+    /// where it is written (promptexec plays one: `--provider`, else the first).
+    pub providers: Vec<(String, Pos)>,
     /// `spec.streaming`: ask the provider for streamed answers.
     pub streaming: Option<bool>,
     pub pos: Pos,
 }
 
-/// `spec.tool_policy`: replaces the prompt's for this scenario.
+/// `spec.tool_policy`: replaces the prompt's for this scenario. A limit of `0` is
+/// unset, as in PromptKit: `None` here.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioPolicy {
     pub tool_choice: ToolChoice,
     pub max_rounds: Option<u64>,
-    pub max_tool_calls_per_turn: u64,
-    pub max_total_tool_calls: u64,
+    pub max_tool_calls_per_turn: Option<u64>,
+    pub max_total_tool_calls: Option<u64>,
     pub max_identical_tool_calls: Option<u64>,
     pub blocklist: Vec<String>,
 }
@@ -61,6 +67,27 @@ pub struct Turn {
     /// `streaming` for this turn, over the scenario's.
     pub streaming: Option<bool>,
     pub pos: Pos,
+}
+
+/// A turn of the file that is not played, with the assertions written under it.
+#[derive(Debug, Clone)]
+pub struct UnplayedTurn {
+    /// Its place in `spec.turns`, from 1.
+    pub index: u32,
+    /// How many played turns come before it.
+    pub after: u32,
+    pub role: String,
+    /// Why it is not played.
+    pub reason: String,
+    pub assertions: Vec<Assertion>,
+    pub pos: Pos,
+}
+
+impl UnplayedTurn {
+    /// Where it is, as reports name it.
+    pub fn place(&self) -> String {
+        format!("turn {} of the file (`{}`)", self.index, self.role)
+    }
 }
 
 /// One assertion as written: its `type` is checked against what can run when the

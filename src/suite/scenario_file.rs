@@ -6,15 +6,18 @@
 use std::path::Path;
 
 use indexmap::IndexMap;
-use serde_json::Value as Json;
 
 use crate::doc::{
     Checker, Diagnostic, Fields, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish,
     parse_by_extension, pointer as ptr,
 };
-use crate::pack::{ToolChoice, resolve_when};
+use crate::pack::ToolChoice;
 
 use super::scenario::*;
+
+mod assertion;
+
+use assertion::assertions;
 
 /// The only API version there is.
 pub const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
@@ -124,11 +127,11 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
     let tool_policy = spec
         .get("tool_policy")
         .and_then(|node| tool_policy(cx, node, "/spec/tool_policy"));
-    let turns = match spec.get("turns") {
+    let (turns, unplayed) = match spec.get("turns") {
         Some(node) => turns(cx, node),
         None => {
             cx.error(spec_node.pos, "/spec: missing key `turns`");
-            Vec::new()
+            (Vec::new(), Vec::new())
         }
     };
     let conversation_assertions = spec
@@ -139,7 +142,10 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         .get("trials")
         .and_then(|node| cx.positive_integer(node, "/spec/trials"))
         .map_or(1, |n| n.min(u64::from(u32::MAX)) as u32);
-    let provider = spec.get("providers").and_then(|node| provider(cx, node));
+    let providers = spec
+        .get("providers")
+        .map(|node| providers(cx, node))
+        .unwrap_or_default();
     let streaming = spec
         .get("streaming")
         .and_then(|node| cx.boolean(node, "/spec/streaming"));
@@ -155,30 +161,20 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         variables,
         tool_policy,
         turns,
+        unplayed,
         conversation_assertions,
         trials,
-        provider,
+        providers,
         streaming,
         pos: spec_node.pos,
     })
 }
 
-/// `spec.providers`: the one provider that plays the scenario. PromptArena plays a
-/// scenario against each provider listed; promptexec plays one conversation, so a
-/// longer list is refused rather than cut short.
-fn provider(cx: &mut Checker, node: &Node) -> Option<(String, Pos)> {
-    let names = cx.string_list(node, "/spec/providers")?;
-    match names.as_slice() {
-        [] => None,
-        [one] => Some(one.clone()),
-        [_, second, ..] => {
-            cx.error(
-                second.1,
-                "/spec/providers: promptexec plays a scenario against one provider; name one here, or choose with --provider",
-            );
-            None
-        }
-    }
+/// `spec.providers`: PromptArena plays the scenario against each one listed.
+/// promptexec plays one conversation: the provider `--provider` names, else the
+/// first listed (the command says so when there are several).
+fn providers(cx: &mut Checker, node: &Node) -> Vec<(String, Pos)> {
+    cx.string_list(node, "/spec/providers").unwrap_or_default()
 }
 
 fn required_string(
@@ -249,8 +245,9 @@ fn string_map(cx: &mut Checker, node: &Node, at: &str) -> IndexMap<String, Strin
     out
 }
 
-/// `tool_policy`: PromptArena requires `tool_choice`, `max_tool_calls_per_turn` and
-/// `max_total_tool_calls`.
+/// `tool_policy`: PromptArena's schema requires `tool_choice`,
+/// `max_tool_calls_per_turn` and `max_total_tool_calls`; a limit of `0` is unset,
+/// as PromptKit reads it.
 fn tool_policy(cx: &mut Checker, node: &Node, at: &str) -> Option<ScenarioPolicy> {
     let mut f = cx.map(node, at)?;
     for key in [
@@ -265,18 +262,16 @@ fn tool_policy(cx: &mut Checker, node: &Node, at: &str) -> Option<ScenarioPolicy
     let tool_choice = f
         .get("tool_choice")
         .and_then(|n| cx.choice(n, &ptr(at, "tool_choice"), ToolChoice::WIRE));
-    let per_turn = f
-        .get("max_tool_calls_per_turn")
-        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_tool_calls_per_turn")));
-    let total = f
-        .get("max_total_tool_calls")
-        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_total_tool_calls")));
-    let max_rounds = f
-        .get("max_rounds")
-        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_rounds")));
-    let max_identical_tool_calls = f
-        .get("max_identical_tool_calls")
-        .and_then(|n| cx.positive_integer(n, &ptr(at, "max_identical_tool_calls")));
+    let mut limit = |key: &'static str| {
+        f.get(key)
+            .map(|n| cx.non_negative_integer(n, &ptr(at, key)).ok_or(()))
+            .transpose()
+            .map(|n| n.filter(|n| *n > 0))
+    };
+    let per_turn = limit("max_tool_calls_per_turn");
+    let total = limit("max_total_tool_calls");
+    let max_rounds = limit("max_rounds");
+    let max_identical_tool_calls = limit("max_identical_tool_calls");
     let blocklist = f
         .get("blocklist")
         .and_then(|n| cx.string_list(n, &ptr(at, "blocklist")))
@@ -286,35 +281,54 @@ fn tool_policy(cx: &mut Checker, node: &Node, at: &str) -> Option<ScenarioPolicy
     cx.unknown_keys(&f, at, UnknownKeys::Error);
     Some(ScenarioPolicy {
         tool_choice: tool_choice?,
-        max_rounds,
-        max_tool_calls_per_turn: per_turn?,
-        max_total_tool_calls: total?,
-        max_identical_tool_calls,
+        max_rounds: max_rounds.ok()?,
+        max_tool_calls_per_turn: per_turn.ok()?,
+        max_total_tool_calls: total.ok()?,
+        max_identical_tool_calls: max_identical_tool_calls.ok()?,
         blocklist,
     })
 }
 
-fn turns(cx: &mut Checker, node: &Node) -> Vec<Turn> {
+fn turns(cx: &mut Checker, node: &Node) -> (Vec<Turn>, Vec<UnplayedTurn>) {
     let Some(items) = cx.list(node, "/spec/turns") else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let played: Vec<Turn> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, item)| turn(cx, item, &ptr("/spec/turns", i)))
-        .collect();
-    if played.is_empty() && !cx.diagnostics.has_errors() {
-        cx.error(node.pos, "/spec/turns: no user turn to play");
+    let mut played = Vec::new();
+    let mut unplayed = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match turn(cx, item, &ptr("/spec/turns", i), i as u32 + 1) {
+            Some(Read::Played(turn)) => played.push(turn),
+            Some(Read::Unplayed(mut turn)) => {
+                turn.after = played.len() as u32;
+                unplayed.push(turn);
+            }
+            None => {}
+        }
     }
-    played
+    if played.is_empty() && !cx.diagnostics.has_errors() {
+        let hint = if unplayed.is_empty() {
+            ""
+        } else {
+            " (self-play and `assistant` turns are not played)"
+        };
+        cx.error(node.pos, format!("/spec/turns: no user turn to play{hint}"));
+    }
+    (played, unplayed)
 }
 
-/// One turn; `None` for a turn that is not played (its role is not `user`) or that
-/// has errors.
-fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<Turn> {
+/// A turn as read: played, or kept for its assertions to be reported as skipped.
+enum Read {
+    Played(Turn),
+    Unplayed(UnplayedTurn),
+}
+
+/// One turn, the `index`-th of the file; `None` when it has errors. A turn whose
+/// role is not `user` is not played: its self-play keys are not warned about one by
+/// one, since the whole turn is reported as not played.
+fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     let mut f = cx.map(node, at)?;
     let role = match f.get("role") {
-        Some(n) => cx.string(n, &ptr(at, "role")).map(|r| (r, n.pos)),
+        Some(n) => cx.string(n, &ptr(at, "role")),
         None => {
             cx.error(node.pos, format!("{at}: missing key `role`"));
             None
@@ -341,15 +355,36 @@ fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<Turn> {
     let streaming = f
         .get("streaming")
         .and_then(|n| cx.boolean(n, &ptr(at, "streaming")));
-    cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
+    let persona = f
+        .get("persona")
+        .and_then(|n| cx.string(n, &ptr(at, "persona")));
+    if role.as_deref() == Some("user") {
+        cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
+    } else {
+        f.allow(TURN_KEYS_UNPLAYED);
+    }
     cx.unknown_keys(&f, at, UnknownKeys::Error);
-    let (role, role_pos) = role?;
+    let role = role?;
     if role != "user" {
-        cx.warning(
-            role_pos,
-            format!("{at}/role: `{role}` turns are not played (promptexec plays `user` turns against the scripted model); this turn is skipped"),
-        );
-        return None;
+        let reason = match persona {
+            Some(persona) => format!(
+                "not played: self-play (persona `{persona}`) needs a second model to play the user"
+            ),
+            None if role == "assistant" => {
+                "not played: promptexec plays `user` turns, not `assistant` turns".to_string()
+            }
+            None => format!(
+                "not played: a `{role}` turn is self-play, which needs a second model to play the user"
+            ),
+        };
+        return Some(Read::Unplayed(UnplayedTurn {
+            index,
+            after: 0,
+            role,
+            reason,
+            assertions,
+            pos: node.pos,
+        }));
     }
     // Text parts, when given, take precedence over `content`, as in PromptArena.
     let content = match (parts, content) {
@@ -363,14 +398,14 @@ fn turn(cx: &mut Checker, node: &Node, at: &str) -> Option<Turn> {
             return None;
         }
     };
-    Some(Turn {
+    Some(Read::Played(Turn {
         content,
         assertions,
         consent,
         chaos,
         streaming,
         pos: node.pos,
-    })
+    }))
 }
 
 /// The text of `parts`, joined by blank lines; media parts are not played.
@@ -472,64 +507,5 @@ fn tool_failure(cx: &mut Checker, node: &Node, at: &str) -> Option<ToolFailure> 
         mode: mode?,
         probability,
         message,
-    })
-}
-
-fn assertions(cx: &mut Checker, node: &Node, at: &str) -> Vec<Assertion> {
-    let Some(items) = cx.list(node, at) else {
-        return Vec::new();
-    };
-    items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, item)| assertion(cx, item, &ptr(at, i)))
-        .collect()
-}
-
-fn assertion(cx: &mut Checker, node: &Node, at: &str) -> Option<Assertion> {
-    let mut f = cx.map(node, at)?;
-    let kind = match f.get("type") {
-        Some(n) => cx.nonempty_string(n, &ptr(at, "type")),
-        None => {
-            cx.error(node.pos, format!("{at}: missing key `type`"));
-            None
-        }
-    };
-    let params = match f.get("params") {
-        Some(n) => {
-            cx.map(n, &ptr(at, "params"));
-            n.to_json()
-        }
-        None => Json::Object(Default::default()),
-    };
-    let message = f
-        .get("message")
-        .and_then(|n| cx.string(n, &ptr(at, "message")));
-    let when = f
-        .get("when")
-        .map(|n| resolve_when(cx, n, &ptr(at, "when")))
-        .unwrap_or_default();
-    let pass_threshold = match f.get("pass_threshold") {
-        Some(n) => {
-            let share = cx.number(n, &ptr(at, "pass_threshold"))?;
-            if !(0.0..=1.0).contains(&share) {
-                cx.error(
-                    n.pos,
-                    format!("{at}/pass_threshold: must be between 0 and 1"),
-                );
-                return None;
-            }
-            share
-        }
-        None => 1.0,
-    };
-    cx.unknown_keys(&f, at, UnknownKeys::Error);
-    Some(Assertion {
-        kind: kind?,
-        params,
-        message,
-        when,
-        pass_threshold,
-        pos: node.pos,
     })
 }

@@ -87,9 +87,10 @@ mod tests {
             variables: Default::default(),
             tool_policy: None,
             turns: Vec::new(),
+            unplayed: Vec::new(),
             conversation_assertions: Vec::new(),
             trials: 1,
-            provider: None,
+            providers: Vec::new(),
             streaming: None,
             pos: Pos::START,
         }

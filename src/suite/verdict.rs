@@ -14,6 +14,9 @@ crate::wire_enum! {
         Failed = "failed",
         /// It could not be judged in some trial (an eval that failed to score).
         Error = "error",
+        /// It was not judged at all: its turn is not played, or its type needs what
+        /// promptexec does not run. Its scenario is partial, never passed.
+        Skipped = "skipped",
     }
 }
 
@@ -23,23 +26,34 @@ pub struct Verdict {
     #[serde(flatten)]
     pub check: Check,
     pub outcome: Outcome,
-    /// Trials it passed in (a skipped assertion passes: its precondition did not
-    /// hold).
+    /// Trials it passed in (an assertion whose precondition did not hold passes).
     pub passes: u32,
     pub trials: u32,
     /// Why it failed in the first trial it did not pass; why it was skipped when it
-    /// was skipped in every trial.
+    /// was skipped in every trial, or why it is not played.
     pub detail: Option<String>,
+    /// Skipped in every trial (its precondition did not hold), or not played.
     pub skipped: bool,
 }
 
 /// Each check's verdict, given each trial's eval results. A check with no result
 /// in a trial was never reached there (its turn ended early, or the conversation
-/// stopped) and counts as failed: an assertion that did not run never passes.
+/// stopped) and counts as failed: an assertion that did not run never passes. A
+/// check promptexec does not play is skipped, with its reason.
 pub fn fold(checks: &[Check], trials: &[Vec<EvalResult>]) -> Vec<Verdict> {
     checks
         .iter()
         .map(|check| {
+            if let Some(reason) = &check.not_played {
+                return Verdict {
+                    check: check.clone(),
+                    outcome: Outcome::Skipped,
+                    passes: 0,
+                    trials: trials.len() as u32,
+                    detail: Some(reason.clone()),
+                    skipped: true,
+                };
+            }
             let mut passes = 0;
             let mut judged = 0;
             let mut skips = 0;
@@ -110,6 +124,8 @@ mod tests {
             message: None,
             turn,
             pass_threshold,
+            place: String::new(),
+            not_played: None,
             pos: Pos::START,
         }
     }
@@ -180,5 +196,22 @@ mod tests {
             ],
         );
         assert_eq!(errored[0].outcome, Outcome::Error);
+    }
+
+    #[test]
+    fn a_check_not_played_is_skipped_with_its_reason_whatever_the_trials_hold() {
+        let mut unplayed = check("u", None, 1.0);
+        unplayed.not_played = Some("not played: an `assistant` turn".into());
+        let verdicts = fold(
+            &[unplayed],
+            &[vec![result("u", EvalStatus::Passed, "")], vec![]],
+        );
+        assert_eq!(verdicts[0].outcome, Outcome::Skipped);
+        assert!(verdicts[0].skipped);
+        assert_eq!((verdicts[0].passes, verdicts[0].trials), (0, 2));
+        assert_eq!(
+            verdicts[0].detail.as_deref(),
+            Some("not played: an `assistant` turn")
+        );
     }
 }

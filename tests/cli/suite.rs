@@ -465,10 +465,13 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
     let out = one_scenario(dir.path(), "x", "main", &unknown_param).run();
     out.expect_code(2);
     out.stderr_has("`tools_called` takes no param `tool`");
+    // A type that needs a real model is not bad input: it is skipped, and the
+    // scenario is partial.
     let model_only = unknown_type.replace("tools_caled, params: { tools: [echo] }", "llm_judge");
     one_scenario(dir.path(), "x", "main", &model_only)
         .run()
-        .expect_code(2)
+        .expect_code(0)
+        .stderr_has("PARTIAL x")
         .stderr_has("`llm_judge` needs a real model");
     let misspelt = "  turns:\n    - role: user\n      contents: \"Hi.\"\n";
     one_scenario(dir.path(), "x", "main", misspelt)
@@ -490,13 +493,15 @@ fn keys_that_are_not_played_warn_and_fail_under_strict() {
     let lenient = one_scenario(dir.path(), "echo-ping", "main", spec).run();
     lenient.expect_code(0);
     lenient.stderr_has("`context_policy` in /spec is a PromptKit key promptexec does not apply");
-    lenient.stderr_has("`assistant` turns are not played");
+    // The turn that is not played is no loading warning: its scenario is partial.
+    lenient.stderr_has("PARTIAL echo-ping");
+    lenient.stderr_has("not played: promptexec plays `user` turns, not `assistant` turns");
     suite_in(dir.path())
         .file("x.scenario.yaml", scenario("echo-ping", "main", spec))
         .args(["x.scenario.yaml", "--strict"])
         .run()
         .expect_code(2)
-        .stderr_has("2 warnings count as errors");
+        .stderr_has("1 warning counts as an error");
 }
 
 #[test]
