@@ -1,6 +1,7 @@
 //! Who answers a conversation's model calls: the provider `--provider`, a scenario
-//! or the config names (the scripted mock, or an HTTP API), or a recording when
-//! replaying; and the recorder that keeps the exchanges when recording.
+//! or the config names (the scripted mock, an HTTP API, or a `replay` provider's
+//! recording), or the recording `--replay` or `--replay-dir` names, which wins; and
+//! the recorder that keeps the exchanges when recording.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -127,9 +128,9 @@ pub(super) fn mock_answers(script: MockScript, scenario: &str) -> Answers {
     }
 }
 
-/// What a live provider plays with: an HTTP client whose settings are checked now (a
-/// missing key stops the run before it starts). A problem points at the provider in
-/// `config`.
+/// What a provider other than the mock plays with: a `replay` provider's recording,
+/// read now, or an HTTP client whose settings are checked now (a missing key stops
+/// the run before it starts). A problem points at the provider in `config`.
 pub(super) fn live_answers(
     p: &ProviderConfig,
     config: &RuntimeConfig,
@@ -145,6 +146,9 @@ pub(super) fn live_answers(
             p.name(),
             p.kind
         )));
+    }
+    if p.kind == "replay" {
+        return provider_replay(p, config);
     }
     if !http_plays(&p.kind) {
         return Err(at_provider(format!(
@@ -162,15 +166,47 @@ pub(super) fn live_answers(
 /// run before anything starts.
 pub(super) fn replay_answers(path: &Path, mode: ReplayMatch) -> Result<Answers, CliError> {
     let recording = Recording::load(path).map_err(CliError::Invalid)?;
-    Ok(Answers::Replay {
+    Ok(replaying(recording, path, mode == ReplayMatch::Content))
+}
+
+/// What a `replay` provider plays with: the recording its config names, read now. A
+/// file that cannot be read is placed where the config names it; a malformed one
+/// where its problem is.
+fn provider_replay(p: &ProviderConfig, config: &RuntimeConfig) -> Result<Answers, CliError> {
+    let Some((path, pos)) = &p.recording else {
+        // The config does not load without it.
+        return Err(CliError::Usage(format!(
+            "provider `{}` names no recording to replay",
+            p.name()
+        )));
+    };
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        let message = format!(
+            "provider `{}`: cannot read the recording `{}`: {err}",
+            p.name(),
+            path.display()
+        );
+        match &config.path {
+            Some(file) => CliError::Invalid(Diagnostic::error(file, *pos, message).into()),
+            None => CliError::Usage(message),
+        }
+    })?;
+    let recording =
+        Recording::parse(path, &text).map_err(|problem| CliError::Invalid(problem.into()))?;
+    Ok(replaying(recording, path, p.match_content))
+}
+
+fn replaying(recording: Recording, path: &Path, by_content: bool) -> Answers {
+    Answers::Replay {
         recording: Arc::new(recording),
         path: path.to_path_buf(),
         session: 0,
-        mode: match mode {
-            ReplayMatch::Turn => MatchMode::Turn,
-            ReplayMatch::Content => MatchMode::Content,
+        mode: if by_content {
+            MatchMode::Content
+        } else {
+            MatchMode::Turn
         },
-    })
+    }
 }
 
 /// The plan for `answers` by the chosen provider (or the bare mock): hooks are told

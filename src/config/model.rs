@@ -45,6 +45,12 @@ pub struct Provider {
     pub rate_limit: Option<RateLimit>,
     /// `additional_config.mock_config`, resolved against the config's directory.
     pub mock_config: Option<PathBuf>,
+    /// A `replay` provider's `additional_config.recording`, resolved against the
+    /// config's directory, and where the config names it.
+    pub recording: Option<(PathBuf, Pos)>,
+    /// A `replay` provider's `additional_config.match` is `content`: a call takes the
+    /// answer recorded after the same last user message (else the next, by turn).
+    pub match_content: bool,
     pub pos: Pos,
 }
 

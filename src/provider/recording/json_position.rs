@@ -44,7 +44,7 @@ pub fn start_of(text: &str, raw: &RawValue) -> Pos {
 }
 
 /// The error's position, counted from `start` rather than from the start of the text.
-fn at(path: &Path, start: Pos, err: &serde_json::Error, what: &str) -> Diagnostic {
+pub fn at(path: &Path, start: Pos, err: &serde_json::Error, what: &str) -> Diagnostic {
     let (line, column) = (to_u32(err.line()), to_u32(err.column().max(1)));
     let pos = if line <= 1 {
         Pos {

@@ -1,6 +1,7 @@
 //! Reading a recording, in either format: promptexec's own (an object with
-//! `promptexec_recording`) or a PromptKit session recording (an object with `events`).
-//! A problem is reported as `FILE:LINE:COL: message`.
+//! `promptexec_recording`) or a PromptKit session recording (an object with `events`,
+//! whose keys are read in any letter case). A problem is reported as
+//! `FILE:LINE:COL: message`.
 
 use std::path::Path;
 
@@ -41,9 +42,11 @@ impl<'de> Visitor<'de> for ProbeVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Probe, A::Error> {
         let mut probe = Probe::default();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            // PromptKit's decoder takes `events` in any letter case; promptexec's own
+            // format is read as written.
             match key.as_ref() {
                 "promptexec_recording" => probe.promptexec_recording = true,
-                "events" => probe.events = true,
+                key if key.eq_ignore_ascii_case("events") => probe.events = true,
                 _ => {}
             }
             map.next_value::<IgnoredAny>()?;
@@ -156,6 +159,13 @@ mod tests {
         };
         let shown: Vec<String> = diagnostics.iter().map(|d| d.to_string()).collect();
         assert_eq!(shown, [format!("{}:3:14: expected value", path.display())]);
+    }
+
+    #[test]
+    fn a_promptkit_recording_is_told_by_its_events_in_any_letter_case() {
+        let text = r#"{"Events": [{"Type": "message.created", "Data": {"role": "assistant", "content": "hi"}}]}"#;
+        let recording = Recording::parse(Path::new("rec.json"), text).expect("reads");
+        assert_eq!(recording.sessions[0].exchanges[0].answer.content, "hi");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod diff;
 mod format;
+mod json_object;
 mod json_position;
 mod load;
 mod normalize;

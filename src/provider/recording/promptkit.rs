@@ -12,11 +12,9 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
 use serde_json::Value as Json;
-use serde_json::value::RawValue;
 
-use super::json_position::{diagnostic, parse_piece, start_of};
+use super::json_object::Object;
 use super::{
     NormalizedMessage, NormalizedToolCall, NormalizedToolResult, ProviderInfo, RecordedAnswer,
     RecordedExchange, RecordedSession, RecordedToolCall, Recording, RequestMatch,
@@ -29,85 +27,24 @@ pub const PROMPTKIT_KIND: &str = "promptkit";
 
 const NANOS_PER_MS: i64 = 1_000_000;
 
-#[derive(Deserialize)]
-#[serde(expecting = "a PromptKit session recording object")]
-struct SessionRecording<'a> {
-    #[serde(default)]
-    metadata: Metadata,
-    #[serde(borrow)]
-    events: Vec<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default, expecting = "a metadata object")]
-struct Metadata {
-    provider_name: String,
-    model: String,
-    created_at: String,
-    start_time: String,
-}
-
-#[derive(Deserialize)]
-#[serde(expecting = "an event object")]
-struct Event<'a> {
-    #[serde(rename = "type")]
-    kind: String,
-    /// Nanoseconds since the session started.
-    #[serde(default)]
-    offset: i64,
-    #[serde(default, borrow)]
-    data: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase", expecting = "message.created data")]
+/// `message.created` data (Go's `MessageCreatedData`, whose fields have no JSON
+/// names: PromptKit writes `Role`, hand-written files often `role`).
 struct MessageData {
     role: String,
-    #[serde(default)]
     content: String,
-    #[serde(default)]
-    parts: Option<Vec<Part>>,
-    #[serde(default)]
-    tool_calls: Option<Vec<ToolCallData>>,
-    #[serde(default)]
+    /// The text of its parts, in order.
+    parts: String,
+    tool_calls: Vec<RecordedToolCall>,
     tool_result: Option<ToolResultData>,
 }
 
-#[derive(Deserialize)]
-#[serde(expecting = "a content part")]
-struct Part {
-    #[serde(default)]
-    text: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(expecting = "a tool call object")]
-struct ToolCallData {
-    #[serde(default)]
-    id: String,
-    name: String,
-    /// JSON text as PromptKit writes it; an object is taken as it is.
-    #[serde(default)]
-    args: Json,
-}
-
-#[derive(Deserialize)]
-#[serde(expecting = "a tool result object")]
 struct ToolResultData {
-    #[serde(default)]
     name: String,
-    #[serde(default)]
-    parts: Option<Vec<Part>>,
-    #[serde(default)]
+    parts: String,
     error: String,
 }
 
-#[derive(Deserialize)]
-#[serde(
-    rename_all = "PascalCase",
-    default,
-    expecting = "provider.call.completed data"
-)]
+/// `provider.call.completed` data.
 #[derive(Default)]
 struct CallData {
     /// Nanoseconds.
@@ -118,33 +55,86 @@ struct CallData {
     cost: Option<f64>,
 }
 
-/// Reads `text`, a PromptKit session recording from `path`.
+impl MessageData {
+    fn read(data: &Object<'_>) -> Result<MessageData, Diagnostic> {
+        let tool_calls = data
+            .objects("ToolCalls", "a tool call object")?
+            .iter()
+            .map(|call| {
+                Ok(RecordedToolCall {
+                    id: call.get("id")?.unwrap_or_default(),
+                    name: call.require("name")?,
+                    args: decode_args(call.get("args")?.unwrap_or_default()),
+                })
+            })
+            .collect::<Result<_, Diagnostic>>()?;
+        let tool_result = match data.object("ToolResult", "a tool result object")? {
+            Some(result) => Some(ToolResultData {
+                name: result.get("name")?.unwrap_or_default(),
+                parts: parts_text(&result)?,
+                error: result.get("error")?.unwrap_or_default(),
+            }),
+            None => None,
+        };
+        Ok(MessageData {
+            role: data.require("Role")?,
+            content: data.get("Content")?.unwrap_or_default(),
+            parts: parts_text(data)?,
+            tool_calls,
+            tool_result,
+        })
+    }
+}
+
+impl CallData {
+    fn read(data: &Object<'_>) -> Result<CallData, Diagnostic> {
+        Ok(CallData {
+            duration: data.get("Duration")?.unwrap_or_default(),
+            input_tokens: data.get("InputTokens")?.unwrap_or_default(),
+            output_tokens: data.get("OutputTokens")?.unwrap_or_default(),
+            cached_tokens: data.get("CachedTokens")?.unwrap_or_default(),
+            cost: data.get("Cost")?,
+        })
+    }
+}
+
+/// Reads `text`, a PromptKit session recording from `path`. Keys are matched in any
+/// letter case, as PromptKit's decoder matches them.
 pub fn read(path: &Path, text: &str) -> Result<Recording, Diagnostic> {
-    let recording: SessionRecording =
-        serde_json::from_str(text).map_err(|err| diagnostic(path, &err, ""))?;
+    let top = Object::whole(path, text, "a PromptKit session recording object")?;
+    let metadata = top.object("metadata", "a metadata object")?;
+    let meta = |name: &str| -> Result<String, Diagnostic> {
+        match &metadata {
+            Some(metadata) => Ok(metadata.get(name)?.unwrap_or_default()),
+            None => Ok(String::new()),
+        }
+    };
+    let (provider_name, model) = (meta("provider_name")?, meta("model")?);
+    let (created_at, start_time) = (meta("created_at")?, meta("start_time")?);
+    if !top.has("events") {
+        return Err(top.missing("events"));
+    }
     let mut reader = Reader::default();
-    for (i, raw) in recording.events.iter().enumerate() {
-        let what = format!("events[{i}]");
-        let event: Event = parse_piece(path, text, raw, &what)?;
-        let data = |kind: &str| {
-            event.data.ok_or_else(|| {
+    for event in top.objects("events", "an event object")? {
+        let kind: String = event.require("type")?;
+        let offset: i64 = event.get("offset")?.unwrap_or_default();
+        let data = |kind: &str, expecting: &str| {
+            event.object("data", expecting)?.ok_or_else(|| {
                 Diagnostic::error(
                     path,
-                    start_of(text, raw),
-                    format!("{what}: a {kind} event needs `data`"),
+                    event.pos(),
+                    format!("{}: a {kind} event needs `data`", event.what()),
                 )
             })
         };
-        match event.kind.as_str() {
+        match kind.as_str() {
             "message.created" => {
-                let data = data("message.created")?;
-                let message = parse_piece(path, text, data, &format!("{what}.data"))?;
-                reader.message(message, event.offset);
+                let data = data("message.created", "message.created data")?;
+                reader.message(MessageData::read(&data)?, offset);
             }
             "provider.call.completed" => {
-                let data = data("provider.call.completed")?;
-                let call = parse_piece(path, text, data, &format!("{what}.data"))?;
-                reader.call_completed(call);
+                let data = data("provider.call.completed", "provider.call.completed data")?;
+                reader.call_completed(CallData::read(&data)?);
             }
             _ => {}
         }
@@ -155,23 +145,22 @@ pub fn read(path: &Path, text: &str) -> Result<Recording, Diagnostic> {
             "this PromptKit recording has no assistant message (message.created with role `assistant`), so there is nothing to replay",
         ));
     }
-    let metadata = recording.metadata;
-    let name = if metadata.provider_name.is_empty() {
+    let name = if provider_name.is_empty() {
         PROMPTKIT_KIND.to_string()
     } else {
-        metadata.provider_name
+        provider_name
     };
-    let recorded_at = if metadata.created_at.is_empty() {
-        metadata.start_time
+    let recorded_at = if created_at.is_empty() {
+        start_time
     } else {
-        metadata.created_at
+        created_at
     };
     Ok(Recording {
         version: super::FormatVersion,
         provider: ProviderInfo {
             name,
             kind: PROMPTKIT_KIND.to_string(),
-            model: Some(metadata.model).filter(|m| !m.is_empty()),
+            model: Some(model).filter(|m| !m.is_empty()),
         },
         recorded_at,
         sessions: vec![RecordedSession {
@@ -198,22 +187,13 @@ struct Reader {
 impl Reader {
     fn message(&mut self, data: MessageData, offset: i64) {
         let text = if data.content.is_empty() {
-            parts_text(data.parts.as_deref())
+            data.parts
         } else {
             data.content
         };
-        let calls: Vec<RecordedToolCall> = data
-            .tool_calls
-            .unwrap_or_default()
-            .into_iter()
-            .map(|call| RecordedToolCall {
-                id: call.id,
-                name: call.name,
-                args: decode_args(call.args),
-            })
-            .collect();
+        let calls = data.tool_calls;
         let content = match (&data.tool_result, text.is_empty()) {
-            (Some(result), true) => parts_text(result.parts.as_deref()),
+            (Some(result), true) => result.parts.clone(),
             _ => text,
         };
         // The result's text is the message's content, kept once as `normalize` does.
@@ -306,13 +286,16 @@ impl Reader {
     }
 }
 
-/// The text of a message's parts, in order.
-fn parts_text(parts: Option<&[Part]>) -> String {
-    parts
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|part| part.text.as_deref())
-        .collect()
+/// The text of an object's `parts` (content parts, whose `text` is `None` for media),
+/// in order.
+fn parts_text(object: &Object<'_>) -> Result<String, Diagnostic> {
+    let mut text = String::new();
+    for part in object.objects("Parts", "a content part")? {
+        if let Some(piece) = part.get::<String>("text")? {
+            text.push_str(&piece);
+        }
+    }
+    Ok(text)
 }
 
 /// Tool call arguments from PromptKit's JSON text: the value it holds, `{}` for none,
@@ -403,13 +386,94 @@ mod tests {
         let err = read(Path::new("pk.json"), text).expect_err("content is not text");
         assert_eq!(
             err.to_string(),
-            "pk.json:2:90: events[0].data: invalid type: integer `7`, expected a string"
+            "pk.json:2:90: events[0].data.Content: invalid type: integer `7`, expected a string"
         );
         let text = r#"{"events": [{"seq": 1, "type": "message.created"}]}"#;
         let err = read(Path::new("pk.json"), text).expect_err("no data");
         assert_eq!(
             err.to_string(),
             "pk.json:1:13: events[0]: a message.created event needs `data`"
+        );
+    }
+
+    #[test]
+    fn keys_are_read_in_any_letter_case_as_promptkit_reads_them() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/replay_compat/planets.recording.json");
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let recording = read(&path, &text).expect("reads");
+        assert_eq!(recording.provider.name, "promptkit", "no provider_name");
+        assert_eq!(recording.recorded_at, "2026-03-02T14:00:00Z");
+        let exchanges = &recording.sessions[0].exchanges;
+        let answers: Vec<&str> = exchanges
+            .iter()
+            .map(|e| e.answer.content.as_str())
+            .collect();
+        assert_eq!(
+            answers,
+            [
+                "Mercury is the closest planet to the Sun, about 58 million kilometres away on average.",
+                "Saturn has the most known moons: astronomers have confirmed well over a hundred."
+            ]
+        );
+        assert_eq!(
+            exchanges[1].request_match.last_user_content(),
+            Some("And which one has the most moons?")
+        );
+        assert_eq!(exchanges[1].offset_ms, 38_000, "from the first answer");
+        // Every field, in PromptKit's spelling and in others.
+        let text = r#"{"METADATA": {"Provider_Name": "openai"}, "Events": [
+  {"Type": "message.created", "Offset": 0, "Data": {"ROLE": "user", "parts": [{"Text": "Order "}, {"TEXT": "A-1"}]}},
+  {"type": "message.created", "offset": 5000000, "data": {"role": "assistant", "toolcalls": [{"ID": "c1", "Name": "lookup", "Args": "{\"id\":1}"}]}},
+  {"type": "provider.call.completed", "data": {"duration": 5000000, "inputtokens": 9, "OUTPUTTOKENS": 2, "cost": 0.5}},
+  {"type": "message.created", "data": {"role": "tool", "toolResult": {"NAME": "lookup", "ERROR": "gone", "Parts": [{"text": "none"}]}}},
+  {"type": "message.created", "data": {"Role": "assistant", "role": "user", "content": "sorry"}}
+]}"#;
+        let recording = read(Path::new("pk.json"), text).expect("reads");
+        assert_eq!(recording.provider.name, "openai");
+        let exchanges = &recording.sessions[0].exchanges;
+        assert_eq!(exchanges.len(), 2, "`Role` wins over `role`");
+        assert_eq!(
+            exchanges[0].request_match.last_user_content(),
+            Some("Order A-1")
+        );
+        assert_eq!(
+            serde_json::to_value(&exchanges[0].answer.tool_calls).expect("writes"),
+            json!([{"id": "c1", "name": "lookup", "args": {"id": 1}}])
+        );
+        assert_eq!(exchanges[0].latency_ms, 5);
+        assert_eq!(
+            exchanges[0].usage,
+            Some(Usage {
+                input_tokens: 9,
+                output_tokens: 2,
+                cost_usd: Some(0.5)
+            })
+        );
+        let tool = &exchanges[1]
+            .request_match
+            .messages
+            .as_ref()
+            .expect("messages")[1];
+        assert_eq!(
+            serde_json::to_value(tool).expect("writes"),
+            json!({"role": "tool", "content": "none", "tool_result": {"name": "lookup", "error": "gone"}})
+        );
+        assert_eq!(exchanges[1].answer.content, "sorry");
+    }
+
+    #[test]
+    fn a_missing_role_is_named_with_its_place() {
+        let text = "{\"events\": [\n  {\"type\": \"message.created\", \"data\": {\"content\": \"hi\"}}\n]}";
+        let err = read(Path::new("pk.json"), text).expect_err("no role");
+        assert_eq!(
+            err.to_string(),
+            "pk.json:2:39: events[0].data: missing field `Role` (in any letter case)"
+        );
+        let err = read(Path::new("pk.json"), r#"{"metadata": {}}"#).expect_err("no events");
+        assert_eq!(
+            err.to_string(),
+            "pk.json:1:1: missing field `events` (in any letter case)"
         );
     }
 
