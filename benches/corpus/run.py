@@ -207,12 +207,14 @@ def main():
     for result in results:
         if not result["ran"]:
             groups.setdefault(group_key(result["reason"]), []).append(result["id"])
+    partial = sum(1 for r in results if r["reason"].startswith("partial: "))
     print(f"{ran} of {len(results)} ran unchanged")
+    print(f"({partial} more played only in part: a turn or an assertion not played)")
 
     if args.json:
         summary = {
             "commits": commits, "binary": source, "version": version.strip(),
-            "ran": ran, "total": len(results),
+            "ran": ran, "partial": partial, "total": len(results),
             "by_kind": {kind: {"ran": sum(1 for r in results if r["kind"] == kind
                                           and r["ran"]),
                                "total": sum(1 for r in results if r["kind"] == kind)}
@@ -233,18 +235,19 @@ def main():
             out.write("\n")
     if args.markdown:
         with open(args.markdown, "w") as out:
-            out.write(markdown(results, excluded, ran))
+            out.write(markdown(results, excluded, ran, partial))
     return 0
 
 
-def markdown(results, excluded, ran):
+def markdown(results, excluded, ran, partial):
     """Failures grouped by reason, largest group first, as Markdown."""
-    lines = [f"{ran} of {len(results)} ran unchanged.", ""]
+    lines = [f"{ran} of {len(results)} ran unchanged; {partial} more played only in part.", ""]
     kinds = sorted({r["kind"] for r in results})
-    lines += ["| kind | ran | of |", "|---|---|---|"]
+    lines += ["| kind | ran | partial | of |", "|---|---|---|---|"]
     for kind in kinds:
         mine = [r for r in results if r["kind"] == kind]
-        lines.append(f"| {kind} | {sum(r['ran'] for r in mine)} | {len(mine)} |")
+        part = sum(1 for r in mine if r["reason"].startswith("partial: "))
+        lines.append(f"| {kind} | {sum(r['ran'] for r in mine)} | {part} | {len(mine)} |")
     lines += ["", "### Failing, grouped by reason", ""]
     groups = {}
     for result in results:
