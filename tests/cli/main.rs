@@ -32,6 +32,7 @@ mod providers;
 mod quiet_color;
 mod reaper;
 mod render;
+mod replay_compat;
 mod robust;
 mod rpc_hooks;
 mod run;
