@@ -86,6 +86,30 @@ const NOT_PLAYED: &[&str] = &[
     "workflow_transition_order",
 ];
 
+/// Types PromptKit's handlers judge offline that promptexec has no check for yet.
+const NOT_RUN_YET: &[&str] = &[
+    "invariant_fields_preserved",
+    "spoke_in_state",
+    "tool_efficiency",
+    "tool_exec",
+];
+
+/// Why an assertion of `kind` is not judged, when it is one PromptKit knows and
+/// promptexec does not run (and the config binds no eval of that type).
+fn not_run(kind: &str, bound: &dyn Fn(&str) -> bool) -> Option<String> {
+    if crate::evals::is_builtin(kind) || bound(kind) {
+        return None;
+    }
+    if NOT_PLAYED.contains(&kind) {
+        return Some(format!(
+            "not played: assertion type `{kind}` needs a real model or a runtime promptexec does not play"
+        ));
+    }
+    NOT_RUN_YET.contains(&kind).then(|| {
+        format!("not played: promptexec has no check for PromptKit's assertion type `{kind}` yet")
+    })
+}
+
 /// Types that judge the whole conversation, and the check each becomes there.
 const SESSION_TYPES: &[(&str, &str)] = &[
     ("tools_called_session", "tools_called"),
@@ -100,7 +124,10 @@ const SESSION_TYPES: &[(&str, &str)] = &[
 /// skipped with the reason. A type used where it cannot judge is an error at its
 /// place in the file; unknown types and wrong params are found when the evals are
 /// prepared.
-pub fn plan(scenario: &Scenario) -> Result<Planned, Vec<Diagnostic>> {
+///
+/// `bound` says which eval types the config binds: one of those runs as the
+/// config says, whatever promptexec would otherwise do with its type.
+pub fn plan(scenario: &Scenario, bound: &dyn Fn(&str) -> bool) -> Result<Planned, Vec<Diagnostic>> {
     let mut planned = Planned::default();
     let mut problems = Vec::new();
     let mut entries: Vec<Entry> = Vec::new();
@@ -143,13 +170,10 @@ pub fn plan(scenario: &Scenario) -> Result<Planned, Vec<Diagnostic>> {
                 problems.push(Diagnostic::error(&scenario.path, assertion.pos, message));
                 continue;
             }
-            Ok(None) => entry.not_played.or_else(|| {
-                Some(format!(
-                    "not played: assertion type `{}` needs a real model or a runtime promptexec does not play",
-                    assertion.kind
-                ))
-            }),
-            Ok(Some(eval_type)) => {
+            Ok(_) if let Some(reason) = not_run(&assertion.kind, bound) => {
+                Some(entry.not_played.unwrap_or(reason))
+            }
+            Ok(eval_type) => {
                 let def = eval_def(&entry.id, eval_type, assertion, entry.turn);
                 match &entry.not_played {
                     Some(_) => planned.unplayed.push(def),
@@ -208,22 +232,27 @@ fn unplayed_entries(turn: &UnplayedTurn) -> impl Iterator<Item = Entry<'_>> {
     })
 }
 
-/// The eval type an assertion runs as, `None` for a type promptexec does not play,
-/// or why it cannot run where it stands (`in_turn`: written under a turn).
-fn eval_type(assertion: &Assertion, in_turn: bool) -> Result<Option<&str>, String> {
+/// The check an assertion type runs as: a session type's turn check, else itself.
+pub(super) fn check_of(kind: &str) -> &str {
+    SESSION_TYPES
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map_or(kind, |(_, check)| check)
+}
+
+/// The eval type an assertion runs as, or why it cannot run where it stands
+/// (`in_turn`: written under a turn).
+fn eval_type(assertion: &Assertion, in_turn: bool) -> Result<&str, String> {
     let kind = assertion.kind.as_str();
-    if NOT_PLAYED.contains(&kind) {
-        return Ok(None);
-    }
     match (
         SESSION_TYPES.iter().find(|(name, _)| *name == kind),
         in_turn,
     ) {
-        (Some((_, check)), false) => Ok(Some(check)),
+        (Some((_, check)), false) => Ok(check),
         (Some(_), true) => Err(format!(
             "assertion type `{kind}` judges the whole conversation; put it in conversation_assertions"
         )),
-        (None, _) => Ok(Some(kind)),
+        (None, _) => Ok(kind),
     }
 }
 

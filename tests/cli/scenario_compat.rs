@@ -52,6 +52,27 @@ fn a_message_in_params_is_the_assertion_s_and_an_unknown_param_only_warns() {
 }
 
 #[test]
+fn an_unknown_param_close_to_a_known_one_says_which_was_meant() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let text = std::fs::read_to_string(compat_dir().join("scenarios/message.scenario.yaml"))
+        .expect("the fixture");
+    let typo = text.replace("colour: blue", "patern: Hello");
+    assert_ne!(typo, text);
+    promptexec()
+        .in_dir(dir.path())
+        .file("typo.scenario.yaml", typo)
+        .arg("-c")
+        .arg(compat_dir().join("compat.yaml"))
+        .arg("run")
+        .arg(compat_dir().join("compat.pack.json"))
+        .arg("typo.scenario.yaml")
+        .run()
+        .expect_code(0)
+        .stderr_has("typo.scenario.yaml:18:13: warning: /spec/turns/0/assertions/0/params: `content_includes` takes no param `patern`; did you mean `patterns`?")
+        .stderr_has("PASS  message");
+}
+
+#[test]
 fn tool_policy_limits_of_zero_are_unset() {
     let out = run(&["scenarios/zeros.scenario.yaml"]).run();
     out.expect_code(0);

@@ -247,7 +247,8 @@ fn plan_scenario(
         inputs.insert(name.clone(), Json::String(value.clone()));
     }
     let system_prompt = pack::render_prompt_at(cx.pack, &prompt, &inputs, cx.now)?;
-    let planned = suite::plan_assertions(&scenario)
+    let bound = |kind: &str| cx.config.evals.contains_key(kind);
+    let planned = suite::plan_assertions(&scenario, &bound)
         .map_err(|found| found.into_iter().collect::<Diagnostics>())?;
     let mut evals = prompt_evals(&cx.pack.evals, &prompt);
     let checks = planned.checks;
@@ -383,7 +384,8 @@ pub(in crate::commands) fn check_alone(
     scenario: &Scenario,
     config: Option<&RuntimeConfig>,
 ) -> (Vec<Check>, Diagnostics) {
-    let planned = match suite::plan_assertions(scenario) {
+    let bound = |kind: &str| config.is_some_and(|c| c.evals.contains_key(kind));
+    let planned = match suite::plan_assertions(scenario, &bound) {
         Ok(planned) => planned,
         Err(found) => return (Vec::new(), found.into_iter().collect()),
     };

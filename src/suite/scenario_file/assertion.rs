@@ -4,8 +4,10 @@
 use serde_json::Value as Json;
 
 use crate::doc::{Checker, Node, UnknownKeys, Value, pointer as ptr};
+use crate::evals::{ParamError, prepare_check};
 use crate::pack::resolve_when;
 
+use super::super::assertions::check_of;
 use super::Assertion;
 
 pub(super) fn assertions(cx: &mut Checker, node: &Node, at: &str) -> Vec<Assertion> {
@@ -28,10 +30,13 @@ fn assertion(cx: &mut Checker, node: &Node, at: &str) -> Option<Assertion> {
             None
         }
     };
-    let (params, lifted) = match f.get("params") {
+    let (mut params, lifted) = match f.get("params") {
         Some(n) => params(cx, n, &ptr(at, "params")),
         None => (Json::Object(Default::default()), None),
     };
+    if let (Some(kind), Some(node)) = (&kind, f.get("params")) {
+        unread_params(cx, kind, node, &mut params, &ptr(at, "params"));
+    }
     // PromptArena's files often carry the message inside `params`; one written
     // beside `type` wins.
     let message = f
@@ -95,6 +100,38 @@ fn params(cx: &mut Checker, node: &Node, at: &str) -> (Json, Option<String>) {
                 ),
             );
             (params, None)
+        }
+    }
+}
+
+/// Params the built-in check of `kind` does not read: PromptKit's handlers ignore
+/// them, so each is a warning at its place (with the name meant, when one is close)
+/// and is taken out. Other problems with the params are left for the plan to
+/// report; a type that is no built-in check is not looked into.
+fn unread_params(cx: &mut Checker, kind: &str, node: &Node, params: &mut Json, at: &str) {
+    let Value::Map(entries) = &node.value else {
+        return;
+    };
+    let Json::Object(map) = params else {
+        return;
+    };
+    loop {
+        match prepare_check(check_of(kind), &Json::Object(map.clone())) {
+            Err(err @ ParamError::Unknown { .. }) => {
+                let ParamError::Unknown { key, .. } = &err else {
+                    return;
+                };
+                let Some(pos) = entries
+                    .iter()
+                    .find(|(k, _)| k.name == *key)
+                    .map(|(k, _)| k.pos)
+                else {
+                    return;
+                };
+                cx.warning(pos, format!("{at}: {err}; it is ignored"));
+                map.remove(key);
+            }
+            _ => return,
         }
     }
 }
