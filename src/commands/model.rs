@@ -152,7 +152,7 @@ pub(super) fn live_answers(
     }
     if !http_plays(&p.kind) {
         return Err(at_provider(format!(
-            "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, {})",
+            "provider `{}` has type `{}`, which promptexec does not call (it plays `mock`, `replay`, {})",
             p.name(),
             p.kind,
             crate::doc::one_of(&HTTP_TYPES)
