@@ -9,6 +9,10 @@
 //! `provider.call.completed` after it gives that call's duration, tokens and cost. The
 //! system prompt and tools are not recorded there, so they are never compared. Every
 //! other event (tool calls, pipeline stages, audio) is left alone.
+//!
+//! Keys are matched in any letter case, as PromptKit's Go decoder matches them:
+//! PromptKit writes `Role` and `ToolCalls`, PromptArena's own example recording
+//! `role` and `content`, and both read alike (see `json_object`).
 
 use std::path::Path;
 
