@@ -250,7 +250,13 @@ fn play_scenario(
     let mut exit = Exit::Success;
     let mut error = None;
     let mut recorded = Vec::new();
-    for trial in 1..=scenario.trials {
+    // A scenario whose every turn is self-play has no conversation to play.
+    let trials_played = if scenario.turns.is_empty() {
+        0
+    } else {
+        scenario.trials
+    };
+    for trial in 1..=trials_played {
         let played = play_trial(suite, plan, args, trial, interrupted);
         let mut played = match played {
             Ok(played) => played,
@@ -274,6 +280,7 @@ fn play_scenario(
     }
     if let Some(dir) = &args.record_dir
         && error.is_none()
+        && !trials.is_empty()
     {
         let path = recording_path(dir, &scenario.id);
         if let Err(err) = model::write_recording(&path, &plan.model.info, recorded, &trials) {

@@ -158,7 +158,9 @@ pub fn plan(scenario: &Scenario, bound: &dyn Fn(&str) -> bool) -> Result<Planned
                 id: format!("conversation.{}", j + 1),
                 turn: None,
                 place: "conversation".to_string(),
-                not_played: None,
+                not_played: scenario.turns.is_empty().then(|| {
+                    "not played: no turn of the scenario is played, so there is no conversation to judge".to_string()
+                }),
                 assertion: a,
             }),
     );

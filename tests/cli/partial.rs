@@ -216,6 +216,38 @@ fn a_turn_not_played_leaves_its_scenario_partial_even_without_assertions() {
 }
 
 #[test]
+fn a_scenario_of_self_play_alone_is_partial_with_nothing_played() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let spec = "  turns:\n    - role: traveller\n      persona: curious\n      turns: 3\n      assertions:\n        - { type: content_includes, params: { patterns: [x] } }\n  conversation_assertions:\n    - { type: content_includes, params: { patterns: [x] } }\n";
+    let out = one_scenario(dir.path(), spec)
+        .args(["--format", "json"])
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let plain = scenario(&report, "plain");
+    assert_eq!(plain["result"], "partial", "{plain:#}");
+    assert_eq!(plain["trials"], serde_json::json!([]));
+    let outcomes: Vec<&str> = plain["assertions"]
+        .as_array()
+        .expect("assertions")
+        .iter()
+        .map(|a| a["outcome"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(outcomes, ["skipped", "skipped"]);
+    assert!(
+        plain["assertions"][1]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("no turn of the scenario is played")),
+        "{plain:#}"
+    );
+    // A file with no turn at all is still bad input.
+    one_scenario(dir.path(), "  turns: []\n")
+        .run()
+        .expect_code(2)
+        .stderr_has("/spec/turns: no user turn to play");
+}
+
+#[test]
 fn list_refuses_what_run_refuses_with_the_same_exit_code() {
     let dir = tempfile::tempdir().expect("a temp dir");
     // A prompt the pack lacks, a session type under a turn, and an unknown type: the
