@@ -506,3 +506,6 @@ fn tool_failure(cx: &mut Checker, node: &Node, at: &str) -> Option<ToolFailure> 
         message,
     })
 }
+
+#[cfg(test)]
+mod tests;
