@@ -309,7 +309,8 @@ fn play_scenario(
         let skipped = verdicts
             .iter()
             .any(|v| v.outcome == suite::Outcome::Skipped);
-        partial = exit == Exit::Success && (skipped || !scenario.unplayed.is_empty());
+        let cut = scenario.turns.iter().any(|t| !t.dropped.is_empty());
+        partial = exit == Exit::Success && (skipped || cut || !scenario.unplayed.is_empty());
         if partial && (args.fail_on_partial || args.strict) {
             exit = Exit::No;
         }
@@ -322,11 +323,30 @@ fn play_scenario(
         trials,
         verdicts,
         unplayed_turns: scenario.unplayed.clone(),
+        played_in_part: played_in_part(scenario),
         partial,
         error,
         exit_code: exit.code(),
         duration_ms: started.elapsed().as_millis() as u64,
     }
+}
+
+/// The turns whose media parts were not sent, each said in a line.
+fn played_in_part(scenario: &Scenario) -> Vec<String> {
+    scenario
+        .turns
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.dropped.is_empty())
+        .map(|(i, t)| {
+            let kinds: Vec<String> = t.dropped.iter().map(|k| format!("`{k}`")).collect();
+            format!(
+                "turn {}: played in part, its {} part(s) not sent (only its text reaches the model)",
+                i + 1,
+                kinds.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// One trial: a conversation of its own, with fresh extension processes.

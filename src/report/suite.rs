@@ -46,6 +46,8 @@ pub struct ScenarioRecord {
     pub verdicts: Vec<Verdict>,
     /// The turns of the file that are not played, each with why.
     pub unplayed_turns: Vec<UnplayedTurn>,
+    /// The turns played without their media parts, each said in a line.
+    pub played_in_part: Vec<String>,
     /// It passed but for what was not judged (assertions skipped, turns not
     /// played): reported `partial`, never `passed`, whatever its exit code.
     pub partial: bool,
@@ -113,6 +115,11 @@ impl ScenarioRecord {
                 .iter()
                 .filter(|turn| turn.assertions.is_empty())
                 .map(unplayed_line),
+        );
+        lines.extend(
+            self.played_in_part
+                .iter()
+                .map(|line| format!("{line} [partial]")),
         );
         let several = self.trials.len() > 1;
         for (i, trial) in self.trials.iter().enumerate() {
@@ -256,6 +263,11 @@ fn partial_line(suite: &SuiteRecord) -> Option<String> {
     }
     let skipped: usize = partial.iter().map(|s| s.skipped()).sum();
     let turns: usize = partial.iter().map(|s| s.unplayed_turns.len()).sum();
+    let cut: usize = partial.iter().map(|s| s.played_in_part.len()).sum();
+    let cut = match cut {
+        0 => String::new(),
+        n => format!(", {n} played in part"),
+    };
     let fails = partial.iter().any(|s| s.exit_code != 0);
     let verdict = if fails {
         "they fail the suite"
@@ -263,7 +275,7 @@ fn partial_line(suite: &SuiteRecord) -> Option<String> {
         "not a pass: --fail-on-partial (or --strict) fails them"
     };
     Some(format!(
-        "{} scenario(s) PARTIAL: {skipped} assertion(s) skipped, {turns} turn(s) not played; {verdict}",
+        "{} scenario(s) PARTIAL: {skipped} assertion(s) skipped, {turns} turn(s) not played{cut}; {verdict}",
         partial.len()
     ))
 }
@@ -371,6 +383,7 @@ impl Serialize for ScenarioJson<'_> {
             .map(|t| json!({"index": t.index, "role": t.role, "reason": t.reason}))
             .collect();
         map.serialize_entry("unplayed_turns", &unplayed)?;
+        map.serialize_entry("played_in_part", &s.played_in_part)?;
         map.serialize_entry("problems", &s.problems())?;
         let trials: Vec<JsonReport> = s.trials.iter().map(JsonReport).collect();
         map.serialize_entry("trials", &trials)?;
@@ -402,6 +415,14 @@ pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Serialize
             let name = format!("{} · {} [{}]", place(v), v.check.kind, v.check.id);
             let mut case = TestCase::new(name, status);
             case.set_classname(format!("{}.assertions", s.id));
+            junit.add_test_case(case);
+        }
+        for line in &s.played_in_part {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(line.clone());
+            let name = line.split(':').next().unwrap_or(line);
+            let mut case = TestCase::new(format!("{name} (in part)"), status);
+            case.set_classname(format!("{}.turns", s.id));
             junit.add_test_case(case);
         }
         for turn in &s.unplayed_turns {

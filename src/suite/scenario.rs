@@ -60,6 +60,9 @@ pub struct ScenarioPolicy {
 #[derive(Debug, Clone)]
 pub struct Turn {
     pub content: String,
+    /// The kinds of its media parts, which are not sent (only its text is): the turn
+    /// is played in part.
+    pub dropped: Vec<String>,
     pub assertions: Vec<Assertion>,
     /// How pending calls of each tool are answered during this turn.
     pub consent: Vec<(String, Consent)>,

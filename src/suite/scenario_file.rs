@@ -334,9 +334,10 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     let content = f
         .get("content")
         .and_then(|n| cx.string(n, &ptr(at, "content")));
-    let parts = f
+    let (parts, dropped) = f
         .get("parts")
-        .and_then(|n| text_parts(cx, n, &ptr(at, "parts")));
+        .map(|n| text_parts(cx, n, &ptr(at, "parts")))
+        .unwrap_or_default();
     let assertions = f
         .get("assertions")
         .map(|n| assertions(cx, n, &ptr(at, "assertions")))
@@ -397,6 +398,7 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     };
     Some(Read::Played(Turn {
         content,
+        dropped,
         assertions,
         consent,
         chaos,
@@ -405,10 +407,14 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     }))
 }
 
-/// The text of `parts`, joined by blank lines; media parts are not played.
-fn text_parts(cx: &mut Checker, node: &Node, at: &str) -> Option<String> {
-    let items = cx.list(node, at)?;
+/// The text of `parts`, joined by blank lines, and the kinds of the media parts left
+/// out (not played: only text reaches the model).
+fn text_parts(cx: &mut Checker, node: &Node, at: &str) -> (Option<String>, Vec<String>) {
+    let Some(items) = cx.list(node, at) else {
+        return (None, Vec::new());
+    };
     let mut texts = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let at = ptr(at, i);
         let Some(mut f) = cx.map(item, &at) else {
@@ -421,18 +427,23 @@ fn text_parts(cx: &mut Checker, node: &Node, at: &str) -> Option<String> {
                     texts.push(text);
                 }
             }
-            Some(other) => cx.warning(
-                item.pos,
-                format!(
-                    "{at}: `{other}` parts are not played; only text reaches the scripted model"
-                ),
-            ),
+            Some(other) => {
+                cx.warning(
+                    item.pos,
+                    format!(
+                        "{at}: `{other}` parts are not played; only text reaches the scripted model"
+                    ),
+                );
+                if !dropped.iter().any(|k| k == other) {
+                    dropped.push(other.to_string());
+                }
+            }
             None => cx.error(item.pos, format!("{at}: missing key `type`")),
         }
         f.allow(&["media"]);
         cx.unknown_keys(&f, &at, UnknownKeys::Error);
     }
-    (!texts.is_empty()).then(|| texts.join("\n\n"))
+    ((!texts.is_empty()).then(|| texts.join("\n\n")), dropped)
 }
 
 fn consent(cx: &mut Checker, node: &Node, at: &str) -> Vec<(String, Consent)> {

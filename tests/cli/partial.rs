@@ -248,6 +248,32 @@ fn a_scenario_of_self_play_alone_is_partial_with_nothing_played() {
 }
 
 #[test]
+fn a_turn_whose_media_parts_are_not_sent_is_played_in_part() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let spec = "  turns:\n    - role: user\n      parts:\n        - { type: text, text: Hi }\n        - { type: image, media: { file_path: cat.png, mime_type: image/png } }\n      assertions:\n        - { type: content_includes, params: { patterns: [traveller] } }\n";
+    let out = one_scenario(dir.path(), spec)
+        .args(["--format", "json"])
+        .run();
+    out.expect_code(0);
+    out.stderr_has("warning: /spec/turns/0/parts/1: `image` parts are not played");
+    out.stderr_has("PARTIAL plain");
+    let report = out.json_report();
+    let plain = scenario(&report, "plain");
+    assert_eq!(plain["result"], "partial", "{plain:#}");
+    assert_eq!(
+        plain["played_in_part"],
+        serde_json::json!([
+            "turn 1: played in part, its `image` part(s) not sent (only its text reaches the model)"
+        ])
+    );
+    one_scenario(dir.path(), spec)
+        .arg("--fail-on-partial")
+        .run()
+        .expect_code(1)
+        .stderr_has("1 played in part; they fail the suite");
+}
+
+#[test]
 fn list_refuses_what_run_refuses_with_the_same_exit_code() {
     let dir = tempfile::tempdir().expect("a temp dir");
     // A prompt the pack lacks, a session type under a turn, and an unknown type: the
