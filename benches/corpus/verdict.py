@@ -92,7 +92,8 @@ def partial_reason(report):
         for problem in scenario.get("problems") or []:
             if isinstance(problem, str) and problem.startswith("not played"):
                 return problem
-        for turn in scenario.get("unplayed_turns") or []:
+        for turn in (scenario.get("unplayed_turns") or []) + (
+                scenario.get("played_in_part") or []):
             if isinstance(turn, str):
                 return turn
             if isinstance(turn, dict) and turn.get("reason"):
