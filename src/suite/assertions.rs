@@ -110,6 +110,15 @@ fn not_run(kind: &str, bound: &dyn Fn(&str) -> bool) -> Option<String> {
     })
 }
 
+/// The type that judges `assertion`: the one an `assertion` wrapper names in its
+/// `eval_type`, else its own.
+fn judged_type(assertion: &Assertion) -> &str {
+    match (assertion.kind.as_str(), assertion.params.get("eval_type")) {
+        ("assertion", Some(serde_json::Value::String(wrapped))) => wrapped,
+        (kind, _) => kind,
+    }
+}
+
 /// Types that judge the whole conversation, and the check each becomes there.
 const SESSION_TYPES: &[(&str, &str)] = &[
     ("tools_called_session", "tools_called"),
@@ -172,7 +181,7 @@ pub fn plan(scenario: &Scenario, bound: &dyn Fn(&str) -> bool) -> Result<Planned
                 problems.push(Diagnostic::error(&scenario.path, assertion.pos, message));
                 continue;
             }
-            Ok(_) if let Some(reason) = not_run(&assertion.kind, bound) => {
+            Ok(_) if let Some(reason) = not_run(judged_type(assertion), bound) => {
                 Some(entry.not_played.unwrap_or(reason))
             }
             Ok(eval_type) => {

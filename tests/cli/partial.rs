@@ -381,3 +381,17 @@ fn validate_checks_a_folder_of_scenario_files_as_run_does() {
     good.expect_code(0);
     good.stderr_has("2 scenario files (5 assertions, 3 of them skipped when played)");
 }
+
+#[test]
+fn an_assertion_wrapper_around_a_judge_is_skipped_not_refused() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let spec = "  turns:\n    - role: user\n      content: hi\n      assertions:\n        - type: assertion\n          params:\n            eval_type: llm_judge\n            eval_params: { criteria: helpful, judge: mock-judge }\n            min_score: 0.8\n";
+    let out = one_scenario(dir.path(), spec).run();
+    out.expect_code(0);
+    out.stderr_has("PARTIAL plain");
+    out.stderr_has("not played: assertion type `llm_judge` needs a real model or a runtime promptexec does not play [skipped]");
+    one_scenario(dir.path(), spec)
+        .arg("--fail-on-partial")
+        .run()
+        .expect_code(1);
+}
