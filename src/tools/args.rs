@@ -50,6 +50,10 @@ impl ArgsSchema {
     }
 }
 
+/// How the refusal of a call whose arguments fail the tool's schema begins, as the
+/// model is told it (and as `tools_called`'s `ignore_validation` recognises it).
+pub const INVALID_ARGUMENTS: &str = "invalid arguments:";
+
 /// Every violation of `schema` by `args`, for a single call.
 pub fn validate_args(schema: &Json, args: &Json) -> Vec<ArgsError> {
     ArgsSchema::new(schema).check(args)

@@ -206,8 +206,10 @@ pub fn max_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
 /// `sentence_count`: between `min` and `max` sentences (a sentence ends at `.`,
 /// `!` or `?` followed by a space or the end, or at the end of the text).
 pub fn sentence_count(check: &str, params: &Json) -> Result<Judge, ParamError> {
-    let p = Params::new(check, params, &[&["min"], &["max"]])?;
-    let (min, max) = (p.count(&["min"])?, p.count(&["max"])?);
+    // PromptKit reads `max_sentences` as `max` (its param aliases).
+    const MAX: &[&str] = &["max", "max_sentences"];
+    let p = Params::new(check, params, &[&["min"], MAX])?;
+    let (min, max) = (p.count(&["min"])?, p.count(MAX)?);
     if min.is_none() && max.is_none() {
         return Err(ParamError::NoCountRange {
             check: check.into(),

@@ -6,6 +6,7 @@ use serde_json::{Value as Json, json};
 use super::{Judge, ParamError, Params, same, verdict};
 use crate::evals::exec_eval::Scored;
 use crate::evals::{EvalInput, ToolCallRecord};
+use crate::tools::INVALID_ARGUMENTS;
 
 const TOOL_NAMES: &[&str] = &["tool_names", "tools"];
 
@@ -19,19 +20,41 @@ fn calls_to<'i>(input: &'i EvalInput, tool: Option<&str>) -> Vec<&'i ToolCallRec
 
 /// `tools_called`: each listed tool was called successfully at least `min_calls`
 /// times (default 1) and, with `max_calls`, at most that often. The score is the
-/// share of tools called enough; going over `max_calls` scores 0.
+/// share of tools called enough; going over `max_calls` scores 0. As in PromptKit,
+/// `require_args` leaves out calls made with no arguments, and `ignore_validation`
+/// counts calls refused only because their arguments failed the tool's schema.
 pub fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
-    let p = Params::new(check, params, &[TOOL_NAMES, &["min_calls"], &["max_calls"]])?;
+    let p = Params::new(
+        check,
+        params,
+        &[
+            TOOL_NAMES,
+            &["min_calls"],
+            &["max_calls"],
+            &["require_args"],
+            &["ignore_validation"],
+        ],
+    )?;
     let tools = p.required_strings(TOOL_NAMES)?;
     let min = p.count(&["min_calls"])?.unwrap_or(1);
     let max = p.count(&["max_calls"])?;
+    let require_args = p.boolean(&["require_args"])?.unwrap_or(false);
+    let ignore_validation = p.boolean(&["ignore_validation"])?.unwrap_or(false);
+    let counts_as_made = move |call: &ToolCallRecord| {
+        let succeeded = match &call.error {
+            None => true,
+            Some(error) => ignore_validation && error.starts_with(INVALID_ARGUMENTS),
+        };
+        let has_args = call.args.as_object().is_some_and(|args| !args.is_empty());
+        succeeded && (has_args || !require_args)
+    };
     Ok(Box::new(move |input| {
         let counts: Vec<(String, u64)> = tools
             .iter()
             .map(|t| {
                 let ok = calls_to(input, Some(t))
-                    .iter()
-                    .filter(|c| c.error.is_none())
+                    .into_iter()
+                    .filter(|c| counts_as_made(c))
                     .count();
                 (t.clone(), ok as u64)
             })

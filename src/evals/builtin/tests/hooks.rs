@@ -89,6 +89,15 @@ fn sentences_and_fields_are_counted() {
             fail(0.0, "2 sentence(s), expected at most 1"),
         ),
         (
+            "max_sentences: PromptKit's name for `max`",
+            case(
+                "max_sentences",
+                "One. Two. Three.",
+                json!({"max_sentences": 2}),
+            ),
+            fail(0.0, "3 sentence(s), expected at most 2"),
+        ),
+        (
             "field_presence: key paths in a JSON answer",
             case(
                 "required_fields",

@@ -325,3 +325,58 @@ fn tool_args_compares_numbers_by_value() {
         pass("expected arguments"),
     )]);
 }
+
+/// PromptKit's `require_args` and `ignore_validation` on `tools_called`.
+#[test]
+fn tools_called_reads_require_args_and_ignore_validation() {
+    let search = json!({"tool_names": ["search"]});
+    let refused = json!({"name": "search", "args": {"q": 7}, "result": null,
+        "error": "invalid arguments: /q: 7 is not of type \"string\""});
+    judge_all(vec![
+        (
+            "require_args: a call with no arguments does not count",
+            case(
+                "tools_called",
+                "x",
+                json!({"tool_names": ["search"], "require_args": true}),
+            )
+            .with(calls(vec![call("search")])),
+            fail(0.0, "not called (at least 1 times): search"),
+        ),
+        (
+            "require_args: a call with arguments counts",
+            case(
+                "tool_called",
+                "x",
+                json!({"tool_names": ["search"], "require_args": true}),
+            )
+            .with(calls(vec![ok("search", json!({"q": "a"}), "")])),
+            pass("every listed tool was called"),
+        ),
+        (
+            "a call refused for its arguments does not count by default",
+            case("tools_called", "x", search.clone()).with(calls(vec![refused.clone()])),
+            fail(0.0, "search"),
+        ),
+        (
+            "ignore_validation: a call refused for its arguments counts",
+            case(
+                "tools_called",
+                "x",
+                json!({"tool_names": ["search"], "ignore_validation": true}),
+            )
+            .with(calls(vec![refused])),
+            pass("every listed tool was called"),
+        ),
+        (
+            "ignore_validation: a call that failed otherwise still does not count",
+            case(
+                "tools_called",
+                "x",
+                json!({"tool_names": ["search"], "ignore_validation": true}),
+            )
+            .with(calls(vec![broke("search")])),
+            fail(0.0, "search"),
+        ),
+    ]);
+}
