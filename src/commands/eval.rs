@@ -24,7 +24,7 @@ pub fn run(settings: &Settings, args: &EvalArgs, console: &mut Console) -> Resul
     let config = load::config_if_any(settings, console)?.unwrap_or_default();
     match (&args.eval_type, &args.pack, &args.transcript) {
         (Some(eval_type), _, _) => {
-            let plan = plan_one(&config, args, eval_type)?;
+            let plan = plan_one(&config, args, eval_type, console)?;
             let result = execute_one(plan)?;
             report_one(console, args, eval_type, result)
         }
@@ -49,7 +49,12 @@ struct OnePlan {
 
 /// The eval, its params and context, and the text to judge against `--min-score`
 /// and `--max-score`.
-fn plan_one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<OnePlan, CliError> {
+fn plan_one(
+    config: &RuntimeConfig,
+    args: &EvalArgs,
+    eval_type: &str,
+    console: &mut Console,
+) -> Result<OnePlan, CliError> {
     let content = match args.content.as_deref() {
         Some(given) => read_given(given)?,
         None => {
@@ -58,10 +63,22 @@ fn plan_one(config: &RuntimeConfig, args: &EvalArgs, eval_type: &str) -> Result<
             ));
         }
     };
-    let params = match &args.params {
+    let mut params = match &args.params {
         Some(given) => read_json_object(given, "--params", "the params")?,
         None => json!({}),
     };
+    // A param the built-in check does not read is said and left out, as PromptKit
+    // ignores it; a bound eval takes whatever it is given.
+    if !config.evals.contains_key(eval_type) && crate::evals::is_builtin(eval_type) {
+        for message in crate::evals::drop_unread(eval_type, &mut params) {
+            console.diagnostics(
+                &crate::doc::Diagnostic::plain_warning(format!(
+                    "--params: {message}; it is ignored"
+                ))
+                .into(),
+            );
+        }
+    }
     let mut input: EvalInput = match &args.context {
         Some(given) => {
             let context = read_json_object(given, "--context", "the context")?;

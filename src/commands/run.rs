@@ -88,7 +88,10 @@ fn plan(
 ) -> Result<Plan, CliError> {
     let mut warnings = LoadWarnings::new(args.strict);
     let config = warnings.config_or_empty(settings, console)?;
-    let pack = warnings.keep(pack::load(&args.pack), console)?;
+    let mut pack = warnings.keep(pack::load(&args.pack), console)?;
+    for warning in crate::evals::drop_unread_params(&mut pack, &config.evals) {
+        warnings.add(warning, console);
+    }
     let prompt = choose_prompt(&pack, args.prompt.as_deref())?.clone();
     for warning in pack::unbound_tools(&pack, &prompt, &config).iter() {
         warnings.add(warning.clone(), console);

@@ -8,6 +8,7 @@ mod precondition;
 mod result;
 mod runner;
 mod schedule;
+mod unread;
 
 pub use builtin::{
     Judge, ParamError, builtin_names, canonical as canonical_check, is_builtin,
@@ -18,3 +19,4 @@ pub use input::{EvalInput, HookRecord, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub use runner::{EvalError, EvalProblem, Evaluator, prompt_evals};
 pub use schedule::{Point, due};
+pub use unread::{drop_unread, drop_unread_params};

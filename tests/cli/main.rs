@@ -19,6 +19,7 @@ mod hook_test_shape;
 mod hooks;
 mod interrupts;
 mod invoke;
+mod lenient_params;
 mod library;
 mod long_run;
 mod mcp;

@@ -89,7 +89,10 @@ pub(in crate::commands) fn plan(
 ) -> Result<SuitePlan, CliError> {
     let mut warnings = LoadWarnings::new(options.strict);
     let config = warnings.config_or_empty(settings, console)?;
-    let pack = warnings.keep(pack::load(options.pack), console)?;
+    let mut pack = warnings.keep(pack::load(options.pack), console)?;
+    for warning in crate::evals::drop_unread_params(&mut pack, &config.evals) {
+        warnings.add(warning, console);
+    }
     let script = match mock_path(options.mock, &config) {
         Some(path) => warnings.keep(load_mock(&path), console)?,
         None => MockScript::default(),

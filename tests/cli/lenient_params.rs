@@ -1,0 +1,60 @@
+//! Params written for PromptKit's checks: a key a built-in check does not read is a
+//! warning with the name meant (an error under `--strict`), never a refusal;
+//! `message` is the check's human message; PromptKit's names for params are read.
+
+use crate::util::{Invocation, fixtures, promptexec};
+
+/// One conversation with the lenient pack, against the bare mock (no config).
+fn play(dir: &std::path::Path, extra: &[&str]) -> Invocation {
+    promptexec()
+        .in_dir(dir)
+        .arg("run")
+        .arg(fixtures().join("lenient/lenient.pack.json"))
+        .args(["--message", "hi", "--format", "json"])
+        .args(extra)
+}
+
+#[test]
+fn a_pack_eval_with_params_promptkit_ignores_plays_with_a_warning_each() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = play(dir.path(), &[]).run();
+    out.expect_code(1);
+    out.stderr_has("warning: eval `says_hello`: `content_includes` takes no param `case_sensitive` (it takes patterns); it is ignored");
+    out.stderr_has("eval `short`: `max_sentences` takes no param `max_sentnces`; did you mean `max_sentences`?");
+    // `message` is the check's human message: never called unread.
+    out.stderr_lacks("param `message`");
+    let report = out.json_report();
+    let evals = report["evals"].as_array().expect("evals in the report");
+    let status = |id: &str| {
+        evals
+            .iter()
+            .find(|e| e["eval_id"] == id)
+            .map(|e| e["status"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_else(|| panic!("no eval `{id}` in {report:#}"))
+    };
+    // The bare mock answers "Mock response": one sentence, no greeting.
+    assert_eq!(status("short"), "passed", "{report:#}");
+    assert_eq!(status("says_hello"), "failed", "{report:#}");
+}
+
+#[test]
+fn under_strict_an_unread_param_stops_the_run() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = play(dir.path(), &["--strict"]).run();
+    out.expect_code(2);
+    out.stderr_has("takes no param `case_sensitive`");
+}
+
+#[test]
+fn eval_warns_of_an_unread_param_and_judges() {
+    let out = promptexec()
+        .args(["eval", "content_includes", "--content", "Hello World"])
+        .args([
+            "--params",
+            r#"{"patterns": ["world"], "case_sensitive": true, "message": "m"}"#,
+        ])
+        .run();
+    out.expect_code(0);
+    out.stderr_has("warning: --params: `content_includes` takes no param `case_sensitive` (it takes patterns); it is ignored");
+    out.stderr_lacks("param `message`");
+}
