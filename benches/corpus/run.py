@@ -193,6 +193,11 @@ def main():
         excluded = [e for e in excluded if args.filter in e["id"]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda a: run_one(a, args.timeout, empty_config), artifacts))
+    for result in results:  # paths inside the exported trees, as repository paths
+        for name, root in trees.items():
+            for key in ("reason", "with_empty_config"):
+                if isinstance(result.get(key), str):
+                    result[key] = result[key].replace(root + os.sep, f"{name}:")
 
     for result in results:
         if result["ran"]:
