@@ -3,7 +3,7 @@
 import json
 import re
 
-LOCATION_RE = re.compile(r"^(?:[^\s:]+:\d+:\d+|[^\s:]+\.(?:ya?ml|json)):\s*")
+LOCATION_RE = re.compile(r"^(?:\w+:)?(?:[^\s:]+:\d+:\d+|[^\s:]+\.(?:ya?ml|json)):\s*")
 ERROR_LINE_RE = re.compile(
     r"^(error|[^\s:]+:\d+:\d+: (?!warning)|[^\s:]+\.(?:ya?ml|json): (?!warning))")
 WARNING_LINE_RE = re.compile(r"^(warning|[^\s:]+(?::\d+:\d+)?: warning)")
