@@ -316,3 +316,26 @@ fn a_param_a_check_does_not_take_is_a_warning_and_the_guardrail_still_runs() {
     .expect_code(0)
     .stderr_has("/prompts/private/validators/0/params/rubric is for PromptKit's model judge; promptexec runs the offline pre-pass only; it is not applied");
 }
+
+#[test]
+fn a_scenario_asserts_an_input_guardrail_fired_and_its_answer() {
+    let out = promptexec()
+        .in_dir(dir())
+        .args([
+            "-c",
+            "guard.yaml",
+            "run",
+            "guard.pack.json",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let summary = &report["summary"];
+    assert_eq!(
+        (&summary["passed"], &summary["model"]["calls"]),
+        (&json!(1), &json!(1)),
+        "the scenario passes and only its second turn reached the model: {report:#}"
+    );
+}

@@ -96,3 +96,22 @@ fn a_tool_policy_limit_of_zero_is_no_limit_given() {
         2
     );
 }
+
+#[test]
+fn a_disabled_validator_is_not_built_and_only_an_unknown_type_is_a_warning() {
+    let (pack, said) = resolved(
+        r#"[{"type": "length", "enabled": false, "params": {}},
+            {"type": "lenght", "enabled": false}]"#,
+        "{}",
+    );
+    assert!(
+        pack.expect("resolved").prompts["chat"]
+            .validators
+            .is_empty()
+    );
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("warning: /prompts/chat/validators/1: `lenght` is not a check promptexec can run as a guardrail; did you mean `length`? (it is disabled)"),
+        "{said:?}"
+    );
+}

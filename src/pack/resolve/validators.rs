@@ -36,8 +36,8 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// One validator; a disabled one, or one whose params are unusable, is read
-    /// (and checked) but not returned.
+    /// One validator; a disabled one, or one whose params are unusable, is read but
+    /// not returned.
     fn validator(&mut self, node: &Node, at: &str) -> Option<Validator> {
         let mut f = self.cx.map(node, at)?;
         let kind = self.required_string(&mut f, node, at, "type");
@@ -112,13 +112,23 @@ impl Resolver<'_> {
             .find(|(name, _)| *name == kind)
             .map_or(kind.as_str(), |(_, check)| check)
             .to_string();
+        if !enabled {
+            // As in PromptKit, a disabled validator is not built, so nothing but a
+            // type nobody knows (likely a typo) is worth a word.
+            if check != PII_LEAKAGE && !crate::evals::is_builtin(&check) {
+                let why = unknown_type(&kind);
+                self.cx
+                    .warning(type_pos, format!("{at}: {why} (it is disabled)"));
+            }
+            return None;
+        }
         let usable = if check == PII_LEAKAGE {
             self.pii_params(&params, &site);
             true
         } else {
             self.check_params(&kind, &check, &mut params, &site)?
         };
-        (enabled && usable).then(|| Validator {
+        usable.then(|| Validator {
             check,
             kind,
             params: Json::Object(params),
@@ -149,16 +159,8 @@ impl Resolver<'_> {
             };
             match err {
                 ParamError::NotBuiltin(_) => {
-                    let known = crate::evals::builtin_names()
-                        .chain(VALIDATOR_ALIASES.iter().map(|(n, _)| *n))
-                        .chain([PII_LEAKAGE]);
-                    self.cx.error(
-                        site.type_pos,
-                        format!(
-                            "{at}: `{kind}` is not a check promptexec can run as a guardrail{}",
-                            crate::doc::suggest(kind, known)
-                        ),
-                    );
+                    self.cx
+                        .error(site.type_pos, format!("{at}: {}", unknown_type(kind)));
                     return None;
                 }
                 ParamError::Unknown { ref key, .. } if params.contains_key(key) => {
@@ -198,6 +200,17 @@ impl Resolver<'_> {
             );
         }
     }
+}
+
+/// Why `kind` is no guardrail, with a "did you mean".
+fn unknown_type(kind: &str) -> String {
+    let known = crate::evals::builtin_names()
+        .chain(VALIDATOR_ALIASES.iter().map(|(n, _)| *n))
+        .chain([PII_LEAKAGE]);
+    format!(
+        "`{kind}` is not a check promptexec can run as a guardrail{}",
+        crate::doc::suggest(kind, known)
+    )
 }
 
 /// Where a validator is written, for messages about it.
