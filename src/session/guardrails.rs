@@ -4,12 +4,10 @@
 //! limit or replaced by the guardrail's message; a message the model never sees,
 //! answered by the guardrail's message.
 
-mod pii;
+use serde_json::Value as Json;
 
 use crate::evals::{EvalInput, EvalStatus, Judge, canonical_check, judge, prepare_check};
 use crate::pack::{Prompt, Validator};
-
-pub use pii::{PiiKind, pii_found};
 
 /// What a message or an answer a guardrail fired on is replaced by when the
 /// guardrail has no message of its own: PromptKit's `DefaultBlockedMessage`.
@@ -20,51 +18,33 @@ pub const DEFAULT_BLOCKED_MESSAGE: &str =
 /// offline pre-pass.
 pub const PII_LEAKAGE: &str = "pii_leakage";
 
-/// How a guardrail judges text.
-enum Check {
-    Builtin(Judge),
-    /// `pii_leakage`'s offline pre-pass.
-    Pii,
-}
+/// A guardrail's check, ready to judge text.
+struct Check(Judge);
 
 impl Check {
     fn of(validator: &Validator) -> Option<Self> {
-        if validator.check == PII_LEAKAGE {
-            return Some(Check::Pii);
-        }
-        prepare_check(&validator.check, &validator.params)
-            .ok()
-            .map(Check::Builtin)
+        // `pii_leakage`'s params are for PromptKit's model judge, which is not run
+        // (the loader said so of each); its offline pre-pass takes none.
+        let params = if validator.check == PII_LEAKAGE {
+            &Json::Null
+        } else {
+            &validator.params
+        };
+        prepare_check(&validator.check, params).ok().map(Check)
     }
 
     /// The detail when the guardrail fires on `text`; `None` when it passes. A check
     /// that cannot judge the text fires: it fails closed.
     fn fires(&self, validator: &Validator, text: &str) -> Option<String> {
-        let (score, detail) = match self {
-            Check::Builtin(check) => match check(&EvalInput {
-                content: text.to_string(),
-                ..EvalInput::default()
-            }) {
-                Ok(scored) => (scored.score, scored.detail),
-                Err(err) => return Some(format!("could not judge the text: {err}")),
-            },
-            Check::Pii => pii_scored(text),
+        let input = EvalInput {
+            content: text.to_string(),
+            ..EvalInput::default()
         };
-        (judge(score, Some(&validator.threshold)) != EvalStatus::Passed).then_some(detail)
-    }
-}
-
-/// `pii_leakage`'s pre-pass as a score: 0 when it finds personal data, else 1.
-fn pii_scored(text: &str) -> (f64, String) {
-    match pii_found(text) {
-        Some(kind) => (
-            0.0,
-            format!("the text holds {} (offline pre-pass)", kind.described()),
-        ),
-        None => (
-            1.0,
-            "the offline pre-pass found no email, social security or card number".into(),
-        ),
+        match (self.0)(&input) {
+            Ok(scored) => (judge(scored.score, Some(&validator.threshold)) != EvalStatus::Passed)
+                .then_some(scored.detail),
+            Err(err) => Some(format!("could not judge the text: {err}")),
+        }
     }
 }
 

@@ -16,9 +16,7 @@ pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use chaos::{Chaos, FailureMode, SLOW_DELAY, ToolFailure};
 pub use driver::{Session, TurnEnd};
 pub use event::{ExtensionKind, SessionEvent};
-pub use guardrails::{
-    Blocked, DEFAULT_BLOCKED_MESSAGE, Guarded, Guardrails, PII_LEAKAGE, PiiKind, pii_found,
-};
+pub use guardrails::{Blocked, DEFAULT_BLOCKED_MESSAGE, Guarded, Guardrails, PII_LEAKAGE};
 pub use log::{EventLog, Events};
 pub use replay::{EvalPoints, judged};
 pub use status::{CallStatus, HookAction, TurnEndReason};

@@ -65,7 +65,6 @@ const NOT_PLAYED: &[&str] = &[
     "llm_judge_session",
     "llm_judge_tool_calls",
     "outcome_equivalent",
-    "pii_leakage",
     "rest_eval",
     "rest_eval_session",
     "role_violation",

@@ -58,3 +58,20 @@ fn eval_warns_of_an_unread_param_and_judges() {
     out.stderr_has("warning: --params: `content_includes` takes no param `case_sensitive` (it takes patterns); it is ignored");
     out.stderr_lacks("param `message`");
 }
+
+/// `pii_leakage` runs as PromptKit's offline pre-pass: as an eval and an assertion,
+/// as well as a guardrail.
+#[test]
+fn pii_leakage_is_a_check_of_its_own() {
+    let judge = |content: &str| {
+        promptexec()
+            .args(["eval", "pii_leakage", "--content", content])
+            .args(["--params", r#"{"rubric": "no personal data"}"#])
+            .run()
+    };
+    let leaked = judge("Write to dana@example.com");
+    leaked.expect_code(1);
+    leaked.stderr_has("the text holds an email address (offline pre-pass)");
+    leaked.stderr_has("`pii_leakage` takes no param `rubric`");
+    judge("Your order ships on Friday.").expect_code(0);
+}

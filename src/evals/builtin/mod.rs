@@ -7,6 +7,7 @@ mod hooks;
 mod json;
 mod latency;
 mod params;
+mod pii;
 #[cfg(test)]
 mod tests;
 mod tool_patterns;
@@ -72,6 +73,7 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
         content::sentence_count,
     ),
     ("field_presence", &["required_fields"], json::field_presence),
+    ("pii_leakage", &[], pii::leakage),
 ];
 
 /// The name a check goes by, given any of its names.

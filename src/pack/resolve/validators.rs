@@ -17,7 +17,7 @@ use super::document::{Resolver, ptr};
 const VALIDATOR_ALIASES: &[(&str, &str)] = &[("regex_match", "regex")];
 
 /// PromptKit's `pii_leakage`, run as its offline pre-pass (see
-/// `session::pii_found`).
+/// the built-in check of that name).
 const PII_LEAKAGE: &str = "pii_leakage";
 
 /// `pii_leakage`'s params for PromptKit's model judge, which promptexec does not
