@@ -10,7 +10,7 @@ use crate::session::{
     CallStatus, ExtensionKind, FailureMode, HookAction, PendingCall, Phase, SLOW_DELAY,
     SessionEvent,
 };
-use crate::tools::{ToolReport, ToolStatus, validate_args};
+use crate::tools::{INVALID_ARGUMENTS, ToolReport, ToolStatus, validate_args};
 
 use super::{Session, TurnEnd, TurnEndReason};
 
@@ -62,7 +62,7 @@ impl Session<'_> {
             .unwrap_or_default();
         (!schema_errors.is_empty()).then(|| {
             let text: Vec<String> = schema_errors.iter().map(ToString::to_string).collect();
-            format!("invalid arguments: {}", text.join("; "))
+            format!("{INVALID_ARGUMENTS} {}", text.join("; "))
         })
     }
 
