@@ -388,6 +388,21 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     let content = match (parts, content) {
         (Some(text), _) => text,
         (None, Some(text)) => text,
+        // Media alone (a duplex scenario's audio, say) cannot reach the scripted
+        // model: the turn is kept, not played, and its assertions are skipped.
+        (None, None) if !dropped.is_empty() => {
+            return Some(Read::Unplayed(UnplayedTurn {
+                index,
+                after: 0,
+                role,
+                reason: format!(
+                    "not played: the turn has only {} part(s) and no text for the model",
+                    dropped.join(", ")
+                ),
+                assertions,
+                pos: node.pos,
+            }));
+        }
         (None, None) => {
             cx.error(
                 node.pos,

@@ -395,3 +395,19 @@ fn an_assertion_wrapper_around_a_judge_is_skipped_not_refused() {
         .run()
         .expect_code(1);
 }
+
+#[test]
+fn a_user_turn_of_media_alone_is_kept_and_not_played() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let spec = "  turns:\n    - role: user\n      content: Hi\n    - role: user\n      parts:\n        - type: audio\n          media: { file_path: hello.wav, mime_type: audio/wav }\n      assertions:\n        - { type: content_includes, params: { patterns: [hello] } }\n";
+    let out = one_scenario(dir.path(), spec).run();
+    out.expect_code(0);
+    out.stderr_has("PARTIAL plain");
+    out.stderr_has(
+        "not played: the turn has only audio part(s) and no text for the model [skipped]",
+    );
+    one_scenario(dir.path(), spec)
+        .arg("--fail-on-partial")
+        .run()
+        .expect_code(1);
+}
