@@ -35,17 +35,7 @@ pub(super) fn read(
         return Err(none_in(&paths[0]));
     }
     let (scenarios, found) = load_all(&files);
-    let mut problems = Diagnostics::default();
-    for diagnostic in found.iter() {
-        if diagnostic.is_error() {
-            problems.push(diagnostic.clone());
-        } else {
-            warnings.add(diagnostic.clone(), console);
-        }
-    }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
+    warnings.sort(&found, console)?;
     Ok(Some(scenarios))
 }
 

@@ -49,6 +49,23 @@ impl LoadWarnings {
         }
     }
 
+    /// The warnings among `found` kept, as [`Self::add`] keeps them; its errors, if
+    /// any, are bad input.
+    pub fn sort(&mut self, found: &Diagnostics, console: &mut Console) -> Result<(), CliError> {
+        let mut problems = Diagnostics::default();
+        for diagnostic in found.iter() {
+            if diagnostic.is_error() {
+                problems.push(diagnostic.clone());
+            } else {
+                self.add(diagnostic.clone(), console);
+            }
+        }
+        if problems.has_errors() {
+            return Err(CliError::Invalid(problems));
+        }
+        Ok(())
+    }
+
     pub fn add(&mut self, warning: Diagnostic, console: &mut Console) {
         if !self.strict {
             console.diagnostics(&warning.clone().into());

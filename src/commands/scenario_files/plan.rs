@@ -130,17 +130,7 @@ pub(in crate::commands) fn plan(
         stream: options.stream,
     };
     let (plans, found) = plan_each(picked, &context)?;
-    let mut problems = Diagnostics::default();
-    for diagnostic in found.iter() {
-        if diagnostic.is_error() {
-            problems.push(diagnostic.clone());
-        } else {
-            warnings.add(diagnostic.clone(), console);
-        }
-    }
-    if problems.has_errors() {
-        return Err(CliError::Invalid(problems));
-    }
+    warnings.sort(&found, console)?;
     let warnings = warnings.settle()?;
     Ok(SuitePlan {
         config,
