@@ -75,3 +75,55 @@ fn pii_leakage_is_a_check_of_its_own() {
     leaked.stderr_has("`pii_leakage` takes no param `rubric`");
     judge("Your order ships on Friday.").expect_code(0);
 }
+
+/// PromptKit's `require_args` on `tools_called`: a call made with no arguments does
+/// not count.
+#[test]
+fn tools_called_reads_require_args() {
+    let judge = |args: &str| {
+        let context =
+            format!(r#"{{"tool_calls": [{{"name": "search", "args": {args}, "result": ""}}]}}"#);
+        promptexec()
+            .args(["eval", "tools_called", "--content", "done"])
+            .args([
+                "--params",
+                r#"{"tool_names": ["search"], "require_args": true}"#,
+            ])
+            .args(["--context", &context])
+            .run()
+    };
+    let bare = judge("{}");
+    bare.expect_code(1);
+    bare.stderr_lacks("takes no param");
+    judge(r#"{"q": "rust"}"#).expect_code(0);
+}
+
+/// `max_sentences` is PromptKit's alias of `max`, as a check name and as a param.
+#[test]
+fn max_sentences_reads_as_max() {
+    let judge = |text: &str| {
+        promptexec()
+            .args(["eval", "sentence_count", "--content", text])
+            .args(["--params", r#"{"max_sentences": 1}"#])
+            .run()
+    };
+    let ok = judge("One sentence.");
+    ok.expect_code(0);
+    ok.stderr_lacks("takes no param");
+    judge("One. Two. Three.").expect_code(1);
+}
+
+/// `case_sensitive: false` (PromptKit's content checks always ignore case) is
+/// warned about and the check judges as PromptKit does.
+#[test]
+fn content_includes_with_case_sensitive_false_judges() {
+    let out = promptexec()
+        .args(["eval", "content_includes", "--content", "HELLO there"])
+        .args([
+            "--params",
+            r#"{"patterns": ["hello"], "case_sensitive": false}"#,
+        ])
+        .run();
+    out.expect_code(0);
+    out.stderr_has("takes no param `case_sensitive`");
+}
