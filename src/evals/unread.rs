@@ -36,125 +36,25 @@ pub fn drop_unread_params(
     warnings
 }
 
-/// A key in a built-in check's params that the check does not read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownParam {
-    /// The check, as it was named.
-    pub check: String,
-    /// The key given.
-    pub key: String,
-    /// Empty, or `; did you mean `NAME`?` when a name the check takes is close.
-    pub suggestion: String,
-    /// Every name (aliases included) the check takes.
-    pub takes: Vec<String>,
-}
-
-impl std::fmt::Display for UnknownParam {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "`{}` takes no param `{}`{} (it is ignored)",
-            self.check, self.key, self.suggestion
-        )
-    }
-}
-
-/// The keys of `params` that the built-in check `eval_type` does not read, in the
-/// order they are found; never `message` (the check's human message). Empty for a
-/// type that is not a built-in check.
-pub fn unknown_params(eval_type: &str, params: &Json) -> Vec<UnknownParam> {
-    let mut params = params.clone();
-    unread(eval_type, &mut params)
-}
-
 /// Removes from `params` each key `check` does not read, and `message` (the
 /// check's human message, which no check reads); what is said of each unread key.
 pub fn drop_unread(check: &str, params: &mut Json) -> Vec<String> {
-    unread(check, params)
-        .iter()
-        .map(|u| {
-            let takes = if u.takes.is_empty() {
-                "none".to_string()
-            } else {
-                u.takes.join(", ")
-            };
-            format!(
-                "`{}` takes no param `{}`{} (it takes {takes})",
-                u.check, u.key, u.suggestion
-            )
-        })
-        .collect()
-}
-
-fn unread(check: &str, params: &mut Json) -> Vec<UnknownParam> {
-    let mut found = Vec::new();
+    let mut said = Vec::new();
     let Json::Object(map) = params else {
-        return found;
+        return said;
     };
     // `message` is what a person reads of the check, never a param of it.
     map.remove("message");
-    if !is_builtin(check) {
-        return found;
-    }
     loop {
         match prepare(check, &Json::Object(map.clone())) {
-            Err(ParamError::Unknown {
-                check,
-                key,
-                suggestion,
-                takes,
-            }) => {
-                map.remove(&key);
-                let takes = takes
-                    .split(", ")
-                    .filter(|t| *t != "none")
-                    .map(str::to_string)
-                    .collect();
-                found.push(UnknownParam {
-                    check,
-                    key,
-                    suggestion,
-                    takes,
-                });
+            Err(err @ ParamError::Unknown { .. }) => {
+                let ParamError::Unknown { key, .. } = &err else {
+                    return said;
+                };
+                map.remove(&key.clone());
+                said.push(err.to_string());
             }
-            _ => return found,
+            _ => return said,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn unknown_params_names_each_unread_key_with_a_suggestion() {
-        let params =
-            json!({"patterns": ["a"], "patern": "x", "case_sensitive": true, "message": "m"});
-        let found = unknown_params("content_includes", &params);
-        let keys: Vec<&str> = found.iter().map(|u| u.key.as_str()).collect();
-        assert_eq!(keys, ["patern", "case_sensitive"]);
-        assert_eq!(found[0].takes, ["patterns"]);
-        assert_eq!(
-            found[0].to_string(),
-            "`content_includes` takes no param `patern`; did you mean `patterns`? (it is ignored)"
-        );
-    }
-
-    #[test]
-    fn known_params_message_and_unknown_types_give_nothing() {
-        assert!(
-            unknown_params(
-                "content_includes",
-                &json!({"patterns": ["a"], "message": "m"})
-            )
-            .is_empty()
-        );
-        assert!(unknown_params("no_such_check", &json!({"x": 1})).is_empty());
-        assert!(unknown_params("pii_leakage", &json!({"message": "m"})).is_empty());
-        let none = unknown_params("pii_leakage", &json!({"x": 1}));
-        assert_eq!(none.len(), 1);
-        assert!(none[0].takes.is_empty());
     }
 }
