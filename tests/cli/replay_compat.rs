@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{fixtures, promptexec};
+use crate::util::{Invocation, fixtures, promptexec};
 
 const CLOSEST: &str = "Which planet is closest to the Sun?";
 const MOONS: &str = "And which one has the most moons?";
@@ -57,6 +57,17 @@ fn project(extra: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, config)
 }
 
+/// `promptexec -c CONFIG run planets.pack.json`, started from a folder of the project
+/// that is not the config's, so relative paths must be resolved against the config.
+fn run_planets(dir: &Path, config: &Path) -> Invocation {
+    promptexec()
+        .in_dir(dir.join("elsewhere"))
+        .arg("-c")
+        .arg(config)
+        .arg("run")
+        .arg(here().join("planets.pack.json"))
+}
+
 #[test]
 fn a_lower_case_recording_replays_and_its_answers_are_what_the_user_sees() {
     let out = promptexec()
@@ -81,12 +92,7 @@ fn a_lower_case_recording_replays_and_its_answers_are_what_the_user_sees() {
 #[test]
 fn a_replay_provider_replays_a_suite_with_no_replay_flag() {
     let (dir, config) = project("        match: turn\n");
-    let out = promptexec()
-        .in_dir(dir.path().join("elsewhere"))
-        .arg("-c")
-        .arg(&config)
-        .arg("run")
-        .arg(here().join("planets.pack.json"))
+    let out = run_planets(dir.path(), &config)
         .arg(here().join("planets.scenario.yaml"))
         .args(["--format", "json"])
         .run();
@@ -99,12 +105,7 @@ fn a_replay_provider_replays_a_suite_with_no_replay_flag() {
 #[test]
 fn a_replay_provider_plays_one_conversation_with_its_answers_shown() {
     let (dir, config) = project("");
-    promptexec()
-        .in_dir(dir.path().join("elsewhere"))
-        .arg("-c")
-        .arg(&config)
-        .arg("run")
-        .arg(here().join("planets.pack.json"))
+    run_planets(dir.path(), &config)
         .args(["--message", CLOSEST, "--message", MOONS])
         .run()
         .expect_code(0)
@@ -117,14 +118,7 @@ fn a_replay_provider_matches_by_content_when_its_config_says_so() {
     let scenario = here().join("moons-first.scenario.yaml");
     let run = |extra: &str| {
         let (dir, config) = project(extra);
-        promptexec()
-            .in_dir(dir.path().join("elsewhere"))
-            .arg("-c")
-            .arg(&config)
-            .arg("run")
-            .arg(here().join("planets.pack.json"))
-            .arg(&scenario)
-            .run()
+        run_planets(dir.path(), &config).arg(&scenario).run()
     };
     // Asked in the other order, each question still finds its recorded answer.
     run("        match: content\n")
@@ -182,12 +176,7 @@ fn a_replay_provider_naming_a_missing_file_exits_2_naming_it_where_the_config_do
     let (dir, _) = project("");
     let config = replay_config(dir.path(), "../recordings/gone.recording.json", "");
     let gone = dir.path().join("conf/../recordings/gone.recording.json");
-    promptexec()
-        .in_dir(dir.path().join("elsewhere"))
-        .arg("-c")
-        .arg(&config)
-        .arg("run")
-        .arg(here().join("planets.pack.json"))
+    run_planets(dir.path(), &config)
         .args(["--message", CLOSEST])
         .run()
         .expect_code(2)
@@ -219,12 +208,7 @@ fn a_malformed_recording_or_a_replay_provider_without_one_exits_2_at_the_place()
         "{\n  \"events\": [\n    {\"type\": \"message.created\", \"data\": {\"role\": 7}}\n  ]\n}\n",
     )
     .expect("written");
-    promptexec()
-        .in_dir(dir.path().join("elsewhere"))
-        .arg("-c")
-        .arg(&config)
-        .arg("run")
-        .arg(here().join("planets.pack.json"))
+    run_planets(dir.path(), &config)
         .args(["--message", CLOSEST])
         .run()
         .expect_code(2)
@@ -240,12 +224,7 @@ fn a_malformed_recording_or_a_replay_provider_without_one_exits_2_at_the_place()
         "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - type: replay\n      additional_config: {recordng: x.json}\n",
     )
     .expect("written");
-    promptexec()
-        .in_dir(dir.path().join("elsewhere"))
-        .arg("-c")
-        .arg(&config)
-        .arg("run")
-        .arg(here().join("planets.pack.json"))
+    run_planets(dir.path(), &config)
         .args(["--message", CLOSEST])
         .run()
         .expect_code(2)
