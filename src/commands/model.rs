@@ -54,7 +54,9 @@ impl ModelPlan {
             Answers::Mock { script, scenario } => {
                 Box::new(ScriptedProvider::new(script, &scenario))
             }
-            Answers::Http(config) => Box::new(HttpProvider::new(&config)?),
+            Answers::Http(config) => {
+                Box::new(HttpProvider::new(&config).map_err(|e| e.to_string())?)
+            }
             Answers::Replay {
                 recording,
                 path,
@@ -158,7 +160,7 @@ pub(super) fn live_answers(
             crate::doc::one_of(&HTTP_TYPES)
         )));
     }
-    HttpProvider::new(p).map_err(at_provider)?;
+    HttpProvider::new(p).map_err(|e| at_provider(e.to_string()))?;
     Ok(Answers::Http(Box::new(p.clone())))
 }
 

@@ -9,8 +9,8 @@ mod scripted;
 
 pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
 pub use http::{
-    HTTP_TYPES, HttpProvider, ensure_crypto_provider, http_client_builder, is_loopback,
-    plays as http_plays,
+    HTTP_TYPES, HttpProvider, SetupError, SetupProblem, ensure_crypto_provider,
+    http_client_builder, is_loopback, plays as http_plays,
 };
 pub use mock::{MockScript, MockTurn, Rule, Scenario, ScriptedCall, load_mock};
 pub use recording::{

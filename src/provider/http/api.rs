@@ -5,6 +5,7 @@ use serde_json::Value as Json;
 use super::answer::Answer;
 use super::claude_stream::ClaudeStream;
 use super::endpoint::Api;
+use super::error::AnswerError;
 use super::openai_stream::OpenAiStream;
 use super::sse::SseEvent;
 use super::{claude, openai};
@@ -20,7 +21,7 @@ impl Api {
     }
 
     /// The answer in a whole (not streamed) response body, or the API's error message.
-    pub fn parse_answer(self, body: &Json) -> Result<Answer, String> {
+    pub fn parse_answer(self, body: &Json) -> Result<Answer, AnswerError> {
         match self {
             Api::OpenAi => openai::parse_answer(body),
             Api::Claude => claude::parse_answer(body),
@@ -56,13 +57,15 @@ impl Stream {
     /// Takes in one event; `Ok(true)` once the API's end marker has come.
     pub fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
         match self {
-            Stream::OpenAi(stream) => stream.event(event).map_err(StreamError::Broken),
+            Stream::OpenAi(stream) => stream
+                .event(event)
+                .map_err(|e| StreamError::Broken(e.to_string())),
             Stream::Claude(stream) => stream.event(event),
         }
     }
 
     /// The answer once the body has ended, or why it is incomplete.
-    pub fn finish(self) -> Result<Answer, String> {
+    pub fn finish(self) -> Result<Answer, AnswerError> {
         match self {
             Stream::OpenAi(stream) => stream.finish(),
             Stream::Claude(stream) => stream.finish(),

@@ -5,6 +5,7 @@ use serde_json::{Map, Value as Json, json};
 
 use super::answer::{Answer, Call, Tokens, args_from_value};
 use super::api_error::error_in;
+use super::error::AnswerError;
 use super::openai::{insert_some, text_of};
 use crate::config::ModelDefaults;
 use crate::pack::ToolChoice;
@@ -120,12 +121,12 @@ fn wire_tool(tool: &Json) -> Json {
 }
 
 /// The answer in a Messages response body.
-pub(super) fn parse_answer(body: &Json) -> Result<Answer, String> {
+pub(super) fn parse_answer(body: &Json) -> Result<Answer, AnswerError> {
     if let Some(message) = error_in(body) {
-        return Err(message);
+        return Err(AnswerError::Api(message));
     }
     let Some(blocks) = body["content"].as_array() else {
-        return Err("the answer has no `content`".into());
+        return Err(AnswerError::NoContent);
     };
     let mut answer = Answer {
         tokens: Tokens::read(&body["usage"], "input_tokens", "output_tokens"),
@@ -155,10 +156,10 @@ pub(super) fn finding(reason: &str) -> Option<String> {
     Some(format!("{what} (stop_reason `{reason}`)"))
 }
 
-fn tool_use(block: &Json) -> Result<Call, String> {
+fn tool_use(block: &Json) -> Result<Call, AnswerError> {
     let name = block["name"].as_str().unwrap_or_default();
     if name.is_empty() {
-        return Err(format!("a tool_use block has no name: {block}"));
+        return Err(AnswerError::UnnamedToolUse(block.clone()));
     }
     Ok(Call {
         id: block["id"].as_str().unwrap_or_default().to_string(),
@@ -171,6 +172,11 @@ fn tool_use(block: &Json) -> Result<Call, String> {
 mod tests {
     use super::*;
     use crate::hooks::{History, assistant_message, message, tool_message};
+
+    /// The answer, or its error as the user reads it.
+    fn parse_answer(body: &Json) -> Result<Answer, String> {
+        super::parse_answer(body).map_err(|e| e.to_string())
+    }
 
     #[test]
     fn the_body_merges_roles_and_carries_tool_results() {

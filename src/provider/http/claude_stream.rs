@@ -8,6 +8,7 @@ use super::answer::{Answer, Call, Tokens, args_from_text, args_from_value};
 use super::api::StreamError;
 use super::api_error::{error_in, quote};
 use super::claude::finding;
+use super::error::AnswerError;
 use super::sse::SseEvent;
 
 #[derive(Debug, Default)]
@@ -122,9 +123,9 @@ impl ClaudeStream {
     }
 
     /// The answer once the body has ended.
-    pub fn finish(self) -> Result<Answer, String> {
+    pub fn finish(self) -> Result<Answer, AnswerError> {
         if !self.done {
-            return Err("the stream ended before the answer was complete".into());
+            return Err(AnswerError::Incomplete);
         }
         let mut answer = Answer {
             finding: self.finding,
@@ -140,7 +141,7 @@ impl ClaudeStream {
                     json,
                 } => {
                     if name.is_empty() {
-                        return Err(format!("a streamed tool_use block (id `{id}`) has no name"));
+                        return Err(AnswerError::UnnamedStreamedToolUse { id });
                     }
                     let args = if json.trim().is_empty() {
                         args_from_value(&start)
@@ -178,7 +179,9 @@ mod tests {
                 break;
             }
         }
-        stream.finish().map_err(StreamError::Broken)
+        stream
+            .finish()
+            .map_err(|e| StreamError::Broken(e.to_string()))
     }
 
     #[test]

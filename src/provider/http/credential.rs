@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::endpoint::Flavor;
+use super::error::CredentialError;
 use crate::config::{Credential, Provider};
 
 /// An API key. It has no `Display`, and its `Debug` shows nothing of it.
@@ -33,21 +34,25 @@ pub(super) fn resolve(
     provider: &Provider,
     flavor: Flavor,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<ApiKey>, String> {
+) -> Result<Option<ApiKey>, CredentialError> {
     match &provider.credential {
-        Some(Credential::Key(key)) => non_empty(key).map(Some).ok_or("api_key is empty".into()),
+        Some(Credential::Key(key)) => non_empty(key).map(Some).ok_or(CredentialError::EmptyKey),
         Some(Credential::Env(name)) => match env(name) {
-            None => Err(format!("credential_env `{name}` is not set")),
+            None => Err(CredentialError::EnvUnset { name: name.clone() }),
             Some(value) => non_empty(&value)
                 .map(Some)
-                .ok_or(format!("credential_env `{name}` is empty")),
+                .ok_or_else(|| CredentialError::EnvEmpty { name: name.clone() }),
         },
         Some(Credential::File(path)) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read credential_file `{}`: {e}", path.display()))?;
+            let text = std::fs::read_to_string(path).map_err(|source| {
+                CredentialError::FileUnreadable {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
             non_empty(text.lines().next().unwrap_or_default())
                 .map(Some)
-                .ok_or(format!("credential_file `{}` is empty", path.display()))
+                .ok_or_else(|| CredentialError::FileEmpty { path: path.clone() })
         }
         None => default_key(provider, flavor, env),
     }
@@ -60,7 +65,7 @@ fn default_key(
     provider: &Provider,
     flavor: Flavor,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<ApiKey>, String> {
+) -> Result<Option<ApiKey>, CredentialError> {
     let Some(var) = flavor.default_key_env else {
         return Ok(None);
     };
@@ -73,9 +78,7 @@ fn default_key(
     }
     match env(var).as_deref().and_then(non_empty) {
         Some(key) => Ok(Some(key)),
-        None => Err(format!(
-            "no API key: `{var}` is not set (or name one with credential_env, credential_file or api_key)"
-        )),
+        None => Err(CredentialError::NoKey { var }),
     }
 }
 
@@ -104,7 +107,9 @@ mod tests {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<String>, String> {
         let flavor = flavor(&p.kind).expect("an HTTP type");
-        resolve(p, flavor, env).map(|k| k.map(|k| k.expose().to_string()))
+        resolve(p, flavor, env)
+            .map(|k| k.map(|k| k.expose().to_string()))
+            .map_err(|e| e.to_string())
     }
 
     fn no_env(_: &str) -> Option<String> {
@@ -136,7 +141,7 @@ mod tests {
         let flavor = flavor("openai").expect("openai");
         let real_env = |name: &str| std::env::var(name).ok();
         assert_eq!(
-            resolve(&unset, flavor, &real_env),
+            resolve(&unset, flavor, &real_env).map_err(|e| e.to_string()),
             Err("credential_env `PROMPTEXEC_UNSET_KEY_VAR` is not set".into())
         );
         let empty = |_: &str| Some("  ".to_string());

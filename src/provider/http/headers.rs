@@ -6,6 +6,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 
 use super::credential::ApiKey;
 use super::endpoint::Api;
+use super::error::HeaderError;
 
 const ANTHROPIC_VERSION: &str = "2023-06-01";
 
@@ -15,7 +16,7 @@ pub(super) fn request_headers(
     api: Api,
     key: Option<&ApiKey>,
     extra: &IndexMap<String, String>,
-) -> Result<HeaderMap, String> {
+) -> Result<HeaderMap, HeaderError> {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     if api == Api::Claude {
@@ -32,18 +33,16 @@ pub(super) fn request_headers(
                 key.expose().to_string(),
             ),
         };
-        let mut value = HeaderValue::from_str(&value)
-            .map_err(|_| "the API key holds characters a header cannot carry".to_string())?;
+        let mut value = HeaderValue::from_str(&value).map_err(|_| HeaderError::Key)?;
         value.set_sensitive(true);
         headers.insert(name, value);
     }
     for (name, value) in extra {
         let header = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("headers: `{name}` is not a valid header name"))?;
+            .map_err(|_| HeaderError::Name { name: name.clone() })?;
         // The value is not quoted: it may well be a token.
-        let mut value = HeaderValue::from_str(value).map_err(|_| {
-            format!("headers: the value of `{name}` holds characters a header cannot carry")
-        })?;
+        let mut value =
+            HeaderValue::from_str(value).map_err(|_| HeaderError::Value { name: name.clone() })?;
         value.set_sensitive(true);
         headers.insert(header, value);
     }
@@ -84,18 +83,21 @@ mod tests {
 
     #[test]
     fn a_bad_header_is_named_but_its_value_not_shown() {
-        let err = request_headers(Api::OpenAi, None, &extra(&[("bad name", "v")]));
+        let err = request_headers(Api::OpenAi, None, &extra(&[("bad name", "v")]))
+            .map_err(|e| e.to_string());
         assert_eq!(
             err,
             Err("headers: `bad name` is not a valid header name".into())
         );
-        let err = request_headers(Api::OpenAi, None, &extra(&[("X-Token", "secret\nvalue")]));
+        let err = request_headers(Api::OpenAi, None, &extra(&[("X-Token", "secret\nvalue")]))
+            .map_err(|e| e.to_string());
         assert_eq!(
             err,
             Err("headers: the value of `X-Token` holds characters a header cannot carry".into())
         );
         let key = ApiKey::for_tests("sk-\u{7f}");
-        let err = request_headers(Api::Claude, Some(&key), &IndexMap::new());
+        let err =
+            request_headers(Api::Claude, Some(&key), &IndexMap::new()).map_err(|e| e.to_string());
         assert_eq!(
             err,
             Err("the API key holds characters a header cannot carry".into())

@@ -8,6 +8,7 @@ mod claude;
 mod claude_stream;
 mod credential;
 mod endpoint;
+mod error;
 mod headers;
 mod openai;
 mod openai_stream;
@@ -23,5 +24,6 @@ mod transport;
 mod live_tests;
 
 pub use endpoint::{HTTP_TYPES, plays};
+pub use error::{SetupError, SetupProblem};
 pub use provider::{HttpProvider, is_loopback};
 pub use tls::{client_builder as http_client_builder, ensure_crypto_provider};

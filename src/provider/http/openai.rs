@@ -5,6 +5,7 @@ use serde_json::{Map, Value as Json, json};
 
 use super::answer::{Answer, Call, Tokens, args_from_value};
 use super::api_error::error_in;
+use super::error::AnswerError;
 use crate::config::ModelDefaults;
 use crate::pack::ToolChoice;
 use crate::provider::ModelCall;
@@ -97,13 +98,13 @@ fn wire_tool_call(call: &Json) -> Json {
 }
 
 /// The answer in a chat completions response body.
-pub(super) fn parse_answer(body: &Json) -> Result<Answer, String> {
+pub(super) fn parse_answer(body: &Json) -> Result<Answer, AnswerError> {
     if let Some(message) = error_in(body) {
-        return Err(message);
+        return Err(AnswerError::Api(message));
     }
     let message = &body["choices"][0]["message"];
     if !message.is_object() {
-        return Err("the answer has no `choices[0].message`".into());
+        return Err(AnswerError::NoMessage);
     }
     let calls = match &message["tool_calls"] {
         Json::Array(calls) => calls.iter().map(parse_call).collect::<Result<_, _>>()?,
@@ -141,11 +142,11 @@ fn content_text(content: &Json) -> String {
     }
 }
 
-fn parse_call(call: &Json) -> Result<Call, String> {
+fn parse_call(call: &Json) -> Result<Call, AnswerError> {
     let function = &call["function"];
     let name = function["name"].as_str().unwrap_or_default();
     if name.is_empty() {
-        return Err(format!("a tool call has no function name: {call}"));
+        return Err(AnswerError::UnnamedCall(call.clone()));
     }
     Ok(Call {
         id: call["id"].as_str().unwrap_or_default().to_string(),
@@ -158,6 +159,11 @@ fn parse_call(call: &Json) -> Result<Call, String> {
 mod tests {
     use super::*;
     use crate::hooks::{History, assistant_message, message, tool_message};
+
+    /// The answer, or its error as the user reads it.
+    fn parse_answer(body: &Json) -> Result<Answer, String> {
+        super::parse_answer(body).map_err(|e| e.to_string())
+    }
 
     fn history() -> History {
         let mut history = History::default();

@@ -4,6 +4,7 @@ use serde_json::Value as Json;
 
 use super::answer::{Answer, Call, Tokens, args_from_text};
 use super::api_error::{error_in, quote};
+use super::error::AnswerError;
 use super::openai::finding;
 use super::sse::SseEvent;
 
@@ -28,16 +29,16 @@ struct PartialCall {
 
 impl OpenAiStream {
     /// Takes in one event; `Ok(true)` once the answer is complete (`[DONE]`).
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, String> {
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, AnswerError> {
         let data = event.data.trim();
         if data == "[DONE]" {
             self.done = true;
             return Ok(true);
         }
         let chunk: Json = serde_json::from_str(data)
-            .map_err(|_| format!("a stream event is not JSON: {}", quote(data)))?;
+            .map_err(|_| AnswerError::EventNotJson { data: quote(data) })?;
         if let Some(message) = error_in(&chunk) {
-            return Err(message);
+            return Err(AnswerError::Api(message));
         }
         if let Some(tokens) = Tokens::read(&chunk["usage"], "prompt_tokens", "completion_tokens") {
             self.tokens = Some(tokens);
@@ -91,20 +92,17 @@ impl OpenAiStream {
     }
 
     /// The answer once the body has ended; `done` says the end marker was seen.
-    pub fn finish(self) -> Result<Answer, String> {
+    pub fn finish(self) -> Result<Answer, AnswerError> {
         // Some servers never send `[DONE]`; a finish reason says as much.
         if !self.done && !self.finished {
-            return Err("the stream ended before the answer was complete".into());
+            return Err(AnswerError::Incomplete);
         }
         let calls = self
             .calls
             .into_iter()
             .map(|c| {
                 if c.name.is_empty() {
-                    return Err(format!(
-                        "a streamed tool call (id `{}`) has no function name",
-                        c.id
-                    ));
+                    return Err(AnswerError::UnnamedStreamedCall { id: c.id });
                 }
                 Ok(Call {
                     args: args_from_text(&c.args),
@@ -134,11 +132,11 @@ mod tests {
                 event: None,
                 data: data.to_string(),
             };
-            if stream.event(&event)? {
+            if stream.event(&event).map_err(|e| e.to_string())? {
                 break;
             }
         }
-        stream.finish()
+        stream.finish().map_err(|e| e.to_string())
     }
 
     #[test]

@@ -12,7 +12,8 @@ use reqwest::{Client, Url};
 
 use super::answer::CallIds;
 use super::credential::resolve;
-use super::endpoint::{Api, HTTP_TYPES, call_url, flavor};
+use super::endpoint::{Api, call_url, flavor};
+use super::error::{SetupError, SetupProblem};
 use super::headers::request_headers;
 use super::rate::{Bucket, shared};
 use super::redact::Secrets;
@@ -57,7 +58,7 @@ impl HttpProvider {
     /// Sets up a provider from its config, reading its key. The error is a problem
     /// with the config or the environment, in words for the user; it never holds a key.
     /// A key is never sent over plain http to a host other than this machine.
-    pub fn new(provider: &config::Provider) -> Result<HttpProvider, String> {
+    pub fn new(provider: &config::Provider) -> Result<HttpProvider, SetupError> {
         Self::with_env(provider, &|name| std::env::var(name).ok())
     }
 
@@ -65,38 +66,37 @@ impl HttpProvider {
     pub(super) fn with_env(
         provider: &config::Provider,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<HttpProvider, String> {
-        Self::build(provider, env)
-            .map_err(|detail| format!("provider `{}`: {detail}", provider.name()))
+    ) -> Result<HttpProvider, SetupError> {
+        Self::build(provider, env).map_err(|problem| SetupError {
+            provider: provider.name().to_string(),
+            problem,
+        })
     }
 
     fn build(
         provider: &config::Provider,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<HttpProvider, String> {
+    ) -> Result<HttpProvider, SetupProblem> {
         let kind = &provider.kind;
-        let flavor = flavor(kind).ok_or_else(|| {
-            format!(
-                "type `{kind}` is not an HTTP provider (those are {})",
-                HTTP_TYPES.join(", ")
-            )
-        })?;
+        let flavor = flavor(kind).ok_or_else(|| SetupProblem::NotHttp { kind: kind.clone() })?;
         let model = match provider.model.as_deref().map(str::trim) {
             Some(model) if !model.is_empty() => model.to_string(),
-            _ => return Err("no model is set".into()),
+            _ => return Err(SetupProblem::NoModel),
         };
         let base = provider.base_url.as_deref().unwrap_or(flavor.default_base);
         let url = call_url(flavor.api, base);
         let parsed = Url::parse(&url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"))
-            .ok_or_else(|| format!("base_url `{base}` is not an http or https URL"))?;
+            .ok_or_else(|| SetupProblem::BadBaseUrl {
+                base: base.to_string(),
+            })?;
         let key = resolve(provider, flavor, env)?;
         if key.is_some() && parsed.scheme() == "http" && !is_loopback(&parsed) {
             let host = parsed.host_str().unwrap_or_default();
-            return Err(format!(
-                "refusing to send its key over plain http to {host}; use https"
-            ));
+            return Err(SetupProblem::KeyOverPlainHttp {
+                host: host.to_string(),
+            });
         }
         let headers = request_headers(flavor.api, key.as_ref(), &provider.headers)?;
         Ok(HttpProvider {
@@ -217,16 +217,14 @@ impl HttpProvider {
 /// The HTTP client of one provider. Redirects are not followed: a model API does not
 /// send them, and following one could carry the key elsewhere. A server on this
 /// machine is reached directly, never through a proxy.
-fn client(url: &Url) -> Result<Client, String> {
+fn client(url: &Url) -> Result<Client, SetupProblem> {
     let mut builder = super::tls::client_builder()
         .user_agent(concat!("promptexec/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::none());
     if is_loopback(url) {
         builder = builder.no_proxy();
     }
-    builder
-        .build()
-        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+    builder.build().map_err(SetupProblem::Client)
 }
 
 /// Whether `url` names this machine: `localhost`, `127.0.0.0/8` or `::1`.
@@ -260,7 +258,7 @@ mod tests {
             ..config::Provider::default()
         };
         edit(&mut provider);
-        HttpProvider::with_env(&provider, &|_| None)
+        HttpProvider::with_env(&provider, &|_| None).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -117,7 +117,9 @@ async fn read_whole(mut response: Response, api: Api) -> Result<Received, Failur
         let text = String::from_utf8_lossy(&body);
         Failure::Final(format!("the answer is not JSON: {}", quote(text.trim())))
     })?;
-    let answer = api.parse_answer(&json).map_err(Failure::Final)?;
+    let answer = api
+        .parse_answer(&json)
+        .map_err(|e| Failure::Final(e.to_string()))?;
     Ok(Received {
         answer,
         response: json,
@@ -146,7 +148,7 @@ async fn read_stream(mut response: Response, target: &Target<'_>) -> Result<Rece
     if !complete {
         take(parser.finish(), &mut stream, &mut events)?;
     }
-    let answer = stream.finish().map_err(Failure::Final)?;
+    let answer = stream.finish().map_err(|e| Failure::Final(e.to_string()))?;
     Ok(Received {
         answer,
         response: Json::Array(events),
