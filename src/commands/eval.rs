@@ -70,10 +70,11 @@ fn plan_one(
     // A param the built-in check does not read is said and left out, as PromptKit
     // ignores it; a bound eval takes whatever it is given.
     if !config.evals.contains_key(eval_type) && crate::evals::is_builtin(eval_type) {
-        for message in crate::evals::drop_unread(eval_type, &mut params) {
+        for unread in crate::evals::drop_unread(eval_type, &mut params) {
             console.diagnostics(
                 &crate::doc::Diagnostic::plain_warning(format!(
-                    "--params: {message}; it is ignored"
+                    "--params: {}; it is ignored",
+                    unread.message
                 ))
                 .into(),
             );

@@ -19,4 +19,4 @@ pub use input::{EvalInput, HookRecord, ToolCallRecord};
 pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub use runner::{EvalError, EvalProblem, Evaluator, prompt_evals};
 pub use schedule::{Point, due};
-pub use unread::{drop_unread, drop_unread_params};
+pub use unread::{Unread, drop_unread, drop_unread_params};

@@ -28,20 +28,29 @@ pub fn drop_unread_params(
         if bindings.contains_key(&eval.eval_type) || !is_builtin(&eval.eval_type) {
             continue;
         }
-        for message in drop_unread(&eval.eval_type, &mut eval.params) {
-            let text = format!("eval `{}`: {message}; it is ignored", eval.id);
+        for unread in drop_unread(&eval.eval_type, &mut eval.params) {
+            let text = format!("eval `{}`: {}; it is ignored", eval.id, unread.message);
             warnings.push(Diagnostic::warning(&path, eval.pos, text));
         }
     }
     warnings
 }
 
+/// A key a built-in check does not read, taken out of its params.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    pub key: String,
+    /// What is said of it: the check, the key, and the name meant when one is close.
+    pub message: String,
+}
+
 /// Removes from `params` each key `check` does not read, and `message` (the
-/// check's human message, which no check reads); what is said of each unread key.
-pub fn drop_unread(check: &str, params: &mut Json) -> Vec<String> {
-    let mut said = Vec::new();
+/// check's human message, which no check reads); each unread key, in the order found.
+/// The loaders warn of each at the place it is written.
+pub fn drop_unread(check: &str, params: &mut Json) -> Vec<Unread> {
+    let mut found = Vec::new();
     let Json::Object(map) = params else {
-        return said;
+        return found;
     };
     // `message` is what a person reads of the check, never a param of it.
     map.remove("message");
@@ -49,12 +58,16 @@ pub fn drop_unread(check: &str, params: &mut Json) -> Vec<String> {
         match prepare(check, &Json::Object(map.clone())) {
             Err(err @ ParamError::Unknown { .. }) => {
                 let ParamError::Unknown { key, .. } = &err else {
-                    return said;
+                    return found;
                 };
-                map.remove(&key.clone());
-                said.push(err.to_string());
+                let key = key.clone();
+                map.remove(&key);
+                found.push(Unread {
+                    key,
+                    message: err.to_string(),
+                });
             }
-            _ => return said,
+            _ => return found,
         }
     }
 }

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::doc::{Node, Pos, UnknownKeys, Value};
-use crate::evals::{ParamError, prepare_check};
+use crate::evals::{ParamError, drop_unread, prepare_check};
 use crate::pack::model::*;
 
 use super::document::{Resolver, ptr};
@@ -152,31 +152,34 @@ impl Resolver<'_> {
         site: &Site<'_>,
     ) -> Option<bool> {
         let at = site.at;
-        loop {
-            let err = match prepare_check(check, &Json::Object(params.clone())) {
-                Ok(_) => return Some(true),
-                Err(err) => err,
-            };
-            match err {
-                ParamError::NotBuiltin(_) => {
-                    self.cx
-                        .error(site.type_pos, format!("{at}: {}", unknown_type(kind)));
-                    return None;
-                }
-                ParamError::Unknown { ref key, .. } if params.contains_key(key) => {
-                    self.cx.warning(
-                        site.param_pos(key),
-                        format!("{at}/params: {err}; it is not applied"),
-                    );
-                    params.remove(&key.clone());
-                }
-                other => {
-                    self.cx.warning(
-                        site.node.pos,
-                        format!("{at}: {other}; the guardrail is skipped"),
-                    );
-                    return Some(false);
-                }
+        let mut given = Json::Object(std::mem::take(params));
+        let unread = if crate::evals::is_builtin(check) {
+            drop_unread(check, &mut given)
+        } else {
+            Vec::new()
+        };
+        if let Json::Object(kept) = given {
+            *params = kept;
+        }
+        for unread in unread {
+            self.cx.warning(
+                site.param_pos(&unread.key),
+                format!("{at}/params: {}; it is not applied", unread.message),
+            );
+        }
+        match prepare_check(check, &Json::Object(params.clone())) {
+            Ok(_) => Some(true),
+            Err(ParamError::NotBuiltin(_)) => {
+                self.cx
+                    .error(site.type_pos, format!("{at}: {}", unknown_type(kind)));
+                None
+            }
+            Err(other) => {
+                self.cx.warning(
+                    site.node.pos,
+                    format!("{at}: {other}; the guardrail is skipped"),
+                );
+                Some(false)
             }
         }
     }

@@ -4,7 +4,7 @@
 use serde_json::Value as Json;
 
 use crate::doc::{Checker, Node, UnknownKeys, Value, pointer as ptr};
-use crate::evals::{ParamError, prepare_check};
+use crate::evals::drop_unread;
 use crate::pack::resolve_when;
 
 use super::super::assertions::check_of;
@@ -112,26 +112,11 @@ fn unread_params(cx: &mut Checker, kind: &str, node: &Node, params: &mut Json, a
     let Value::Map(entries) = &node.value else {
         return;
     };
-    let Json::Object(map) = params else {
-        return;
-    };
-    loop {
-        match prepare_check(check_of(kind), &Json::Object(map.clone())) {
-            Err(err @ ParamError::Unknown { .. }) => {
-                let ParamError::Unknown { key, .. } = &err else {
-                    return;
-                };
-                let Some(pos) = entries
-                    .iter()
-                    .find(|(k, _)| k.name == *key)
-                    .map(|(k, _)| k.pos)
-                else {
-                    return;
-                };
-                cx.warning(pos, format!("{at}: {err}; it is ignored"));
-                map.remove(key);
-            }
-            _ => return,
-        }
+    for unread in drop_unread(check_of(kind), params) {
+        let pos = entries
+            .iter()
+            .find(|(k, _)| k.name == unread.key)
+            .map_or(node.pos, |(k, _)| k.pos);
+        cx.warning(pos, format!("{at}: {}; it is ignored", unread.message));
     }
 }
