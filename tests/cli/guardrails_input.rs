@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use crate::fake_llm::FakeLlm;
-use crate::util::{Outcome, fixtures, promptexec};
+use crate::util::{Outcome, contents_of, fixtures, promptexec};
 
 /// PromptKit's `DefaultBlockedMessage`.
 const DEFAULT_BLOCKED: &str =
@@ -44,17 +44,6 @@ fn conversation(prompt: &str, messages: &[&str]) -> Json {
     out.json_report()
 }
 
-/// The contents of the report's messages of `role`, in order.
-fn said(report: &Json, role: &str) -> Vec<String> {
-    report["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == role)
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
 /// The report's guardrail events as (validator, direction, enforced, turn).
 fn firings(report: &Json) -> Vec<(String, String, String, u64)> {
     report["events"]
@@ -84,7 +73,7 @@ fn an_input_guardrail_answers_in_the_model_s_place_and_the_model_is_not_called()
     // The mock answers by call number: had the first turn called it, the second
     // would have its second answer.
     assert_eq!(
-        said(&report, "assistant"),
+        contents_of(&report, "assistant"),
         [
             "I can't help with bank routing numbers.",
             "Paris is the capital of France."
@@ -93,7 +82,7 @@ fn an_input_guardrail_answers_in_the_model_s_place_and_the_model_is_not_called()
     let first = &report["messages"][1];
     assert_eq!(first["finish_reason"], "safety", "{first}");
     assert_eq!(
-        said(&report, "user"),
+        contents_of(&report, "user"),
         [
             "[message withheld by guardrail `regex`]",
             "What is the capital of France?"
@@ -173,7 +162,7 @@ fn the_model_server_s_request_log_shows_no_request_for_a_blocked_message() {
     );
     let report = out.json_report();
     assert_eq!(
-        said(&report, "assistant"),
+        contents_of(&report, "assistant"),
         ["I can't help with bank routing numbers.", "Paris."]
     );
 }
@@ -183,7 +172,7 @@ fn pii_leakage_replaces_an_answer_that_holds_an_email_or_a_social_security_numbe
     let report = conversation("private", &["How do I reach support?"]);
     assert_eq!(report["totals"]["model_calls"], 1, "{report:#}");
     assert_eq!(
-        said(&report, "assistant"),
+        contents_of(&report, "assistant"),
         ["I can't share contact details."]
     );
     assert_eq!(report["messages"][1]["finish_reason"], "safety");
@@ -203,7 +192,7 @@ fn pii_leakage_replaces_an_answer_that_holds_an_email_or_a_social_security_numbe
     );
 
     let report = conversation("plain", &["What's her number?"]);
-    assert_eq!(said(&report, "assistant"), [DEFAULT_BLOCKED]);
+    assert_eq!(contents_of(&report, "assistant"), [DEFAULT_BLOCKED]);
 }
 
 #[test]
@@ -216,7 +205,7 @@ fn the_default_blocked_text_answers_a_message_an_input_guardrail_without_a_messa
         report["totals"]["model_calls"], 1,
         "only the second turn reached the model: {report:#}"
     );
-    let answers = said(&report, "assistant");
+    let answers = contents_of(&report, "assistant");
     assert_eq!(answers[0], DEFAULT_BLOCKED);
     assert_eq!(
         firings(&report)[0],
@@ -236,7 +225,7 @@ fn a_validator_with_unusable_params_is_warned_about_and_skipped_and_fatal_under_
     out.expect_code(0).stderr_has(UNUSABLE);
     let report = out.json_report();
     assert_eq!(
-        said(&report, "assistant"),
+        contents_of(&report, "assistant"),
         ["I can't promise that."],
         "the usable guardrail still runs"
     );
@@ -304,7 +293,7 @@ fn a_param_a_check_does_not_take_is_a_warning_and_the_guardrail_still_runs() {
         .stderr_has("x.pack.json:19:36: warning: /prompts/chat/validators/0/params: `regex` takes no param `flags`");
     let report = out.json_report();
     assert_eq!(
-        said(&report, "assistant"),
+        contents_of(&report, "assistant"),
         ["I can't help with bank routing numbers."]
     );
     assert_eq!(report["totals"]["model_calls"], 0);

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value as Json, json};
 
-use crate::util::{Outcome, fixtures, promptexec};
+use crate::util::{Outcome, contents_of, fixtures, promptexec};
 
 fn run_rpc_dir() -> PathBuf {
     fixtures().join("run_rpc")
@@ -86,17 +86,6 @@ fn tool_message<'a>(report: &'a Json, call_id: &str) -> &'a Json {
         .unwrap_or_else(|| panic!("no tool message for {call_id}: {report:#}"))
 }
 
-/// The contents of the messages with `role`, in order.
-fn contents(report: &Json, role: &str) -> Vec<String> {
-    report["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == role)
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
 /// The only `tool_call` event of a run.
 #[track_caller]
 fn only_tool_call(report: &Json) -> &Json {
@@ -125,7 +114,7 @@ fn a_hook_that_responds_before_a_tool_answers_the_model_and_the_tool_never_runs(
         }])
     );
     assert_eq!(
-        contents(&report, "assistant").last().map(String::as_str),
+        contents_of(&report, "assistant").last().map(String::as_str),
         Some("The hook answered for the tool."),
         "the model was called again with the hook's result"
     );
@@ -155,7 +144,7 @@ fn a_hook_that_denies_a_tool_gives_the_model_a_blocked_result_naming_it_and_the_
         json!([{"turn": 1, "outcome": "answered"}, {"turn": 2, "outcome": "answered"}])
     );
     assert_eq!(
-        contents(&report, "assistant"),
+        contents_of(&report, "assistant"),
         ["Let me check.", "I may not look that up.", "Done."]
     );
 }
@@ -170,9 +159,9 @@ fn an_aborted_turn_ends_with_exit_1_yet_the_next_message_still_plays() {
             {"turn": 2, "outcome": "answered"},
         ])
     );
-    assert_eq!(contents(&report, "user"), ["hi", "again"]);
+    assert_eq!(contents_of(&report, "user"), ["hi", "again"]);
     assert_eq!(
-        contents(&report, "assistant").last().map(String::as_str),
+        contents_of(&report, "assistant").last().map(String::as_str),
         Some("Second turn answered."),
         "{report:#}"
     );
@@ -209,7 +198,7 @@ fn a_hard_abort_stops_the_run_before_the_next_message_with_exit_1_naming_the_hoo
         report["turns"],
         json!([{"turn": 1, "outcome": "hard_aborted", "hook": "gate", "reason": "stop everything"}])
     );
-    assert_eq!(contents(&report, "user"), ["hi"]);
+    assert_eq!(contents_of(&report, "user"), ["hi"]);
     assert_eq!(report["totals"]["model_calls"], 1, "{report:#}");
     assert_eq!(report["hook_decisions"][0]["action"], "hard_abort");
     assert_eq!(report["exit_code"], 1);
@@ -230,7 +219,7 @@ fn a_denied_approval_blocks_the_call_naming_the_hook_and_the_tool_never_runs() {
         "{decisions:#?}"
     );
     assert_eq!(
-        contents(&report, "assistant").last().map(String::as_str),
+        contents_of(&report, "assistant").last().map(String::as_str),
         Some("It was not approved."),
         "the model heard the denial and answered"
     );

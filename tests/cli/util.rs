@@ -28,6 +28,17 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The contents of a run report's messages with `role`, in order.
+pub fn contents_of(report: &Json, role: &str) -> Vec<String> {
+    report["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == role)
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 /// The path of the binary under test.
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_promptexec"))
