@@ -22,20 +22,41 @@ use crate::provider::{http_client_builder, is_loopback};
 
 pub type HttpTransport = StreamableHttpClientTransport<Client>;
 
+/// Why a URL cannot be read (`url`'s parse error, which reqwest does not name).
+type UrlError = <Url as std::str::FromStr>::Err;
+
+/// Why the transport to a server cannot be set up. Messages name a header, never its
+/// value.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("header `{name}` is set by the MCP transport itself and cannot be configured")]
+    ReservedHeader { name: String },
+    #[error("`{name}` is not a valid HTTP header name")]
+    HeaderName { name: String },
+    #[error(
+        "the value of header `{name}` is not a valid HTTP header value (printable ASCII and tabs only)"
+    )]
+    HeaderValue { name: String },
+    #[error("the URL cannot be read ({0})")]
+    Url(#[source] UrlError),
+    #[error("cannot set up an HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+}
+
 /// How much of a server's unexpected answer a message repeats.
 const ANSWER_PREVIEW: usize = 200;
 
 /// The transport to the server at `url`, sending `headers` with every request. The
 /// connection is made by the handshake, not here.
 pub fn transport(url: &str, headers: &IndexMap<String, String>) -> Result<HttpTransport, String> {
-    let headers = header_map(headers)?;
+    let headers = header_map(headers).map_err(|e| e.to_string())?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
     // When an event stream breaks, rmcp tries once to resume it at once; by default it
     // then keeps trying with growing waits, forever, so a call to a server that went
     // away would wait out its whole deadline. One try, then the call fails.
     config.retry_config = Arc::new(NeverRetry::default());
     Ok(StreamableHttpClientTransport::with_client(
-        client(url)?,
+        client(url).map_err(|e| e.to_string())?,
         config,
     ))
 }
@@ -69,39 +90,34 @@ pub fn authority(url: &str) -> String {
 }
 
 /// Redirects are not followed: following one could carry the headers elsewhere.
-fn client(url: &str) -> Result<Client, String> {
-    let parsed = Url::parse(url).map_err(|e| format!("the URL cannot be read ({e})"))?;
+fn client(url: &str) -> Result<Client, SetupError> {
+    let parsed = Url::parse(url).map_err(SetupError::Url)?;
     let mut builder = http_client_builder()
         .user_agent(concat!("promptexec/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::none());
     if is_loopback(&parsed) {
         builder = builder.no_proxy();
     }
-    builder
-        .build()
-        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+    builder.build().map_err(SetupError::Client)
 }
 
 /// The configured headers as the transport takes them. Messages name a header, never
 /// its value.
 fn header_map(
     headers: &IndexMap<String, String>,
-) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+) -> Result<HashMap<HeaderName, HeaderValue>, SetupError> {
     let mut map = HashMap::with_capacity(headers.len());
     for (name, value) in headers {
         if MCP_TRANSPORT_HEADERS
             .iter()
             .any(|r| r.eq_ignore_ascii_case(name))
         {
-            return Err(format!(
-                "header `{name}` is set by the MCP transport itself and cannot be configured"
-            ));
+            return Err(SetupError::ReservedHeader { name: name.clone() });
         }
         let header = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
-        let mut value = HeaderValue::from_str(value).map_err(|_| {
-            format!("the value of header `{name}` is not a valid HTTP header value (printable ASCII and tabs only)")
-        })?;
+            .map_err(|_| SetupError::HeaderName { name: name.clone() })?;
+        let mut value = HeaderValue::from_str(value)
+            .map_err(|_| SetupError::HeaderValue { name: name.clone() })?;
         // Kept out of any debug output of the request.
         value.set_sensitive(true);
         map.insert(header, value);
@@ -241,7 +257,9 @@ mod tests {
             "LAST-EVENT-ID",
             "mcp-protocol-version",
         ] {
-            let err = header_map(&headers(&[(name, "secret-value")])).expect_err(name);
+            let err = header_map(&headers(&[(name, "secret-value")]))
+                .expect_err(name)
+                .to_string();
             assert_eq!(
                 err,
                 format!(
@@ -253,12 +271,16 @@ mod tests {
 
     #[test]
     fn a_bad_header_names_the_header_and_never_its_value() {
-        let err = header_map(&headers(&[("X-Token", "secret\u{1}value")])).expect_err("control");
+        let err = header_map(&headers(&[("X-Token", "secret\u{1}value")]))
+            .expect_err("control")
+            .to_string();
         assert_eq!(
             err,
             "the value of header `X-Token` is not a valid HTTP header value (printable ASCII and tabs only)"
         );
-        let err = header_map(&headers(&[("X Token", "secret-value")])).expect_err("space");
+        let err = header_map(&headers(&[("X Token", "secret-value")]))
+            .expect_err("space")
+            .to_string();
         assert_eq!(err, "`X Token` is not a valid HTTP header name");
     }
 
