@@ -12,6 +12,7 @@ use crate::exec::{DEFAULT_GRACE, Outcome, RawJson};
 use crate::tools::{ToolMode, ToolReport};
 
 use super::ending;
+use super::error::{ReplyError, ResponseError};
 use super::line_process::{LineProcess, Next};
 use super::subject::{LineServer, Options, ReplyShape};
 use super::verdict::with_stderr;
@@ -124,35 +125,29 @@ async fn converse(
 }
 
 /// A reply line read as a JSON-RPC response: its id and its result or error.
-fn response(next: &Next) -> Result<(Json, Result<Json, Json>), String> {
+fn response(next: &Next) -> Result<(Json, Result<Json, Json>), ResponseError> {
     let line = match next {
         Next::Line(line) => line,
-        Next::Partial(bytes) => {
-            return Err(format!("the last reply has no newline: {}", head(bytes)));
-        }
-        Next::TooLong(len) => return Err(format!("a reply line of {len} bytes")),
-        Next::Eof => return Err("stdout closed before the reply".into()),
-        Next::Silent => return Err("no reply by the deadline".into()),
+        Next::Partial(bytes) => return Err(ResponseError::NoNewline { head: head(bytes) }),
+        Next::TooLong(len) => return Err(ResponseError::TooLong(*len)),
+        Next::Eof => return Err(ResponseError::Eof),
+        Next::Silent => return Err(ResponseError::Silent),
     };
-    let value: Json = serde_json::from_slice(line)
-        .map_err(|err| format!("a reply line is not JSON ({err}): {}", head(line)))?;
+    let value: Json = serde_json::from_slice(line).map_err(|source| ResponseError::NotJson {
+        head: head(line),
+        source,
+    })?;
     let object = value
         .as_object()
-        .ok_or_else(|| format!("a reply line is not a JSON object: {}", head(line)))?;
+        .ok_or_else(|| ResponseError::NotAnObject { head: head(line) })?;
     if object.get("jsonrpc") != Some(&json!("2.0")) {
-        return Err(format!(
-            "a reply without \"jsonrpc\": \"2.0\": {}",
-            head(line)
-        ));
+        return Err(ResponseError::NoJsonrpc { head: head(line) });
     }
     let id = object.get("id").cloned().unwrap_or(Json::Null);
     match (object.get("result"), object.get("error")) {
         (Some(result), None | Some(Json::Null)) => Ok((id, Ok(result.clone()))),
         (None, Some(error)) => Ok((id, Err(error.clone()))),
-        _ => Err(format!(
-            "a reply with neither `result` nor `error`, or both: {}",
-            head(line)
-        )),
+        _ => Err(ResponseError::ResultOrError { head: head(line) }),
     }
 }
 
@@ -162,8 +157,8 @@ fn head(bytes: &[u8]) -> String {
     format!("`{}{more}`", text.trim_end())
 }
 
-fn died(process: &LineProcess, what: String) -> String {
-    with_stderr(what, &process.stderr_tail())
+fn died(process: &LineProcess, what: impl std::fmt::Display) -> String {
+    with_stderr(what.to_string(), &process.stderr_tail())
 }
 
 async fn hello(subject: &LineServer) -> ProbeResult {
@@ -176,7 +171,7 @@ async fn hello(subject: &LineServer) -> ProbeResult {
     match response(&conversation.got[0]) {
         Ok((_, Ok(result))) => match shape.read(&result) {
             Ok(summary) => ProbeResult::pass(Probe::Hello, summary),
-            Err(why) => ProbeResult::fail(Probe::Hello, why, shape.hint()),
+            Err(why) => ProbeResult::fail(Probe::Hello, why.to_string(), shape.hint()),
         },
         Ok((_, Err(error))) => ProbeResult::fail(
             Probe::Hello,
@@ -369,9 +364,9 @@ async fn unknown_fields(subject: &LineServer) -> ProbeResult {
     let class = |next: &Next| match response(next) {
         Ok((_, Ok(result))) => shape.read(&result).map(|_| "a result".to_string()),
         Ok((_, Err(error))) => Ok(format!("an error ({})", error["code"])),
-        Err(why) => Err(why),
+        Err(why) => Err(ReplyError::from(why)),
     };
-    let answers: Vec<Result<String, String>> =
+    let answers: Vec<Result<String, ReplyError>> =
         conversation.got.iter().rev().take(2).map(class).collect();
     match answers.as_slice() {
         [Ok(a), Ok(b)] if a == b => ProbeResult::pass(
@@ -390,7 +385,7 @@ async fn unknown_fields(subject: &LineServer) -> ProbeResult {
         _ => {
             let why = answers
                 .iter()
-                .find_map(|a| a.clone().err())
+                .find_map(|a| a.as_ref().err().map(ToString::to_string))
                 .unwrap_or_else(|| "no reply".into());
             ProbeResult::fail(
                 Probe::IgnoresUnknownFields,
@@ -504,8 +499,8 @@ async fn each_method(subject: &LineServer) -> ProbeResult {
         let id = (first + i as u64).to_string();
         let read = match replies.get(&id) {
             Some(Ok(result)) => shape.read(result),
-            Some(Err(error)) => Err(format!("answered an error: {error}")),
-            None => Err("no reply with its id".into()),
+            Some(Err(error)) => Err(ReplyError::AnsweredError(error.clone())),
+            None => Err(ReplyError::NoReplyWithId),
         };
         match read {
             Ok(summary) => shown.push(format!("{method} ({summary})")),
@@ -569,7 +564,9 @@ pub async fn call_once(subject: &LineServer, args: &Json) -> ToolReport {
                         nothing_read: true,
                     }
                 }
-                Some(Err(why)) => Outcome::ServerFailed { reason: why },
+                Some(Err(why)) => Outcome::ServerFailed {
+                    reason: why.to_string(),
+                },
                 None => Outcome::ServerFailed {
                     reason: "no reply".into(),
                 },

@@ -3,6 +3,7 @@
 //! verdict over that record.
 
 mod ending;
+mod error;
 pub mod fuzz;
 mod fuzzing;
 mod line;
@@ -13,6 +14,7 @@ mod run;
 mod subject;
 mod verdict;
 
+pub use error::{ReplyError, ResponseError};
 pub use run::check;
 pub use subject::{LineServer, McpSubject, OneShot, Options, ReplyShape, Subject, ToolSchemas};
 pub use verdict::{CheckReport, CheckedKind, ExtensionCheck, Probe, ProbeResult};

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::exec::{self, Call, Finished, Outcome, StopReason};
 
 use super::ending::no_leftovers;
+use super::error::ReplyError;
 use super::subject::{OneShot, Options, ReplyShape};
 use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
@@ -88,15 +89,22 @@ async fn call(subject: &OneShot, input: Vec<u8>, watch_leftovers: bool) -> Finis
 }
 
 /// The reply read by `shape`: a short summary, or what went wrong.
-fn reply(shape: ReplyShape, finished: &Finished) -> Result<String, String> {
+fn reply(shape: ReplyShape, finished: &Finished) -> Result<String, ReplyError> {
     match exec::classify(finished) {
         Outcome::Answered(value) => shape.read(&value),
         Outcome::InvalidOutput { .. } if shape == ReplyShape::Ignored => Ok("answered".into()),
-        other => Err(with_stderr(other.describe(), &finished.stderr_tail)),
+        other => Err(ReplyError::NoAnswer(with_stderr(
+            other.describe(),
+            &finished.stderr_tail,
+        ))),
     }
 }
 
-fn one_json_answer(subject: &OneShot, f: &Finished, reply: &Result<String, String>) -> ProbeResult {
+fn one_json_answer(
+    subject: &OneShot,
+    f: &Finished,
+    reply: &Result<String, ReplyError>,
+) -> ProbeResult {
     match reply {
         Ok(summary) => ProbeResult::pass(Probe::OneJsonAnswer, summary.clone()),
         Err(why) => {
@@ -110,7 +118,7 @@ fn one_json_answer(subject: &OneShot, f: &Finished, reply: &Result<String, Strin
                 Outcome::Answered(_) => subject.reply.hint(),
                 _ => "make the ordinary request succeed first",
             };
-            ProbeResult::fail(Probe::OneJsonAnswer, why.clone(), hint)
+            ProbeResult::fail(Probe::OneJsonAnswer, why.to_string(), hint)
         }
     }
 }
@@ -136,19 +144,20 @@ fn within_deadline(subject: &OneShot, f: &Finished) -> ProbeResult {
 /// Passes when a changed request gets the same kind of answer as the ordinary one.
 fn same_answer(
     probe: Probe,
-    ordinary: &Result<String, String>,
-    changed: &Result<String, String>,
+    ordinary: &Result<String, ReplyError>,
+    changed: &Result<String, ReplyError>,
 ) -> ProbeResult {
     let what = match probe {
         Probe::ReadsWholeRequest => "the request spread over several lines",
         _ => "a request with a field the protocol does not define",
     };
-    let shown = |r: &Result<String, String>| match r {
-        Ok(s) | Err(s) => s.clone(),
+    let shown = |r: &Result<String, ReplyError>| match r {
+        Ok(s) => s.clone(),
+        Err(e) => e.to_string(),
     };
     // Two failures are the same kind of answer: the ordinary one fails a probe of
     // its own, and their texts differ by timings.
-    if ordinary == changed {
+    if ordinary.is_ok() == changed.is_ok() && shown(ordinary) == shown(changed) {
         return ProbeResult::pass(probe, format!("{what}: {}", shown(changed)));
     }
     if ordinary.is_err() && changed.is_err() {
@@ -204,7 +213,7 @@ fn closed_stdin(f: &Finished) -> ProbeResult {
     }
 }
 
-fn each_phase(answers: &[(&str, Result<String, String>)]) -> ProbeResult {
+fn each_phase(answers: &[(&str, Result<String, ReplyError>)]) -> ProbeResult {
     match answers.iter().find(|(_, r)| r.is_err()) {
         Some((phase, Err(why))) => ProbeResult::fail(
             Probe::AnswersEachPhase,
@@ -224,13 +233,16 @@ fn each_phase(answers: &[(&str, Result<String, String>)]) -> ProbeResult {
 fn score_in_range(f: &Finished) -> ProbeResult {
     let checked = match exec::classify(f) {
         Outcome::Answered(value) => ReplyShape::score_in_range(&value),
-        other => Err(with_stderr(other.describe(), &f.stderr_tail)),
+        other => Err(ReplyError::NoAnswer(with_stderr(
+            other.describe(),
+            &f.stderr_tail,
+        ))),
     };
     match checked {
         Ok(summary) => ProbeResult::pass(Probe::ScoreInRange, summary),
         Err(why) => ProbeResult::fail(
             Probe::ScoreInRange,
-            why,
+            why.to_string(),
             "answer a `score` between 0 and 1 inclusive",
         ),
     }

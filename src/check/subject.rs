@@ -12,6 +12,7 @@ use crate::exec::CallKind;
 use crate::hooks::{read_action, read_approval, read_verdict};
 
 use super::CheckedKind;
+use super::error::ReplyError;
 
 /// One extension to check.
 #[derive(Debug, Clone)]
@@ -124,56 +125,60 @@ pub enum ReplyShape {
 
 impl ReplyShape {
     /// Ok with a short summary of the reply, or what is wrong with it.
-    pub fn read(self, reply: &Json) -> Result<String, String> {
+    pub fn read(self, reply: &Json) -> Result<String, ReplyError> {
         match self {
             ReplyShape::Tool => {
-                let object = reply.as_object().ok_or("the answer is not a JSON object")?;
+                let object = reply.as_object().ok_or(ReplyError::NotAnObject)?;
                 ["result", "error", "pending"]
                     .into_iter()
                     .find(|key| object.contains_key(*key))
                     .map(|key| format!("answered `{key}`"))
-                    .ok_or_else(|| "the answer has none of `result`, `error`, `pending`".into())
+                    .ok_or(ReplyError::NoToolKey)
             }
-            ReplyShape::Filter => read_verdict(reply)
-                .map(|v| if v.allow { "allowed" } else { "denied" }.to_string())
-                .map_err(|e| e.to_string()),
+            ReplyShape::Filter => Ok(if read_verdict(reply)?.allow {
+                "allowed"
+            } else {
+                "denied"
+            }
+            .to_string()),
             ReplyShape::Observe => match reply.as_object() {
-                None => Err("the answer is not a JSON object".into()),
+                None => Err(ReplyError::NotAnObject),
                 Some(o) => match o.get("ack") {
                     None | Some(Json::Bool(_)) => Ok("acknowledged".into()),
-                    Some(other) => Err(format!("`ack` must be true or false, found {other}")),
+                    Some(other) => Err(ReplyError::Ack(other.clone())),
                 },
             },
             ReplyShape::Eval => {
-                let object = reply.as_object().ok_or("the answer is not a JSON object")?;
+                let object = reply.as_object().ok_or(ReplyError::NotAnObject)?;
                 match object.get("score") {
                     Some(Json::Number(_)) => Ok("answered a score".into()),
-                    Some(other) => Err(format!("`score` must be a number, found {other}")),
-                    None => Err("the answer has no `score`".into()),
+                    Some(other) => Err(ReplyError::ScoreNotANumber(other.clone())),
+                    None => Err(ReplyError::NoScore),
                 }
             }
             ReplyShape::Hello => match (reply.get("ok"), reply.get("name")) {
                 (Some(Json::Bool(true)), Some(Json::String(name))) => {
                     Ok(format!("said hello as `{name}`"))
                 }
-                (Some(Json::Bool(true)), _) => Err("the hello reply has no string `name`".into()),
-                _ => Err(format!("the hello reply is not `\"ok\": true`: {reply}")),
+                (Some(Json::Bool(true)), _) => Err(ReplyError::HelloName),
+                _ => Err(ReplyError::HelloNotOk(reply.clone())),
             },
-            ReplyShape::Action(Intercept::ApproveTool) => read_approval(reply)
-                .map(|a| format!("{a:?}").to_lowercase())
-                .map_err(|e| e.to_string()),
-            ReplyShape::Action(intercept) => read_action(intercept, reply)
-                .map(|a| format!("answered `{}`", a.name()))
-                .map_err(|e| e.to_string()),
+            ReplyShape::Action(Intercept::ApproveTool) => {
+                Ok(format!("{:?}", read_approval(reply)?).to_lowercase())
+            }
+            ReplyShape::Action(intercept) => Ok(format!(
+                "answered `{}`",
+                read_action(intercept, reply)?.name()
+            )),
             ReplyShape::AnyResult | ReplyShape::Ignored => Ok("answered".into()),
         }
     }
 
     /// Evals only: the score's range.
-    pub fn score_in_range(reply: &Json) -> Result<String, String> {
+    pub fn score_in_range(reply: &Json) -> Result<String, ReplyError> {
         read_score(reply)
             .map(|s| format!("scored {}", s.score))
-            .map_err(|e| e.to_string())
+            .map_err(|e| ReplyError::Score(Box::new(e)))
     }
 }
 
@@ -204,7 +209,8 @@ mod tests {
     #[test]
     fn each_shape_reads_the_replies_the_reference_gives_and_names_what_is_wrong() {
         let ok = |shape: ReplyShape, reply: Json| shape.read(&reply).expect("valid");
-        let bad = |shape: ReplyShape, reply: Json| shape.read(&reply).expect_err("invalid");
+        let bad =
+            |shape: ReplyShape, reply: Json| shape.read(&reply).expect_err("invalid").to_string();
         assert_eq!(
             ok(ReplyShape::Tool, json!({"result": 1})),
             "answered `result`"
@@ -273,6 +279,7 @@ mod tests {
         assert!(
             ReplyShape::score_in_range(&json!({"score": 1.7}))
                 .expect_err("out")
+                .to_string()
                 .contains("1.7")
         );
         assert!(ReplyShape::score_in_range(&json!({"score": -0.1})).is_err());

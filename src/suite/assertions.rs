@@ -176,8 +176,12 @@ pub fn plan(scenario: &Scenario, bound: &dyn Fn(&str) -> bool) -> Result<Planned
         let assertion = entry.assertion;
         let written_in_turn = entry.turn.is_some() || entry.not_played.is_some();
         let not_played = match eval_type(assertion, written_in_turn) {
-            Err(message) => {
-                problems.push(Diagnostic::error(&scenario.path, assertion.pos, message));
+            Err(error) => {
+                problems.push(Diagnostic::error(
+                    &scenario.path,
+                    assertion.pos,
+                    error.to_string(),
+                ));
                 continue;
             }
             Ok(_) if let Some(reason) = not_run(judged_type(assertion), bound) => {
@@ -250,18 +254,27 @@ pub(super) fn check_of(kind: &str) -> &str {
         .map_or(kind, |(_, check)| check)
 }
 
+/// Why an assertion cannot run where it is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum PlacementError {
+    #[error(
+        "assertion type `{kind}` judges the whole conversation; put it in conversation_assertions"
+    )]
+    WholeConversation { kind: String },
+}
+
 /// The eval type an assertion runs as, or why it cannot run where it stands
 /// (`in_turn`: written under a turn).
-fn eval_type(assertion: &Assertion, in_turn: bool) -> Result<&str, String> {
+fn eval_type(assertion: &Assertion, in_turn: bool) -> Result<&str, PlacementError> {
     let kind = assertion.kind.as_str();
     match (
         SESSION_TYPES.iter().find(|(name, _)| *name == kind),
         in_turn,
     ) {
         (Some((_, check)), false) => Ok(check),
-        (Some(_), true) => Err(format!(
-            "assertion type `{kind}` judges the whole conversation; put it in conversation_assertions"
-        )),
+        (Some(_), true) => Err(PlacementError::WholeConversation {
+            kind: kind.to_string(),
+        }),
         (None, _) => Ok(kind),
     }
 }

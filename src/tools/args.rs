@@ -19,17 +19,21 @@ impl std::fmt::Display for ArgsError {
     }
 }
 
+/// Why a tool's argument schema cannot check arguments.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("the tool's schema is invalid: {0}")]
+    Invalid(#[source] Box<jsonschema::ValidationError<'static>>),
+}
+
 /// A tool's argument schema, compiled once for however many calls it checks.
-pub struct ArgsSchema(Result<jsonschema::Validator, String>);
+pub struct ArgsSchema(Result<jsonschema::Validator, SchemaError>);
 
 impl ArgsSchema {
     /// The schema was checked when the pack was loaded, and remote `$ref`s are
     /// never fetched.
     pub fn new(schema: &Json) -> Self {
-        Self(
-            jsonschema::validator_for(schema)
-                .map_err(|err| format!("the tool's schema is invalid: {err}")),
-        )
+        Self(jsonschema::validator_for(schema).map_err(|err| SchemaError::Invalid(Box::new(err))))
     }
 
     /// Every violation of the schema by `args`.
@@ -42,9 +46,9 @@ impl ArgsSchema {
                     message: err.to_string(),
                 })
                 .collect(),
-            Err(message) => vec![ArgsError {
+            Err(error) => vec![ArgsError {
                 pointer: String::new(),
-                message: message.clone(),
+                message: error.to_string(),
             }],
         }
     }

@@ -8,7 +8,7 @@ mod response;
 mod server;
 
 pub use crate::exec::rpc::RestartPolicy;
-pub use args::{ArgsError, ArgsSchema, INVALID_ARGUMENTS, validate_args};
+pub use args::{ArgsError, ArgsSchema, INVALID_ARGUMENTS, SchemaError, validate_args};
 pub use call::{ToolMode, ToolReport, ToolRequest, ToolStatus, call_tool, tool_request};
 pub use caller::ToolCaller;
 pub use response::{Pending, ToolAnswer, interpret, interpret_raw};
