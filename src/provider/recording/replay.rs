@@ -25,18 +25,70 @@ pub enum MatchMode {
     Content,
 }
 
-impl FromStr for MatchMode {
-    type Err = String;
+/// A match mode by a name that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a match mode (use `turn` or `content`)")]
+pub struct UnknownMatchMode(pub String);
 
-    fn from_str(text: &str) -> Result<MatchMode, String> {
+impl FromStr for MatchMode {
+    type Err = UnknownMatchMode;
+
+    fn from_str(text: &str) -> Result<MatchMode, UnknownMatchMode> {
         match text {
             "turn" => Ok(MatchMode::Turn),
             "content" => Ok(MatchMode::Content),
-            other => Err(format!(
-                "`{other}` is not a match mode (use `turn` or `content`)"
-            )),
+            other => Err(UnknownMatchMode(other.to_string())),
         }
     }
+}
+
+/// Why a call has no recorded answer. `call` names the call as
+/// `[session k, ]call n (turn t, round r)`, `recorded` a recorded one as
+/// `call n (turn t, round r)`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("the recording holds {} and this is session {}", plural(*sessions, "session"), session + 1)]
+    NoSession { sessions: usize, session: usize },
+    #[error("the recording holds {} and this is {call}", plural(*recorded, "model call"))]
+    PastTheEnd { recorded: usize, call: String },
+    /// `diff` is the rendered differences.
+    #[error("{call} does not match the recorded {recorded}:\n{diff}")]
+    Differs {
+        call: String,
+        recorded: String,
+        diff: String,
+    },
+    #[error("{call} has no user message to match by content")]
+    NoUserMessage { call: String },
+    #[error(
+        "{call} is answered by the recorded {recorded} for its user message, but the request differs:\n{diff}"
+    )]
+    RequestDiffers {
+        call: String,
+        recorded: String,
+        diff: String,
+    },
+    /// `message` is the user message, quoted.
+    #[error(
+        "{call}: the recording answers this user message {} and every one has been used:\n  user message: {message}",
+        plural(*times, "time")
+    )]
+    AllUsed {
+        call: String,
+        times: usize,
+        message: String,
+    },
+    #[error("{call}: the recording has no user message to match by content")]
+    NoRecordedUserMessage { call: String },
+    /// `line` shows the nearest recorded user message against this one.
+    #[error(
+        "{call}: no recorded call answers this user message; the nearest is {recorded}:\n  {line}"
+    )]
+    NoMatch {
+        call: String,
+        recorded: String,
+        line: String,
+    },
 }
 
 /// Texts longer than this are compared by their start only when looking for the
@@ -98,9 +150,9 @@ impl Replayer {
             MatchMode::Turn => self.by_turn(call),
             MatchMode::Content => self.by_content(call),
         };
-        let index = found.map_err(|detail| ModelError::Replay {
+        let index = found.map_err(|problem| ModelError::Replay {
             recording: self.path.clone(),
-            detail,
+            detail: problem.to_string(),
         })?;
         Ok(self.completion(index))
     }
@@ -124,7 +176,7 @@ impl Replayer {
     }
 
     /// The session's exchanges, or why there are none.
-    fn exchanges(&self) -> Result<&[RecordedExchange], String> {
+    fn exchanges(&self) -> Result<&[RecordedExchange], ReplayError> {
         session_exchanges(&self.recording, self.session)
     }
 
@@ -137,49 +189,46 @@ impl Replayer {
         }
     }
 
-    fn by_turn(&self, call: &ModelCall<'_>) -> Result<usize, String> {
+    /// This call as messages name it: `[session k, ]call n (turn t, round r)`.
+    fn call_name(&self, call: &ModelCall<'_>) -> String {
+        format!(
+            "{}call {} (turn {}, round {})",
+            self.session_prefix(),
+            self.calls,
+            call.turn,
+            call.round
+        )
+    }
+
+    fn by_turn(&self, call: &ModelCall<'_>) -> Result<usize, ReplayError> {
         let exchanges = self.exchanges()?;
         let index = self.calls - 1;
         let Some(exchange) = exchanges.get(index) else {
-            return Err(format!(
-                "the recording holds {} and this is {}call {} (turn {}, round {})",
-                plural(exchanges.len(), "model call"),
-                self.session_prefix(),
-                self.calls,
-                call.turn,
-                call.round
-            ));
+            return Err(ReplayError::PastTheEnd {
+                recorded: exchanges.len(),
+                call: self.call_name(call),
+            });
         };
         let made = RequestMatch::of_call(call, exchange.request_match.from);
         let lines = differences(&exchange.request_match, &made);
         if lines.is_empty() {
             return Ok(index);
         }
-        Err(format!(
-            "{}call {} (turn {}, round {}) does not match the recorded call {} (turn {}, round {}):\n{}",
-            self.session_prefix(),
-            self.calls,
-            call.turn,
-            call.round,
-            index + 1,
-            exchange.turn,
-            exchange.round,
-            render(&lines)
-        ))
+        Err(ReplayError::Differs {
+            call: self.call_name(call),
+            recorded: recorded_name(index, exchange),
+            diff: render(&lines),
+        })
     }
 
-    fn by_content(&mut self, call: &ModelCall<'_>) -> Result<usize, String> {
+    fn by_content(&mut self, call: &ModelCall<'_>) -> Result<usize, ReplayError> {
         // The conversation is not compared by content: only its last user message.
         let made = RequestMatch::of_call(call, call.messages.len());
         let last_user = call.messages.iter().rev().find(|m| m["role"] == "user");
         let Some(key) = last_user.map(|m| super::normalize(&m).content) else {
-            return Err(format!(
-                "{}call {} (turn {}, round {}) has no user message to match by content",
-                self.session_prefix(),
-                self.calls,
-                call.turn,
-                call.round
-            ));
+            return Err(ReplayError::NoUserMessage {
+                call: self.call_name(call),
+            });
         };
         let key = key.as_str();
         let recording = Arc::clone(&self.recording);
@@ -197,48 +246,30 @@ impl Replayer {
             };
             let lines = differences(&recorded, &made);
             if !lines.is_empty() {
-                let exchange = &exchanges[index];
-                return Err(format!(
-                    "{}call {} (turn {}, round {}) is answered by the recorded call {} (turn {}, round {}) for its user message, but the request differs:\n{}",
-                    self.session_prefix(),
-                    self.calls,
-                    call.turn,
-                    call.round,
-                    index + 1,
-                    exchange.turn,
-                    exchange.round,
-                    render(&lines)
-                ));
+                return Err(ReplayError::RequestDiffers {
+                    call: self.call_name(call),
+                    recorded: recorded_name(index, &exchanges[index]),
+                    diff: render(&lines),
+                });
             }
             return Ok(index);
         }
-        let call_name = format!(
-            "{}call {} (turn {}, round {})",
-            self.session_prefix(),
-            self.calls,
-            call.turn,
-            call.round
-        );
+        let call_name = self.call_name(call);
         if !same.is_empty() {
-            return Err(format!(
-                "{call_name}: the recording answers this user message {} and every one has been used:\n  user message: {}",
-                plural(same.len(), "time"),
-                quoted(key)
-            ));
+            return Err(ReplayError::AllUsed {
+                call: call_name,
+                times: same.len(),
+                message: quoted(key),
+            });
         }
         let Some((index, recorded)) = nearest(&self.keys, key) else {
-            return Err(format!(
-                "{call_name}: the recording has no user message to match by content"
-            ));
+            return Err(ReplayError::NoRecordedUserMessage { call: call_name });
         };
-        let exchange = &exchanges[index];
-        let line = text_line("user message", recorded, key).unwrap_or_default();
-        Err(format!(
-            "{call_name}: no recorded call answers this user message; the nearest is call {} (turn {}, round {}):\n  {line}",
-            index + 1,
-            exchange.turn,
-            exchange.round,
-        ))
+        Err(ReplayError::NoMatch {
+            call: call_name,
+            recorded: recorded_name(index, &exchanges[index]),
+            line: text_line("user message", recorded, key).unwrap_or_default(),
+        })
     }
 
     fn completion(&self, index: usize) -> Completion {
@@ -291,15 +322,27 @@ impl Provider for Replayer {
 }
 
 /// Session `session`'s exchanges, or why there are none.
-fn session_exchanges(recording: &Recording, session: usize) -> Result<&[RecordedExchange], String> {
+fn session_exchanges(
+    recording: &Recording,
+    session: usize,
+) -> Result<&[RecordedExchange], ReplayError> {
     match recording.sessions.get(session) {
         Some(found) => Ok(&found.exchanges),
-        None => Err(format!(
-            "the recording holds {} and this is session {}",
-            plural(recording.sessions.len(), "session"),
-            session + 1
-        )),
+        None => Err(ReplayError::NoSession {
+            sessions: recording.sessions.len(),
+            session,
+        }),
     }
+}
+
+/// Recorded exchange `index` (from 0) as messages name it: `call n (turn t, round r)`.
+fn recorded_name(index: usize, exchange: &RecordedExchange) -> String {
+    format!(
+        "call {} (turn {}, round {})",
+        index + 1,
+        exchange.turn,
+        exchange.round
+    )
 }
 
 /// Each exchange's content key: the last user message among the messages it keeps,
@@ -561,7 +604,7 @@ mod tests {
         assert_eq!("turn".parse(), Ok(MatchMode::Turn));
         assert_eq!("content".parse(), Ok(MatchMode::Content));
         assert_eq!(
-            "order".parse::<MatchMode>(),
+            "order".parse::<MatchMode>().map_err(|e| e.to_string()),
             Err("`order` is not a match mode (use `turn` or `content`)".to_string())
         );
     }
