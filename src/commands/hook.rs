@@ -49,7 +49,8 @@ fn plan<'h>(
         .into_iter()
         .map(|phase| {
             let payload = match &explicit {
-                Some(event) => wrap_event(hook, phase, event.clone()).map_err(CliError::Usage)?,
+                Some(event) => wrap_event(hook, phase, event.clone())
+                    .map_err(|e| CliError::Usage(e.to_string()))?,
                 None => hook_samples::payload(phase, config),
             };
             Ok((phase, payload))

@@ -64,13 +64,20 @@ fn call_kind(hook: &Hook) -> CallKind {
     }
 }
 
+/// A bare request or event that cannot be wrapped for its phase.
+#[derive(Debug, thiserror::Error)]
+#[error("for `{}` give the whole payload (with `hook`, `phase`, `request` and `response`)", phase.as_str())]
+pub(super) struct NeedsWholePayload {
+    phase: HookPhase,
+}
+
 /// A whole payload (it has `hook`) goes as it is; a bare request or event is wrapped.
 /// The error says what to give instead.
 pub(super) fn wrap_event(
     hook: &Hook,
     phase: Option<HookPhase>,
     event: Json,
-) -> Result<Json, String> {
+) -> Result<Json, NeedsWholePayload> {
     if event.get("hook").is_some() {
         return Ok(event);
     }
@@ -81,12 +88,7 @@ pub(super) fn wrap_event(
         (HookKind::Provider { .. }, HookPhase::BeforeCall) => ("provider", "request"),
         (HookKind::Tool { .. }, HookPhase::BeforeExecution) => ("tool", "request"),
         (HookKind::Session { .. }, _) => ("session", "event"),
-        _ => {
-            return Err(format!(
-                "for `{}` give the whole payload (with `hook`, `phase`, `request` and `response`)",
-                phase.as_str()
-            ));
-        }
+        _ => return Err(NeedsWholePayload { phase }),
     };
     Ok(json!({"hook": hook_type, "phase": phase.as_str(), section: event}))
 }
