@@ -136,9 +136,9 @@ impl HttpProvider {
         let (received, attempts) = self
             .send(request.to_string().as_bytes(), call.stream)
             .await
-            .map_err(|detail| ModelError::Provider {
+            .map_err(|failed| ModelError::Provider {
                 provider: self.name.clone(),
-                detail: self.secrets.redact(&detail),
+                detail: self.secrets.redact(&failed.to_string()),
             })?;
         let Received {
             mut answer,
@@ -161,7 +161,7 @@ impl HttpProvider {
 
     /// Posts `body` until an attempt gives an answer or there is no point in another;
     /// the answer and how many attempts it took.
-    async fn send(&self, body: &[u8], stream: bool) -> Result<(Received, u32), String> {
+    async fn send(&self, body: &[u8], stream: bool) -> Result<(Received, u32), SendError> {
         let target = Target {
             client: &self.client,
             url: &self.url,
@@ -183,9 +183,11 @@ impl HttpProvider {
                 });
             let (status, cause, retry_after) = match outcome {
                 Ok(received) => return Ok((received, number)),
-                Err(Failure::Final(detail)) if number == 1 => return Err(detail),
+                Err(Failure::Final(detail)) if number == 1 => {
+                    return Err(SendError::Failed { detail });
+                }
                 Err(Failure::Final(detail)) => {
-                    return Err(format!("{detail} (attempt {number} of {ATTEMPTS})"));
+                    return Err(SendError::FailedAfterRetries { detail, number });
                 }
                 Err(Failure::Transient {
                     status,
@@ -194,9 +196,7 @@ impl HttpProvider {
                 }) => (status, cause, retry_after),
             };
             if number == ATTEMPTS {
-                return Err(format!(
-                    "gave up after {ATTEMPTS} attempts; the last: {cause}"
-                ));
+                return Err(SendError::GaveUp { cause });
             }
             let wait = wait_before(number - 1, retry_after, self.request_timeout);
             let why = match status {
@@ -212,6 +212,20 @@ impl HttpProvider {
             number += 1;
         }
     }
+}
+
+/// Why a request got no answer. It may hold what the server said, so it is redacted
+/// before it is shown.
+#[derive(Debug, thiserror::Error)]
+enum SendError {
+    /// The first attempt failed for good.
+    #[error("{detail}")]
+    Failed { detail: String },
+    /// Attempt `number` failed for good, after earlier ones failed for a while.
+    #[error("{detail} (attempt {number} of {ATTEMPTS})")]
+    FailedAfterRetries { detail: String, number: u32 },
+    #[error("gave up after {ATTEMPTS} attempts; the last: {cause}")]
+    GaveUp { cause: String },
 }
 
 /// The HTTP client of one provider. Redirects are not followed: a model API does not
