@@ -90,7 +90,10 @@ pub(super) fn execute(
     let played = with_runtime(|| async {
         // A signal while the observers drain at the end still stops the run.
         let interrupt = CancelOnInterrupt::start(&cancel, &plan.stop);
-        let mut provider = plan.model.provider().map_err(CliError::Usage)?;
+        let mut provider = plan
+            .model
+            .provider()
+            .map_err(|e| CliError::Usage(e.to_string()))?;
         if plan.record {
             let recorder = Recorder::new(provider);
             tape = Some(recorder.tape());

@@ -49,14 +49,12 @@ pub(super) enum Answers {
 
 impl ModelPlan {
     /// The provider that answers, made on the conversation's runtime.
-    pub fn provider<'a>(self) -> Result<Box<dyn Provider + 'a>, String> {
+    pub fn provider<'a>(self) -> Result<Box<dyn Provider + 'a>, crate::provider::SetupError> {
         Ok(match self.answers {
             Answers::Mock { script, scenario } => {
                 Box::new(ScriptedProvider::new(script, &scenario))
             }
-            Answers::Http(config) => {
-                Box::new(HttpProvider::new(&config).map_err(|e| e.to_string())?)
-            }
+            Answers::Http(config) => Box::new(HttpProvider::new(&config)?),
             Answers::Replay {
                 recording,
                 path,

@@ -48,15 +48,18 @@ const ANSWER_PREVIEW: usize = 200;
 
 /// The transport to the server at `url`, sending `headers` with every request. The
 /// connection is made by the handshake, not here.
-pub fn transport(url: &str, headers: &IndexMap<String, String>) -> Result<HttpTransport, String> {
-    let headers = header_map(headers).map_err(|e| e.to_string())?;
+pub fn transport(
+    url: &str,
+    headers: &IndexMap<String, String>,
+) -> Result<HttpTransport, SetupError> {
+    let headers = header_map(headers)?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
     // When an event stream breaks, rmcp tries once to resume it at once; by default it
     // then keeps trying with growing waits, forever, so a call to a server that went
     // away would wait out its whole deadline. One try, then the call fails.
     config.retry_config = Arc::new(NeverRetry::default());
     Ok(StreamableHttpClientTransport::with_client(
-        client(url).map_err(|e| e.to_string())?,
+        client(url)?,
         config,
     ))
 }

@@ -68,9 +68,9 @@ impl Link {
             }
             McpEndpoint::Http { url, headers } => {
                 let transport =
-                    http::transport(url, headers).map_err(|reason| McpFailure::CouldNotStart {
+                    http::transport(url, headers).map_err(|err| McpFailure::CouldNotStart {
                         server: server.name.clone(),
-                        reason,
+                        reason: err.to_string(),
                     })?;
                 match tokio::time::timeout(deadline, identity().serve(transport)).await {
                     Ok(Ok(service)) => Ok(Link::up(service, None)),
