@@ -9,6 +9,8 @@ mod diagnostic;
 mod fields;
 mod json_nodes;
 mod json_string;
+#[cfg(test)]
+mod json_tests;
 mod node;
 mod snippet;
 mod suggest;
@@ -16,6 +18,7 @@ mod suggest;
 pub use check::{Checker, UnknownKeys, one_of, pointer};
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use fields::Fields;
+pub use json_nodes::MAX_JSON_DEPTH;
 pub use json_string::{JsonStringCursor, locate_in_json_string};
 pub use node::{Key, Node, Pos, Source, Value, parse_by_extension, parse_json, parse_yaml};
 pub use snippet::{Sources, snippet};

@@ -122,35 +122,10 @@ pub fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
     }
 }
 
-/// Reads a JSON document. The text must be strict JSON; positions come from the same
-/// tree builder as YAML, which accepts every JSON text.
+/// Reads a JSON document: strict JSON, nested at most [`super::MAX_JSON_DEPTH`] deep, without
+/// a repeated key in any object. The first problem comes back as one diagnostic.
 pub fn parse_json(path: &Path, text: &str) -> Result<Node, Diagnostic> {
-    if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
-        let pos = Pos {
-            line: err.line().max(1) as u32,
-            col: err.column().max(1) as u32,
-        };
-        return Err(Diagnostic::error(
-            path,
-            pos,
-            format!("invalid JSON: {}", json_message(&err)),
-        ));
-    }
-    // The strict check passed, so only duplicate keys can fail here. Most JSON is read
-    // directly, with the positions the YAML tree builder would give.
-    match read_json_nodes(text) {
-        Some(root) => Ok(root),
-        None => parse_yaml(path, text),
-    }
-}
-
-/// serde_json appends " at line L column C"; the diagnostic already says where.
-fn json_message(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    match text.rfind(" at line ") {
-        Some(cut) => text[..cut].to_string(),
-        None => text,
-    }
+    read_json_nodes(text).map_err(|err| Diagnostic::error(path, err.pos, err.to_string()))
 }
 
 fn saphyr_diagnostic(path: &Path, err: &serde_saphyr::Error) -> Diagnostic {
