@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod pack;
 pub mod provider;
 pub mod report;
+pub mod secret;
 pub mod session;
 pub mod suite;
 pub mod template;

@@ -1,4 +1,4 @@
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -8,7 +8,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 use super::ColorWhen;
 
 /// Logs go to stderr: warnings by default, more with `-v`, less with `-q`.
-/// `RUST_LOG` overrides the level when set.
+/// `RUST_LOG` overrides the level when set. Every secret is hidden.
 ///
 /// The MCP SDK's own lines repeat failures promptexec reports itself, each with the
 /// request's whole URL, and narrate every connection: its warnings show from `-v` on,
@@ -24,7 +24,7 @@ pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
     // A log line that cannot be written is dropped: by default the subscriber reports
     // that with `eprintln!`, which panics on the same broken stderr, once per event.
     let format = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(LogLine::default)
         .log_internal_errors(false)
         .with_ansi(color.enabled(std::io::stderr().is_terminal()))
         .without_time()
@@ -48,5 +48,31 @@ pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
                 .with(targets)
                 .try_init();
         }
+    }
+}
+
+/// One log event, gathered whole and written to stderr when the formatter is done
+/// with it, with every secret hidden: a secret never falls between two writes.
+#[derive(Default)]
+struct LogLine(Vec<u8>);
+
+impl Write for LogLine {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for LogLine {
+    fn drop(&mut self) {
+        if self.0.is_empty() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&self.0);
+        let _ = std::io::stderr().write_all(crate::secret::redact(&text).as_bytes());
     }
 }

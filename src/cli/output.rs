@@ -22,7 +22,9 @@ pub fn quiet() -> bool {
 
 /// Where a command's output goes: documents to `out` (stdout), text for people to
 /// `err` (stderr). Commands write through the one they are given, so a test can
-/// hand in buffers and read what a person would have seen.
+/// hand in buffers and read what a person would have seen. Every secret is hidden
+/// in both (see [`crate::secret`]); each call's text is written whole, so a secret
+/// is never split between two writes.
 pub struct Console {
     out: Box<dyn Write>,
     err: Box<dyn Write>,
@@ -43,10 +45,11 @@ impl Console {
         quiet()
     }
 
-    /// Writes to stdout without panicking when the reader has gone away.
+    /// Writes to stdout without panicking when the reader has gone away. Each
+    /// text is written whole, with every secret hidden.
     pub fn out(&mut self, text: &str) -> Result<(), CliError> {
         self.out
-            .write_all(text.as_bytes())
+            .write_all(crate::secret::redact(text).as_bytes())
             .and_then(|()| self.out.flush())
             .map_err(CliError::Output)
     }
@@ -85,7 +88,7 @@ impl Console {
     fn raw_err(&mut self, text: &str) {
         let _ = self
             .err
-            .write_all(text.as_bytes())
+            .write_all(crate::secret::redact(text).as_bytes())
             .and_then(|()| self.err.flush());
     }
 }

@@ -237,6 +237,8 @@ fn human(listing: &Json) -> String {
                             .join(", "),
                         other => other.to_string(),
                     })
+                    // Names and labels from shared files: safe for the terminal.
+                    .map(|cell| crate::cli::style::peer(&cell, false).into_owned())
                     .collect::<Vec<_>>(),
             );
         }

@@ -5,6 +5,7 @@
 use serde_json::{Value as Json, json};
 
 use crate::cli::args::{ListFormat, ToolsArgs};
+use crate::cli::style::peer;
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeConfig, RuntimeMode};
 use crate::mcp::{Catalog, McpClient, McpFailure, glob_matches, shown_url};
@@ -48,11 +49,12 @@ pub fn run(settings: &Settings, args: &ToolsArgs, console: &mut Console) -> Resu
         ListFormat::Json => console.out(&pretty(&listing))?,
         ListFormat::Human => console.out(&human(&listing))?,
     }
+    // What a server wrote (its names, its errors) has its control characters escaped.
     for failure in &failed {
-        console.error(&format!("error: {failure}"));
+        console.error(&format!("error: {}", peer(&failure.to_string(), true)));
     }
     for problem in &rejected {
-        console.error(&format!("error: {problem}"));
+        console.error(&format!("error: {}", peer(problem, true)));
     }
     Ok(if failed.is_empty() && rejected.is_empty() {
         Exit::Success
@@ -221,13 +223,13 @@ fn human(listing: &Json) -> String {
         if let Some(info) = server["server_info"].as_object() {
             out.push_str(&format!(
                 "; {} {}",
-                info["name"].as_str().unwrap_or_default(),
-                info["version"].as_str().unwrap_or_default()
+                peer(info["name"].as_str().unwrap_or_default(), false),
+                peer(info["version"].as_str().unwrap_or_default(), false)
             ));
         }
         out.push_str(")\n");
         if let Some(error) = server["error"].as_str() {
-            out.push_str(&format!("  could not be asked: {error}\n"));
+            out.push_str(&format!("  could not be asked: {}\n", peer(error, true)));
             continue;
         }
         let named = |key: &str, field: &str| -> String {
@@ -247,8 +249,11 @@ fn human(listing: &Json) -> String {
     out
 }
 
+/// A value of the listing as one line of text, safe for the terminal: much of it
+/// comes from MCP servers.
 fn text(value: &Json) -> String {
-    value
+    let text = value
         .as_str()
-        .map_or_else(|| value.to_string(), str::to_string)
+        .map_or_else(|| value.to_string(), str::to_string);
+    peer(&text, false).into_owned()
 }

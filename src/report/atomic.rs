@@ -1,12 +1,15 @@
 //! Writing a report or bundle to a path the user named, the way `>` would: through
 //! symlinks, straight into devices and FIFOs, and with the umask's mode for new files,
 //! while a regular file is still replaced atomically (readers see the old file or the
-//! whole new one, never a half-written one).
+//! whole new one, never a half-written one). Every secret is hidden on the way
+//! (see [`crate::secret`]), whatever pieces the bytes are written in.
 
 use std::fs::{self, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use crate::secret::Redacting;
 
 /// How many links to follow before giving up, as the kernel does (ELOOP).
 const MAX_LINKS: usize = 40;
@@ -65,9 +68,10 @@ fn write_in_place(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let file = OpenOptions::new().write(true).truncate(true).open(path)?;
-    let mut out = BufWriter::new(file);
+    let mut out = Redacting::new(BufWriter::new(file));
     fill(&mut out)?;
-    out.flush()
+    out.finish()?;
+    Ok(())
 }
 
 /// Temporary file beside `path`, synced, then renamed over it.
@@ -89,10 +93,9 @@ fn replace(
         file.as_file()
             .set_permissions(Permissions::from_mode(meta.mode() & 0o7777))?;
     }
-    let mut out = BufWriter::new(file.as_file_mut());
+    let mut out = Redacting::new(BufWriter::new(file.as_file_mut()));
     fill(&mut out)?;
-    out.flush()?;
-    drop(out);
+    drop(out.finish()?);
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -32,7 +32,7 @@ pub fn check_human(report: &CheckReport, color: bool) -> String {
         text.push_str(&format!(
             "{} {} ({})\n",
             paint(word, tone),
-            paint(&extension.name, Tone::Strong),
+            paint(&style::peer(&extension.name, false), Tone::Strong),
             extension.kind
         ));
         if extension.probes.is_empty() {
@@ -45,7 +45,7 @@ pub fn check_human(report: &CheckReport, color: bool) -> String {
                 "  {} {}: {}\n",
                 failure.probe,
                 paint("failed", Tone::Bad),
-                failure.reason.trim_end().replace('\n', "\n    ")
+                style::peer(failure.reason.trim_end(), true).replace('\n', "\n    ")
             ));
             if let Some(hint) = &failure.hint {
                 text.push_str(&format!("    {} {hint}\n", paint("hint:", Tone::Warn)));
@@ -95,9 +95,10 @@ fn verdict(probe: &ProbeResult) -> &'static str {
 /// How much of a reason fits a cell; a failure's whole reason follows the table.
 const CELL_CHARS: usize = 80;
 
-/// A reason's first line (more would break the table's rows), cut to fit a cell.
+/// A reason's first line (more would break the table's rows), cut to fit a cell,
+/// with what an extension wrote in it safe for the terminal.
 fn in_cell(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default();
+    let line = style::peer(text.lines().next().unwrap_or_default(), false);
     match line.char_indices().nth(CELL_CHARS) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_string(),

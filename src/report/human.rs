@@ -92,7 +92,10 @@ impl HumanStream {
 }
 
 /// One event as the person watching reads it; `None` for events that only count.
+/// What a model, tool, hook or server wrote has its control characters escaped.
 pub fn describe(event: &SessionEvent) -> Option<String> {
+    let name = |text: &str| style::peer(text, false).into_owned();
+    let prose = |text: &str| style::peer(text, true).into_owned();
     let text = match event {
         SessionEvent::SessionStart { prompt, .. } => format!("── session: prompt `{prompt}`"),
         SessionEvent::User { turn, content } => format!("── turn {turn}\nuser: {content}"),
@@ -101,12 +104,12 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             tool_calls,
             ..
         } => {
-            let mut text = format!("assistant: {content}");
+            let mut text = format!("assistant: {}", prose(content));
             for call in tool_calls {
                 text.push_str(&format!(
                     "\n  → {} {}",
-                    call["name"].as_str().unwrap_or_default(),
-                    call["args"]
+                    name(call["name"].as_str().unwrap_or_default()),
+                    name(&call["args"].to_string())
                 ));
             }
             text
@@ -121,19 +124,21 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             style::status(action.as_str()),
             reason
                 .as_ref()
-                .map(|r| format!(": {r}"))
+                .map(|r| format!(": {}", prose(r)))
                 .unwrap_or_default()
         ),
         SessionEvent::ToolCall {
-            name,
+            name: tool_name,
             call_id,
             status,
             content,
             duration_ms,
             ..
         } => format!(
-            "  tool {name} ({call_id}) {} in {duration_ms} ms: {content}",
-            style::status(status.as_str())
+            "  tool {} ({call_id}) {} in {duration_ms} ms: {}",
+            name(tool_name),
+            style::status(status.as_str()),
+            prose(content)
         ),
         SessionEvent::Pending {
             tool,
@@ -141,8 +146,10 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             message,
             ..
         } => format!(
-            "  tool {tool} ({call_id}) is {}: {message}",
-            style::paint("waiting for a decision", style::Tone::Warn)
+            "  tool {} ({call_id}) is {}: {}",
+            name(tool),
+            style::paint("waiting for a decision", style::Tone::Warn),
+            prose(message)
         ),
         SessionEvent::Decision {
             tool,
@@ -151,8 +158,10 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             note,
             ..
         } => format!(
-            "  {} {tool} ({by}): {note}",
-            style::status(if *approved { "approved" } else { "rejected" })
+            "  {} {} ({by}): {}",
+            style::status(if *approved { "approved" } else { "rejected" }),
+            name(tool),
+            prose(note)
         ),
         SessionEvent::Guardrail {
             validator,
@@ -161,8 +170,9 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             fails_run,
             ..
         } => format!(
-            "  guardrail `{validator}` {}: {detail}; the answer was {enforced}{}",
+            "  guardrail `{validator}` {}: {}; the answer was {enforced}{}",
             style::status(if *fails_run { "failed" } else { "enforced" }),
+            prose(detail),
             if *fails_run { " and the run fails" } else { "" }
         ),
         SessionEvent::Injected {
@@ -171,17 +181,23 @@ pub fn describe(event: &SessionEvent) -> Option<String> {
             mode,
             ..
         } => format!(
-            "  chaos: tool {tool} ({call_id}) {}",
+            "  chaos: tool {} ({call_id}) {}",
+            name(tool),
             style::paint(&format!("injected {mode}"), style::Tone::Warn)
         ),
         SessionEvent::ModelFinding { finding, .. } => {
-            format!("  model: {}", style::paint(finding, style::Tone::Warn))
+            format!(
+                "  model: {}",
+                style::paint(&prose(finding), style::Tone::Warn)
+            )
         }
         SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
-        SessionEvent::TurnEnd { turn, reason } => format!("── turn {turn} ended: {reason}"),
+        SessionEvent::TurnEnd { turn, reason } => {
+            format!("── turn {turn} ended: {}", prose(&reason.to_string()))
+        }
         SessionEvent::ExtensionFailed { .. } => {
             let failure = failures_of(std::slice::from_ref(event)).next()?;
-            let mut text = format!("  FAILED {}", failure.headline());
+            let mut text = format!("  FAILED {}", prose(&failure.headline()));
             text.push_str(&stderr_excerpt(&failure.stderr_tail, "    "));
             text
         }
@@ -210,7 +226,7 @@ fn eval_line(result: &EvalResult) -> String {
         "{} {}{score}: {}",
         result.eval_id,
         style::status(status),
-        result.explanation
+        style::peer(&result.explanation, true)
     )
 }
 
@@ -223,7 +239,7 @@ pub fn stderr_excerpt(tail: &str, indent: &str) -> String {
     }
     let mut text = format!("\n{indent}stderr (last {} line(s)):", shown.len());
     for line in shown {
-        text.push_str(&format!("\n{indent}| {line}"));
+        text.push_str(&format!("\n{indent}| {}", style::peer(line, true)));
     }
     text
 }

@@ -35,10 +35,11 @@ impl SharedOut {
         Self(Arc::new(Mutex::new(out)))
     }
 
-    /// Writes `text` whole and flushes it, so a line never waits in a buffer.
+    /// Writes `text` whole, with every secret hidden, and flushes it, so a line
+    /// never waits in a buffer.
     pub(super) fn write(&self, text: &str) -> io::Result<()> {
         let mut out = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        out.write_all(text.as_bytes())?;
+        out.write_all(crate::secret::redact(text).as_bytes())?;
         out.flush()
     }
 }

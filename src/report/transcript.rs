@@ -6,7 +6,7 @@ use crate::session::SessionEvent;
 
 /// The JSONL transcript: one line per event, each written whole with one `write`
 /// and flushed at once, so a run killed midway leaves every line it finished and
-/// no partial one.
+/// no partial one. Every secret in a line is hidden.
 pub struct Transcript {
     file: File,
     seq: u64,
@@ -37,7 +37,7 @@ impl Transcript {
             }
         };
         line["seq"] = self.seq.into();
-        let mut bytes = line.to_string().into_bytes();
+        let mut bytes = crate::secret::redact(&line.to_string()).into_owned().into_bytes();
         bytes.push(b'\n');
         if let Err(err) = self.file.write_all(&bytes) {
             self.failed = Some(err);

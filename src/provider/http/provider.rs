@@ -16,7 +16,7 @@ use super::endpoint::{Api, call_url, flavor};
 use super::error::{SetupError, SetupProblem};
 use super::headers::request_headers;
 use super::rate::{Bucket, shared};
-use super::redact::Secrets;
+use super::redact;
 use super::retry::{ATTEMPTS, wait_before};
 use super::transport::{Failure, Received, Target, attempt};
 use crate::config::{self, ModelDefaults, Pricing};
@@ -35,7 +35,6 @@ pub struct HttpProvider {
     client: Client,
     /// Holds the key: never formatted.
     headers: HeaderMap,
-    secrets: Secrets,
     defaults: ModelDefaults,
     pricing: Option<Pricing>,
     request_timeout: Duration,
@@ -99,6 +98,7 @@ impl HttpProvider {
             });
         }
         let headers = request_headers(flavor.api, key.as_ref(), &provider.headers)?;
+        redact::register(key.as_ref(), &provider.headers);
         Ok(HttpProvider {
             name: provider.name().to_string(),
             kind: kind.clone(),
@@ -107,7 +107,6 @@ impl HttpProvider {
             url,
             client: client(&parsed)?,
             headers,
-            secrets: Secrets::new(key.as_ref(), &provider.headers),
             defaults: provider.defaults,
             pricing: provider.pricing,
             request_timeout: provider.request_timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT),
@@ -138,7 +137,7 @@ impl HttpProvider {
             .await
             .map_err(|failed| ModelError::Provider {
                 provider: self.name.clone(),
-                detail: self.secrets.redact(&failed.to_string()),
+                detail: redact::shown(&failed.to_string()),
             })?;
         let Received {
             mut answer,
@@ -201,7 +200,7 @@ impl HttpProvider {
             let wait = wait_before(number - 1, retry_after, self.request_timeout);
             let why = match status {
                 Some(status) => format!("HTTP {status}"),
-                None => self.secrets.redact(&cause),
+                None => redact::shown(&cause),
             };
             tracing::warn!(
                 "{}: {why} (attempt {number} of {ATTEMPTS}); retrying in {}",

@@ -1,57 +1,26 @@
-//! Keeping a provider's secrets out of every text it produces: its key, and the
-//! values of its configured `headers`, which are often tokens as well.
-
-use std::fmt;
+//! Keeping a provider's secrets out of every text promptexec writes: its key, and
+//! the values of its configured `headers`, which are often tokens as well, join the
+//! process-wide set of [`crate::secret`].
 
 use indexmap::IndexMap;
 
 use super::credential::ApiKey;
 
-/// A key shorter than this is no real key, and hiding it would garble ordinary words.
-const MIN_KEY: usize = 4;
-/// Header values shorter than this (`1`, `beta`) are left alone for the same reason.
-const MIN_HEADER_VALUE: usize = 8;
-
-/// The texts to hide. Its `Debug` shows none of them.
-#[derive(Default)]
-pub(super) struct Secrets(Vec<String>);
-
-impl fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Secrets({} hidden)", self.0.len())
+/// Registers the key (from 4 characters) and every header value (from 8; for a value
+/// such as `Bearer TOKEN`, the token alone too, as a server may echo just that).
+pub(super) fn register(key: Option<&ApiKey>, headers: &IndexMap<String, String>) {
+    if let Some(key) = key {
+        crate::secret::register_key(key.expose());
     }
+    headers
+        .values()
+        .for_each(|value| crate::secret::register_header(value));
 }
 
-impl Secrets {
-    /// The key, and every header value of 8 characters or more; for a value such as
-    /// `Bearer TOKEN`, the token alone too, as a server may echo just that.
-    pub fn new(key: Option<&ApiKey>, headers: &IndexMap<String, String>) -> Secrets {
-        let mut texts: Vec<String> = key
-            .map(|k| k.expose().to_string())
-            .filter(|k| k.len() >= MIN_KEY)
-            .into_iter()
-            .collect();
-        for value in headers.values() {
-            let value = value.trim();
-            let token = value.rsplit(char::is_whitespace).next().unwrap_or_default();
-            for text in [value, token] {
-                if text.chars().count() >= MIN_HEADER_VALUE && !texts.iter().any(|t| t == text) {
-                    texts.push(text.to_string());
-                }
-            }
-        }
-        // Longest first: a value that holds another is hidden whole.
-        texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
-        Secrets(texts)
-    }
-
-    /// `text` with every secret replaced by `***`: a last defence for error texts
-    /// that quote what a server sent back.
-    pub fn redact(&self, text: &str) -> String {
-        self.0
-            .iter()
-            .fold(text.to_string(), |text, secret| text.replace(secret, "***"))
-    }
+/// `text` (an error that may quote what a server sent back) with every secret
+/// hidden and every control character escaped, ready for any output.
+pub(super) fn shown(text: &str) -> String {
+    crate::cli::style::peer(&crate::secret::redact(text), true).into_owned()
 }
 
 #[cfg(test)]
@@ -66,36 +35,42 @@ mod tests {
     }
 
     #[test]
-    fn the_key_is_hidden_and_never_shown() {
-        let key = ApiKey::for_tests("sk-secret-123");
-        let secrets = Secrets::new(Some(&key), &IndexMap::new());
+    fn the_key_is_hidden_and_a_short_one_is_not_registered() {
+        register(
+            Some(&ApiKey::for_tests("sk-redact-test-123")),
+            &IndexMap::new(),
+        );
         assert_eq!(
-            secrets.redact("Incorrect API key provided: sk-secret-123."),
+            shown("Incorrect API key provided: sk-redact-test-123."),
             "Incorrect API key provided: ***."
         );
-        assert_eq!(format!("{secrets:?}"), "Secrets(1 hidden)");
-        let short = Secrets::new(Some(&ApiKey::for_tests("abc")), &IndexMap::new());
-        assert_eq!(short.redact("abc def"), "abc def");
+        register(Some(&ApiKey::for_tests("q7z")), &IndexMap::new());
+        assert_eq!(shown("q7z def"), "q7z def");
     }
 
     #[test]
     fn header_values_of_eight_characters_or_more_are_hidden() {
-        let secrets = Secrets::new(
+        register(
             None,
             &headers(&[
-                ("X-Gateway-Token", "gw-token-77"),
-                ("Authorization", "Bearer tok-abcdefgh"),
+                ("X-Gateway-Token", "gw-redact-77"),
+                ("Authorization", "Bearer tok-redact-abcdefgh"),
                 ("OpenAI-Beta", "tools"),
-                ("X-Short", "1234567"),
+                ("X-Short", "7654321"),
             ]),
         );
         assert_eq!(
-            secrets.redact("denied: gw-token-77 / Bearer tok-abcdefgh / tok-abcdefgh"),
+            shown("denied: gw-redact-77 / Bearer tok-redact-abcdefgh / tok-redact-abcdefgh"),
             "denied: *** / *** / ***"
         );
+        assert_eq!(shown("tools 7654321 are fine"), "tools 7654321 are fine");
+    }
+
+    #[test]
+    fn control_characters_in_an_error_body_are_escaped() {
         assert_eq!(
-            secrets.redact("tools 1234567 are fine"),
-            "tools 1234567 are fine"
+            shown("bad\x1b[2J request\nsecond line"),
+            "bad\\u{1b}[2J request\nsecond line"
         );
     }
 }
