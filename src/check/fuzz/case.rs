@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use proptest::strategy::ValueTree;
@@ -66,7 +67,9 @@ impl Case {
             ..
         } = self;
         let mut best = args;
-        let mut seen = HashMap::from([(best.to_string(), true)]);
+        // Candidates are known by a hash of their text: keeping each text would hold
+        // up to a value's size per step.
+        let mut seen = HashMap::from([(key_of(&best), true)]);
         let mut calls = 0;
         let max_steps = budget.saturating_mul(STEPS_PER_CALL);
         if budget == 0 || !tree.simplify() {
@@ -74,7 +77,7 @@ impl Case {
         }
         for _ in 0..max_steps {
             let candidate = tree.current();
-            let key = candidate.to_string();
+            let key = key_of(&candidate);
             let fails = match seen.get(&key) {
                 Some(&fails) => fails,
                 None if validator.is_valid(&candidate) != valid => {
@@ -104,6 +107,13 @@ impl Case {
         }
         best
     }
+}
+
+/// A fingerprint of a value's JSON text.
+fn key_of(value: &Value) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    value.to_string().hash(&mut hasher);
+    hasher.finish()
 }
 
 /// How big arguments read: the length of their JSON.

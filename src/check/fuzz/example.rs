@@ -5,85 +5,126 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value};
 
+use super::budget::{At, Depth};
+use super::error::FuzzError;
 use super::schema::{Bounds, JsonType, Root, count, merge, types};
 use super::text::{format_pattern, matching};
 use super::valid::{integers, required};
 
+/// A plain value, `None` when none comes out (the validator may still reject one
+/// that does), or why the schema is refused.
+type Example = Result<Option<Value>, FuzzError>;
+
 impl Root<'_> {
-    /// `None` when no plain value comes out (the validator may still reject one that
-    /// does).
-    pub(super) fn example(&self, schema: &Value, depth: usize) -> Option<Value> {
+    /// Walks the schema as [`Generator::valid`](super::valid::Generator::valid) does,
+    /// so it is held to the same limits; called once that has accepted the schema,
+    /// whose floors bound the example's size.
+    pub(super) fn example(&self, schema: &Value, at: &At, depth: Depth) -> Example {
+        if !self.enter(at, depth, 1)? {
+            return Ok(None);
+        }
         let mut depth = depth;
-        let map = match self.flatten(schema, &mut depth)? {
-            Value::Bool(false) => return None,
+        let Some(flat) = self.flatten(schema, at, &mut depth)? else {
+            return Ok(None);
+        };
+        let map = match flat.as_ref() {
+            Value::Bool(false) => return Ok(None),
             Value::Object(map) => map,
-            _ => return Some(Value::Object(Map::new())),
+            _ => return Ok(Some(Value::Object(Map::new()))),
         };
         if let Some(value) = map.get("const") {
-            return Some(value.clone());
+            return Ok(Some(value.clone()));
         }
         if let Some(Value::Array(members)) = map.get("enum") {
-            return members.first().cloned();
+            return Ok(members.first().cloned());
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = map.get(key) {
                 let mut rest = map.clone();
                 rest.remove(key);
-                return branches.iter().find_map(|branch| {
+                let at = at.child(key);
+                for (index, branch) in branches.iter().enumerate() {
                     let joined = merge(Value::Object(rest.clone()), branch.clone());
-                    self.example(&Value::Object(joined), depth)
-                });
+                    let found =
+                        self.example(&Value::Object(joined), &at.child(index), depth.deeper())?;
+                    if found.is_some() {
+                        return Ok(found);
+                    }
+                }
+                return Ok(None);
             }
         }
-        let mut allowed = types(&map);
+        let mut allowed = types(map);
         // With no type to go by, an object is the likeliest to be wanted.
         if allowed == JsonType::ALL {
             allowed = vec![JsonType::Object];
         }
-        allowed
-            .into_iter()
-            .find_map(|ty| self.typed_example(&map, ty, depth))
+        for ty in allowed {
+            if let Some(found) = self.typed_example(map, ty, at, depth)? {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
     }
 
-    fn typed_example(&self, map: &Map<String, Value>, ty: JsonType, depth: usize) -> Option<Value> {
-        match ty {
+    fn typed_example(
+        &self,
+        map: &Map<String, Value>,
+        ty: JsonType,
+        at: &At,
+        depth: Depth,
+    ) -> Example {
+        Ok(match ty {
             JsonType::Null => Some(Value::Null),
             JsonType::Boolean => Some(Value::Bool(true)),
-            JsonType::Integer => Some(integers(map)?.example()),
+            JsonType::Integer => integers(map).map(|ints| ints.example()),
             JsonType::Number => number_example(map),
-            JsonType::String => Some(Value::String(string_example(map))),
+            JsonType::String => Some(Value::String(string_example(map, at)?)),
             JsonType::Array => {
                 let min = count(map, "minItems").unwrap_or(0);
-                let items = match (map.get("prefixItems"), map.get("items")) {
-                    (Some(Value::Array(items)), _) | (None, Some(Value::Array(items))) => {
-                        return items
-                            .iter()
-                            .map(|item| self.example(item, depth))
-                            .collect::<Option<Vec<_>>>()
-                            .map(Value::Array);
+                let (items, at) = match (map.get("prefixItems"), map.get("items")) {
+                    (Some(Value::Array(items)), _) => (items, at.child("prefixItems")),
+                    (None, Some(Value::Array(items))) => (items, at.child("items")),
+                    (_, Some(items)) => {
+                        if min == 0 {
+                            return Ok(Some(Value::Array(Vec::new())));
+                        }
+                        let item = self.example(items, &at.child("items"), depth.deeper())?;
+                        return Ok(item.map(|item| Value::Array(vec![item; min])));
                     }
-                    (_, Some(items)) => items.clone(),
-                    (_, None) => Value::Bool(true),
+                    (_, None) => {
+                        let item = Value::Object(Map::new());
+                        return Ok(Some(Value::Array(vec![item; min])));
+                    }
                 };
-                if min == 0 {
-                    return Some(Value::Array(Vec::new()));
+                let mut out = Vec::new();
+                for (index, item) in items.iter().enumerate() {
+                    match self.example(item, &at.child(index), depth.deeper())? {
+                        Some(item) => out.push(item),
+                        None => return Ok(None),
+                    }
                 }
-                let item = self.example(&items, depth)?;
-                Some(Value::Array(vec![item; min]))
+                Some(Value::Array(out))
             }
             JsonType::Object => {
                 let properties = map.get("properties").and_then(Value::as_object);
+                let under = at.child("properties");
                 let mut out = Map::new();
                 for name in required(map) {
                     let value = match properties.and_then(|p| p.get(&name)) {
-                        Some(schema) => self.example(schema, depth)?,
+                        Some(schema) => {
+                            match self.example(schema, &under.child(&name), depth.deeper())? {
+                                Some(value) => value,
+                                None => return Ok(None),
+                            }
+                        }
                         None => Value::String("example".to_owned()),
                     };
                     out.insert(name, value);
                 }
                 Some(Value::Object(out))
             }
-        }
+        })
     }
 }
 
@@ -104,17 +145,21 @@ fn number_example(map: &Map<String, Value>) -> Option<Value> {
 
 /// "example" cut or padded to the length bounds; for a pattern or a known format, the
 /// simplest string it matches.
-fn string_example(map: &Map<String, Value>) -> String {
+fn string_example(map: &Map<String, Value>, at: &At) -> Result<String, FuzzError> {
     let pattern = map.get("pattern").and_then(Value::as_str).or_else(|| {
         map.get("format")
             .and_then(Value::as_str)
             .and_then(format_pattern)
     });
-    if let Some(strategy) = pattern.and_then(matching) {
+    if let Some(pattern) = pattern
+        && let Some(generated) = matching(pattern, &at.child("pattern"))?
+    {
         let mut runner = TestRunner::deterministic();
-        if let Ok(mut tree) = strategy.new_tree(&mut runner) {
+        if let Ok(mut tree) = generated.values.new_tree(&mut runner) {
             while tree.simplify() {}
-            return tree.current();
+            if let Value::String(text) = tree.current() {
+                return Ok(text);
+            }
         }
     }
     let min = count(map, "minLength").unwrap_or(0);
@@ -122,5 +167,5 @@ fn string_example(map: &Map<String, Value>) -> String {
     let mut text: String = "example".chars().take(max).collect();
     let short = min.saturating_sub(text.chars().count());
     text.extend(std::iter::repeat_n('a', short));
-    text
+    Ok(text)
 }

@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use proptest::prelude::{BoxedStrategy, RngExt, Strategy};
+use proptest::prelude::{RngExt, Strategy};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
+use super::budget::{At, Budget, Depth, Gen, MAX_SIZE, json_size};
 use super::case::{Case, Fixed};
 use super::error::FuzzError;
 use super::invalid::Broken;
@@ -24,9 +25,11 @@ const EXAMPLE_TRIES: usize = 256;
 pub struct Fuzzer {
     runner: TestRunner,
     validator: Arc<jsonschema::Validator>,
-    valid: Option<BoxedStrategy<Value>>,
+    valid: Option<Gen>,
     broken: Vec<Broken>,
     example: Value,
+    /// What the value being drawn may still grow by, shared with the strategies.
+    budget: Budget,
 }
 
 impl std::fmt::Debug for Fuzzer {
@@ -48,7 +51,10 @@ fn runner(seed: u64) -> TestRunner {
 }
 
 impl Fuzzer {
-    /// Err when the schema is not usable (not an object/boolean schema).
+    /// Err when the schema is not usable (not an object/boolean schema), or asks for
+    /// more than generation builds: too deep, too many properties or items, a pattern
+    /// too costly, or values larger than [`MAX_SIZE`] at their smallest. Those limits
+    /// are checked as the strategies are built, before any value is.
     pub fn new(schema: &Value, seed: u64) -> Result<Fuzzer, FuzzError> {
         let found = match schema {
             Value::Object(_) | Value::Bool(_) => None,
@@ -60,18 +66,30 @@ impl Fuzzer {
         if let Some(found) = found {
             return Err(FuzzError::NotASchema { found });
         }
-        within_limits(schema)?;
+        let generator = Generator {
+            root: Root::new(schema),
+            budget: Budget::default(),
+        };
+        let valid = generator.valid(schema, &At::default(), Depth::default())?;
+        generator.root.restart();
+        let broken = generator.broken(schema)?;
+        generator.root.restart();
+        let example = generator
+            .root
+            .example(schema, &At::default(), Depth::default())?;
         let validator = Arc::new(
             jsonschema::validator_for(schema).map_err(|err| FuzzError::Invalid(err.to_string()))?,
         );
-        let generator = Generator { root: Root(schema) };
-        let valid = generator.valid(schema, 0);
-        let broken = generator.broken(schema);
-        let example = match generator.root.example(schema, 0) {
-            Some(example) if validator.is_valid(&example) => example,
+        let budget = generator.budget;
+        let example = match example {
+            Some(example) if json_size(&example) <= MAX_SIZE && validator.is_valid(&example) => {
+                example
+            }
             // The plain value misses some keyword; the first valid draw of a fixed
             // seed stands in, so the example does not depend on the run's seed.
-            _ => first_valid(valid.as_ref(), &validator).ok_or(FuzzError::Unsatisfiable)?,
+            _ => {
+                first_valid(valid.as_ref(), &validator, &budget).ok_or(FuzzError::Unsatisfiable)?
+            }
         };
         Ok(Fuzzer {
             runner: runner(seed),
@@ -79,6 +97,7 @@ impl Fuzzer {
             valid,
             broken,
             example,
+            budget,
         })
     }
 
@@ -107,7 +126,8 @@ impl Fuzzer {
     fn valid_case(&mut self) -> Option<Case> {
         let strategy = self.valid.as_ref()?;
         for _ in 0..TRIES {
-            let Ok(tree) = strategy.new_tree(&mut self.runner) else {
+            self.budget.reset(strategy.floor);
+            let Ok(tree) = strategy.values.new_tree(&mut self.runner) else {
                 continue;
             };
             if self.validator.is_valid(&tree.current()) {
@@ -124,7 +144,8 @@ impl Fuzzer {
         for _ in 0..TRIES {
             let pick = self.runner.rng().random_range(0..self.broken.len());
             let broken = &self.broken[pick];
-            let Ok(tree) = broken.values.new_tree(&mut self.runner) else {
+            self.budget.reset(broken.values.floor);
+            let Ok(tree) = broken.values.values.new_tree(&mut self.runner) else {
                 continue;
             };
             if !self.validator.is_valid(&tree.current()) {
@@ -138,44 +159,15 @@ impl Fuzzer {
 
 /// The first valid value a fixed seed draws.
 fn first_valid(
-    valid: Option<&BoxedStrategy<Value>>,
+    valid: Option<&Gen>,
     validator: &jsonschema::Validator,
+    budget: &Budget,
 ) -> Option<Value> {
     let strategy = valid?;
     let mut runner = runner(0);
     (0..EXAMPLE_TRIES).find_map(|_| {
-        let value = strategy.new_tree(&mut runner).ok()?.current();
+        budget.reset(strategy.floor);
+        let value = strategy.values.new_tree(&mut runner).ok()?.current();
         validator.is_valid(&value).then_some(value)
     })
-}
-
-/// The largest sizes a schema may ask for: a generated value stays small enough to
-/// build, send and shrink in a moment, whatever a server advertises.
-const SIZE_LIMITS: [(&str, u64); 3] = [
-    ("minLength", 65_536),
-    ("minItems", 4_096),
-    ("minProperties", 1_024),
-];
-
-/// Refuses a schema whose size keywords, anywhere in it, ask for more than
-/// [`SIZE_LIMITS`].
-fn within_limits(schema: &Value) -> Result<(), FuzzError> {
-    match schema {
-        Value::Object(map) => {
-            for (keyword, limit) in SIZE_LIMITS {
-                if let Some(value) = map.get(keyword).and_then(Value::as_u64)
-                    && value > limit
-                {
-                    return Err(FuzzError::TooLarge {
-                        keyword,
-                        value,
-                        limit,
-                    });
-                }
-            }
-            map.values().try_for_each(within_limits)
-        }
-        Value::Array(items) => items.iter().try_for_each(within_limits),
-        _ => Ok(()),
-    }
 }

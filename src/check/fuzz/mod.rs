@@ -6,12 +6,15 @@
 //! Generation is proptest strategies built keyword by keyword from the schema; shrinking
 //! walks their value trees by hand so each step can await a call to the tool.
 
+mod budget;
 mod case;
+mod choice;
 mod error;
 mod example;
 mod fuzzer;
 mod invalid;
 mod numbers;
+mod pattern;
 mod schema;
 mod seq;
 mod shell;
@@ -21,6 +24,7 @@ mod valid;
 #[cfg(test)]
 mod tests;
 
+pub use budget::At;
 pub use case::Case;
 pub use error::FuzzError;
 pub use fuzzer::Fuzzer;

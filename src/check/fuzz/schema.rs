@@ -1,7 +1,14 @@
 //! Reading a schema for generation: local `$ref`s followed, `allOf` folded in, and the
 //! JSON types a schema admits.
 
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
+
+use super::budget::{At, Depth, MAX_DEPTH, MAX_SUBSCHEMAS};
+use super::error::FuzzError;
 
 /// How many `$ref`s one path through the schema may follow: recursive definitions stop
 /// growing there.
@@ -57,45 +64,113 @@ impl JsonType {
     }
 }
 
-/// The whole schema, for resolving `$ref`s against.
-pub(super) struct Root<'a>(pub(super) &'a Value);
+/// The whole schema, for resolving `$ref`s against, and the subschemas visited so
+/// far, held to [`MAX_SUBSCHEMAS`].
+pub(super) struct Root<'a> {
+    schema: &'a Value,
+    visited: Cell<usize>,
+}
 
-impl Root<'_> {
+impl<'a> Root<'a> {
+    pub(super) fn new(schema: &'a Value) -> Root<'a> {
+        Root {
+            schema,
+            visited: Cell::new(0),
+        }
+    }
+
+    /// Starts counting subschemas visited again, for another walk over the schema.
+    pub(super) fn restart(&self) {
+        self.visited.set(0);
+    }
+
+    /// Counts `weight` more subschemas visited at `at`, `depth` deep. `Ok(false)` when
+    /// a path through `$ref`s has reached [`MAX_DEPTH`]: a recursive definition stops
+    /// growing there. Past it otherwise, or past [`MAX_SUBSCHEMAS`], the schema is
+    /// refused.
+    pub(super) fn enter(&self, at: &At, depth: Depth, weight: usize) -> Result<bool, FuzzError> {
+        if depth.level > MAX_DEPTH {
+            if depth.refs > 0 {
+                return Ok(false);
+            }
+            return Err(FuzzError::TooDeep {
+                limit: MAX_DEPTH,
+                at: at.clone(),
+            });
+        }
+        let visited = self.visited.get().saturating_add(weight);
+        self.visited.set(visited);
+        if visited > MAX_SUBSCHEMAS {
+            return Err(FuzzError::TooManySubschemas {
+                limit: MAX_SUBSCHEMAS,
+                at: at.clone(),
+            });
+        }
+        Ok(true)
+    }
+
     /// `schema` with a local `$ref` replaced by its target (sibling keywords kept) and
-    /// `allOf` folded in, once more for each `$ref` followed. `None` once `depth`
-    /// passes [`MAX_REF_DEPTH`].
-    pub(super) fn flatten(&self, schema: &Value, depth: &mut usize) -> Option<Value> {
+    /// `allOf` folded in; `depth.refs` counts each `$ref` followed. `Ok(None)` once
+    /// that passes [`MAX_REF_DEPTH`]. A schema with neither keyword is borrowed as is.
+    pub(super) fn flatten<'s>(
+        &self,
+        schema: &'s Value,
+        at: &At,
+        depth: &mut Depth,
+    ) -> Result<Option<Cow<'s, Value>>, FuzzError>
+    where
+        'a: 's,
+    {
         let Value::Object(map) = schema else {
-            return Some(schema.clone());
+            return Ok(Some(Cow::Borrowed(schema)));
         };
+        if !map.contains_key("$ref") && !map.contains_key("allOf") {
+            return Ok(Some(Cow::Borrowed(schema)));
+        }
         let mut out = map.clone();
         if let Some(Value::String(reference)) = out.remove("$ref") {
-            *depth += 1;
-            if *depth > MAX_REF_DEPTH {
-                return None;
+            depth.refs += 1;
+            if depth.refs > MAX_REF_DEPTH {
+                return Ok(None);
             }
             // A reference that is not a local pointer cannot be followed: any value.
             let target = reference
                 .strip_prefix('#')
-                .and_then(|pointer| self.0.pointer(pointer))
-                .cloned()
-                .unwrap_or(Value::Bool(true));
-            let target = self.flatten(&target, depth)?;
-            out = merge(target, Value::Object(out));
+                .and_then(|pointer| self.schema.pointer(pointer))
+                .unwrap_or(&Value::Bool(true));
+            let Some(target) = self.flatten(target, at, depth)? else {
+                return Ok(None);
+            };
+            out = merge(target.into_owned(), Value::Object(out));
         }
         if let Some(Value::Array(parts)) = out.remove("allOf") {
-            for part in parts {
-                let part = self.flatten(&part, depth)?;
-                out = merge(Value::Object(out), part);
+            let at = at.child("allOf");
+            for (index, part) in parts.iter().enumerate() {
+                let at = at.child(index);
+                let mut inner = depth.deeper();
+                if !self.enter(&at, inner, 1)? {
+                    return Ok(None);
+                }
+                let Some(part) = self.flatten(part, &at, &mut inner)? else {
+                    return Ok(None);
+                };
+                depth.refs = inner.refs;
+                out = merge(Value::Object(out), part.into_owned());
             }
         }
-        Some(Value::Object(out))
+        Ok(Some(Cow::Owned(Value::Object(out))))
     }
 }
 
 /// Folds `extra` into `base`, as if both applied: properties joined, `required` lists
 /// joined, `false` absorbing; other keywords of `extra` fill gaps of `base`.
 pub(super) fn merge(base: Value, extra: Value) -> Map<String, Value> {
+    merge_at(base, extra, 0)
+}
+
+/// [`merge`], `level` properties deep: past [`MAX_DEPTH`] the base's property is
+/// kept whole (generation refuses a schema that deep before it reads it).
+fn merge_at(base: Value, extra: Value, level: usize) -> Map<String, Value> {
     let (mut base, extra) = match (base, extra) {
         (Value::Bool(false), _) | (_, Value::Bool(false)) => {
             return Map::from_iter([("not".to_owned(), Value::Object(Map::new()))]);
@@ -110,15 +185,19 @@ pub(super) fn merge(base: Value, extra: Value) -> Map<String, Value> {
             ("properties", Some(Value::Object(have)), Value::Object(more)) => {
                 for (name, schema) in more {
                     let joined = match have.remove(&name) {
-                        Some(old) => Value::Object(merge(old, schema)),
+                        Some(old) if level < MAX_DEPTH => {
+                            Value::Object(merge_at(old, schema, level + 1))
+                        }
+                        Some(old) => old,
                         None => schema,
                     };
                     have.insert(name, joined);
                 }
             }
             ("required", Some(Value::Array(have)), Value::Array(more)) => {
+                let mut seen: HashSet<Value> = have.iter().cloned().collect();
                 for name in more {
-                    if !have.contains(&name) {
+                    if seen.insert(name.clone()) {
                         have.push(name);
                     }
                 }

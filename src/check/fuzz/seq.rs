@@ -7,6 +7,8 @@ use proptest::prelude::RngExt;
 use proptest::strategy::{NewTree, Strategy, ValueTree};
 use proptest::test_runner::{TestRng, TestRunner};
 
+use super::budget::Budget;
+
 /// How long generated sequences tend to be.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Lengths {
@@ -37,13 +39,18 @@ impl Lengths {
     }
 }
 
-/// A sequence of `element` values, `min..=max` long.
+/// A sequence of `element` values, `min..=max` long. The first `free` elements are
+/// in the strategy's floor; each one beyond is paid `cost` from the budget, and the
+/// sequence stops short when the budget is spent.
 #[derive(Debug, Clone)]
 pub(super) struct SeqStrategy<S> {
     pub(super) element: S,
     pub(super) min: usize,
     pub(super) max: usize,
     pub(super) lengths: Lengths,
+    pub(super) free: usize,
+    pub(super) cost: u64,
+    pub(super) budget: Budget,
 }
 
 impl<S: Strategy> Strategy for SeqStrategy<S> {
@@ -51,7 +58,11 @@ impl<S: Strategy> Strategy for SeqStrategy<S> {
     type Value = Vec<S::Value>;
 
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
-        let len = self.lengths.pick(runner.rng(), self.min, self.max);
+        let mut len = self.lengths.pick(runner.rng(), self.min, self.max);
+        let free = self.free.max(self.min);
+        if len > free {
+            len = free + self.budget.take(len - free, self.cost);
+        }
         let elements = (0..len)
             .map(|_| self.element.new_tree(runner))
             .collect::<Result<Vec<_>, _>>()?;

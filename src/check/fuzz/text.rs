@@ -5,11 +5,21 @@
 use proptest::char::{CharStrategy, range as chars};
 use proptest::prelude::{BoxedStrategy, Strategy};
 use proptest::sample::select;
-use proptest::strategy::Union;
-use proptest::string::{RegexGeneratorStrategy, string_regex};
+use proptest::string::string_regex;
 use serde_json::Value;
 
+use super::budget::{At, Budget, Gen, PER_CHAR, string_size};
+use super::choice::Choice;
+use super::error::FuzzError;
+use super::pattern::cost;
 use super::seq::{Lengths, SeqStrategy};
+
+/// Characters of the plain example string (`example`), which every string's floor
+/// makes room for.
+const EXAMPLE_CHARS: usize = 7;
+/// What a draw's alternative not taken is counted as, in bytes of the budget: it
+/// holds a runner to shrink towards, far larger than a character.
+const ALTERNATIVE_COST: u64 = 128;
 
 /// Printable ASCII.
 fn ascii() -> CharStrategy<'static> {
@@ -27,7 +37,7 @@ fn unicode() -> BoxedStrategy<char> {
         '\u{202E}', // right-to-left override
         '\'', '"', '\\', '\n', '\t', '\r', '\u{0}', '\u{7F}', '$', '`',
     ];
-    Union::new_weighted(vec![
+    let options = vec![
         (4, ascii().boxed()),
         (2, chars('\u{C0}', '\u{17F}').boxed()), // Latin accents
         (1, chars('\u{4E00}', '\u{9FFF}').boxed()), // CJK
@@ -36,22 +46,37 @@ fn unicode() -> BoxedStrategy<char> {
         (1, chars('\u{0621}', '\u{064A}').boxed()), // Arabic
         (1, chars('\u{0300}', '\u{036F}').boxed()), // combining marks
         (2, select(awkward.to_vec()).boxed()),
-    ])
-    .boxed()
+    ];
+    match Choice::new(options) {
+        Some(choice) => choice.boxed(),
+        None => ascii().boxed(),
+    }
 }
 
 /// Strings of `min..=max` characters (code points, as JSON Schema counts them).
-pub(super) fn strings(min: usize, max: usize) -> BoxedStrategy<Value> {
+pub(super) fn strings(min: usize, max: usize, budget: &Budget) -> Gen {
+    let free = min.max(EXAMPLE_CHARS.min(max));
     let of = |element: BoxedStrategy<char>| {
         SeqStrategy {
             element,
             min,
             max,
             lengths: Lengths::Text,
+            free,
+            cost: PER_CHAR,
+            budget: budget.clone(),
         }
         .prop_map(|text| Value::String(text.into_iter().collect()))
+        .boxed()
     };
-    Union::new([of(ascii().boxed()).boxed(), of(unicode()).boxed()]).boxed()
+    let values = match Choice::new(vec![(1, of(ascii().boxed())), (1, of(unicode()))]) {
+        Some(choice) => choice.boxed(),
+        None => of(ascii().boxed()),
+    };
+    Gen {
+        values,
+        floor: string_size(free as u64),
+    }
 }
 
 /// Strings for a `format`, where a pattern says it well enough.
@@ -71,10 +96,11 @@ pub(super) fn format_pattern(format: &str) -> Option<&'static str> {
     })
 }
 
-/// Strings matching `pattern`, when proptest can generate from it. It makes whole
-/// matches and refuses anchors, so the `^...$` schemas usually wrap a pattern in is
-/// dropped first: a whole match satisfies the anchored pattern too.
-pub(super) fn matching(pattern: &str) -> Option<RegexGeneratorStrategy<String>> {
+/// Strings matching `pattern`, when proptest can generate from it; `Ok(None)` when it
+/// cannot, and an error when the pattern costs more than generation allows. proptest
+/// makes whole matches and refuses anchors, so the `^...$` schemas usually wrap a
+/// pattern in is dropped first: a whole match satisfies the anchored pattern too.
+pub(super) fn matching(pattern: &str, at: &At) -> Result<Option<Gen>, FuzzError> {
     let body = pattern.strip_prefix('^').unwrap_or(pattern);
     let body = match body.strip_suffix('$') {
         // `\$` ends in an escaped `$`, a character to match.
@@ -83,5 +109,17 @@ pub(super) fn matching(pattern: &str) -> Option<RegexGeneratorStrategy<String>> 
     };
     // `\d` is every Unicode digit to proptest, a class it cannot draw from; the ASCII
     // digits match it as well.
-    string_regex(&body.replace(r"\d", "[0-9]")).ok()
+    let body = body.replace(r"\d", "[0-9]");
+    let cost = cost(&body).map_err(|why| FuzzError::Pattern {
+        why,
+        at: at.clone(),
+    })?;
+    let Ok(strategy) = string_regex(&body) else {
+        return Ok(None);
+    };
+    Ok(Some(Gen {
+        values: strategy.prop_map(Value::String).boxed(),
+        floor: string_size(cost.chars)
+            .saturating_add(cost.alternatives.saturating_mul(ALTERNATIVE_COST)),
+    }))
 }
