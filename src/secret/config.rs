@@ -50,7 +50,10 @@ pub fn register_config(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<Stri
             }
             Some(Credential::File(_)) | None => {}
         }
-        provider.headers.values().for_each(|v| super::register_header(v));
+        provider
+            .headers
+            .values()
+            .for_each(|v| super::register_header(v));
     }
     let listed = |exec: &ExecSpec| {
         for name in exec.env.iter().filter(|name| looks_secret(name)) {
@@ -67,7 +70,9 @@ pub fn register_config(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<Stri
     config.evals.values().for_each(|eval| listed(&eval.exec));
     for hook in config.hooks.values() {
         listed(&hook.exec);
-        hook.env_values.values().for_each(|v| super::register_value(v));
+        hook.env_values
+            .values()
+            .for_each(|v| super::register_value(v));
     }
     for server in config.mcp_servers.values() {
         match &server.endpoint {
@@ -115,5 +120,76 @@ mod tests {
         ] {
             assert!(!looks_secret(plain), "{plain}");
         }
+    }
+
+    #[test]
+    fn a_config_registers_its_credentials_and_secret_looking_variables() {
+        use crate::config::{Hook, HookKind, McpServer, McpToolFilter, Provider};
+        let exec = |env: &[&str]| ExecSpec {
+            command: "tool".into(),
+            args: Vec::new(),
+            env: env.iter().map(|n| n.to_string()).collect(),
+            timeout: None,
+            working_dir: "/".into(),
+            max_output_bytes: None,
+            runtime: Default::default(),
+            max_in_flight: None,
+            command_pos: Default::default(),
+            arg_positions: Vec::new(),
+            env_mode: Default::default(),
+        };
+        let mut config = RuntimeConfig::default();
+        config.providers.push(Provider {
+            kind: "openai".into(),
+            credential: Some(Credential::Key("cfg-inline-key-1".into())),
+            headers: [("X-Gw".to_string(), "Bearer cfg-header-token-2".to_string())].into(),
+            ..Provider::default()
+        });
+        config.providers.push(Provider {
+            kind: "claude".into(),
+            credential: Some(Credential::Env("CFG_KEY_VAR".into())),
+            ..Provider::default()
+        });
+        config.hooks.insert(
+            "h".into(),
+            Hook {
+                name: "h".into(),
+                exec: exec(&["CFG_DB_PASSWORD", "CFG_PLAIN_NAME"]),
+                env_values: [("ANY".to_string(), "cfg-hook-value-3".to_string())].into(),
+                priority: 0,
+                kind: HookKind::Eval,
+                pos: Default::default(),
+            },
+        );
+        config.mcp_servers.insert(
+            "m".into(),
+            McpServer {
+                name: "m".into(),
+                endpoint: McpEndpoint::Stdio {
+                    exec: exec(&[]),
+                    env: [("GH".to_string(), "cfg-mcp-env-value-4".to_string())].into(),
+                },
+                timeout: None,
+                tool_filter: McpToolFilter::default(),
+                pos: Default::default(),
+            },
+        );
+        let env = |name: &str| {
+            Some(match name {
+                "CFG_KEY_VAR" => "cfg-env-key-5",
+                "CFG_DB_PASSWORD" => "cfg-password-6",
+                "CFG_PLAIN_NAME" => "cfg-not-a-secret-7",
+                _ => return None,
+            })
+            .map(str::to_string)
+        };
+        register_config(&config, &env);
+        let text = "cfg-inline-key-1 Bearer cfg-header-token-2 cfg-header-token-2 \
+                    cfg-hook-value-3 cfg-mcp-env-value-4 cfg-env-key-5 cfg-password-6 \
+                    cfg-not-a-secret-7";
+        assert_eq!(
+            crate::secret::redact(text),
+            "*** *** *** *** *** *** *** cfg-not-a-secret-7"
+        );
     }
 }

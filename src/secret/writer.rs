@@ -70,3 +70,20 @@ impl<W: Write> Write for Redacting<W> {
         self.inner.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_written_one_byte_at_a_time_is_hidden() {
+        crate::secret::register_key("wr-secret-\"key\"-9");
+        let json = serde_json::json!({"said": "my key is wr-secret-\"key\"-9", "end": "wr-sec"});
+        let mut out = Redacting::new(Vec::new());
+        for byte in json.to_string().as_bytes() {
+            out.write_all(std::slice::from_ref(byte)).expect("written");
+        }
+        let written = String::from_utf8(out.finish().expect("finished")).expect("utf-8");
+        assert_eq!(written, r#"{"said":"my key is ***","end":"wr-sec"}"#);
+    }
+}

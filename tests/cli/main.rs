@@ -35,6 +35,7 @@ mod reaper;
 mod render;
 mod replay_compat;
 mod robust;
+mod secrets;
 mod rpc_hooks;
 mod run;
 mod run_flow;
