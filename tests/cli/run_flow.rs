@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
+use crate::junit::{junit_case, junit_cases};
 use crate::util::{Outcome, fixtures, promptexec};
 
 fn run_dir() -> PathBuf {
@@ -110,49 +111,6 @@ fn only_tool_call(report: &Json) -> &Json {
     let calls = report["tool_calls"].as_array().expect("tool_calls");
     assert_eq!(calls.len(), 1, "{calls:#?}");
     &calls[0]
-}
-
-/// One JUnit testcase: where it is, and the message of its `<failure>` or `<error>`.
-#[derive(Debug)]
-struct Case {
-    classname: String,
-    name: String,
-    failure: Option<String>,
-    error: Option<String>,
-}
-
-/// The testcases of a JUnit report holding exactly one testsuite.
-fn junit_cases(xml: &str) -> Vec<Case> {
-    let doc = roxmltree::Document::parse(xml)
-        .unwrap_or_else(|err| panic!("well-formed XML ({err}):\n{xml}"));
-    let suites: Vec<_> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("testsuite"))
-        .collect();
-    assert_eq!(suites.len(), 1, "one testsuite:\n{xml}");
-    let message = |case: roxmltree::Node, tag: &str| {
-        case.children()
-            .find(|c| c.has_tag_name(tag))
-            .map(|c| c.attribute("message").unwrap_or_default().to_string())
-    };
-    suites[0]
-        .children()
-        .filter(|n| n.has_tag_name("testcase"))
-        .map(|case| Case {
-            classname: case.attribute("classname").unwrap_or_default().into(),
-            name: case.attribute("name").unwrap_or_default().into(),
-            failure: message(case, "failure"),
-            error: message(case, "error"),
-        })
-        .collect()
-}
-
-#[track_caller]
-fn case<'c>(cases: &'c [Case], name: &str) -> &'c Case {
-    cases
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("a testcase `{name}` in {cases:#?}"))
 }
 
 /// evals.pack.json with the probe eval answering `answer` (nothing when empty) and
@@ -425,14 +383,13 @@ fn a_failing_gate_eval_is_exit_1_and_a_junit_failure_of_the_eval_alone() {
     assert_eq!(out.code, 1, "{}", out.report());
     let cases = junit_cases(&out.stdout);
     assert_eq!(cases.len(), 2, "{cases:#?}");
-    let turn = case(&cases, "turn 1");
+    let turn = junit_case(&cases, "turn 1");
     assert_eq!(turn.classname, "gated.turns");
-    assert_eq!((&turn.failure, &turn.error), (&None, &None), "{turn:#?}");
-    let eval = case(&cases, "quality (turn 1)");
+    assert_eq!(turn.outcome, None, "{turn:#?}");
+    let eval = junit_case(&cases, "quality (turn 1)");
     assert_eq!(eval.classname, "gated.evals");
-    let failure = eval.failure.as_deref().expect("a <failure> child");
+    let failure = eval.message_of("failure").expect("a <failure> child");
     assert!(failure.contains("0.2"), "{failure}");
-    assert_eq!(eval.error, None);
 }
 
 #[test]
@@ -455,12 +412,11 @@ fn an_eval_that_cannot_score_is_exit_3_and_a_junit_error() {
         let out = play_eval("gated", "junit", answer, exit);
         assert_eq!(out.code, 3, "{what}: {}", out.report());
         let cases = junit_cases(&out.stdout);
-        let turn = case(&cases, "turn 1");
-        assert_eq!((&turn.failure, &turn.error), (&None, &None), "{what}");
-        let eval = case(&cases, "quality (turn 1)");
-        let message = eval.error.as_deref().expect("an <error> child");
+        let turn = junit_case(&cases, "turn 1");
+        assert_eq!(turn.outcome, None, "{what}");
+        let eval = junit_case(&cases, "quality (turn 1)");
+        let message = eval.message_of("error").expect("an <error> child");
         assert!(message.contains(says), "{what}: {message:?}");
-        assert_eq!(eval.failure, None, "{what}");
     }
 }
 
@@ -477,6 +433,6 @@ fn a_measurement_with_a_low_score_does_not_fail_the_run() {
     let out = play_eval("measured", "junit", r#"{"score": 0.1}"#, "0");
     assert_eq!(out.code, 0, "{}", out.report());
     let cases = junit_cases(&out.stdout);
-    let eval = case(&cases, "quality (turn 1)");
-    assert_eq!((&eval.failure, &eval.error), (&None, &None), "{eval:#?}");
+    let eval = junit_case(&cases, "quality (turn 1)");
+    assert_eq!(eval.outcome, None, "{eval:#?}");
 }
