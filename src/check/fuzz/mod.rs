@@ -22,6 +22,8 @@ mod text;
 mod valid;
 
 #[cfg(test)]
+mod budget_tests;
+#[cfg(test)]
 mod tests;
 
 pub use budget::At;
