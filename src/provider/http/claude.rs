@@ -173,11 +173,6 @@ mod tests {
     use super::*;
     use crate::hooks::{History, assistant_message, message, tool_message};
 
-    /// The answer, or its error as the user reads it.
-    fn parse_answer(body: &Json) -> Result<Answer, String> {
-        super::parse_answer(body).map_err(|e| e.to_string())
-    }
-
     #[test]
     fn the_body_merges_roles_and_carries_tool_results() {
         let mut history = History::default();
@@ -334,6 +329,8 @@ mod tests {
     #[test]
     fn an_error_body_is_an_error() {
         let body = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: too large"}});
-        assert_eq!(parse_answer(&body), Err("max_tokens: too large".into()));
+        assert!(
+            matches!(parse_answer(&body), Err(AnswerError::Api(m)) if m == "max_tokens: too large")
+        );
     }
 }

@@ -160,11 +160,6 @@ mod tests {
     use super::*;
     use crate::hooks::{History, assistant_message, message, tool_message};
 
-    /// The answer, or its error as the user reads it.
-    fn parse_answer(body: &Json) -> Result<Answer, String> {
-        super::parse_answer(body).map_err(|e| e.to_string())
-    }
-
     fn history() -> History {
         let mut history = History::default();
         history.push(message("user", "weather in Paris?"));
@@ -322,10 +317,10 @@ mod tests {
     #[test]
     fn error_bodies_and_missing_choices_are_errors() {
         let error = json!({"error": {"message": "model not found"}});
-        assert_eq!(parse_answer(&error), Err("model not found".into()));
-        assert_eq!(
+        assert!(matches!(parse_answer(&error), Err(AnswerError::Api(m)) if m == "model not found"));
+        assert!(matches!(
             parse_answer(&json!({"choices": []})),
-            Err("the answer has no `choices[0].message`".into())
-        );
+            Err(AnswerError::NoMessage)
+        ));
     }
 }
