@@ -9,8 +9,8 @@ use serde_json::{Value as Json, json};
 use crate::cli::args::{LibraryArgs, LibraryFormat, ShareCommand};
 use crate::cli::{CliError, Console, Exit};
 use crate::library::{
-    KeyPair, Receiving, ShareError, check_packet, inspect_bundle, make_bundle, make_packet,
-    open_bundle, parse_template, read_key_file, write_key_files,
+    KeyPair, Receiving, ShareError, SignError, check_packet, inspect_bundle, make_bundle,
+    make_packet, open_bundle, parse_template, read_key_file, write_key_files,
 };
 
 use super::emit::{pretty, write_output};
@@ -155,7 +155,10 @@ fn sync_receive(
 
 fn keygen(out: &Path, console: &mut Console) -> Result<Exit, CliError> {
     let key = KeyPair::generate().map_err(|e| CliError::Usage(e.to_string()))?;
-    let public = write_key_files(out, &key).map_err(|e| CliError::Usage(e.to_string()))?;
+    let public = write_key_files(out, &key).map_err(|e| match e {
+        SignError::WriteKey { path, source } => CliError::Write { path, source },
+        other => CliError::Usage(other.to_string()),
+    })?;
     console.note(&format!(
         "wrote the private key to {} (mode 0600) and the public key to {}",
         out.display(),
@@ -217,8 +220,17 @@ fn key(path: &Path) -> Result<KeyPair, CliError> {
     read_key_file(path).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
+/// The JSON document at `path` (`-`: stdin), opened by the path as given: one that
+/// is not UTF-8 is read all the same, and only shown lossily.
 fn read_json(path: &Path) -> Result<Json, CliError> {
-    let text = read_text(&path.display().to_string())?;
+    let text = if path.as_os_str() == "-" {
+        read_text("-")?
+    } else {
+        std::fs::read_to_string(path).map_err(|source| CliError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?
+    };
     serde_json::from_str(&text)
         .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", path.display())))
 }

@@ -2,14 +2,15 @@
 //! base58btc signatures, and the canonical JSON that signatures and content hashes cover.
 
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Permissions};
 use std::io::{self, Write as _};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
+use tempfile::NamedTempFile;
 
 /// Multicodec varint for `ed25519-pub`; it is what makes ed25519 dids start `z6Mk`.
 const ED25519_PUB_MULTICODEC: [u8; 2] = [0xed, 0x01];
@@ -121,37 +122,59 @@ impl KeyPair {
 }
 
 /// Writes the seed to `path` (mode 0600) and the did to `path.pub`; returns the `.pub` path.
+///
+/// Both files are written whole to temporary files beside them (the secret one
+/// private from its creation), synced, and only then renamed into place, the key
+/// without replacing an existing one: a failed write (a full disk) leaves neither
+/// file behind, so trying again works.
 pub fn write_key_files(path: &Path, key: &KeyPair) -> Result<PathBuf, SignError> {
+    let exists = || SignError::KeyExists {
+        path: path.to_path_buf(),
+    };
     let write_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| SignError::WriteKey { path, source }
     };
-    // create_new + mode: the file is born private, and an existing key is never clobbered.
-    let mut secret = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|source| match source.kind() {
-            io::ErrorKind::AlreadyExists => SignError::KeyExists {
-                path: path.to_path_buf(),
-            },
-            _ => SignError::WriteKey {
-                path: path.to_path_buf(),
-                source,
-            },
-        })?;
-    write_line(&mut secret, &key.seed_hex()).map_err(write_err(path))?;
-
+    if path.symlink_metadata().is_ok() {
+        return Err(exists());
+    }
     let public = pub_path(path);
-    let mut file = File::create(&public).map_err(write_err(&public))?;
-    write_line(&mut file, &key.did()).map_err(write_err(&public))?;
+    let secret = staged(path, &key.seed_hex(), 0o600).map_err(write_err(path))?;
+    let shared = staged(&public, &key.did(), 0o666).map_err(write_err(&public))?;
+    secret
+        .persist_noclobber(path)
+        .map_err(|e| match e.error.kind() {
+            io::ErrorKind::AlreadyExists => exists(),
+            _ => write_err(path)(e.error),
+        })?;
+    if let Err(e) = shared.persist(&public) {
+        // The pair goes in whole or not at all; the key was ours a moment ago.
+        let _ = std::fs::remove_file(path);
+        return Err(write_err(&public)(e.error));
+    }
+    // Best effort: the renames are durable once the folder is; a failure here
+    // leaves complete files either way.
+    let _ = File::open(folder_of(path)).and_then(|dir| dir.sync_all());
     Ok(public)
 }
 
-fn write_line(file: &mut File, text: &str) -> io::Result<()> {
+/// `text` and a newline in a synced temporary file beside `path`, created with `mode`
+/// (less the umask) before anything is written to it; removed again when dropped.
+fn staged(path: &Path, text: &str, mode: u32) -> io::Result<NamedTempFile> {
+    let mut file = tempfile::Builder::new()
+        .prefix(".promptexec-key")
+        .permissions(Permissions::from_mode(mode))
+        .tempfile_in(folder_of(path))?;
     writeln!(file, "{text}")?;
-    file.sync_all()
+    file.as_file().sync_all()?;
+    Ok(file)
+}
+
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
 }
 
 fn pub_path(path: &Path) -> PathBuf {
@@ -371,6 +394,24 @@ mod tests {
             Err(SignError::KeyExists { .. })
         ));
         assert_eq!(read_key_file(&path).expect("reads").did(), k.did());
+    }
+
+    #[test]
+    fn a_pair_that_cannot_be_completed_leaves_no_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("me.key");
+        // A folder where the public key goes: the rename onto it fails.
+        std::fs::create_dir(dir.path().join("me.key.pub")).expect("mkdir");
+        let err = write_key_files(&path, &key(7)).expect_err("cannot write .pub");
+        assert!(matches!(err, SignError::WriteKey { .. }), "{err:?}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["me.key.pub"]);
+        std::fs::remove_dir(dir.path().join("me.key.pub")).expect("rmdir");
+        write_key_files(&path, &key(7)).expect("a retry works");
+        assert_eq!(read_key_file(&path).expect("reads").did(), key(7).did());
     }
 
     #[test]

@@ -351,18 +351,11 @@ fn scenario_model(
     Ok(model::plan(answers, chosen, stream))
 }
 
-/// A scenario id as a file name: characters other than letters, digits, `-`, `_`
-/// and `.` become `_`.
+/// A scenario id as one plain file name ([`suite::cases::file_name_part`]): other
+/// characters than letters, digits, `-`, `_` and `.` become `_`, and so does a
+/// leading `.`, so whatever the id, its files stay in the folder they are written to.
 pub(in crate::commands) fn file_stem(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    suite::cases::file_name_part(std::ffi::OsStr::new(id))
 }
 
 /// `DIR/ID.recording.json`: every trial of the scenario, one session each.

@@ -3,6 +3,7 @@
 //! (subdirectories too, hidden entries left out), depth first in name order, so the
 //! same tree always runs in the same order.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::doc::{Diagnostic, Diagnostics};
@@ -55,12 +56,12 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Diagnostics) {
     }
 }
 
+/// Judged on the name's bytes, so a name that is not UTF-8 counts like any other.
 fn is_case_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    CASE_FILE_ENDINGS.iter().any(|end| name.ends_with(end))
+    let name = path.file_name().unwrap_or_default().as_bytes();
+    CASE_FILE_ENDINGS
+        .iter()
+        .any(|end| name.ends_with(end.as_bytes()))
 }
 
 #[cfg(test)]
@@ -91,6 +92,17 @@ mod tests {
             .map(|f| f.strip_prefix(root).expect("inside").display().to_string())
             .collect();
         assert_eq!(names, ["a.cases.json", "b.cases.yaml", "sub/c.cases.yml"]);
+        assert!(!errors.has_errors());
+    }
+
+    #[test]
+    fn a_case_file_whose_name_is_not_utf8_is_found() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let name = std::ffi::OsStr::from_bytes(b"\xff.cases.yaml");
+        std::fs::write(dir.path().join(name), "cases: []").expect("write");
+        let mut errors = Diagnostics::default();
+        let files = case_files(&[dir.path().to_path_buf()], &mut errors);
+        assert_eq!(files, [dir.path().join(name)]);
         assert!(!errors.has_errors());
     }
 

@@ -8,6 +8,7 @@
 
 mod bind;
 mod discover;
+mod file_name;
 mod judge;
 mod load;
 mod matchers;
@@ -16,6 +17,7 @@ mod snapshot;
 
 pub use bind::{BoundTool, HookPoint, bind_hook, bind_tool, decision_words};
 pub use discover::{CASE_FILE_ENDINGS, case_files};
+pub use file_name::file_name_part;
 pub use judge::{
     CaseStatus, HookSeen, SnapshotCheck, Stored, ToolSeen, Verdict, judge_hook, judge_tool,
 };

@@ -1,13 +1,16 @@
 //! Snapshots of tool results: one pretty JSON file per case, beside the case file
 //! under `__snapshots__/<case file stem>/<case name slug>.json`, so they are
 //! reviewed and committed with the cases. Written atomically: a reader sees the old
-//! snapshot or the new one, never half of one.
+//! snapshot or the new one, never half of one. Both parts are made plain file names
+//! ([`file_name_part`], [`slug`]), so a case file named `...yaml` keeps its snapshots
+//! inside `__snapshots__` like any other.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
+use super::file_name::file_name_part;
 use super::judge::Stored;
 
 /// The directory beside a case file that holds its snapshots.
@@ -33,10 +36,11 @@ pub fn slug(name: &str) -> String {
     slug
 }
 
-/// Where the snapshot of case `case_name` of `case_file` is kept.
+/// Where the snapshot of case `case_name` of `case_file` is kept: always two plain
+/// components below the `__snapshots__` beside the file.
 pub fn snapshot_path(case_file: &Path, case_name: &str) -> PathBuf {
     let dir = case_file.parent().unwrap_or(Path::new(""));
-    let stem = case_file.file_stem().unwrap_or_default();
+    let stem = file_name_part(case_file.file_stem().unwrap_or_default());
     dir.join(SNAPSHOT_DIR)
         .join(stem)
         .join(format!("{}.json", slug(case_name)))
@@ -93,6 +97,35 @@ mod tests {
         assert_eq!(
             snapshot_path(Path::new("orders.cases.json"), "x"),
             Path::new("__snapshots__/orders.cases/x.json")
+        );
+    }
+
+    #[test]
+    fn a_case_file_named_with_dots_keeps_its_snapshots_in_the_folder() {
+        use std::path::Component;
+        for name in [
+            "cases/...yaml",
+            "cases/..yaml",
+            "cases/.cases.yaml",
+            "cases/..",
+        ] {
+            let path = snapshot_path(Path::new(name), "x");
+            let below = path
+                .strip_prefix("cases/__snapshots__")
+                .unwrap_or_else(|_| panic!("{name}: {}", path.display()));
+            let parts: Vec<_> = below.components().collect();
+            assert_eq!(parts.len(), 2, "{name}: {}", path.display());
+            assert!(
+                parts.iter().all(
+                    |c| matches!(c, Component::Normal(n) if !n.to_string_lossy().starts_with('.'))
+                ),
+                "{name}: {}",
+                path.display()
+            );
+        }
+        assert_eq!(
+            snapshot_path(Path::new("...yaml"), "x"),
+            Path::new("__snapshots__/_./x.json")
         );
     }
 
