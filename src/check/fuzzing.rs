@@ -60,10 +60,15 @@ pub async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeRes
         let mut fuzzer = match Fuzzer::new(target.input, options.seed) {
             Ok(fuzzer) => fuzzer,
             Err(err) => {
+                let hint = if err.past_a_limit() {
+                    "keep the schema within the sizes check generates (see `check` in the guide)"
+                } else {
+                    "give the tool a schema that arguments can satisfy"
+                };
                 fuzz_failure = Some(not_fuzzed(
                     &target.name,
                     format!("no arguments can be generated from its schema: {err}"),
-                    "give the tool a schema that arguments can satisfy",
+                    hint,
                 ));
                 break;
             }

@@ -29,8 +29,9 @@ fn fuzz(tool: &str, pack: &Path) -> Outcome {
         .run()
 }
 
-/// The one `fuzz` verdict of a run on one tool: whether it passed, and its reason.
-fn verdict(out: &Outcome) -> (bool, String) {
+/// The one `fuzz` verdict of a run on one tool: whether it passed, its reason and
+/// its hint.
+fn verdict(out: &Outcome) -> (bool, String, String) {
     let report = out.json();
     let probes = report["extensions"][0]["probes"]
         .as_array()
@@ -40,14 +41,19 @@ fn verdict(out: &Outcome) -> (bool, String) {
     (
         probes[0]["passed"] == true,
         probes[0]["reason"].as_str().unwrap_or_default().to_owned(),
+        probes[0]["hint"].as_str().unwrap_or_default().to_owned(),
     )
 }
 
 fn fails_fuzz(tool: &str, pack: &Path, expected: &str) {
     let out = fuzz(tool, pack);
     out.expect_code(1);
-    let (passed, reason) = verdict(&out);
+    let (passed, reason, hint) = verdict(&out);
     assert!(!passed, "{reason}");
+    assert_eq!(
+        hint,
+        "keep the schema within the sizes check generates (see `check` in the guide)"
+    );
     let prefix =
         format!("`{tool}` was not fuzzed: no arguments can be generated from its schema: ");
     assert!(reason.starts_with(&prefix), "{reason}");
@@ -132,7 +138,7 @@ fn a_pattern_of_nested_repetitions_fails_fuzz_at_the_pattern() {
 fn a_schema_near_the_budgets_is_fuzzed() {
     let out = fuzz("near_limits", &pack());
     out.expect_code(0);
-    let (passed, reason) = verdict(&out);
+    let (passed, reason, _) = verdict(&out);
     assert!(passed, "{reason}");
     assert!(
         reason.contains("no crash, hang or invalid answer"),

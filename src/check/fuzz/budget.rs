@@ -48,7 +48,9 @@ pub(super) fn json_size(value: &Value) -> u64 {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         size = size.saturating_add(match value {
-            Value::Null | Value::Bool(_) | Value::Number(_) => SCALAR,
+            Value::Null | Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::Number(_) => SCALAR,
             Value::String(text) => string_size(text.chars().count() as u64),
             Value::Array(items) => {
                 stack.extend(items);

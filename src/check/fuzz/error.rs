@@ -48,3 +48,19 @@ pub enum FuzzError {
     #[error("no arguments satisfying the input schema could be generated")]
     Unsatisfiable,
 }
+
+impl FuzzError {
+    /// The schema is usable but asks for more than generation builds.
+    pub fn past_a_limit(&self) -> bool {
+        matches!(
+            self,
+            FuzzError::TooLarge { .. }
+                | FuzzError::TooDeep { .. }
+                | FuzzError::TooManySubschemas { .. }
+                | FuzzError::TooManyProperties { .. }
+                | FuzzError::TooManyItems { .. }
+                | FuzzError::Pattern { .. }
+                | FuzzError::TooBig { .. }
+        )
+    }
+}
