@@ -157,7 +157,8 @@ impl ScenarioRecord {
             model_brief(&self.model())
         );
         for problem in self.problems() {
-            text.push_str(&format!("\n    {problem}"));
+            // Assertion failures quote what the model said.
+            text.push_str(&format!("\n    {}", style::peer(&problem, true)));
         }
         text
     }

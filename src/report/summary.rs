@@ -189,7 +189,11 @@ pub fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -> Vec<S
             _ => {}
         }
     }
+    // Reasons quote what hooks, tools, servers and models wrote.
     lines
+        .into_iter()
+        .map(|line| crate::cli::style::peer(&line, true).into_owned())
+        .collect()
 }
 
 /// A table in the house style, with this header.
