@@ -85,7 +85,7 @@ fn suite_in(dir: &Path, flags: &[&str]) -> Outcome {
 }
 
 #[test]
-fn scenario_ids_that_climb_out_write_their_recordings_and_transcripts_inside_their_folders() {
+fn scenario_ids_that_climb_out_or_run_long_write_their_files_inside_their_folders() {
     let dir = tempfile::tempdir().expect("temp dir");
     let victims = [
         "x.recording.json",
@@ -103,7 +103,7 @@ fn scenario_ids_that_climb_out_write_their_recordings_and_transcripts_inside_the
         &["--record-dir", "out/rec/in", "--transcript", "out/tr/in"],
     )
     .expect_code(0)
-    .stderr_has("2 passed");
+    .stderr_has("3 passed");
     for name in victims {
         let path = dir.path().join("out").join(name);
         assert_eq!(
@@ -112,24 +112,28 @@ fn scenario_ids_that_climb_out_write_their_recordings_and_transcripts_inside_the
             "{name}"
         );
     }
+    // An id of 305 characters: its first 183 and 16 hex digits of its SHA-256.
+    let long = format!("long-{}-fcf15a5d14b284b2", "a".repeat(178));
     assert_eq!(
         files_below(&dir.path().join("out")),
         [
-            "rec/in/_..recording.json",
-            "rec/in/_._x.recording.json",
-            "rec/x.recording.json",
-            "tr/in/_..jsonl",
-            "tr/in/_._x.jsonl",
-            "tr/x.jsonl",
-            "x.jsonl",
-            "x.recording.json",
+            "rec/in/_..recording.json".to_string(),
+            "rec/in/_._x.recording.json".to_string(),
+            format!("rec/in/{long}.recording.json"),
+            "rec/x.recording.json".to_string(),
+            "tr/in/_..jsonl".to_string(),
+            "tr/in/_._x.jsonl".to_string(),
+            format!("tr/in/{long}.jsonl"),
+            "tr/x.jsonl".to_string(),
+            "x.jsonl".to_string(),
+            "x.recording.json".to_string(),
         ]
     );
 
     // --replay-dir looks them up by the same names.
     suite_in(dir.path(), &["--replay-dir", "out/rec/in"])
         .expect_code(0)
-        .stderr_has("2 passed");
+        .stderr_has("3 passed");
 }
 
 /// A folder named by the single byte 0xFF (not UTF-8) inside `dir`, created.

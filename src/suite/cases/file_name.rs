@@ -3,12 +3,20 @@
 //! derived from it lands in its folder and nowhere else.
 
 use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+use sha2::{Digest, Sha256};
+
+/// The longest part made, in bytes: with the longest ending added to it
+/// (`.trial-4294967295.jsonl`) a name stays well below the 255 bytes file systems
+/// allow.
+pub const MAX_PART: usize = 200;
 
 /// `raw` as one file-name part: every character other than a letter, a digit, `-`,
-/// `_` or `.` becomes `_`, a leading `.` becomes `_`, and nothing becomes `_`. The
-/// result is never empty, `.` or `..`, never hidden, and holds no `/` or NUL; the
-/// same `raw` always gives the same part. Bytes that are not UTF-8 count as other
-/// characters.
+/// `_` or `.` becomes `_`, a leading `.` becomes `_`, and nothing becomes `_`; a
+/// part longer than [`MAX_PART`] bytes is cut ([`bounded`]). The result is never
+/// empty, `.` or `..`, never hidden, and holds no `/` or NUL; the same `raw` always
+/// gives the same part. Bytes that are not UTF-8 count as other characters.
 pub fn file_name_part(raw: &OsStr) -> String {
     let text = raw.to_string_lossy();
     let mut part: String = text
@@ -27,13 +35,32 @@ pub fn file_name_part(raw: &OsStr) -> String {
     if part.is_empty() {
         part.push('_');
     }
+    bounded(part, raw.as_bytes())
+}
+
+/// `part` if it is at most [`MAX_PART`] bytes long; else its start, a `-` and 16 hex
+/// digits of the SHA-256 of `raw`, [`MAX_PART`] bytes in all, so that long names
+/// that differ only at their end still get different parts.
+pub fn bounded(mut part: String, raw: &[u8]) -> String {
+    const TAIL: usize = 1 + 16;
+    if part.len() <= MAX_PART {
+        return part;
+    }
+    let mut keep = MAX_PART - TAIL;
+    while !part.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    part.truncate(keep);
+    let digest = Sha256::digest(raw);
+    part.push('-');
+    for byte in &digest[..8] {
+        part.push_str(&format!("{byte:02x}"));
+    }
     part
 }
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::ffi::OsStrExt;
-
     use super::*;
 
     fn part(raw: &str) -> String {
@@ -59,6 +86,17 @@ mod tests {
         assert_eq!(part("a\\b c"), "a_b_c");
         let not_utf8 = file_name_part(OsStr::from_bytes(b"a\xffb"));
         assert_eq!(not_utf8, "a_b");
+    }
+
+    #[test]
+    fn long_names_are_cut_to_distinct_parts() {
+        let long = "ö".repeat(150);
+        let made = part(&long);
+        assert!(made.len() <= MAX_PART, "{}", made.len());
+        assert!(made.starts_with("öö"), "{made}");
+        assert_ne!(made, part(&format!("{long}x")));
+        assert_eq!(made, part(&long), "the same name, the same part");
+        assert_eq!(part(&"a".repeat(MAX_PART)), "a".repeat(MAX_PART));
     }
 
     #[test]

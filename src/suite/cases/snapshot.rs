@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use super::file_name::file_name_part;
+use super::file_name::{bounded, file_name_part};
 use super::judge::Stored;
 
 /// The directory beside a case file that holds its snapshots.
 pub const SNAPSHOT_DIR: &str = "__snapshots__";
 
 /// A case name as a file name: letters and digits lowercased, every run of anything
-/// else one `-`.
+/// else one `-`, cut to a bounded length ([`bounded`]).
 pub fn slug(name: &str) -> String {
     let mut slug = String::with_capacity(name.len());
     for c in name.chars() {
@@ -33,7 +33,7 @@ pub fn slug(name: &str) -> String {
     if slug.is_empty() {
         slug.push_str("case");
     }
-    slug
+    bounded(slug, name.as_bytes())
 }
 
 /// Where the snapshot of case `case_name` of `case_file` is kept: always two plain
@@ -86,6 +86,7 @@ mod tests {
         );
         assert_eq!(slug("Größe über alles"), "größe-über-alles");
         assert_eq!(slug("?!"), "case");
+        assert!(slug(&"word ".repeat(100)).len() <= super::super::file_name::MAX_PART);
     }
 
     #[test]
