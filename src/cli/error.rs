@@ -90,7 +90,8 @@ impl CliError {
                     message.push_str(&format!(": {cause}"));
                     source = cause.source();
                 }
-                console.error(&message);
+                // A cause may quote what a server or an extension wrote.
+                console.error(&super::style::peer(&message, true));
             }
         }
     }

@@ -175,13 +175,13 @@ mod tests {
             },
         );
         let env = |name: &str| {
-            Some(match name {
+            let value = match name {
                 "CFG_KEY_VAR" => "cfg-env-key-5",
                 "CFG_DB_PASSWORD" => "cfg-password-6",
                 "CFG_PLAIN_NAME" => "cfg-not-a-secret-7",
                 _ => return None,
-            })
-            .map(str::to_string)
+            };
+            Some(value.to_string())
         };
         register_config(&config, &env);
         let text = "cfg-inline-key-1 Bearer cfg-header-token-2 cfg-header-token-2 \
