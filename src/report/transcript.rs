@@ -37,7 +37,9 @@ impl Transcript {
             }
         };
         line["seq"] = self.seq.into();
-        let mut bytes = crate::secret::redact(&line.to_string()).into_owned().into_bytes();
+        let mut bytes = crate::secret::redact(&line.to_string())
+            .into_owned()
+            .into_bytes();
         bytes.push(b'\n');
         if let Err(err) = self.file.write_all(&bytes) {
             self.failed = Some(err);
