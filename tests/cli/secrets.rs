@@ -183,3 +183,37 @@ fn an_echoed_key_and_token_reach_no_file_and_no_stream() {
     human.stderr_has("assistant: Your key is ***. Let me echo it.");
     assert_eq!(model.keys_received().len(), 6);
 }
+
+#[test]
+fn a_suite_writes_no_secret_to_its_reports_transcripts_or_recordings() {
+    let model = LeakyModel::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = config(dir.path(), model.port);
+    let suite = |format: &str, output: &str| {
+        promptexec()
+            .in_dir(dir.path())
+            .env("LEAKY_KEY", KEY)
+            .env("SERVICE_TOKEN", TOKEN)
+            .arg("-c")
+            .arg(&config)
+            .args(["-v", "run"])
+            .arg(fixtures().join("secrets/leak.pack.json"))
+            .arg(fixtures().join("secrets/scenarios"))
+            .args(["--provider", "leaky", "--format", format, "-o", output])
+    };
+    // The scenario's assertions fail on what the model said: exit 1.
+    let junit = suite("junit", "suite.xml")
+        .args(["--transcript", "transcripts", "--record-dir", "recordings"])
+        .run();
+    junit.expect_code(1);
+    nothing_leaked(
+        &junit,
+        dir.path(),
+        &["transcripts/leak.jsonl", "recordings/leak.recording.json"],
+    );
+    junit.stderr_has("FAIL  leak");
+    let json = suite("json", "suite.json").run();
+    json.expect_code(1);
+    nothing_leaked(&json, dir.path(), &["suite.json"]);
+    assert_eq!(model.keys_received(), [KEY; 4]);
+}
