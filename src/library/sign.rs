@@ -165,7 +165,8 @@ fn staged(path: &Path, text: &str, mode: u32) -> io::Result<NamedTempFile> {
         .prefix(".promptexec-key")
         .permissions(Permissions::from_mode(mode))
         .tempfile_in(folder_of(path))?;
-    writeln!(file, "{text}")?;
+    // Through the plain file: its errors do not name the temporary path.
+    writeln!(file.as_file_mut(), "{text}")?;
     file.as_file().sync_all()?;
     Ok(file)
 }

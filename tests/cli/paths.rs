@@ -237,7 +237,10 @@ fn a_key_write_that_fails_leaves_no_key_file_and_a_retry_succeeds() {
         .arg("--out")
         .arg(&key)
         .run();
-    failed.expect_code(2).stderr_has("cannot write");
+    failed
+        .expect_code(2)
+        .stderr_has("cannot write")
+        .stderr_has("File too large");
     assert_eq!(failed.stdout, "");
     assert_eq!(
         files_below(dir.path()),
