@@ -11,6 +11,10 @@ use super::claude::finding;
 use super::error::AnswerError;
 use super::sse::SseEvent;
 
+/// Content blocks one streamed answer may open: each is kept until the end, so a
+/// stream opening one per event would otherwise hold memory per event, not per byte.
+pub(super) const MAX_BLOCKS: usize = 1_024;
+
 #[derive(Debug, Default)]
 pub(super) struct ClaudeStream {
     /// Content blocks by their index.
@@ -67,9 +71,10 @@ impl ClaudeStream {
                     },
                     _ => Block::Other,
                 };
+                self.room_for(index)?;
                 self.blocks.insert(index, block);
             }
-            "content_block_delta" => self.add_delta(index, &data["delta"]),
+            "content_block_delta" => self.add_delta(index, &data["delta"])?,
             "message_delta" => {
                 if let Some(output) = data["usage"]["output_tokens"].as_u64() {
                     self.output_tokens = Some(output);
@@ -105,7 +110,17 @@ impl ClaudeStream {
         }
     }
 
-    fn add_delta(&mut self, index: u64, delta: &Json) {
+    /// Refuses a block at a new `index` past [`MAX_BLOCKS`].
+    fn room_for(&self, index: u64) -> Result<(), StreamError> {
+        if self.blocks.len() >= MAX_BLOCKS && !self.blocks.contains_key(&index) {
+            return Err(StreamError::Broken(format!(
+                "the stream opened more than {MAX_BLOCKS} content blocks"
+            )));
+        }
+        Ok(())
+    }
+
+    fn add_delta(&mut self, index: u64, delta: &Json) -> Result<(), StreamError> {
         match (self.blocks.get_mut(&index), delta["type"].as_str()) {
             (Some(Block::Text(text)), Some("text_delta")) => {
                 text.push_str(delta["text"].as_str().unwrap_or_default());
@@ -115,11 +130,13 @@ impl ClaudeStream {
             }
             // A text block that was never started still carries text.
             (None, Some("text_delta")) => {
+                self.room_for(index)?;
                 let text = delta["text"].as_str().unwrap_or_default().to_string();
                 self.blocks.insert(index, Block::Text(text));
             }
             _ => {}
         }
+        Ok(())
     }
 
     /// The answer once the body has ended.
@@ -257,6 +274,44 @@ mod tests {
         "error",
         r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
     );
+
+    #[test]
+    fn a_stream_opening_block_after_block_is_cut_at_the_limit() {
+        let starts = |n: usize| {
+            format!(
+                r#"{{"type":"content_block_start","index":{n},"content_block":{{"type":"text","text":"{n} "}}}}"#
+            )
+        };
+        let stop = ("message_stop", r#"{"type":"message_stop"}"#);
+        let within: Vec<String> = (0..MAX_BLOCKS).map(starts).collect();
+        let mut events: Vec<(&str, &str)> = within
+            .iter()
+            .map(|data| ("content_block_start", data.as_str()))
+            .collect();
+        events.push(stop);
+        let answer = play(&events).expect("an answer");
+        assert!(answer.text.ends_with(&format!("{} ", MAX_BLOCKS - 1)));
+        let text_delta = |n: usize| {
+            format!(
+                r#"{{"type":"content_block_delta","index":{n},"delta":{{"type":"text_delta","text":"x"}}}}"#
+            )
+        };
+        let past = [starts(MAX_BLOCKS), text_delta(MAX_BLOCKS)];
+        for extra in &past {
+            let mut events: Vec<(&str, &str)> = within
+                .iter()
+                .map(|data| ("content_block_start", data.as_str()))
+                .collect();
+            events.push(("content_block_delta", extra.as_str()));
+            events.push(stop);
+            assert_eq!(
+                play(&events).map(|a| a.text),
+                Err(StreamError::Broken(format!(
+                    "the stream opened more than {MAX_BLOCKS} content blocks"
+                )))
+            );
+        }
+    }
 
     #[test]
     fn a_busy_server_before_any_content_is_worth_another_attempt() {

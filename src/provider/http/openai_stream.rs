@@ -1,5 +1,7 @@
 //! A streamed chat completions answer, put together from its events.
 
+use std::collections::HashMap;
+
 use serde_json::Value as Json;
 
 use super::answer::{Answer, Call, Tokens, args_from_text};
@@ -8,10 +10,26 @@ use super::error::AnswerError;
 use super::openai::finding;
 use super::sse::SseEvent;
 
+/// Tool calls one streamed answer may open: each is kept until the end, so a stream
+/// opening one per event would otherwise hold memory per event, not per byte.
+pub(super) const MAX_CALLS: usize = 1_024;
+
+/// Why an event cannot be taken in.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ChunkError {
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
+    #[error("the stream opened more than {MAX_CALLS} tool calls")]
+    TooManyCalls,
+}
+
 #[derive(Debug, Default)]
 pub(super) struct OpenAiStream {
     text: String,
     calls: Vec<PartialCall>,
+    /// Where the call with each `index`, and each id, is in `calls`.
+    by_index: HashMap<u64, usize>,
+    by_id: HashMap<String, usize>,
     tokens: Option<Tokens>,
     finding: Option<String>,
     finished: bool,
@@ -21,7 +39,6 @@ pub(super) struct OpenAiStream {
 /// A tool call whose pieces are still arriving.
 #[derive(Debug, Default)]
 struct PartialCall {
-    index: Option<u64>,
     id: String,
     name: String,
     args: String,
@@ -29,7 +46,7 @@ struct PartialCall {
 
 impl OpenAiStream {
     /// Takes in one event; `Ok(true)` once the answer is complete (`[DONE]`).
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, AnswerError> {
+    pub fn event(&mut self, event: &SseEvent) -> Result<bool, ChunkError> {
         let data = event.data.trim();
         if data == "[DONE]" {
             self.done = true;
@@ -38,7 +55,7 @@ impl OpenAiStream {
         let chunk: Json = serde_json::from_str(data)
             .map_err(|_| AnswerError::EventNotJson { data: quote(data) })?;
         if let Some(message) = error_in(&chunk) {
-            return Err(AnswerError::Api(message));
+            return Err(AnswerError::Api(message).into());
         }
         if let Some(tokens) = Tokens::read(&chunk["usage"], "prompt_tokens", "completion_tokens") {
             self.tokens = Some(tokens);
@@ -49,7 +66,7 @@ impl OpenAiStream {
             self.text.push_str(text);
         }
         for piece in delta["tool_calls"].as_array().into_iter().flatten() {
-            self.add_piece(piece);
+            self.add_piece(piece)?;
         }
         if let Some(reason) = choice["finish_reason"].as_str().filter(|r| !r.is_empty()) {
             self.finished = true;
@@ -60,25 +77,34 @@ impl OpenAiStream {
 
     /// One piece of a tool call: its id and name usually come first, then the
     /// arguments' text in parts.
-    fn add_piece(&mut self, piece: &Json) {
+    fn add_piece(&mut self, piece: &Json) -> Result<(), ChunkError> {
         let index = piece["index"].as_u64();
         let id = piece["id"].as_str().unwrap_or_default();
         let found = match index {
-            Some(_) => self.calls.iter().position(|c| c.index == index),
+            Some(index) => self.by_index.get(&index).copied(),
             // Without an index: the call with this id, else the last one.
-            None if !id.is_empty() => self.calls.iter().position(|c| c.id == id),
+            None if !id.is_empty() => self.by_id.get(id).copied(),
             None => self.calls.len().checked_sub(1),
         };
-        let at = found.unwrap_or_else(|| {
-            self.calls.push(PartialCall {
-                index,
-                ..PartialCall::default()
-            });
-            self.calls.len() - 1
-        });
+        let at = match found {
+            Some(at) => at,
+            None if self.calls.len() >= MAX_CALLS => return Err(ChunkError::TooManyCalls),
+            None => {
+                let at = self.calls.len();
+                self.calls.push(PartialCall::default());
+                if let Some(index) = index {
+                    self.by_index.insert(index, at);
+                }
+                at
+            }
+        };
         let call = &mut self.calls[at];
-        if !id.is_empty() {
+        if !id.is_empty() && call.id != id {
+            if self.by_id.get(&call.id) == Some(&at) {
+                self.by_id.remove(&call.id);
+            }
             call.id = id.to_string();
+            self.by_id.entry(call.id.clone()).or_insert(at);
         }
         let function = &piece["function"];
         if let Some(name) = function["name"].as_str().filter(|n| !n.is_empty()) {
@@ -89,6 +115,7 @@ impl OpenAiStream {
             Json::Null => {}
             whole => call.args = whole.to_string(),
         }
+        Ok(())
     }
 
     /// The answer once the body has ended; `done` says the end marker was seen.
@@ -216,6 +243,42 @@ mod tests {
         let unsaid =
             play(&[r#"{"choices":[{"delta":{"content":"hi"}}]}"#, "[DONE]"]).expect("an answer");
         assert_eq!(unsaid.finding, None);
+    }
+
+    #[test]
+    fn a_stream_opening_call_after_call_is_cut_at_the_limit() {
+        let opens = |n: usize| {
+            format!(
+                r#"{{"choices":[{{"delta":{{"tool_calls":[{{"index":{n},"id":"c{n}","function":{{"name":"f","arguments":"{{}}"}}}}]}}}}]}}"#
+            )
+        };
+        let within: Vec<String> = (0..MAX_CALLS).map(opens).collect();
+        let mut events: Vec<&str> = within.iter().map(String::as_str).collect();
+        events.push("[DONE]");
+        let answer = play(&events).expect("an answer");
+        assert_eq!(answer.calls.len(), MAX_CALLS);
+        assert_eq!(
+            answer.calls[MAX_CALLS - 1].id,
+            format!("c{}", MAX_CALLS - 1)
+        );
+        let past: Vec<String> = (0..=MAX_CALLS).map(opens).collect();
+        let events: Vec<&str> = past.iter().map(String::as_str).collect();
+        assert_eq!(
+            play(&events),
+            Err(format!(
+                "the stream opened more than {MAX_CALLS} tool calls"
+            ))
+        );
+        // Pieces without an index find their call by id.
+        let answer = play(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{\"x\""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"g","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"arguments":":1}"}}]}}]}"#,
+            "[DONE]",
+        ])
+        .expect("an answer");
+        assert_eq!(answer.calls[0].args, json!({"x": 1}));
+        assert_eq!(answer.calls[1].name, "g");
     }
 
     #[test]
