@@ -286,7 +286,7 @@ struct Recording {
 }
 
 fn read_transcript(path: &Path) -> Result<Recording, CliError> {
-    let text = read_text(&path.display().to_string())?;
+    let text = read_text(path)?;
     let mut recording = Recording {
         prompt: None,
         session_id: "sess_1".into(),

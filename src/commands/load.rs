@@ -126,17 +126,20 @@ pub(super) fn prompt_evaluator(
     })
 }
 
-/// The text of a file, or of stdin for `-`.
-pub(super) fn read_text(source: &str) -> Result<String, CliError> {
+/// The text of a file, or of stdin for `-`; the path is opened as given, so a name
+/// that is not UTF-8 works.
+pub(super) fn read_text(source: impl AsRef<Path>) -> Result<String, CliError> {
     use std::io::Read;
+    let source = source.as_ref();
+    let stdin = source == Path::new("-");
     let mut text = String::new();
-    let read = if source == "-" {
+    let read = if stdin {
         std::io::stdin().read_to_string(&mut text).map(|_| ())
     } else {
         std::fs::read_to_string(source).map(|t| text = t)
     };
     read.map_err(|err| CliError::Read {
-        path: if source == "-" {
+        path: if stdin {
             "<stdin>".into()
         } else {
             source.into()

@@ -3,6 +3,7 @@
 //! `*.scenario.yml` or `*.scenario.json`, at any depth, in path order.
 
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The folder searched when no scenario is named: `scenarios/` beside the pack.
@@ -10,15 +11,13 @@ pub fn default_folder(pack: &Path) -> PathBuf {
     pack.parent().unwrap_or(Path::new("")).join("scenarios")
 }
 
-/// Whether a file name marks a scenario.
+/// Whether a file name marks a scenario; judged on the name's bytes, so a name that
+/// is not UTF-8 counts like any other.
 pub fn is_scenario_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
+    let name = path.file_name().unwrap_or_default().as_bytes();
     [".scenario.yaml", ".scenario.yml", ".scenario.json"]
         .iter()
-        .any(|suffix| name.ends_with(suffix))
+        .any(|suffix| name.ends_with(suffix.as_bytes()))
 }
 
 /// Every scenario file under `paths` (a file named is taken as it is), each once,

@@ -222,6 +222,37 @@ fn a_config_and_a_pack_at_paths_that_are_not_utf8_run() {
         .expect_code(0)
         .stderr_has("assistant: Done.");
     assert!(transcript.is_file(), "the transcript is written");
+
+    // The transcript is read back by its raw path.
+    promptexec()
+        .arg("-c")
+        .arg(folder.join("paths.yaml"))
+        .args(["eval", "--pack"])
+        .arg(folder.join("paths.pack.json"))
+        .arg("--transcript")
+        .arg(&transcript)
+        .run()
+        .expect_code(0)
+        .stderr_has("over ");
+
+    // A scenario file whose own name is not UTF-8 is found in its folder.
+    let scenarios = folder.join("scenarios");
+    std::fs::create_dir(&scenarios).expect("a scenarios folder");
+    let name = OsStr::from_bytes(b"\xFE.scenario.yaml");
+    std::fs::copy(
+        paths_fixture("scenarios/escape.scenario.yaml"),
+        scenarios.join(name),
+    )
+    .expect("a scenario");
+    promptexec()
+        .arg("-c")
+        .arg(folder.join("paths.yaml"))
+        .arg("run")
+        .arg(folder.join("paths.pack.json"))
+        .arg(&scenarios)
+        .run()
+        .expect_code(0)
+        .stderr_has("1 passed");
 }
 
 #[test]
