@@ -50,6 +50,7 @@ mod server;
 mod session;
 mod snapshots_human;
 mod stderr;
+mod stream_flood;
 mod strict;
 mod suite;
 mod suite_rules;
