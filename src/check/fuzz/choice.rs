@@ -3,7 +3,7 @@
 //! nothing of the size budget; a value of many thousand parts made of them costs
 //! far more memory than its text.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use proptest::prelude::RngExt;
 use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
@@ -15,7 +15,7 @@ use super::budget::Budget;
 /// option, built then from a seed kept for it, and otherwise shrinks the one drawn.
 #[derive(Debug, Clone)]
 pub(super) struct Choice<T> {
-    options: Arc<[(u32, BoxedStrategy<T>)]>,
+    options: Rc<[(u32, BoxedStrategy<T>)]>,
     total: u32,
 }
 

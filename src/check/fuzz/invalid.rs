@@ -2,7 +2,7 @@
 //! long or short, outside its enum; a required property missing; an undeclared one where
 //! `additionalProperties` is false; or arguments that are not an object at all.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use proptest::prelude::{Strategy, any};
 use serde_json::{Map, Value};
@@ -114,7 +114,7 @@ impl Generator<'_> {
         let Some(entries) = self.entries(map, at, depth)? else {
             return Ok(());
         };
-        let entries = Arc::new(entries);
+        let entries = Rc::new(entries);
         // The object with entry `name` replaced (or left out, for `None`).
         let with = |name: &str, values: Option<Gen>| {
             let extra = values.map(|values| Entry::always(name, values));

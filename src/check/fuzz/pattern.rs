@@ -16,13 +16,13 @@ pub(super) const MAX_ALTERNATIVES: u64 = 4_096;
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PatternError {
     #[error("is {0} bytes long (at most {MAX_SOURCE})")]
-    TooLong(usize),
+    Source(usize),
     #[error("nests groups more than {MAX_NESTING} deep")]
-    TooNested,
+    Nesting,
     #[error("matches strings of up to {0} characters (at most {MAX_CHARS})")]
-    TooManyChars(u64),
+    Length(u64),
     #[error("leaves {0} alternatives in one string (at most {MAX_ALTERNATIVES})")]
-    TooManyAlternatives(u64),
+    Alternatives(u64),
 }
 
 /// What one draw from a pattern can cost.
@@ -92,7 +92,7 @@ impl Group {
 /// the text does not make clear counts as the larger case.
 pub(super) fn cost(pattern: &str) -> Result<Cost, PatternError> {
     if pattern.len() > MAX_SOURCE {
-        return Err(PatternError::TooLong(pattern.len()));
+        return Err(PatternError::Source(pattern.len()));
     }
     let chars: Vec<char> = pattern.chars().collect();
     let mut stack = vec![Group::default()];
@@ -130,7 +130,7 @@ pub(super) fn cost(pattern: &str) -> Result<Cost, PatternError> {
                     i += close.map_or(0, |offset| offset + 1);
                 }
                 if open > MAX_NESTING {
-                    return Err(PatternError::TooNested);
+                    return Err(PatternError::Nesting);
                 }
                 stack.push(Group::default());
             }
@@ -169,10 +169,10 @@ pub(super) fn cost(pattern: &str) -> Result<Cost, PatternError> {
         total = cost;
     }
     if total.chars > MAX_CHARS {
-        return Err(PatternError::TooManyChars(total.chars));
+        return Err(PatternError::Length(total.chars));
     }
     if total.alternatives > MAX_ALTERNATIVES {
-        return Err(PatternError::TooManyAlternatives(total.alternatives));
+        return Err(PatternError::Alternatives(total.alternatives));
     }
     Ok(total)
 }
@@ -272,17 +272,17 @@ mod tests {
     fn costly_patterns_are_refused() {
         assert_eq!(
             cost("(((a+)+)+)+"),
-            Err(PatternError::TooManyChars(32 * 32 * 32 * 32))
+            Err(PatternError::Length(32 * 32 * 32 * 32))
         );
         assert_eq!(
             cost("a{1000000000}"),
-            Err(PatternError::TooManyChars(1_000_000_000))
+            Err(PatternError::Length(1_000_000_000))
         );
-        assert_eq!(cost(&"(".repeat(40)), Err(PatternError::TooNested));
-        assert_eq!(cost(&"a".repeat(5000)), Err(PatternError::TooLong(5000)));
+        assert_eq!(cost(&"(".repeat(40)), Err(PatternError::Nesting));
+        assert_eq!(cost(&"a".repeat(5000)), Err(PatternError::Source(5000)));
         assert_eq!(
             cost("(a|b|c|d|e){2000}"),
-            Err(PatternError::TooManyAlternatives(8000))
+            Err(PatternError::Alternatives(8000))
         );
     }
 }

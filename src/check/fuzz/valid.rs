@@ -2,7 +2,7 @@
 //! effort: the validator has the last word on every case.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use proptest::prelude::{BoxedStrategy, Strategy, any};
 use proptest::sample::select;
@@ -85,7 +85,7 @@ impl Entry {
 /// after them: the entries are shared by every object built from them.
 #[derive(Debug, Clone)]
 struct Assembled {
-    entries: Arc<Vec<Entry>>,
+    entries: Rc<Vec<Entry>>,
     skip: Option<String>,
     extra: Option<Entry>,
 }
@@ -113,7 +113,7 @@ impl Strategy for Assembled {
 }
 
 /// An object of `entries` with the one named `skip` left out and `extra` added.
-pub(super) fn assemble(entries: &Arc<Vec<Entry>>, skip: Option<&str>, extra: Option<Entry>) -> Gen {
+pub(super) fn assemble(entries: &Rc<Vec<Entry>>, skip: Option<&str>, extra: Option<Entry>) -> Gen {
     let kept = entries
         .iter()
         .filter(|entry| entry.always && Some(entry.name.as_str()) != skip)
@@ -261,7 +261,7 @@ impl Generator<'_> {
             JsonType::Object => {
                 size_keyword(map, "minProperties", MAX_MIN_PROPERTIES, at)?;
                 self.entries(map, at, depth)?
-                    .map(|entries| assemble(&Arc::new(entries), None, None))
+                    .map(|entries| assemble(&Rc::new(entries), None, None))
             }
         })
     }
