@@ -1,3 +1,8 @@
 fn main() -> std::process::ExitCode {
-    promptexec::cli::run(std::env::args_os())
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Started to become a long-lived child of promptexec: no command line reaches this.
+    if let Some(code) = promptexec::exec::tether::enter(&args) {
+        return code;
+    }
+    promptexec::cli::run(args)
 }

@@ -90,6 +90,10 @@ pub(super) fn execute(
     let played = with_runtime(|| async {
         // A signal while the observers drain at the end still stops the run.
         let interrupt = CancelOnInterrupt::start(&cancel, &plan.stop);
+        // An interrupt seen before the conversation began: nothing of it starts.
+        if interrupt.fired() || plan.stop.is_cancelled() {
+            return Err(CliError::Interrupted);
+        }
         let mut provider = plan
             .model
             .provider()

@@ -1,5 +1,7 @@
 //! The async runtime commands execute their plans on, and the interrupt they race.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::CliError;
@@ -17,8 +19,19 @@ where
     runtime.block_on(work())
 }
 
+/// Set by the first watcher that sees a signal, on whichever thread or runtime, before
+/// anything is cancelled because of it: whatever stopped because of a signal finds
+/// it set, so no worker takes that for a reason to start the next scenario.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether promptexec has seen Ctrl-C, SIGTERM or SIGHUP. Nothing new (a scenario, a
+/// conversation) starts once it has.
+pub(super) fn interrupt_seen() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
 /// Ctrl-C, SIGTERM, or SIGHUP (the terminal went away: the servers promptexec runs
-/// must not be left behind). The handlers are in place as soon as this is called,
+/// must not be left behind); [`interrupt_seen`] says so from then on. The handlers are in place as soon as this is called,
 /// before the future is first polled, so a signal that comes while the work it races
 /// is starting is not missed (a `select!` may poll the work first).
 pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
@@ -37,6 +50,7 @@ pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
             _ = term.recv() => {}
             _ = hup.recv() => {}
         }
+        INTERRUPTED.store(true, Ordering::SeqCst);
     }
 }
 
@@ -54,6 +68,11 @@ impl CancelOnInterrupt {
     pub(super) fn start(cancel: &CancellationToken, stop: &CancellationToken) -> Self {
         let signal = interrupted();
         let fired = CancellationToken::new();
+        // A signal seen elsewhere before this started stops the work at once.
+        if interrupt_seen() {
+            fired.cancel();
+            cancel.cancel();
+        }
         let watch = tokio::spawn({
             let (cancel, stop, fired) = (cancel.clone(), stop.clone(), fired.clone());
             async move {
@@ -80,8 +99,8 @@ impl Drop for CancelOnInterrupt {
     }
 }
 
-/// Ctrl-C or SIGTERM watched for the whole of a long command (a suite), on a thread
-/// of its own: a signal that comes between two conversations, when none of them is
+/// Ctrl-C, SIGTERM or SIGHUP watched for the whole of a long command (a suite), on a
+/// thread of its own: a signal that comes between two conversations, when none of them is
 /// listening, still stops the command. The handlers are in place when `start`
 /// returns.
 pub(super) struct InterruptWatch {

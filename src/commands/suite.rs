@@ -27,7 +27,7 @@ use super::conversation::{Plan, Played, TurnScript, execute as play};
 use super::emit::{pretty, write_output};
 use super::exit::{of_run, worse};
 use super::model;
-use super::runtime::{InterruptWatch, default_jobs};
+use super::runtime::{InterruptWatch, default_jobs, interrupt_seen};
 use super::scenario_files::plan::{
     PlanOptions, ScenarioPlan, file_stem, plan as plan_suite, recording_path,
 };
@@ -144,11 +144,13 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
             let (next, stop, interrupted) = (&next, &stop, &interrupted);
             scope.spawn(move || {
                 loop {
-                    if stop.load(Ordering::SeqCst) || interrupted.is_cancelled() {
+                    if stop.load(Ordering::SeqCst) || stopped_by_signal(interrupted) {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= total {
+                    // Looked at again once taken: a scenario not begun is reported as
+                    // not started, not as interrupted.
+                    if i >= total || stopped_by_signal(interrupted) {
                         break;
                     }
                     let record = play_scenario(suite, &suite.scenarios[i], args, interrupted);
@@ -184,7 +186,7 @@ fn execute(suite: &Suite, args: &RunArgs, console: &mut Console) -> Result<Suite
         .iter()
         .map(|s| Exit::from_code(s.exit_code))
         .fold(Exit::Success, worse);
-    if interrupted.is_cancelled() {
+    if stopped_by_signal(&interrupted) {
         exit = Exit::Interrupted;
     }
     Ok(SuiteRecord {
@@ -233,6 +235,15 @@ fn show(
     if let Some(bar) = progress {
         bar.inc(1);
     }
+}
+
+/// Whether the suite was interrupted: its own watch saw the signal, or a conversation
+/// did first (then the watch's token is cancelled too, which stops the others).
+fn stopped_by_signal(interrupted: &CancellationToken) -> bool {
+    if interrupt_seen() {
+        interrupted.cancel();
+    }
+    interrupted.is_cancelled()
 }
 
 /// Every trial of one scenario, then its assertions folded over them. A trial that
@@ -357,7 +368,7 @@ fn play_trial(
     trial: u32,
     interrupted: &CancellationToken,
 ) -> Result<Played, CliError> {
-    if interrupted.is_cancelled() {
+    if stopped_by_signal(interrupted) {
         return Err(CliError::Interrupted);
     }
     let scenario = &plan.scenario;

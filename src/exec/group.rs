@@ -43,6 +43,6 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.signal(Signal::SIGKILL);
-        sweep_spawn(&self.spawn_id);
+        sweep_spawn(self.pgid, &self.spawn_id);
     }
 }

@@ -14,7 +14,9 @@
 //! What leaves the group (`setsid`, a double fork) is caught another way: promptexec
 //! is a child subreaper, every spawn marks its processes with `PROMPTEXEC_SPAWN_ID`,
 //! and when a group is killed the orphans reparented to promptexec that carry its id
-//! are killed and reaped too; at exit, every child left is.
+//! are killed and reaped too; at exit, every child left is. A long-lived child
+//! (a server) is tethered as well: the kernel kills it when promptexec dies, even by
+//! SIGKILL (see [`tether`]).
 
 mod env;
 pub(crate) mod group;
@@ -30,6 +32,7 @@ pub mod rpc;
 mod run;
 pub(crate) mod spawn;
 pub(crate) mod tail;
+pub mod tether;
 
 pub use env::{BASE_ENV, child_env};
 pub use leftovers::{LEFTOVER_SETTLE, Leftover};

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::outcome::{Finished, ProcessEnd, StopReason};
-use super::spawn::spawn;
+use super::spawn::spawn_one_shot;
 use super::tail::{LineLog, Tail, read_stderr};
 use super::{DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, LEFTOVER_SETTLE, Leftover, child_env};
 use crate::config::ExecSpec;
@@ -123,9 +123,21 @@ pub fn child_env_for(
 /// the child and its descendants do.
 pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     let started = Instant::now();
+    // Nothing starts once the caller has given up: an interrupt that came while the
+    // call was on its way stops it before a process exists.
+    if cancel.is_cancelled() {
+        return Finished {
+            end: None,
+            stop: Some(StopReason::Interrupted),
+            stdout: Vec::new(),
+            stderr_tail: String::new(),
+            duration: Duration::ZERO,
+            leftovers: Vec::new(),
+        };
+    }
     let deadline = started + call.timeout;
     let env = call.environment();
-    let (mut child, guard) = match spawn(call.spec, env) {
+    let (mut child, guard) = match spawn_one_shot(call.spec, env) {
         Ok(spawned) => spawned,
         Err(err) => return Finished::not_started(err),
     };

@@ -8,6 +8,7 @@ use tokio::process::Child;
 
 use super::group::GroupGuard;
 use super::registry::{SPAWN_ID_VAR, SpawnId, spawning};
+use super::tether;
 use crate::config::{EnvMode, ExecSpec};
 
 /// Why a process could not be started. The text is what users read after
@@ -35,12 +36,43 @@ pub enum SpawnError {
     NotPiped,
 }
 
-/// Starts `spec` with exactly `env` plus a fresh `PROMPTEXEC_SPAWN_ID`, its stdio
-/// piped, in a process group of its own. The guard kills the group, and the orphans
-/// marked with that id, when dropped.
+/// Starts a long-lived `spec` (a server tool, a JSON-RPC hook, an MCP server) with
+/// exactly `env` plus a fresh `PROMPTEXEC_SPAWN_ID`, its stdio piped, in a process
+/// group of its own, tethered to promptexec: the kernel kills it if promptexec dies,
+/// even by SIGKILL (see [`super::tether`]; only when running as promptexec's own
+/// binary, not when the library is used by another program). The guard kills the group, and the
+/// orphans marked with that id, when dropped.
+///
+/// The death signal is sent when the thread that started the child ends, so a
+/// long-lived child must be started on a thread that outlives it: a command's
+/// runtime thread, or a suite's worker, which plays its scenarios on runtimes of
+/// their own.
 pub fn spawn(
     spec: &ExecSpec,
+    env: Vec<(String, String)>,
+) -> Result<(Child, Option<GroupGuard>), SpawnError> {
+    start(spec, env, Lifetime::Long)
+}
+
+/// [`spawn`] for a one-shot call, which ends with its call: started directly, on the
+/// fast spawn path, without the tether.
+pub fn spawn_one_shot(
+    spec: &ExecSpec,
+    env: Vec<(String, String)>,
+) -> Result<(Child, Option<GroupGuard>), SpawnError> {
+    start(spec, env, Lifetime::OneShot)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lifetime {
+    OneShot,
+    Long,
+}
+
+fn start(
+    spec: &ExecSpec,
     mut env: Vec<(String, String)>,
+    lifetime: Lifetime,
 ) -> Result<(Child, Option<GroupGuard>), SpawnError> {
     // With `env_mode: listed` the child may get no PATH; a bare command is then found
     // through promptexec's own, as PromptKit finds it.
@@ -56,9 +88,24 @@ pub fn spawn(
     let id = SpawnId::next();
     env.retain(|(name, _)| name != SPAWN_ID_VAR);
     env.push((SPAWN_ID_VAR.to_string(), id.text.clone()));
-    let mut command = tokio::process::Command::new(&program);
+    let tethered = lifetime == Lifetime::Long && tether::available();
+    let mut command = if tethered {
+        // The tethered start can always begin, so what would keep the program from
+        // starting is found here, and named as the user wrote it.
+        startable(&program, &spec.working_dir)?;
+        let mut command = tokio::process::Command::new(tether::SELF_EXE);
+        command.arg0(tether::ARGV0).args(tether::arguments(
+            std::process::id(),
+            &program,
+            &spec.args,
+        ));
+        command
+    } else {
+        let mut command = tokio::process::Command::new(&program);
+        command.args(&spec.args);
+        command
+    };
     command
-        .args(&spec.args)
         .env_clear()
         .envs(env)
         .current_dir(&spec.working_dir)
@@ -76,6 +123,19 @@ pub fn spawn(
         GroupGuard::new(pid as i32, id.text)
     });
     Ok((child, guard))
+}
+
+/// What starting `program` directly would have said before it ran: that it is
+/// missing, or not an executable file. A relative path is taken from `working_dir`.
+fn startable(program: &Path, working_dir: &Path) -> Result<(), SpawnError> {
+    let full = working_dir.join(program);
+    match std::fs::metadata(&full) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            Err(SpawnError::NotFound(program.to_path_buf()))
+        }
+        Ok(_) if !is_executable(&full) => Err(SpawnError::NotExecutable(program.to_path_buf())),
+        _ => Ok(()),
+    }
 }
 
 /// The program to start: a path as given (a relative one is taken from the working

@@ -43,6 +43,7 @@ mod answer;
 mod evaluate;
 mod guard;
 mod hook_gates;
+mod startup;
 mod tool_call;
 
 use answer::{assistant_json, tool_calls_of};
@@ -277,59 +278,13 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Starts the MCP servers the prompt names; their tools join the tool set.
-    async fn start_mcp(&mut self) -> Result<(), TurnEnd> {
-        if self.mcp.is_empty() {
-            return Ok(());
-        }
-        let started = match self.mcp.start().await {
-            Ok(started) => started,
-            Err(failure) => {
-                self.emit(SessionEvent::ExtensionFailed {
-                    turn: self.turn,
-                    kind: ExtensionKind::McpServer,
-                    name: failure.server().to_string(),
-                    phase: Phase::TOOL,
-                    reason: failure.detail(),
-                    stderr_tail: failure.stderr_tail().to_string(),
-                });
-                return Err(TurnEnd::Failed {
-                    reason: failure.to_string(),
-                });
-            }
-        };
-        // A tool the prompt names but the server lists unusably is the server's
-        // failure, not a silent gap in what the model is offered.
-        for (server, tool) in started.rejected {
-            self.emit(SessionEvent::ExtensionFailed {
-                turn: self.turn,
-                kind: ExtensionKind::McpServer,
-                name: server,
-                phase: Phase::TOOL,
-                reason: format!(
-                    "lists tool `{}`, which cannot be offered: {}",
-                    tool.tool, tool.reason
-                ),
-                stderr_tail: String::new(),
-            });
-        }
-        for entry in started.unmatched {
-            tracing::warn!(
-                "prompt `{}` offers `{entry}`, which matches no tool of its MCP servers",
-                self.prompt.id
-            );
-        }
-        for (tool, server) in self.mcp.tools() {
-            let caller = ToolCaller::mcp(&tool.name, &tool.tool, server);
-            self.tools.insert(tool.name.clone(), caller);
-        }
-        Ok(())
-    }
-
     /// Plays one user turn to its end. Before the first, the session starts: the
     /// JSON-RPC hooks shake hands and session hooks hear of it. After a turn the
     /// model answered, its evals run; session hooks hear of every turn.
     pub async fn turn(&mut self, user_text: &str) -> TurnEnd {
+        if let Some(end) = self.cancelled() {
+            return end;
+        }
         if !self.started {
             self.started = true;
             self.session_started = Instant::now();
@@ -344,6 +299,9 @@ impl<'a> Session<'a> {
                     reason: reason.to_string(),
                 };
             }
+            if let Some(end) = self.cancelled() {
+                return end;
+            }
             if let Err(end) = self.start_mcp().await {
                 return end;
             }
@@ -354,6 +312,9 @@ impl<'a> Session<'a> {
             self.hooks_ran(HookPhase::SessionStart, notified);
         }
         let end = self.play_turn(user_text).await;
+        if let Some(end) = self.cancelled() {
+            return end;
+        }
         if matches!(end, TurnEnd::Answered | TurnEnd::RoundLimit) {
             self.evaluate(Point::TurnEnd(self.turn)).await;
         }
@@ -389,6 +350,9 @@ impl<'a> Session<'a> {
             .unwrap_or(self.prompt.tool_policy.max_rounds);
         let max_rounds = u32::try_from(max_rounds).unwrap_or(u32::MAX);
         for round in 1..=max_rounds {
+            if let Some(end) = self.cancelled() {
+                return end;
+            }
             let request = ProviderRequest {
                 provider_id: self.provider_id.clone(),
                 model: self.model.clone(),
@@ -436,6 +400,9 @@ impl<'a> Session<'a> {
                 tools: &tools,
                 stream: self.stream,
             };
+            if let Some(end) = self.cancelled() {
+                return end;
+            }
             let completion = match self.provider.complete(call).await {
                 Ok(completion) => completion,
                 Err(err) => return self.model_failed(turn, round, err),
@@ -544,7 +511,7 @@ impl<'a> Session<'a> {
     /// Ends a conversation that ran its course: its session-level evals run and
     /// session hooks hear `session_end`.
     pub async fn end(&mut self) {
-        if self.turn == 0 {
+        if self.turn == 0 || self.cancel.is_cancelled() {
             return;
         }
         self.evaluate(Point::SessionEnd).await;

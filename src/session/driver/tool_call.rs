@@ -83,6 +83,9 @@ impl Session<'_> {
             self.skip_tool(&info, CallStatus::Error, &refusal);
             return None;
         }
+        if let Some(end) = self.cancelled() {
+            return Some(end);
+        }
         let before = self.hooks.before_execution(info.clone()).await;
         self.hooks_ran(HookPhase::BeforeExecution, before.ran);
         let modified = match before.gate {
@@ -148,6 +151,9 @@ impl Session<'_> {
                 }
                 FailureMode::Slow => tokio::time::sleep(SLOW_DELAY).await,
             }
+        }
+        if let Some(end) = self.cancelled() {
+            return Some(end);
         }
         self.emit(SessionEvent::ToolStarted {
             turn: self.turn,
