@@ -2,6 +2,8 @@
 
 use std::io::{BufRead, Write};
 
+use crate::cli::style;
+use crate::secret;
 use crate::session::{Asker, Decision, PendingCall};
 
 /// An asker that prompts on stderr and reads the answer from stdin. The read runs on
@@ -19,12 +21,16 @@ pub fn person() -> Asker {
 }
 
 fn read_decision(call: &PendingCall) -> Option<Decision> {
-    let mut stderr = std::io::stderr().lock();
-    let _ = write!(
-        stderr,
+    // The model chose the name and the arguments: no secret and no control
+    // character of theirs reaches the terminal.
+    let question = format!(
         "approve {} ({}) with {}? [y/N, then an optional note] ",
-        call.tool, call.call_id, call.args
+        style::peer(&call.tool, false),
+        style::peer(&call.call_id, false),
+        call.args
     );
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(secret::redact(&question).as_bytes());
     let _ = stderr.flush();
     let mut line = String::new();
     if std::io::stdin().lock().read_line(&mut line).ok()? == 0 {

@@ -193,7 +193,9 @@ fn row17_only_listed_variables_reach_the_child() {
     );
     out.expect_code(0);
     let env = &envelope(&out)["result"];
-    assert_eq!(env["LISTED_SECRET"], "shared on purpose");
+    // Its name looks secret, so the value the child printed is masked as a whole:
+    // it arrived exactly as set.
+    assert_eq!(env["LISTED_SECRET"], "***");
     assert_eq!(
         env.get("UNLISTED_SECRET"),
         None,
