@@ -26,6 +26,7 @@ mod lenient_params;
 mod library;
 mod long_run;
 mod mcp;
+mod mcp_bounds;
 mod mcp_http;
 mod mcp_servers;
 mod observers;
