@@ -1,6 +1,6 @@
-//! A model server that floods a stream with tiny events: one character of text per
-//! event ends at the 64 MiB size cap, and a new tool call or content block per event
-//! ends at the limit on those, each as the provider's error (exit 3), for both APIs.
+//! A model server that floods a stream: one character of text per event, or one line
+//! that never ends, stops at the 64 MiB size cap, and a new tool call or content block
+//! per event at the limit on those, each as the provider's error (exit 3).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -96,9 +96,20 @@ fn a_flood_of_one_character_deltas_ends_at_the_size_cap() {
     ends_with("claude_text", "claude", "the answer is larger than 64 MiB");
 }
 
+/// Read chunk by chunk, a line that never ends once took time growing with its
+/// length times the chunks, and never reached the cap before the deadline.
+#[test]
+fn a_line_that_never_ends_ends_at_the_size_cap() {
+    ends_with("long_line", "openai", "the answer is larger than 64 MiB");
+}
+
 #[test]
 fn a_flood_of_new_tool_calls_or_blocks_ends_at_their_limit() {
-    ends_with("calls", "openai", "the stream opened more than 1024 tool calls");
+    ends_with(
+        "calls",
+        "openai",
+        "the stream opened more than 1024 tool calls",
+    );
     ends_with(
         "claude_blocks",
         "claude",

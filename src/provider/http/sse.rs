@@ -20,25 +20,34 @@ pub(super) struct SseParser {
 
 impl SseParser {
     /// The events that `chunk` completes. A line may be split anywhere, even inside a
-    /// UTF-8 character or between `\r` and `\n`.
+    /// UTF-8 character or between `\r` and `\n`. Only `chunk` is scanned, and a line
+    /// still open is only appended to, so a line sent in many chunks costs its length,
+    /// not its length times the chunks.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
-        self.pending.extend_from_slice(chunk);
-        let buffer = std::mem::take(&mut self.pending);
         let mut start = 0;
-        for (i, &byte) in buffer.iter().enumerate() {
+        for (i, &byte) in chunk.iter().enumerate() {
             let after_cr = std::mem::replace(&mut self.after_cr, false);
             match byte {
-                b'\n' if after_cr && i == start => start = i + 1,
+                b'\n' if after_cr && i == start && self.pending.is_empty() => start = i + 1,
                 b'\n' | b'\r' => {
-                    self.line(&buffer[start..i], &mut events);
+                    if self.pending.is_empty() {
+                        self.line(&chunk[start..i], &mut events);
+                    } else {
+                        let mut line = std::mem::take(&mut self.pending);
+                        line.extend_from_slice(&chunk[start..i]);
+                        self.line(&line, &mut events);
+                        // The buffer is kept for the next long line.
+                        line.clear();
+                        self.pending = line;
+                    }
                     start = i + 1;
                     self.after_cr = byte == b'\r';
                 }
                 _ => {}
             }
         }
-        self.pending = buffer[start..].to_vec();
+        self.pending.extend_from_slice(&chunk[start..]);
         events
     }
 
@@ -115,6 +124,22 @@ mod tests {
         }
         let bytes: Vec<&[u8]> = whole.chunks(1).collect();
         assert_eq!(parse_in_pieces(&bytes), expected);
+    }
+
+    #[test]
+    fn a_line_sent_in_many_chunks_is_read_whole() {
+        let mut parser = SseParser::default();
+        let mut events = parser.feed(b"data: ");
+        for _ in 0..100_000 {
+            events.extend(parser.feed(b"x"));
+        }
+        assert!(events.is_empty());
+        events.extend(parser.feed(b"\r"));
+        events.extend(parser.feed(b"\n\ndata: end\n\n"));
+        assert_eq!(
+            events,
+            [event(None, &"x".repeat(100_000)), event(None, "end")]
+        );
     }
 
     #[test]
