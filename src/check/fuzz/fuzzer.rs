@@ -53,7 +53,7 @@ fn runner(seed: u64) -> TestRunner {
 impl Fuzzer {
     /// Err when the schema is not usable (not an object/boolean schema), or asks for
     /// more than generation builds: too deep, too many properties or items, a pattern
-    /// too costly, or values larger than [`MAX_SIZE`] at their smallest. Those limits
+    /// too costly, or values over 1 MiB of JSON at their smallest. Those limits
     /// are checked as the strategies are built, before any value is.
     pub fn new(schema: &Value, seed: u64) -> Result<Fuzzer, FuzzError> {
         let found = match schema {

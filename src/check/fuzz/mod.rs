@@ -6,7 +6,7 @@
 //! Generation is proptest strategies built keyword by keyword from the schema; shrinking
 //! walks their value trees by hand so each step can await a call to the tool.
 //!
-//! A schema is held to the limits of [`budget`] while its strategies are built, before
+//! A schema is held to the limits of `budget.rs` while its strategies are built, before
 //! any value is: nesting, subschemas, properties, items, pattern cost, and the JSON size
 //! of the smallest value. Past one, the fuzzer is refused with the reason and the JSON
 //! Pointer of the part; within them, no drawn value passes 1 MiB of JSON.
