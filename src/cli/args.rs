@@ -128,7 +128,7 @@ pub struct RunArgs {
     /// Read the user messages from FILE (`-`: stdin), one per line; blank lines are
     /// skipped
     #[arg(long, value_name = "FILE", conflicts_with = "messages")]
-    pub messages_from: Option<String>,
+    pub messages_from: Option<PathBuf>,
 
     /// PromptKit mock-responses YAML [default: the mock provider's mock_config]
     #[arg(long, value_name = "FILE")]
@@ -322,7 +322,7 @@ pub struct InvokeArgs {
     /// Many calls: one JSON arguments object per line of FILE (or - for stdin); one
     /// JSON envelope per line on stdout, in input order
     #[arg(long, value_name = "FILE")]
-    pub batch: Option<String>,
+    pub batch: Option<PathBuf>,
 
     /// With --batch: how many calls run at once
     #[arg(short = 'j', long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]

@@ -1,5 +1,7 @@
 //! The user messages `run` plays, from `--message` flags or a `--messages-from` file.
 
+use std::path::Path;
+
 use crate::cli::CliError;
 
 use super::load::read_text;
@@ -17,14 +19,18 @@ pub(super) struct UserMessages {
 impl UserMessages {
     /// Each `--message` (`flags`), or each line of the `--messages-from` source
     /// (`from`) that is not blank.
-    pub(super) fn load(flags: Vec<String>, from: Option<&str>) -> Result<Self, CliError> {
+    pub(super) fn load(flags: Vec<String>, from: Option<&Path>) -> Result<Self, CliError> {
         let Some(source) = from else {
             return Ok(Self::of(flags.iter().map(String::as_str)));
         };
         let text = read_text(source)?;
         let messages = Self::of(text.lines().filter(|line| !line.trim().is_empty()));
         if messages.len() == 0 {
-            let name = if source == "-" { "stdin" } else { source };
+            let name = if source == Path::new("-") {
+                "stdin".into()
+            } else {
+                source.display().to_string()
+            };
             return Err(CliError::Usage(format!(
                 "--messages-from {name}: no messages (each line that is not blank is one turn)"
             )));

@@ -211,12 +211,16 @@ fn a_config_and_a_pack_at_paths_that_are_not_utf8_run() {
     )
     .expect("the config");
     let transcript = folder.join("run.jsonl");
+    let messages = folder.join("messages.txt");
+    std::fs::write(&messages, "hi\n").expect("the messages");
     promptexec()
         .arg("-c")
         .arg(folder.join("paths.yaml"))
         .arg("run")
         .arg(folder.join("paths.pack.json"))
-        .args(["--message", "hi", "--transcript"])
+        .arg("--messages-from")
+        .arg(&messages)
+        .arg("--transcript")
         .arg(&transcript)
         .run()
         .expect_code(0)

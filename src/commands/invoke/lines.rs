@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
@@ -19,7 +20,7 @@ const READ_BUFFER: usize = 64 * 1024;
 /// Where a batch comes from: a file, or `-` for stdin.
 #[derive(Clone)]
 pub(super) struct BatchSource {
-    given: String,
+    given: PathBuf,
     /// Where stdin stood at the start when it is a regular file (`< FILE`), which
     /// can be read twice from there like a file given by name.
     stdin_start: Option<u64>,
@@ -42,13 +43,13 @@ pub(super) struct SchemaCheck {
 }
 
 impl BatchSource {
-    pub(super) fn new(given: &str) -> Self {
-        let stdin_start = (given == "-")
+    pub(super) fn new(given: &Path) -> Self {
+        let stdin_start = (given == Path::new("-"))
             .then(stdin_file)
             .flatten()
             .and_then(|mut file| file.stream_position().ok());
         Self {
-            given: given.to_string(),
+            given: given.to_path_buf(),
             stdin_start,
         }
     }
@@ -56,7 +57,7 @@ impl BatchSource {
     /// A regular file can be read twice, so every line is checked before any call
     /// starts; pipes and terminals are checked as they stream.
     pub(super) fn rereadable(&self) -> bool {
-        if self.given == "-" {
+        if self.is_stdin() {
             return self.stdin_start.is_some();
         }
         std::fs::metadata(&self.given).is_ok_and(|meta| meta.file_type().is_file())
@@ -64,15 +65,15 @@ impl BatchSource {
 
     /// The lines from the start, each checked against `schema` when one is given.
     pub(super) fn lines(&self, schema: Option<SchemaCheck>) -> Result<BatchLines, CliError> {
-        let input: Box<dyn Read + Send> = match (self.given.as_str(), self.stdin_start) {
-            ("-", None) => Box::new(std::io::stdin()),
-            ("-", Some(start)) => {
+        let input: Box<dyn Read + Send> = match (self.is_stdin(), self.stdin_start) {
+            (true, None) => Box::new(std::io::stdin()),
+            (true, Some(start)) => {
                 let rewound = stdin_file()
                     .ok_or_else(|| std::io::Error::other("stdin is no longer a file"))
                     .and_then(|mut file| file.seek(SeekFrom::Start(start)).map(|_| file));
                 Box::new(rewound.map_err(|err| self.read_error(err))?)
             }
-            (path, _) => Box::new(File::open(path).map_err(|err| self.read_error(err))?),
+            (false, _) => Box::new(File::open(&self.given).map_err(|err| self.read_error(err))?),
         };
         let reader = BufReader::with_capacity(READ_BUFFER, input);
         Ok(BatchLines {
@@ -85,12 +86,16 @@ impl BatchSource {
         })
     }
 
+    fn is_stdin(&self) -> bool {
+        self.given == Path::new("-")
+    }
+
     fn read_error(&self, err: std::io::Error) -> CliError {
         CliError::Read {
-            path: if self.given == "-" {
+            path: if self.is_stdin() {
                 "<stdin>".into()
             } else {
-                self.given.as_str().into()
+                self.given.clone()
             },
             source: err,
         }
@@ -159,7 +164,7 @@ impl BatchLines {
         if text.trim().is_empty() {
             return None;
         }
-        let (source, number) = (&self.source.given, self.number);
+        let (source, number) = (self.source.given.display(), self.number);
         let line = match serde_json::from_str::<Json>(text) {
             Ok(value @ Json::Object(_)) => match &self.schema {
                 None => Line::Call(value),
