@@ -1,8 +1,12 @@
 //! What an MCP server offers: its tools (as the tool set names them, with their
 //! schemas), and for discovery its prompts and resources.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 use serde_json::Value as Json;
+
+use crate::tools::{ToolNameError, check_tool_name};
 
 /// One tool of an MCP server, under its tool-set name.
 #[derive(Debug, Clone, Serialize)]
@@ -71,18 +75,17 @@ impl Listing {
         }
     }
 
-    /// Sorts `listed` into tools a model can be offered and tools it cannot: a name no
-    /// model API accepts, a name listed twice (the first stays), or an input schema
-    /// that is not valid JSON Schema (no argument could be checked against it).
+    /// Sorts `listed` into tools a model can be offered and tools it cannot: an empty
+    /// name or one no model API accepts, a name listed twice (the first stays), or an
+    /// input schema that is not valid JSON Schema (no argument could be checked
+    /// against it). Each tool costs the same however many there are.
     pub fn of(listed: Vec<McpTool>) -> Listing {
         let mut listing = Listing::default();
+        let mut seen: HashSet<String> = HashSet::with_capacity(listed.len());
         for tool in listed {
-            let reason = if !is_model_tool_name(&tool.name) {
-                Some(format!(
-                    "its name `{}` is not one model APIs accept (letters, digits, `_` and `-`, at most 64)",
-                    tool.name
-                ))
-            } else if listing.tools.iter().any(|t| t.tool == tool.tool) {
+            let reason = if let Err(err) = offerable_name(&tool) {
+                Some(err.to_string())
+            } else if seen.contains(&tool.tool) {
                 Some("it is listed twice; the first is used".to_string())
             } else {
                 jsonschema::validator_for(&tool.input_schema)
@@ -95,19 +98,24 @@ impl Listing {
                     tool: tool.tool,
                     reason,
                 }),
-                None => listing.tools.push(tool),
+                None => {
+                    seen.insert(tool.tool.clone());
+                    listing.tools.push(tool);
+                }
             }
         }
         listing
     }
 }
 
-/// Whether `name` fits the tool names OpenAI's and Anthropic's APIs accept.
-fn is_model_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+/// Whether `tool` can be offered under its tool-set name: its own name is not empty
+/// (`mcp__<server>__` would pass for a name, and call nothing), and the whole fits
+/// model APIs.
+fn offerable_name(tool: &McpTool) -> Result<(), ToolNameError> {
+    if tool.tool.is_empty() {
+        return Err(ToolNameError::Empty);
+    }
+    check_tool_name(&tool.name)
 }
 
 /// Everything a server offers, for `tools`.
@@ -154,6 +162,23 @@ mod tests {
             why[2].starts_with("its input schema is not valid JSON Schema"),
             "{why:?}"
         );
-        assert!(why[3].contains("at most 64"), "{why:?}");
+        assert_eq!(
+            why[3],
+            "its name is 68 bytes long, more than the 64 model APIs accept"
+        );
+    }
+
+    #[test]
+    fn a_tool_with_an_empty_name_is_not_offered() {
+        let object = json!({"type": "object"});
+        let listing = Listing::of(vec![tool("", object.clone()), tool("echo", object)]);
+        let kept: Vec<&str> = listing.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(kept, ["mcp__s__echo"]);
+        assert_eq!(listing.rejected.len(), 1);
+        assert_eq!(listing.rejected[0].tool, "");
+        assert_eq!(
+            listing.rejected[0].reason,
+            "its name is empty; model APIs need at least one character"
+        );
     }
 }

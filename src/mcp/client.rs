@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceError;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use serde_json::{Value as Json, json};
 use tokio::sync::{Mutex, OnceCell};
 use tokio::time::Instant;
@@ -23,6 +23,7 @@ use super::catalog::{Catalog, Listing, McpTool};
 use super::http::describe_transport;
 use super::link::Link;
 use super::names::admitted;
+use super::paging::{self, Page, PagingError};
 use super::{McpFailure, answer};
 
 pub struct McpClient {
@@ -121,8 +122,9 @@ impl McpClient {
         self.tools
             .get_or_try_init(|| async {
                 let link = self.link().await?;
+                let peer = link.peer();
                 let listed = self
-                    .listed(&link, "tools", link.peer().list_all_tools())
+                    .listed(&link, "tools", |page| peer.list_tools(page))
                     .await?;
                 let tools = listed
                     .iter()
@@ -146,14 +148,14 @@ impl McpClient {
         };
         let prompts = if offers(|c| c.prompts.is_some()) {
             let peer = link.peer();
-            self.listed(&link, "prompts", peer.list_all_prompts())
+            self.listed(&link, "prompts", |page| peer.list_prompts(page))
                 .await?
         } else {
             Vec::new()
         };
         let resources = if offers(|c| c.resources.is_some()) {
             let peer = link.peer();
-            self.listed(&link, "resources", peer.list_all_resources())
+            self.listed(&link, "resources", |page| peer.list_resources(page))
                 .await?
         } else {
             Vec::new()
@@ -169,22 +171,25 @@ impl McpClient {
         })
     }
 
-    /// A list request under the deadline, its items as JSON.
-    async fn listed<T: serde::Serialize>(
+    /// A paginated listing under the deadline and the listing limits, its items as
+    /// JSON.
+    async fn listed<P, F, Fut>(
         &self,
         link: &Link,
         what: &'static str,
-        request: impl Future<Output = Result<Vec<T>, ServiceError>>,
-    ) -> Result<Vec<Json>, McpFailure> {
-        let reason = match tokio::time::timeout(self.deadline(), request).await {
-            Ok(Ok(items)) => {
-                return Ok(items
-                    .iter()
-                    .filter_map(|i| serde_json::to_value(i).ok())
-                    .collect());
-            }
+        page: F,
+    ) -> Result<Vec<Json>, McpFailure>
+    where
+        P: Page,
+        F: FnMut(Option<PaginatedRequestParams>) -> Fut,
+        Fut: Future<Output = Result<P, ServiceError>>,
+    {
+        let listing = paging::list_all(what, page);
+        let reason = match tokio::time::timeout(self.deadline(), listing).await {
+            Ok(Ok(items)) => return Ok(items),
+            Ok(Err(PagingError::Overrun(overrun))) => overrun.to_string(),
             // A server that died while listing says more by how it ended.
-            Ok(Err(ServiceError::TransportClosed)) => match link.overlong() {
+            Ok(Err(PagingError::Request(ServiceError::TransportClosed))) => match link.overlong() {
                 Some(overlong) => {
                     link.kill();
                     format!("it {overlong}")
@@ -194,7 +199,7 @@ impl McpClient {
                     None => "it closed the connection".into(),
                 },
             },
-            Ok(Err(err)) => describe(&err),
+            Ok(Err(PagingError::Request(err))) => describe(&err),
             Err(_) => format!("no answer within {} ms", self.deadline().as_millis()),
         };
         Err(McpFailure::Listing {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::service::{ClientCacheConfig, Peer, RoleClient, RunningService};
 use rmcp::{ServiceExt, service::ClientInitializeError};
 
 use crate::config::{McpEndpoint, McpServer};
@@ -40,7 +40,7 @@ impl Link {
                         }
                     })?;
                 match tokio::time::timeout(deadline, identity().serve(pipes)).await {
-                    Ok(Ok(service)) => Ok(Link::up(service, Some(process))),
+                    Ok(Ok(service)) => Ok(Link::up(service, Some(process)).await),
                     Ok(Err(err)) => {
                         // An exit during the handshake says more than "connection
                         // closed": wait a moment for it to be known.
@@ -73,7 +73,7 @@ impl Link {
                         reason: err.to_string(),
                     })?;
                 match tokio::time::timeout(deadline, identity().serve(transport)).await {
-                    Ok(Ok(service)) => Ok(Link::up(service, None)),
+                    Ok(Ok(service)) => Ok(Link::up(service, None).await),
                     Ok(Err(err)) => Err(McpFailure::InitializeFailed {
                         server: server.name.clone(),
                         reason: format!("{}: {}", http::authority(url), describe_init_error(&err)),
@@ -89,7 +89,14 @@ impl Link {
         }
     }
 
-    fn up(service: Service, process: Option<ServerProcess>) -> Link {
+    async fn up(service: Service, process: Option<ServerProcess>) -> Link {
+        // rmcp keeps each listed page a server marks cacheable (up to 512 of them) to
+        // answer the same request again. promptexec lists once per connection, so the
+        // copies would only cost memory outside the listing limits.
+        service
+            .peer()
+            .set_response_cache_config(ClientCacheConfig::disabled())
+            .await;
         Link {
             peer: service.peer().clone(),
             service: Mutex::new(Some(service)),

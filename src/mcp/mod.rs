@@ -12,6 +12,7 @@ mod error;
 mod http;
 mod link;
 mod names;
+mod paging;
 mod process;
 mod toolset;
 
@@ -20,4 +21,5 @@ pub use client::McpClient;
 pub use error::McpFailure;
 pub use http::shown_url;
 pub use names::{admitted, glob_matches, is_mcp, names_server, qualified, split};
+pub use paging::{MAX_BYTES, MAX_ITEMS, MAX_PAGES, Overrun};
 pub use toolset::McpToolSet;

@@ -2,6 +2,7 @@
 //! servers; those servers are started when the conversation starts, and every tool
 //! of theirs that an entry matches joins the tool set.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -72,6 +73,7 @@ impl McpToolSet {
             }
         }
         let mut started = Started::default();
+        let mut told: HashSet<&str> = HashSet::new();
         for entry in &self.entries {
             let mut matched = false;
             for (tool, server) in &listed {
@@ -85,7 +87,7 @@ impl McpToolSet {
             for (server, tool) in &rejected {
                 if glob_matches(entry, &tool.name) {
                     matched = true;
-                    if !started.rejected.iter().any(|(_, r)| r.name == tool.name) {
+                    if told.insert(&tool.name) {
                         started.rejected.push((server.clone(), tool.clone()));
                     }
                 }

@@ -55,6 +55,7 @@ mod stream_flood;
 mod strict;
 mod suite;
 mod suite_rules;
+mod survivors;
 mod sync_key;
 mod terminal_text;
 mod time_vars;
