@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use crate::doc::{Checker, Diagnostic, Loaded, Rejected, finish, parse_yaml};
+use crate::doc::{Checker, Diagnostic, Loaded, Rejected, finish, parse_by_extension};
 
 use super::RuntimeConfig;
 use super::resolve::resolve;
@@ -14,7 +14,7 @@ pub fn load(path: &Path, check_files: bool) -> Result<Loaded<RuntimeConfig>, Loa
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
-    let root = parse_yaml(path, &text).map_err(|d| Rejected(d.into()))?;
+    let root = parse_by_extension(path, &text).map_err(|d| Rejected(d.into()))?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let base_dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => cwd.join(parent),

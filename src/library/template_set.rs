@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::doc::{Diagnostic, Diagnostics, Rejected};
+use crate::doc::{Diagnostic, Diagnostics, Rejected, parse_json};
 
 use super::parallel::map_in_parallel;
 use super::template_file::load_template_file;
@@ -52,9 +52,11 @@ type Checked = Result<(Json, Diagnostics), Diagnostics>;
 
 fn check(file: &Path) -> Checked {
     let loaded = load_template_file(file).map_err(|Rejected(problems)| problems)?;
-    match serde_json::from_str(loaded.value.text()) {
-        Ok(json) => Ok((json, loaded.warnings)),
-        Err(e) => Err(Diagnostic::whole_file(file, format!("not JSON: {e}")).into()),
+    // Read by the positioned JSON reader, whose depth limit is the one every JSON
+    // input has (serde_json would stop at 128 levels).
+    match parse_json(file, loaded.value.text()) {
+        Ok(root) => Ok((root.to_json(), loaded.warnings)),
+        Err(problem) => Err(problem.into()),
     }
 }
 

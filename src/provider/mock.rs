@@ -25,7 +25,7 @@ use serde_json::Value as Json;
 
 use crate::doc::{
     Checker, Diagnostic, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish, one_of,
-    parse_yaml, suggest,
+    parse_by_extension, suggest,
 };
 
 /// The text when nothing in the script answers.
@@ -143,7 +143,7 @@ pub fn load_mock(path: &Path) -> Result<Loaded<MockScript>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
-    let root = parse_yaml(path, &text).map_err(|d| Rejected(d.into()))?;
+    let root = parse_by_extension(path, &text).map_err(|d| Rejected(d.into()))?;
     let mut cx = Checker::new(path, text);
     let mut script = script(&mut cx, &root);
     script.path = Some(path.to_path_buf());

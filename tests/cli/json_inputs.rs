@@ -185,3 +185,24 @@ fn a_byte_order_mark_is_refused() {
         )
     );
 }
+
+#[test]
+fn a_json_runtime_config_with_a_long_key_and_deep_schema_loads() {
+    // `input_schema` is a PromptKit key promptexec notes and leaves unused; it may
+    // nest as a JSON file may.
+    let key = "k".repeat(1100);
+    let schema = nested_schema(60).replacen(r#""a""#, &format!(r#""{key}""#), 1);
+    let config = format!(
+        r#"{{"apiVersion": "promptkit.altairalabs.ai/v1alpha1", "kind": "RuntimeConfig",
+"spec": {{"tools": {{"deep": {{"exec": {{"command": "true"}}, "input_schema": {schema}}}}}}}}}"#
+    );
+    assert!(deepest(&config) > 120, "{}", deepest(&config));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = promptexec()
+        .in_dir(dir.path())
+        .file("config.json", &config)
+        .args(["-c", "config.json", "validate"])
+        .run();
+    out.expect_code(0);
+    assert!(!out.stderr.contains("budget"), "{}", out.stderr);
+}
