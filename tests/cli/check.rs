@@ -328,7 +328,7 @@ fn fuzz_never_passes_a_tool_it_could_not_fuzz() {
     assert_eq!(
         failures(&out.json())[0].2,
         "`huge` was not fuzzed: no arguments can be generated from its schema: \
-         `minLength: 100000` asks for more than check generates (at most 65536)"
+         `minLength: 100000` at `/properties/text` asks for more than check generates (at most 65536)"
     );
     let out = fuzz_only("always_crash");
     out.expect_code(1);

@@ -129,7 +129,7 @@ async fn read_whole(mut response: Response, api: Api) -> Result<Received, Failur
 async fn read_stream(mut response: Response, target: &Target<'_>) -> Result<Received, Failure> {
     let mut parser = SseParser::default();
     let mut stream = target.api.stream();
-    let mut events = Vec::new();
+    let mut events = Events::default();
     let mut size = 0;
     let mut complete = false;
     while !complete {
@@ -151,20 +151,46 @@ async fn read_stream(mut response: Response, target: &Target<'_>) -> Result<Rece
     let answer = stream.finish().map_err(|e| Failure::Final(e.to_string()))?;
     Ok(Received {
         answer,
-        response: Json::Array(events),
+        response: events.into_json(),
     })
 }
 
+/// The `data` of a stream's events, kept as text in one buffer until the answer is
+/// whole: parsed as they come, a flood of tiny events would hold a JSON tree each,
+/// many times the size of their text.
+#[derive(Default)]
+struct Events {
+    text: String,
+    /// Where each event's data ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Events {
+    fn push(&mut self, data: &str) {
+        self.text.push_str(data);
+        self.ends.push(self.text.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Each event's data, parsed as JSON when it is.
+    fn into_json(self) -> Json {
+        let mut start = 0;
+        let events = self.ends.iter().map(|&end| {
+            let data = &self.text[start..end];
+            start = end;
+            serde_json::from_str(data).unwrap_or_else(|_| Json::String(data.to_owned()))
+        });
+        Json::Array(events.collect())
+    }
+}
+
 /// Feeds events to the answer and keeps their data; `Ok(true)` at the end marker.
-fn take(
-    batch: Vec<SseEvent>,
-    stream: &mut Stream,
-    events: &mut Vec<Json>,
-) -> Result<bool, Failure> {
+fn take(batch: Vec<SseEvent>, stream: &mut Stream, events: &mut Events) -> Result<bool, Failure> {
     for event in batch {
-        let data =
-            serde_json::from_str(&event.data).unwrap_or_else(|_| Json::String(event.data.clone()));
-        events.push(data);
+        events.push(&event.data);
         match stream.event(&event) {
             Ok(true) => return Ok(true),
             Ok(false) => {}
