@@ -255,3 +255,38 @@ fn a_hundred_interrupted_suites_start_nothing_after_the_signal() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn a_server_that_cannot_start_is_named_as_written_not_by_its_tethered_start() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plain = dir.path().join("plain.sh");
+    std::fs::write(&plain, "#!/bin/sh\n").expect("a file without an execute bit");
+    let config = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  tools:
+    absent:
+      exec: {{ command: {absent}, runtime: server, timeout_ms: 5000 }}
+    plain:
+      exec: {{ command: {plain}, runtime: server, timeout_ms: 5000 }}
+",
+        absent = dir.path().join("absent.sh").display(),
+        plain = plain.display(),
+    );
+    std::fs::write(dir.path().join("c.yaml"), config).expect("config");
+    for (tool, said) in [
+        ("absent", "absent.sh` does not exist"),
+        ("plain", "plain.sh` is not executable (permission denied)"),
+    ] {
+        let out = promptexec()
+            .in_dir(dir.path())
+            .args(["-c", "c.yaml", "invoke-tool", tool, "--args", "{}"])
+            .timeout(Duration::from_secs(30))
+            .run();
+        assert_ne!(out.code, 0, "{tool}: {}", out.stderr);
+        out.stderr_has(said)
+            .stderr_lacks("tethered")
+            .stderr_lacks("/proc/self/exe");
+    }
+}
