@@ -290,3 +290,42 @@ spec:
             .stderr_lacks("/proc/self/exe");
     }
 }
+
+#[test]
+fn a_hostile_mcp_server_that_detaches_and_ignores_sigterm_leaves_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mark = unique_mark("hostile");
+    let config = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  mcp_servers:
+    - name: holder
+      command: {server}
+      env: {{ SURVIVOR_DIR: {dir}, SURVIVOR_MARK: {mark}, HOSTILE: \"1\" }}
+      timeout_ms: 60000
+",
+        server = survivors_dir().join("mcp_server.py").display(),
+        dir = dir.path().display(),
+    );
+    std::fs::write(dir.path().join("c.yaml"), config).expect("config");
+    let out = promptexec()
+        .in_dir(dir.path())
+        .args([
+            "-c",
+            "c.yaml",
+            "invoke-tool",
+            "mcp__holder__ping",
+            "--args",
+            "{}",
+        ])
+        .timeout(Duration::from_secs(60))
+        .run();
+    let left = marked(&mark);
+    let _cleanup = Cleanup(left.clone());
+    out.expect_code(0).stdout_has("pong");
+    let sleeps =
+        std::fs::read_to_string(dir.path().join("sleeps")).expect("the server left sleeps");
+    assert_eq!(sleeps.lines().count(), 2, "{sleeps}");
+    assert_eq!(left, Vec::<i32>::new(), "the server or its sleeps survived");
+}
