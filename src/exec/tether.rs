@@ -44,13 +44,17 @@ static AVAILABLE: AtomicBool = AtomicBool::new(false);
 /// records that children can be tethered and returns `None`, and promptexec runs as
 /// usual.
 pub fn enter(args: &[OsString]) -> Option<ExitCode> {
-    match args.split_first() {
-        Some((argv0, rest)) if argv0.as_bytes() == ARGV0.as_bytes() => Some(tethered(rest)),
-        _ => {
-            AVAILABLE.store(true, Ordering::Release);
-            None
-        }
+    if is_tethered_start(args) {
+        return Some(tethered(&args[1..]));
     }
+    AVAILABLE.store(true, Ordering::Release);
+    None
+}
+
+/// Whether `args` (the program name first) are those of a tethered start.
+fn is_tethered_start(args: &[OsString]) -> bool {
+    args.first()
+        .is_some_and(|argv0| argv0.as_bytes() == ARGV0.as_bytes())
 }
 
 /// Whether long-lived children are started tethered.
@@ -103,11 +107,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_tether_name_enters() {
-        let plain: Vec<OsString> = ["promptexec", "run"].map(OsString::from).to_vec();
-        assert!(enter(&plain).is_none());
-        assert!(enter(&[]).is_none());
-        assert!(available());
+    fn only_the_tether_name_is_a_tethered_start() {
+        let args = |all: &[&str]| all.iter().map(OsString::from).collect::<Vec<_>>();
+        assert!(!is_tethered_start(&args(&["promptexec", "run"])));
+        assert!(!is_tethered_start(&args(&[])));
+        assert!(is_tethered_start(&args(&[ARGV0, "1", "--", "/bin/true"])));
     }
 
     #[test]
