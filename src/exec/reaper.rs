@@ -35,6 +35,9 @@ const REAP_WAIT: Duration = Duration::from_millis(100);
 /// How long a sweep waits before it looks again at a child whose environment could
 /// not be read: an `exec` finishes within it unless the machine is very busy.
 const UNREAD_WAIT: Duration = Duration::from_millis(2);
+/// How long a sweep keeps looking again at such a child: one whose environment is
+/// still empty then was started without one, and is left to the sweep at exit.
+const UNREAD_LIMIT: Duration = Duration::from_millis(100);
 /// How long one sweep may go on. Each round kills a level of a detached chain in well
 /// under a millisecond on an idle machine, so five seconds is thousands of levels; a
 /// sweep cut short by it is logged, and the sweep at exit tries again.
@@ -100,7 +103,8 @@ impl Doomed<'_> {
 /// is looked at again in the next round.
 fn sweep(doomed: Doomed<'_>) {
     let _one = SWEEP.lock().unwrap_or_else(PoisonError::into_inner);
-    let until = Instant::now() + SWEEP_LIMIT;
+    let started = Instant::now();
+    let until = started + SWEEP_LIMIT;
     loop {
         let children = candidates(doomed);
         let mut killed = Vec::new();
@@ -116,7 +120,7 @@ fn sweep(doomed: Doomed<'_>) {
             }
             match doomed.mark(pid) {
                 Mark::Carries => killed.push((pid, stat.pgid == pid)),
-                Mark::Unread => unsure = true,
+                Mark::Unread => unsure = started.elapsed() < UNREAD_LIMIT,
                 Mark::Lacks => {}
             }
         }
