@@ -262,7 +262,10 @@ mod tests {
     use super::*;
     use crate::config::Credential;
 
-    fn setup(kind: &str, edit: impl FnOnce(&mut config::Provider)) -> Result<HttpProvider, String> {
+    fn setup(
+        kind: &str,
+        edit: impl FnOnce(&mut config::Provider),
+    ) -> Result<HttpProvider, SetupError> {
         let mut provider = config::Provider {
             id: Some("p".into()),
             kind: kind.into(),
@@ -271,12 +274,14 @@ mod tests {
             ..config::Provider::default()
         };
         edit(&mut provider);
-        HttpProvider::with_env(&provider, &|_| None).map_err(|e| e.to_string())
+        HttpProvider::with_env(&provider, &|_| None)
     }
 
     #[test]
     fn setup_problems_name_the_provider_and_what_is_wrong() {
-        let err = |kind, edit: fn(&mut config::Provider)| setup(kind, edit).expect_err("a problem");
+        let err = |kind, edit: fn(&mut config::Provider)| {
+            setup(kind, edit).expect_err("a problem").to_string()
+        };
         assert_eq!(
             err("mock", |_| {}),
             "provider `p`: type `mock` is not an HTTP provider (those are openai, vllm, ollama, claude)"
@@ -306,7 +311,9 @@ mod tests {
             "http://[fe80::1]:8000/v1",
         ] {
             for kind in ["openai", "ollama", "claude"] {
-                let err = setup(kind, |p| p.base_url = Some(remote.into())).expect_err(remote);
+                let err = setup(kind, |p| p.base_url = Some(remote.into()))
+                    .expect_err(remote)
+                    .to_string();
                 let host = Url::parse(remote).expect("a URL");
                 let host = host.host_str().expect("a host");
                 assert_eq!(

@@ -432,27 +432,40 @@ fn one_line(err: &regex::Error) -> String {
 mod tests {
     use super::*;
 
-    /// The file loaded from `text` under `name` in a temporary directory, or its
-    /// diagnostics, one per line with the path cut to the file name.
-    fn load_text(name: &str, text: &str) -> Result<CaseFile, String> {
+    /// `text` loaded as file `name` in a temporary directory; the path in its
+    /// diagnostics cut to the file name.
+    fn load_text(name: &str, text: &str) -> (Result<CaseFile, Rejected>, String) {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join(name);
         std::fs::write(&path, text).expect("write");
-        load(&path)
-            .map(|loaded| loaded.value)
-            .map_err(|Rejected(problems)| {
-                let prefix = format!("{}/", dir.path().display());
-                problems.sorted().to_string().replace(&prefix, "")
-            })
+        let prefix = format!("{}/", dir.path().display());
+        (load(&path).map(|loaded| loaded.value), prefix)
+    }
+
+    /// The file `text` makes, which must load.
+    #[track_caller]
+    fn loaded(name: &str, text: &str) -> CaseFile {
+        match load_text(name, text) {
+            (Ok(file), _) => file,
+            (Err(Rejected(problems)), _) => panic!("refused:\n{problems}"),
+        }
+    }
+
+    /// The problems of `text`, which must be refused, one per line.
+    #[track_caller]
+    fn problems(name: &str, text: &str) -> String {
+        match load_text(name, text) {
+            (Ok(file), _) => panic!("loaded: {file:?}"),
+            (Err(Rejected(problems)), prefix) => problems.sorted().to_string().replace(&prefix, ""),
+        }
     }
 
     #[test]
     fn a_tool_case_and_a_hook_case_load_with_their_defaults() {
-        let file = load_text(
+        let file = loaded(
             "a.cases.yaml",
             "pack: ../p.json\ncases:\n  - name: finds it\n    tool: lookup\n    args: {id: 7}\n  - name: guards\n    hook: guard\n",
-        )
-        .expect("loads");
+        );
         let pack = file.pack.expect("a pack");
         assert!(pack.value.ends_with("../p.json"), "{:?}", pack.value);
         let Target::Tool(tool) = &file.cases[0].target else {
@@ -470,11 +483,10 @@ mod tests {
 
     #[test]
     fn json_case_files_read_the_same() {
-        let file = load_text(
+        let file = loaded(
             "a.cases.json",
             r#"{"cases": [{"name": "n", "tool": "t", "expect": {"status": "error", "matches": "no"}}]}"#,
-        )
-        .expect("loads");
+        );
         let Target::Tool(tool) = &file.cases[0].target else {
             panic!("a tool case")
         };
@@ -483,7 +495,7 @@ mod tests {
 
     #[test]
     fn every_problem_of_a_file_is_reported_with_its_place() {
-        let problems = load_text(
+        let problems = problems(
             "bad.cases.yaml",
             "cases:
   - name: one
@@ -501,8 +513,7 @@ mod tests {
     tool: lookup
     expect: {status: error, result: 1, pointer: {status: 1}}
 ",
-        )
-        .expect_err("rejected");
+        );
         assert_eq!(
             problems,
             "bad.cases.yaml:4:5: unknown key `argz` in case `one`; did you mean `args`?
@@ -522,37 +533,35 @@ bad.cases.yaml:15:50: case `three`: expect.pointer: `status` is not a JSON point
     #[test]
     fn the_file_itself_must_be_a_case_file() {
         assert_eq!(
-            load_text("a.cases.txt", "cases: []").expect_err("rejected"),
+            problems("a.cases.txt", "cases: []"),
             "a.cases.txt: a case file is YAML (.yaml, .yml) or JSON (.json)\n"
         );
         assert_eq!(
-            load_text("a.cases.yaml", "{}").expect_err("rejected"),
+            problems("a.cases.yaml", "{}"),
             "a.cases.yaml:1:1: missing key `cases`: the list of cases to run\n"
         );
         assert_eq!(
-            load_text("a.cases.yaml", "cases:\n  - tool: t\n").expect_err("rejected"),
+            problems("a.cases.yaml", "cases:\n  - tool: t\n"),
             "a.cases.yaml:2:5: case 1 has no `name`\n"
         );
         assert_eq!(
-            load_text(
+            problems(
                 "a.cases.yaml",
                 "cases:\n  - {name: x, tool: t, expect: {status: invalid_args}}\n"
-            )
-            .expect_err("rejected"),
+            ),
             "a.cases.yaml:2:41: case `x`: expect.status: `invalid_args` needs the file's `pack`, whose schema the arguments are checked against\n"
         );
     }
 
     #[test]
     fn two_snapshot_cases_cannot_share_a_file() {
-        let problems = load_text(
+        let problems = problems(
             "s.cases.yaml",
             "cases:
   - {name: Finds it, tool: t, expect: {snapshot: true}}
   - {name: finds-it, tool: t, expect: {snapshot: true}}
 ",
-        )
-        .expect_err("rejected");
+        );
         assert_eq!(
             problems,
             "s.cases.yaml:3:5: case `finds-it`: its snapshot would be `finds-it.json`, as case `Finds it`'s is; rename one\n"
