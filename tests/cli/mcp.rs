@@ -5,17 +5,15 @@
 //! Every test server logs its starts, its calls and any grandchild to a file, so a test
 //! knows which requests arrived and can check that no process outlived promptexec.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value as Json, json};
 
-use crate::mcp_servers::{bundled_server, test_server_path};
-use crate::util::{
-    Invocation, Outcome, fixtures, gone, mock_config_head, promptexec, repo_root, wait_for,
-};
+use crate::mcp_servers::test_server_path;
+use crate::util::{Invocation, Outcome, gone, mock_config_head, promptexec};
 
 /// A pack with one prompt offering `tools` (`mcp__…` entries and globs).
-fn pack(tools: &[&str]) -> String {
+pub(crate) fn pack(tools: &[&str]) -> String {
     json!({
         "id": "mcp-pack",
         "name": "MCP",
@@ -33,12 +31,12 @@ fn pack(tools: &[&str]) -> String {
 /// A folder holding a config that binds the test server as `t` (`server_yaml` adds
 /// keys to its entry, `more_spec` adds sections to `spec`), a pack, and the mock's
 /// script `mock_yaml`.
-struct Setup {
+pub(crate) struct Setup {
     dir: tempfile::TempDir,
 }
 
 impl Setup {
-    fn new(
+    pub(crate) fn new(
         server_flags: &[&str],
         server_yaml: &str,
         more_spec: &str,
@@ -62,7 +60,7 @@ impl Setup {
     }
 
     /// The same with another server: `command` and `args`.
-    fn serving(
+    pub(crate) fn serving(
         dir: tempfile::TempDir,
         command: &str,
         args: &[String],
@@ -82,13 +80,13 @@ impl Setup {
         Setup { dir }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// `run` of the pack with these messages, its JSON report on stdout.
     #[track_caller]
-    fn run(&self, messages: &[&str]) -> Outcome {
+    pub(crate) fn run(&self, messages: &[&str]) -> Outcome {
         let mut args = vec![
             "-c",
             "runtimeconfig.yaml",
@@ -105,7 +103,7 @@ impl Setup {
 
     /// promptexec with this folder's config and `args`, run to its end.
     #[track_caller]
-    fn promptexec(&self, args: &[&str]) -> Outcome {
+    pub(crate) fn promptexec(&self, args: &[&str]) -> Outcome {
         promptexec()
             .in_dir(self.path())
             .args(["-c", "runtimeconfig.yaml"])
@@ -114,7 +112,7 @@ impl Setup {
     }
 
     /// `run` of the pack with the message "Go", to add arguments to.
-    fn go(&self) -> Invocation {
+    pub(crate) fn go(&self) -> Invocation {
         promptexec().in_dir(self.path()).args([
             "-c",
             "runtimeconfig.yaml",
@@ -126,7 +124,7 @@ impl Setup {
     }
 
     /// What the server logged, one line per start, call and grandchild.
-    fn log(&self) -> Vec<String> {
+    pub(crate) fn log(&self) -> Vec<String> {
         std::fs::read_to_string(self.path().join("server.log"))
             .unwrap_or_default()
             .lines()
@@ -135,14 +133,14 @@ impl Setup {
     }
 
     /// How many times the server started.
-    fn starts(&self) -> usize {
+    pub(crate) fn starts(&self) -> usize {
         self.log()
             .iter()
             .filter(|l| l.starts_with("started"))
             .count()
     }
 
-    fn calls(&self) -> Vec<String> {
+    pub(crate) fn calls(&self) -> Vec<String> {
         self.log()
             .iter()
             .filter_map(|l| l.strip_prefix("call ").map(str::to_string))
@@ -151,7 +149,7 @@ impl Setup {
 
     /// Every process the server logged (itself, each restart, any grandchild) is gone.
     #[track_caller]
-    fn nothing_left(&self) {
+    pub(crate) fn nothing_left(&self) {
         let pids: Vec<i32> = self
             .log()
             .iter()
@@ -169,7 +167,7 @@ impl Setup {
 }
 
 /// A mock script whose first model call makes `calls` (`(tool, args)`), then answers.
-fn script(calls: &[(&str, Json)]) -> String {
+pub(crate) fn script(calls: &[(&str, Json)]) -> String {
     let calls: Vec<Json> = calls
         .iter()
         .map(|(name, args)| json!({"name": name, "arguments": args}))
@@ -463,359 +461,4 @@ fn tool_filter_globs_decide_which_tools_join_and_tools_lists_them_with_schemas()
     let blocked = setup.promptexec(&["invoke-tool", "mcp__t__shout", "--arg", "text=x"]);
     blocked.expect_code(2);
     blocked.stderr_has("MCP server `t`: its tool_filter leaves out `shout`");
-}
-
-#[test]
-fn invoke_tool_with_server_calls_a_program_no_config_names() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let server = format!(
-        "{} --log {}",
-        test_server_path().display(),
-        dir.path().join("server.log").display()
-    );
-    let invoke = |tool: &str, extra: &[&str]| {
-        promptexec()
-            .in_dir(dir.path())
-            .args(["invoke-tool", "--server", &server, tool])
-            .args(extra)
-            .run()
-    };
-    let sum = invoke("add", &["--arg", "a=2", "--arg", "b=40"]);
-    sum.expect_code(0);
-    assert_eq!(sum.json(), json!({"sum": 42}));
-
-    let failed = invoke("fail", &[]);
-    failed.expect_code(1);
-    failed.stderr_has("tool `fail` answered with an error: fail was asked to fail");
-
-    let wrong = invoke("add", &["--args", r#"{"a": 1}"#]);
-    wrong.expect_code(2);
-    wrong.stderr_has("arguments for tool `add` break its schema");
-
-    let crashed = invoke("crash", &["--format", "json"]);
-    crashed.expect_code(3);
-    crashed.stderr_has("exited with status 7 while the call was in flight");
-    crashed.stderr_has("crashing on purpose");
-    assert_eq!(crashed.json()["mode"], "mcp");
-
-    let log = std::fs::read_to_string(dir.path().join("server.log")).expect("log");
-    let calls: Vec<&str> = log
-        .lines()
-        .filter_map(|l| l.strip_prefix("call "))
-        .collect();
-    assert_eq!(
-        calls,
-        ["add", "fail", "crash"],
-        "the refused call was never sent"
-    );
-    for pid in log.lines().filter_map(|l| l.strip_prefix("started ")) {
-        assert!(
-            gone(pid.parse().expect("pid")),
-            "server {pid} outlived promptexec"
-        );
-    }
-}
-
-#[test]
-fn invoke_tool_with_exec_calls_a_one_shot_program_no_config_names() {
-    let out = promptexec()
-        .args([
-            "invoke-tool",
-            "--exec",
-            "python3 -c 'import json,sys; a=json.load(sys.stdin)[\"args\"]; print(json.dumps({\"result\": a}))'",
-            "anything",
-            "--arg",
-            "n=3",
-            "--arg",
-            "zip=02134",
-        ])
-        .run();
-    out.expect_code(0);
-    assert_eq!(out.json(), json!({"n": 3, "zip": "02134"}));
-}
-
-/// The bundled server, from its own folder.
-fn bundled_dir() -> PathBuf {
-    bundled_server()
-        .parent()
-        .expect("mcp-examples")
-        .to_path_buf()
-}
-
-#[test]
-fn the_bundled_server_answers_invoke_tool_with_no_config() {
-    let out = promptexec()
-        .in_dir(bundled_dir())
-        .args([
-            "invoke-tool",
-            "--server",
-            "python3 server.py",
-            "echo",
-            "--arg",
-            "text=hi",
-        ])
-        .run();
-    out.expect_code(0);
-    assert_eq!(out.json(), json!({"result": "hi"}));
-
-    let unknown = promptexec()
-        .in_dir(bundled_dir())
-        .args([
-            "invoke-tool",
-            "--server",
-            "python3 server.py",
-            "store_hours",
-            "--arg",
-            "city=Atlantis",
-        ])
-        .run();
-    unknown.expect_code(1);
-    unknown
-        .stderr_has("tool `store_hours` answered with an error: Error executing tool store_hours");
-}
-
-#[test]
-fn tools_lists_the_examples_exec_server_and_mcp_tools_with_schemas() {
-    let out = promptexec()
-        .in_dir(repo_root())
-        .args([
-            "tools",
-            "-c",
-            "runtimeconfig.example.yaml",
-            "--pack",
-            "examples/assistant.pack.json",
-            "--format",
-            "json",
-        ])
-        .run();
-    out.expect_code(0);
-    let listing = out.json();
-    let tool = |name: &str| -> Json {
-        listing["tools"]
-            .as_array()
-            .expect("tools")
-            .iter()
-            .find(|t| t["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no tool {name}: {listing:#}"))
-    };
-    assert_eq!(tool("lookup_order")["mode"], "exec");
-    assert_eq!(tool("db_query")["mode"], "server");
-    let hours = tool("mcp__store__store_hours");
-    assert_eq!(hours["mode"], "mcp");
-    assert_eq!(
-        hours["input_schema"]["required"],
-        json!(["city"]),
-        "{hours:#}"
-    );
-    assert_eq!(hours["prompts"], json!(["support"]));
-    for name in ["lookup_order", "db_query"] {
-        assert_eq!(tool(name)["input_schema"]["type"], "object", "{name}");
-    }
-    let store = &listing["mcp_servers"][0];
-    assert_eq!(store["name"], "store");
-    assert_eq!(store["prompts"][0]["name"], "apology", "{store:#}");
-    assert_eq!(
-        store["resources"][0]["uri"], "store://returns-policy",
-        "{store:#}"
-    );
-}
-
-#[test]
-fn ctrl_c_during_an_mcp_call_exits_130_and_leaves_no_server_behind() {
-    interrupted_during_an_mcp_call(nix::sys::signal::Signal::SIGINT);
-}
-
-#[test]
-fn a_hangup_during_an_mcp_call_stops_the_server_too() {
-    interrupted_during_an_mcp_call(nix::sys::signal::Signal::SIGHUP);
-}
-
-fn interrupted_during_an_mcp_call(signal: nix::sys::signal::Signal) {
-    use nix::sys::signal::kill;
-    use nix::unistd::Pid;
-    use std::time::{Duration, Instant};
-
-    let setup = Setup::new(
-        &["--grandchild"],
-        "",
-        "",
-        &["mcp__t__slow"],
-        &script(&[("mcp__t__slow", json!({"ms": 60000}))]),
-    );
-    let mut run = setup.go().discard_output().spawn();
-    wait_for("the slow call arriving", || {
-        setup.calls().contains(&"slow".to_string())
-    });
-    kill(Pid::from_raw(run.id() as i32), signal).expect("send the signal");
-    let interrupted = Instant::now();
-    let status = run.wait().expect("promptexec exits");
-    assert_eq!(status.code(), Some(130));
-    assert!(
-        interrupted.elapsed() < Duration::from_millis(2000 + 2500),
-        "took {:?}",
-        interrupted.elapsed()
-    );
-    setup.nothing_left();
-}
-
-/// The server that lists its tools badly (tests/fixtures/mcp/odd_listing.py).
-fn odd_server(flags: &[&str], tools: &[&str], mock_yaml: &str) -> Setup {
-    let mut args = vec![fixtures().join("mcp/odd_listing.py").display().to_string()];
-    args.extend(flags.iter().map(|f| f.to_string()));
-    let dir = tempfile::tempdir().expect("temp dir");
-    Setup::serving(dir, "python3", &args, "", "", tools, mock_yaml)
-}
-
-#[test]
-fn tools_a_server_lists_unusably_fail_the_server_and_the_good_ones_still_play() {
-    let setup = odd_server(
-        &[],
-        &["mcp__t__*"],
-        &script(&[("mcp__t__echo", json!({"text": "still here"}))]),
-    );
-    let out = setup.run(&["Go"]);
-    out.expect_code(3);
-    let report = out.json_report();
-    assert_eq!(
-        tool_calls(&report),
-        [("mcp__t__echo".into(), "ok".into(), "\"still here\"".into())]
-    );
-    let reasons: Vec<String> = report["extension_failures"]
-        .as_array()
-        .expect("failures")
-        .iter()
-        .map(|f| {
-            assert_eq!(f["kind"], "mcp_server", "{f:#}");
-            f["reason"].as_str().unwrap_or_default().to_string()
-        })
-        .collect();
-    assert_eq!(reasons.len(), 3, "{reasons:#?}");
-    assert!(
-        reasons[0].starts_with("lists tool `get weather.now`, which cannot be offered: its name"),
-        "{reasons:#?}"
-    );
-    assert_eq!(
-        reasons[1],
-        "lists tool `echo`, which cannot be offered: it is listed twice; the first is used"
-    );
-    assert!(
-        reasons[2].starts_with(
-            "lists tool `bad`, which cannot be offered: its input schema is not valid JSON Schema"
-        ),
-        "{reasons:#?}"
-    );
-    // The model was offered the good tool once.
-    let offered = report["messages"].to_string();
-    assert!(!offered.contains("weather.now\\\""), "{offered}");
-
-    let listed = setup.promptexec(&["tools", "--format", "json"]);
-    listed.expect_code(3);
-    listed.stderr_has("error: MCP server `t` lists tool `bad`, which cannot be offered");
-    let listing = listed.json();
-    assert_eq!(listing["mcp_servers"][0]["tools"], json!(["mcp__t__echo"]));
-    assert_eq!(
-        listing["mcp_servers"][0]["rejected"]
-            .as_array()
-            .map(Vec::len),
-        Some(3)
-    );
-
-    let bad = setup.promptexec(&["invoke-tool", "mcp__t__bad", "--arg", "x=1"]);
-    bad.expect_code(3);
-    bad.stderr_has("MCP server `t` lists it in a way it cannot be called: its input schema is not valid JSON Schema");
-}
-
-#[test]
-fn a_server_that_dies_while_listing_its_tools_says_how_it_ended() {
-    let setup = odd_server(&["--crash-on-list"], &["mcp__t__*"], &script(&[]));
-    let out = setup.run(&["Go"]);
-    out.expect_code(3);
-    out.stderr_has("MCP server `t` could not list its tools: it exited with status 11");
-    let failure = &out.json_report()["extension_failures"][0];
-    assert_eq!(
-        failure["stderr_tail"], "listing is too much\n",
-        "{failure:#}"
-    );
-}
-
-#[test]
-fn a_message_over_the_size_limit_fails_the_call_at_once() {
-    let setup = odd_server(&[], &["mcp__t__*"], &script(&[]));
-    let out = setup.promptexec(&["invoke-tool", "mcp__t__echo", "--arg", "text=HUGE"]);
-    out.expect_code(3);
-    out.stderr_has("MCP server `t` wrote a message of more than");
-    out.stderr_has("over the 16777216-byte limit; the connection was closed");
-    assert!(
-        out.elapsed < std::time::Duration::from_secs(10),
-        "took {:?}",
-        out.elapsed
-    );
-}
-
-#[test]
-fn extension_test_cases_call_mcp_tools_checked_against_the_servers_schema() {
-    let setup = Setup::new(&[], "", "", &["mcp__t__*"], &script(&[]));
-    let cases = r#"cases:
-  - name: add sums
-    tool: mcp__t__add
-    args: {a: 2, b: 3}
-    expect:
-      result: {sum: 5}
-  - name: fail is a tool error
-    tool: mcp__t__fail
-    args: {}
-    expect:
-      status: error
-      matches: asked to fail
-  - name: a string breaks the schema
-    tool: mcp__t__add
-    args: {a: two, b: 3}
-    expect:
-      status: invalid_args
-      matches: /a
-"#;
-    std::fs::write(setup.path().join("mcp.cases.yaml"), cases).expect("cases");
-    let out = setup.promptexec(&["test", "mcp.cases.yaml"]);
-    out.expect_code(0);
-    assert_eq!(
-        setup.calls(),
-        ["add", "fail"],
-        "the invalid call was never sent"
-    );
-    let starts = setup.starts();
-    assert_eq!(starts, 1, "one server for the file's cases");
-    setup.nothing_left();
-
-    std::fs::write(
-        setup.path().join("bad.cases.yaml"),
-        "cases:\n  - name: nowhere\n    tool: mcp__nosuch__echo\n    args: {}\n    expect: {status: ok}\n",
-    )
-    .expect("cases");
-    let bad = setup.promptexec(&["test", "bad.cases.yaml"]);
-    bad.expect_code(2);
-    bad.stderr_has("bad.cases.yaml:3:11: the config has no MCP server `nosuch` (it has `t`)");
-}
-
-#[test]
-fn validate_checks_a_servers_command_and_what_no_binding_or_server_provides() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - name: t\n      command: no-such-mcp-server-here\n";
-    let pack = r#"{"id": "v", "name": "v", "version": "1.0.0",
- "prompts": {"desk": {"id": "desk", "name": "d", "version": "1.0.0", "system_template": "hi",
-   "tools": ["mcp__t__*", "mcp__nosuch__*"]}},
- "tools": {"orphan": {"name": "orphan", "description": "nothing binds it", "parameters": {"type": "object"}}}}"#;
-    std::fs::write(dir.path().join("v.yaml"), config).expect("config");
-    std::fs::write(dir.path().join("v.pack.json"), pack).expect("pack");
-    let out = promptexec()
-        .in_dir(dir.path())
-        .args(["validate", "-c", "v.yaml", "--pack", "v.pack.json"])
-        .run();
-    out.expect_code(2);
-    out.stderr_has(
-        "v.yaml:6:16: spec.mcp_servers[t].command: `no-such-mcp-server-here` is not found in PATH",
-    );
-    out.stderr_has("v.pack.json:3:27: warning: `mcp__nosuch__*` names no MCP server of v.yaml; calls to it cannot run");
-    out.stderr_has("v.pack.json:4:12: warning: tool `orphan` is defined here but neither a binding in v.yaml nor an MCP server provides it");
-    out.stderr_lacks("`mcp__t__*` names no MCP server");
 }
