@@ -28,6 +28,8 @@ mod long_run;
 mod mcp;
 mod mcp_bounds;
 mod mcp_http;
+mod mcp_invoke;
+mod mcp_listing;
 mod mcp_servers;
 mod observers;
 mod output_files;
