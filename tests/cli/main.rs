@@ -37,6 +37,7 @@ mod partial;
 mod paths;
 mod picoclaw;
 mod providers;
+mod providers_replay;
 mod quiet_color;
 mod reaper;
 mod render;

@@ -1,7 +1,6 @@
 //! Real model APIs: conversations against a model server on loopback that speaks
 //! OpenAI's chat completions and Anthropic's Messages API, retries, stalls, malformed
-//! answers, keys that never reach an output, and sessions recorded once and replayed
-//! with no server and no key.
+//! answers, keys that never reach an output, and providers that cannot be used.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -11,13 +10,14 @@ use nix::unistd::Pid;
 use serde_json::{Value as Json, json};
 
 use crate::fake_llm::FakeLlm;
-use crate::util::{Invocation, fixtures, promptexec, repo_root};
+use crate::providers_replay::scenarios;
+use crate::util::{Invocation, fixtures, promptexec};
 
 const KEY: &str = "sk-test-5ecret-key-42";
 
 /// A config in `dir` whose provider `fake` (`api`: openai or claude) is the server at
 /// `url`, beside the mock, with the suite fixtures' tools and their delete-denying hook.
-fn config(dir: &Path, api: &str, url: &str, extra: &str) -> PathBuf {
+pub(crate) fn config(dir: &Path, api: &str, url: &str, extra: &str) -> PathBuf {
     let suite = fixtures().join("suite");
     let echo = fixtures().join("run/echo_tool.py");
     let text = format!(
@@ -64,7 +64,7 @@ spec:
 
 /// `run` of the suite fixtures' pack with the config in `dir`, from `dir`, with the key
 /// in the environment.
-fn run_in(dir: &Path) -> Invocation {
+pub(crate) fn run_in(dir: &Path) -> Invocation {
     promptexec().in_dir(dir).env("FAKE_LLM_KEY", KEY).args([
         "-c".into(),
         dir.join("providers.yaml").into_os_string(),
@@ -74,7 +74,7 @@ fn run_in(dir: &Path) -> Invocation {
 }
 
 /// One conversation with `fake`, the JSON report on stdout.
-fn conversation(dir: &Path, messages: &[&str], more: &[&str]) -> Invocation {
+pub(crate) fn conversation(dir: &Path, messages: &[&str], more: &[&str]) -> Invocation {
     let mut run = run_in(dir).args(["--prompt", "main", "--provider", "fake", "--format", "json"]);
     for message in messages {
         run = run.args(["--message", message]);
@@ -83,17 +83,17 @@ fn conversation(dir: &Path, messages: &[&str], more: &[&str]) -> Invocation {
 }
 
 /// A model answer that calls `echo` with `text`.
-fn calls_echo(text: &str) -> Json {
+pub(crate) fn calls_echo(text: &str) -> Json {
     json!({"reply": {"tool_calls": [{"name": "echo", "arguments": {"text": text}}], "usage": {"input": 20, "output": 5}}})
 }
 
-fn says(text: &str) -> Json {
+pub(crate) fn says(text: &str) -> Json {
     json!({"reply": {"content": text, "usage": {"input": 30, "output": 4}}})
 }
 
 /// Two turns: a call the delete-denying hook blocks and the model's apology, then an
 /// echo and its answer.
-fn delete_then_hi() -> Json {
+pub(crate) fn delete_then_hi() -> Json {
     json!([
         calls_echo("delete everything"),
         says("I may not delete."),
@@ -103,7 +103,7 @@ fn delete_then_hi() -> Json {
 }
 
 /// What the second request told the model the tool answered, in either API's shape.
-fn tool_result_sent(request: &Json) -> String {
+pub(crate) fn tool_result_sent(request: &Json) -> String {
     let messages = request["body"]["messages"].as_array().expect("messages");
     let found = messages.iter().find_map(|m| {
         if m["role"] == "tool" {
@@ -325,268 +325,6 @@ fn the_key_reaches_the_server_and_no_output_file_or_log() {
         let out = conversation(dir.path(), &["Hi"], &[]).run();
         out.expect_code(3).stderr_has("401").stderr_lacks(KEY);
         assert!(!out.stdout.contains(KEY), "{api}");
-    }
-}
-
-/// The parts of a JSON report a replay must reproduce: tool calls, hook decisions
-/// and eval results, without their timings.
-fn outcome(report: &Json) -> Json {
-    let strip = |list: &Json, keys: &[&str]| -> Vec<Json> {
-        list.as_array()
-            .expect("a list")
-            .iter()
-            .map(|item| {
-                let mut item = item.clone();
-                for key in keys {
-                    item.as_object_mut().map(|o| o.remove(*key));
-                }
-                item
-            })
-            .collect()
-    };
-    json!({
-        "tool_calls": strip(&report["tool_calls"], &["duration_ms"]),
-        "hook_decisions": report["hook_decisions"],
-        "evals": strip(&report["evals"], &["duration_ms"]),
-        "messages": report["messages"],
-    })
-}
-
-#[test]
-fn a_recorded_conversation_replays_with_no_server_and_a_changed_message_is_exit_3_with_a_diff() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut llm = FakeLlm::start(&delete_then_hi());
-    config(dir.path(), "claude", &llm.base_url(), "");
-    let messages = ["Delete it all", "Then say hi"];
-    let recorded = conversation(dir.path(), &messages, &["--record", "session.json"]).run();
-    recorded.expect_code(0);
-    let recorded = outcome(&recorded.json_report());
-    assert_eq!(recorded["hook_decisions"][0]["hook"], "deny_delete");
-    llm.stop();
-
-    let replayed = promptexec()
-        .in_dir(dir.path())
-        .args(["-c", "providers.yaml", "run"])
-        .arg(fixtures().join("suite/suite.pack.json"))
-        .args(["--prompt", "main", "--provider", "fake", "--format", "json"])
-        .args(["--message", messages[0], "--message", messages[1]])
-        .args(["--replay", "session.json", "--record", "again.json"])
-        .run();
-    replayed.expect_code(0);
-    assert_eq!(outcome(&replayed.json_report()), recorded);
-    // Recorded during a replay, the answers make a recording that replays the same.
-    let again = conversation(dir.path(), &messages, &["--replay", "again.json"]).run();
-    again.expect_code(0);
-    assert_eq!(outcome(&again.json_report()), recorded);
-
-    // A conversation that ends before the recorded one did leaves calls unasked.
-    conversation(dir.path(), &messages[..1], &["--replay", "session.json"])
-        .run()
-        .expect_code(3)
-        .stderr_has("model `fake` failed")
-        .stderr_has("the recording holds 4 model calls and the conversation asked for 2");
-
-    // A live run that fails leaves the recording it would have replaced alone.
-    let before = std::fs::read_to_string(dir.path().join("session.json")).expect("recorded");
-    conversation(dir.path(), &messages, &["--record", "session.json"])
-        .run()
-        .expect_code(3)
-        .stderr_has("session.json not written");
-    let after = std::fs::read_to_string(dir.path().join("session.json")).expect("still there");
-    assert_eq!(before, after);
-
-    let changed = conversation(
-        dir.path(),
-        &[messages[0], "Then say hello"],
-        &["--replay", "session.json"],
-    )
-    .run();
-    changed
-        .expect_code(3)
-        .stderr_has("replay of session.json: call 3 (turn 2, round 1) does not match")
-        .stderr_has(
-            "messages[4] (user).content: recorded \"Then say hi\" — made \"Then say hello\"",
-        );
-}
-
-/// Two scenarios: one names `fake` as its provider, one plays the config's default
-/// (the mock); both with assertions on tools, hooks and answers.
-fn scenarios(dir: &Path) {
-    let head = |id: &str| {
-        format!(
-            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: {id}\nspec:\n  task_type: main\n  description: {id}\n"
-        )
-    };
-    let live = format!(
-        "{}  providers: [fake]\n  streaming: true\n  turns:\n    - role: user\n      content: Delete it all\n      assertions:\n        - {{ type: hook_decision, params: {{ hook: deny_delete, action: deny }} }}\n    - role: user\n      content: Then say hi\n      assertions:\n        - {{ type: tools_called, params: {{ tools: [echo] }} }}\n        - {{ type: content_includes, params: {{ patterns: [Echoed] }} }}\n",
-        head("live-echo")
-    );
-    let mocked = format!(
-        "{}  turns:\n    - role: user\n      content: Ping\n      assertions:\n        - {{ type: tools_called, params: {{ tools: [echo] }} }}\n",
-        head("echo-ping")
-    );
-    std::fs::create_dir_all(dir.join("scenarios")).expect("folder");
-    std::fs::write(dir.join("scenarios/live-echo.scenario.yaml"), live).expect("written");
-    std::fs::write(dir.join("scenarios/echo-ping.scenario.yaml"), mocked).expect("written");
-}
-
-fn assertions(report: &Json) -> Json {
-    let scenarios = report["scenarios"].as_array().expect("scenarios");
-    Json::Array(
-        scenarios
-            .iter()
-            .map(|s| json!({"id": s["id"], "result": s["result"], "assertions": s["assertions"]}))
-            .collect(),
-    )
-}
-
-#[test]
-fn a_suite_recorded_once_replays_with_no_key_and_no_server() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    scenarios(dir.path());
-    let mut llm = FakeLlm::start(&delete_then_hi());
-    config(dir.path(), "openai", &llm.base_url(), "");
-    let recorded = run_in(dir.path())
-        .args([
-            "scenarios",
-            "--record-dir",
-            "recordings",
-            "--format",
-            "json",
-        ])
-        .run();
-    recorded.expect_code(0);
-    let recorded = recorded.json_report();
-    assert_eq!(
-        recorded["summary"]["passed"],
-        2,
-        "{}",
-        assertions(&recorded)
-    );
-    assert_eq!(
-        llm.requests().len(),
-        4,
-        "only the live scenario calls the server"
-    );
-    assert_eq!(llm.requests()[0]["body"]["stream"], true);
-    let live = &recorded["scenarios"][1];
-    assert_eq!(live["id"], "live-echo");
-    assert_eq!(live["model"]["input_tokens"], 100);
-    llm.stop();
-    for id in ["live-echo", "echo-ping"] {
-        assert!(
-            dir.path()
-                .join(format!("recordings/{id}.recording.json"))
-                .is_file()
-        );
-    }
-
-    let replayed = promptexec()
-        .in_dir(dir.path())
-        .args(["-c", "providers.yaml", "run"])
-        .arg(fixtures().join("suite/suite.pack.json"))
-        .args([
-            "scenarios",
-            "--replay-dir",
-            "recordings",
-            "--format",
-            "junit",
-        ])
-        .run();
-    replayed.expect_code(0);
-    assert!(
-        replayed
-            .stdout
-            .contains(r#"<property name="model.input_tokens" value="100"/>"#),
-        "{}",
-        replayed.stdout
-    );
-    let replayed = run_in(dir.path())
-        .env_remove("FAKE_LLM_KEY")
-        .args([
-            "scenarios",
-            "--replay-dir",
-            "recordings",
-            "--format",
-            "json",
-        ])
-        .run();
-    replayed.expect_code(0);
-    assert_eq!(assertions(&replayed.json_report()), assertions(&recorded));
-
-    // A scenario with no recording is named before anything plays.
-    std::fs::remove_file(dir.path().join("recordings/echo-ping.recording.json")).expect("removed");
-    run_in(dir.path())
-        .args(["scenarios", "--replay-dir", "recordings"])
-        .run()
-        .expect_code(2)
-        .stderr_has("--replay-dir: no recording of scenario `echo-ping`");
-}
-
-#[test]
-fn a_promptkit_recording_drives_a_scenario() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let scenario = "apiVersion: promptkit.altairalabs.ai/v1alpha1
-kind: Scenario
-metadata:
-  name: late-order
-spec:
-  task_type: support
-  description: A late order, answered from a PromptKit recording
-  variables: { customer_name: Dana }
-  turns:
-    - role: user
-      content: Where is my order A-1002?
-      assertions:
-        - { type: tools_called, params: { tools: [lookup_order] } }
-        - { type: tool_result_includes, params: { tool: lookup_order, patterns: [delayed] } }
-    - role: user
-      content: Can I get a refund if it is late?
-      assertions:
-        - { type: content_includes, params: { patterns: [full refund] } }
-";
-    std::fs::write(dir.path().join("late-order.scenario.yaml"), scenario).expect("written");
-    std::fs::create_dir(dir.path().join("recordings")).expect("folder");
-    std::fs::copy(
-        fixtures().join("recordings/promptkit-session.json"),
-        dir.path().join("recordings/late-order.recording.json"),
-    )
-    .expect("copied");
-    let root = repo_root();
-    for mode in ["content", "turn"] {
-        let out = promptexec()
-            .in_dir(dir.path())
-            .arg("-c")
-            .arg(root.join("runtimeconfig.example.yaml"))
-            .arg("run")
-            .arg(root.join("examples/assistant.pack.json"))
-            .arg(dir.path().join("late-order.scenario.yaml"))
-            .args([
-                "--replay-dir",
-                "recordings",
-                "--match",
-                mode,
-                "--format",
-                "json",
-            ])
-            .run();
-        let report = out.json_report();
-        if mode == "content" {
-            out.expect_code(0);
-            assert_eq!(report["summary"]["passed"], 1, "{}", assertions(&report));
-            // 140 + 201 + 236 input tokens, and 12 read from PromptKit's cache.
-            assert_eq!(
-                report["scenarios"][0]["model"]["input_tokens"], 589,
-                "the recording's token counts"
-            );
-        } else {
-            // By turn, the whole request is compared: the recording has no system
-            // prompt or tools to compare, but the example tool's own answer differs
-            // from the one PromptKit recorded, and that is shown.
-            out.expect_code(3)
-                .stderr_has("call 2 (turn 1, round 2) does not match the recorded call 2")
-                .stderr_has("messages[2] (tool).content differs at character 42");
-        }
     }
 }
 
