@@ -22,17 +22,24 @@ pub struct McpTool {
 }
 
 impl McpTool {
-    /// The tool from a `tools/list` entry, as JSON.
-    pub fn of(server: &str, listed: &Json) -> Option<McpTool> {
-        let tool = listed["name"].as_str()?.to_string();
+    /// The tool from a `tools/list` entry, as JSON (taken apart, not copied).
+    pub fn of(server: &str, mut listed: Json) -> Option<McpTool> {
+        let mut take = |key: &str| listed.get_mut(key).map(Json::take);
+        let Some(Json::String(tool)) = take("name") else {
+            return None;
+        };
+        let description = match take("description") {
+            Some(Json::String(text)) => text,
+            _ => String::new(),
+        };
+        let output_schema = take("outputSchema");
+        let input_schema =
+            take("inputSchema").unwrap_or_else(|| serde_json::json!({"type": "object"}));
         Some(McpTool {
             name: super::names::qualified(server, &tool),
-            description: listed["description"].as_str().unwrap_or_default().into(),
-            input_schema: listed
-                .get("inputSchema")
-                .cloned()
-                .unwrap_or_else(|| serde_json::json!({"type": "object"})),
-            output_schema: listed.get("outputSchema").cloned(),
+            description,
+            input_schema,
+            output_schema,
             tool,
         })
     }
@@ -137,7 +144,7 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str, schema: Json) -> McpTool {
-        McpTool::of("s", &json!({"name": name, "inputSchema": schema})).expect("a tool")
+        McpTool::of("s", json!({"name": name, "inputSchema": schema})).expect("a tool")
     }
 
     #[test]

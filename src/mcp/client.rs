@@ -127,7 +127,7 @@ impl McpClient {
                     .listed(&link, "tools", |page| peer.list_tools(page))
                     .await?;
                 let tools = listed
-                    .iter()
+                    .into_iter()
                     .filter_map(|t| McpTool::of(&self.server.name, t))
                     .filter(|t| admitted(&self.server.tool_filter, &self.server.name, &t.tool))
                     .collect();
