@@ -56,6 +56,18 @@ pub(super) fn check_pack(pack: &Pack, cx: &mut Checker) {
         check_prompt(pack, prompt, cx);
     }
     for tool in pack.tools.values() {
+        // An empty name is refused where it is read.
+        if !tool.name.is_empty()
+            && let Err(err) = crate::tools::check_tool_name(&tool.name)
+        {
+            cx.error(
+                tool.pos,
+                format!(
+                    "/tools/{}: a model cannot be offered this tool: {err}",
+                    tool.name.escape_debug()
+                ),
+            );
+        }
         let schemas = std::iter::once(("parameters", &tool.parameters))
             .chain(tool.output_schema.iter().map(|s| ("output_schema", s)));
         for (field, schema) in schemas {

@@ -30,7 +30,8 @@ pub fn check_tool_name(name: &str) -> Result<(), ToolNameError> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !fits {
-        return Err(ToolNameError::Characters(name.to_string()));
+        // Escaped: the name may come from a peer and is shown at a terminal.
+        return Err(ToolNameError::Characters(name.escape_debug().to_string()));
     }
     Ok(())
 }
@@ -55,7 +56,7 @@ mod tests {
         for odd in ["get weather", "a.b", "tab\there", "é", "esc\u{1b}[2J"] {
             assert_eq!(
                 check_tool_name(odd),
-                Err(ToolNameError::Characters(odd.to_string())),
+                Err(ToolNameError::Characters(odd.escape_debug().to_string())),
                 "{odd:?}"
             );
         }

@@ -120,3 +120,25 @@ fn a_tools_answer_is_shown_escaped_in_the_conversation() {
     no_raw_escapes(&out);
     out.stderr_has(r#": "\u001b[31mhi\u001b]0;owned\u0007\u{9b}2J""#);
 }
+
+#[test]
+fn a_pack_tool_no_model_api_accepts_is_refused_with_its_name_escaped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tool =
+        |name: &str| json!({"name": name, "description": "d", "parameters": {"type": "object"}});
+    let pack = json!({
+        "id": "p", "name": "P", "version": "1",
+        "prompts": {"p": {"id": "p", "name": "P", "version": "1", "system_template": "Hi.",
+                          "tools": ["get weather", "e\u{1b}[2Jx"]}},
+        "tools": {"get weather": tool("get weather"), "e\u{1b}[2Jx": tool("e\u{1b}[2Jx")}
+    });
+    let out = promptexec()
+        .in_dir(dir.path())
+        .file("pack.json", pack.to_string())
+        .args(["--color", "never", "validate", "--pack", "pack.json"])
+        .run();
+    out.expect_code(2);
+    no_raw_escapes(&out);
+    out.stderr_has("/tools/get weather: a model cannot be offered this tool")
+        .stderr_has("its name `e\\u{1b}[2Jx` is not one model APIs accept");
+}
