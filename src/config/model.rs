@@ -147,6 +147,26 @@ pub struct ExecSpec {
     pub env_mode: EnvMode,
 }
 
+impl ExecSpec {
+    /// `command` run in `working_dir` with no arguments, no variables passed on and
+    /// every limit at its default.
+    pub fn plain(command: impl Into<PathBuf>, working_dir: impl Into<PathBuf>) -> ExecSpec {
+        ExecSpec {
+            command: command.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            timeout: None,
+            working_dir: working_dir.into(),
+            max_output_bytes: None,
+            runtime: RuntimeMode::default(),
+            max_in_flight: None,
+            command_pos: Pos::default(),
+            arg_positions: Vec::new(),
+            env_mode: EnvMode::default(),
+        }
+    }
+}
+
 crate::wire_enum! {
     /// Which host variables reach a child (`env_mode`).
     #[derive(Default)]

@@ -112,19 +112,7 @@ mod tests {
     use std::time::Duration;
 
     fn hook(kind: HookKind) -> Hook {
-        let exec = ExecSpec {
-            command: "h".into(),
-            args: Vec::new(),
-            env: Vec::new(),
-            timeout: None,
-            working_dir: "/".into(),
-            max_output_bytes: None,
-            runtime: Default::default(),
-            max_in_flight: None,
-            command_pos: Default::default(),
-            arg_positions: Vec::new(),
-            env_mode: Default::default(),
-        };
+        let exec = ExecSpec::plain("h", "/");
         Hook {
             name: "guard".into(),
             exec,

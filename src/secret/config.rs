@@ -126,17 +126,8 @@ mod tests {
     fn a_config_registers_its_credentials_and_secret_looking_variables() {
         use crate::config::{Hook, HookKind, McpServer, McpToolFilter, Provider};
         let exec = |env: &[&str]| ExecSpec {
-            command: "tool".into(),
-            args: Vec::new(),
             env: env.iter().map(|n| n.to_string()).collect(),
-            timeout: None,
-            working_dir: "/".into(),
-            max_output_bytes: None,
-            runtime: Default::default(),
-            max_in_flight: None,
-            command_pos: Default::default(),
-            arg_positions: Vec::new(),
-            env_mode: Default::default(),
+            ..ExecSpec::plain("tool", "/")
         };
         let mut config = RuntimeConfig::default();
         config.providers.push(Provider {

@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::util::{alive, fixtures, pid_in, promptexec, wait_for};
+use crate::util::{alive, fixtures, gone_within, pid_in, promptexec, wait_for};
 
 fn survivors_dir() -> PathBuf {
     fixtures().join("survivors")
@@ -101,18 +101,6 @@ spec:
     let path = dir.join("held.yaml");
     std::fs::write(&path, config).expect("config");
     path
-}
-
-/// Waits, boundedly, until `pid` no longer runs; false if it still does.
-fn gone_within(pid: i32, limit: Duration) -> bool {
-    let until = Instant::now() + limit;
-    while alive(pid) {
-        if Instant::now() > until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    true
 }
 
 #[test]

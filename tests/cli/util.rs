@@ -495,7 +495,12 @@ pub fn alive(pid: i32) -> bool {
 /// and nothing lets a test wait on a process that is not its own child. A process
 /// that promptexec leaked outlives the wait and fails the test.
 pub fn gone(pid: i32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
+    gone_within(pid, Duration::from_secs(5))
+}
+
+/// As [`gone`], waiting at most `limit`.
+pub fn gone_within(pid: i32, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
     while alive(pid) {
         if Instant::now() > deadline {
             return false;
