@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod library;
 pub mod mcp;
 pub mod pack;
+pub mod peer_text;
 pub mod provider;
 pub mod report;
 pub mod secret;

@@ -114,7 +114,7 @@ impl LineLog {
             target: STDERR_TARGET,
             "[{}] {}",
             self.label,
-            String::from_utf8_lossy(line)
+            crate::peer_text::peer(&String::from_utf8_lossy(line), false)
         );
         self.partial.clear();
     }

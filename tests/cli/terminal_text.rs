@@ -142,3 +142,15 @@ fn a_pack_tool_no_model_api_accepts_is_refused_with_its_name_escaped() {
     out.stderr_has("/tools/get weather: a model cannot be offered this tool")
         .stderr_has("its name `e\\u{1b}[2Jx` is not one model APIs accept");
 }
+
+#[test]
+fn a_tools_stderr_is_logged_escaped() {
+    let script = fixtures().join("terminal_text/noisy_stderr.py");
+    let out = promptexec()
+        .args(["--color", "never", "-v", "invoke-tool", "t", "--exec"])
+        .arg(format!("python3 {}", script.display()))
+        .run();
+    out.expect_code(0);
+    no_raw_escapes(&out);
+    out.stderr_has("[tool t] warn \\u{1b}[2J\\u{1b}]0;pwned\\u{7} done");
+}
