@@ -1,6 +1,7 @@
 //! promptexec runs LLM-agent extensions (exec tools, hooks and evals) for real, outside
 //! any agent, and manages `{{slot}}` prompt templates.
 
+pub mod atomic_file;
 pub mod check;
 pub mod cli;
 pub mod commands;

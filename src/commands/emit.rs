@@ -13,12 +13,12 @@ pub(super) fn write_output(
     text: &str,
 ) -> Result<(), CliError> {
     match output {
-        Some(path) => {
-            crate::report::write_atomic(path, text.as_bytes()).map_err(|source| CliError::Write {
+        Some(path) => crate::atomic_file::write_atomic(path, text.as_bytes()).map_err(|source| {
+            CliError::Write {
                 path: path.to_path_buf(),
                 source,
-            })
-        }
+            }
+        }),
         None => console.out(text),
     }
 }

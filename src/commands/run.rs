@@ -6,13 +6,13 @@ use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::atomic_file::write_atomic_with;
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::pack;
 use crate::provider::load_mock;
 use crate::report::{
     HumanStream, JsonReport, RunRecord, Terminal, junit_report, problems, summary,
-    write_atomic_with,
 };
 use crate::session::{Approvals, ToolSet};
 

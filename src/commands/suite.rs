@@ -10,6 +10,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
+use crate::atomic_file::write_atomic_with;
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::RuntimeConfig;
@@ -18,7 +19,6 @@ use crate::evals::Evaluator;
 use crate::pack::Pack;
 use crate::report::{
     ScenarioRecord, SuiteJson, SuiteRecord, Terminal, suite_junit, suite_summary, totals_line,
-    write_atomic_with,
 };
 use crate::session::{Approvals, Decision, SessionEvent, ToolSet};
 use crate::suite::{self, Consent, Scenario};

@@ -1,7 +1,6 @@
 //! Turns a session's events into what people and machines read: the human stream and
 //! summary on stderr, one JSON document, JUnit XML, and the JSONL transcript.
 
-mod atomic;
 mod check;
 mod human;
 mod json;
@@ -13,7 +12,6 @@ mod summary;
 mod terminal;
 mod transcript;
 
-pub use atomic::{write_atomic, write_atomic_with};
 pub use check::{check_human, check_json, check_junit};
 pub use human::{HumanStream, describe, stderr_excerpt};
 pub use json::{JsonReport, json_report};

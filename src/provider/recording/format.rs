@@ -296,7 +296,7 @@ impl Recording {
     /// Writes the recording as pretty JSON, replacing `path` atomically: a reader sees
     /// the old file or the whole new one.
     pub fn write(&self, path: &std::path::Path) -> std::io::Result<()> {
-        crate::report::write_atomic_with(path, |out| {
+        crate::atomic_file::write_atomic_with(path, |out| {
             serde_json::to_writer_pretty(&mut *out, self)?;
             out.write_all(b"\n")
         })

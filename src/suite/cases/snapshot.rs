@@ -63,7 +63,7 @@ pub fn write(path: &Path, value: &Json) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    crate::report::write_atomic_with(path, |out| {
+    crate::atomic_file::write_atomic_with(path, |out| {
         serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
         out.write_all(b"\n")
     })
