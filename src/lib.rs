@@ -20,5 +20,6 @@ pub mod secret;
 pub mod session;
 pub mod suite;
 pub mod template;
+pub mod tool_caller;
 pub mod tools;
 pub mod wire;

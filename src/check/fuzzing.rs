@@ -8,7 +8,8 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::exec::Outcome;
-use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
+use crate::tool_caller::ToolCaller;
+use crate::tools::{ArgsSchema, ToolReport, ToolStatus};
 
 use super::fuzz::{Case, Fuzzer, invoke_command};
 use super::line;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::tools::ToolCaller;
+use crate::tool_caller::ToolCaller;
 
 use super::fuzzing::{Caller, FuzzTarget, fuzz};
 use super::subject::{Options, Subject, ToolSchemas};

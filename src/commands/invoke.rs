@@ -17,7 +17,8 @@ use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeMode};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::exec::{Outcome, last_lines};
-use crate::tools::{ArgsSchema, ToolCaller, ToolReport, ToolStatus};
+use crate::tool_caller::ToolCaller;
+use crate::tools::{ArgsSchema, ToolReport, ToolStatus};
 
 use super::emit::pretty;
 use super::exit::of_tool;

@@ -32,7 +32,7 @@ use crate::hooks::{Gate, History, HookDispatcher, ProviderRequest, ProviderRespo
 use crate::mcp::McpToolSet;
 use crate::pack::{Pack, Prompt, ToolChoice};
 use crate::provider::{ModelCall, Provider};
-use crate::tools::ToolCaller;
+use crate::tool_caller::ToolCaller;
 
 use super::{
     Approvals, Chaos, EventLog, ExtensionKind, Guardrails, HookAction, Phase, SessionEvent,

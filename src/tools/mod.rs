@@ -3,7 +3,6 @@
 
 mod args;
 mod call;
-mod caller;
 mod name;
 mod response;
 mod server;
@@ -11,7 +10,6 @@ mod server;
 pub use crate::exec::rpc::RestartPolicy;
 pub use args::{ArgsError, ArgsSchema, INVALID_ARGUMENTS, SchemaError, validate_args};
 pub use call::{ToolMode, ToolReport, ToolRequest, ToolStatus, call_tool, tool_request};
-pub use caller::ToolCaller;
 pub use name::{MAX_TOOL_NAME, ToolNameError, check_tool_name};
 pub use response::{Pending, ToolAnswer, interpret, interpret_raw};
 pub use server::ToolServer;

@@ -16,7 +16,8 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::{CliError, Console, Exit};
 use crate::config::ExecSpec;
 use crate::doc::Diagnostics;
-use crate::tools::{ToolCaller, ToolReport};
+use crate::tool_caller::ToolCaller;
+use crate::tools::ToolReport;
 
 use super::super::exit::{of_tool, worse};
 use super::super::runtime::{interrupted, with_runtime};

@@ -23,7 +23,8 @@ use crate::suite::cases::{
     CallStatus, CaseStatus, HookPoint, HookSeen, SnapshotCheck, ToolSeen, Verdict, judge_hook,
     judge_tool, snapshots,
 };
-use crate::tools::{ArgsSchema, ToolCaller, ToolMode, ToolReport, ToolStatus};
+use crate::tool_caller::ToolCaller;
+use crate::tools::{ArgsSchema, ToolMode, ToolReport, ToolStatus};
 
 use super::super::hook_call::{call_exec, call_rpc, start_rpc};
 use super::super::hook_report::HookReport;

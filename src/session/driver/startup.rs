@@ -2,7 +2,7 @@
 //! interrupt (the run's cancel token) puts to every step of a turn.
 
 use crate::session::{ExtensionKind, Phase, SessionEvent};
-use crate::tools::ToolCaller;
+use crate::tool_caller::ToolCaller;
 
 use super::{Session, TurnEnd};
 

@@ -1,3 +1,6 @@
+//! Calling one tool however it runs: above both `tools` (exec tools) and `mcp` (MCP
+//! servers' tools), so neither needs the other.
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -7,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ExecSpec, RuntimeMode};
 use crate::mcp::McpClient;
 
-use super::{ToolReport, ToolRequest, ToolServer, call_tool, tool_request};
+use crate::tools::{ToolReport, ToolRequest, ToolServer, call_tool, tool_request};
 
 /// One tool, however it runs: a process per call, a supervised server, or a tool of
 /// an MCP server (shared by all of that server's tools).
