@@ -6,6 +6,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod conversation;
 pub mod doc;
 pub mod evals;
 pub mod exec;

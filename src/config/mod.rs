@@ -6,6 +6,7 @@ mod load;
 mod model;
 mod phase;
 mod resolve;
+mod secrets;
 
 pub use discover::{ConfigSource, discover};
 pub use load::{LoadError, load};
@@ -16,3 +17,4 @@ pub use model::{
     RateLimit, RuntimeConfig, RuntimeMode, ServerHook, ToolBinding,
 };
 pub use phase::{Phase, Place};
+pub use secrets::{looks_secret, register_secrets};

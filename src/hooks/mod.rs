@@ -7,7 +7,6 @@ mod action;
 mod chain;
 mod decide;
 mod dispatch;
-mod events;
 mod exec_step;
 mod failure;
 mod history;
@@ -21,13 +20,13 @@ mod runner;
 mod shape;
 mod verdict;
 
+pub use crate::conversation::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub use action::{
     Action, ActionKind, AnswerError, Approval, on_failure, read_action, read_approval,
 };
 pub use chain::{Gate, Phase, ordered};
 pub use decide::{Decision, Step, fold, step_for};
 pub use dispatch::HookDispatcher;
-pub use events::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub use failure::HookFailure;
 pub use history::History;
 pub use judge::{ExecAnswer, HookDecision, read_exec_answer};

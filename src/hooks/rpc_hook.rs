@@ -10,9 +10,9 @@ use crate::exec::CallKind;
 use crate::exec::rpc::{Handshake, Missed, Reply, RestartPolicy, RpcError, Supervisor};
 
 use super::action::{Action, Approval, read_action, read_approval};
-use super::events::selects;
 use super::rpc_wire::{event_params, hello_params, method_name, read_hello};
 use super::runner::hook_context;
+use crate::conversation::selects;
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);

@@ -9,7 +9,6 @@
 //! (once and twice escaped, as in a JSON string holding JSON) and XML. Texts too
 //! short to be credentials are never registered, so that ordinary words stay.
 
-mod config;
 mod registry;
 mod writer;
 
@@ -17,7 +16,6 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
-pub use config::{looks_secret, register_config};
 pub use registry::{MASK, MIN_KEY, MIN_VALUE, Registry};
 pub use writer::Redacting;
 

@@ -12,6 +12,7 @@ mod replay;
 mod status;
 
 pub use crate::config::{Phase, Place};
+pub use crate::conversation::{HookAction, TurnEndReason};
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};
 pub use chaos::{Chaos, FailureMode, SLOW_DELAY, ToolFailure};
 pub use driver::{Session, TurnEnd};
@@ -19,4 +20,4 @@ pub use event::{ExtensionKind, SessionEvent};
 pub use guardrails::{Blocked, DEFAULT_BLOCKED_MESSAGE, Guarded, Guardrails, PII_LEAKAGE};
 pub use log::{EventLog, Events};
 pub use replay::{EvalPoints, judged};
-pub use status::{CallStatus, HookAction, TurnEndReason};
+pub use status::CallStatus;

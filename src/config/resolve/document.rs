@@ -46,7 +46,7 @@ pub fn resolve(root: &Node, base_dir: &Path, check_files: bool, cx: &mut Checker
     }
     top.allow(&["$schema"]);
     r.cx.unknown_keys(&top, "the RuntimeConfig", UnknownKeys::Error);
-    crate::secret::register_config(&config, &|name| std::env::var(name).ok());
+    crate::config::register_secrets(&config, &|name| std::env::var(name).ok());
     config
 }
 

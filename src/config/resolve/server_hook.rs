@@ -113,8 +113,8 @@ impl Resolver<'_> {
             return Some(ObserveEvents::None);
         }
         for (kind, at) in &kinds {
-            if !crate::hooks::selects_any(kind) {
-                let names = crate::hooks::EVENT_NAMES
+            if !crate::conversation::selects_any(kind) {
+                let names = crate::conversation::EVENT_NAMES
                     .iter()
                     .flat_map(|(ours, runtime)| [*ours, *runtime]);
                 let hint = suggest(kind, names);

@@ -1,6 +1,8 @@
-//! What a resolved config makes secret.
+//! What a resolved config makes secret: the values it hands to providers and
+//! children, registered with [`crate::secret`] so that no output holds them.
 
 use crate::config::{Credential, ExecSpec, McpEndpoint, RuntimeConfig};
+use crate::secret;
 
 /// The words that make a variable's name look secret.
 const MARKERS: &[&str] = &[
@@ -39,13 +41,13 @@ pub fn looks_secret(name: &str) -> bool {
 ///   [`looks_secret`].
 ///
 /// Keys count from 4 characters, other values from 8.
-pub fn register_config(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<String>) {
+pub fn register_secrets(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<String>) {
     for provider in &config.providers {
         match &provider.credential {
-            Some(Credential::Key(key)) => super::register_key(key),
+            Some(Credential::Key(key)) => secret::register_key(key),
             Some(Credential::Env(name)) => {
                 if let Some(key) = env(name) {
-                    super::register_key(&key);
+                    secret::register_key(&key);
                 }
             }
             Some(Credential::File(_)) | None => {}
@@ -53,12 +55,12 @@ pub fn register_config(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<Stri
         provider
             .headers
             .values()
-            .for_each(|v| super::register_header(v));
+            .for_each(|v| secret::register_header(v));
     }
     let listed = |exec: &ExecSpec| {
         for name in exec.env.iter().filter(|name| looks_secret(name)) {
             if let Some(value) = env(name) {
-                super::register_value(&value);
+                secret::register_value(&value);
             }
         }
     };
@@ -72,16 +74,16 @@ pub fn register_config(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<Stri
         listed(&hook.exec);
         hook.env_values
             .values()
-            .for_each(|v| super::register_value(v));
+            .for_each(|v| secret::register_value(v));
     }
     for server in config.mcp_servers.values() {
         match &server.endpoint {
             McpEndpoint::Stdio { exec, env } => {
                 listed(exec);
-                env.values().for_each(|v| super::register_value(v));
+                env.values().for_each(|v| secret::register_value(v));
             }
             McpEndpoint::Http { headers, .. } => {
-                headers.values().for_each(|v| super::register_header(v));
+                headers.values().for_each(|v| secret::register_header(v));
             }
         }
     }
@@ -174,7 +176,7 @@ mod tests {
             };
             Some(value.to_string())
         };
-        register_config(&config, &env);
+        register_secrets(&config, &env);
         let text = "cfg-inline-key-1 Bearer cfg-header-token-2 cfg-header-token-2 \
                     cfg-hook-value-3 cfg-mcp-env-value-4 cfg-env-key-5 cfg-password-6 \
                     cfg-not-a-secret-7";
