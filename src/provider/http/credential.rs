@@ -102,14 +102,21 @@ mod tests {
         }
     }
 
-    fn key_of(
-        p: &Provider,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Option<String>, String> {
+    /// What a provider's credential gave, with an error as the user reads it.
+    #[derive(Debug, PartialEq)]
+    enum Got {
+        Key(String),
+        NoKey,
+        Error(String),
+    }
+
+    fn key_of(p: &Provider, env: &dyn Fn(&str) -> Option<String>) -> Got {
         let flavor = flavor(&p.kind).expect("an HTTP type");
-        resolve(p, flavor, env)
-            .map(|k| k.map(|k| k.expose().to_string()))
-            .map_err(|e| e.to_string())
+        match resolve(p, flavor, env) {
+            Ok(Some(key)) => Got::Key(key.expose().to_string()),
+            Ok(None) => Got::NoKey,
+            Err(err) => Got::Error(err.to_string()),
+        }
     }
 
     fn no_env(_: &str) -> Option<String> {
@@ -119,16 +126,16 @@ mod tests {
     #[test]
     fn a_named_credential_is_read_and_trimmed() {
         let inline = provider("openai", Some(Credential::Key(" sk-1 ".into())), None);
-        assert_eq!(key_of(&inline, &no_env), Ok(Some("sk-1".into())));
+        assert_eq!(key_of(&inline, &no_env), Got::Key("sk-1".into()));
 
         let env = provider("claude", Some(Credential::Env("MY_KEY".into())), None);
         let lookup = |name: &str| (name == "MY_KEY").then(|| "sk-ant\n".to_string());
-        assert_eq!(key_of(&env, &lookup), Ok(Some("sk-ant".into())));
+        assert_eq!(key_of(&env, &lookup), Got::Key("sk-ant".into()));
 
         let mut file = tempfile::NamedTempFile::new().expect("temp file");
         writeln!(file, "  sk-file  \nsecond line").expect("write");
         let from_file = provider("vllm", Some(Credential::File(file.path().into())), None);
-        assert_eq!(key_of(&from_file, &no_env), Ok(Some("sk-file".into())));
+        assert_eq!(key_of(&from_file, &no_env), Got::Key("sk-file".into()));
     }
 
     #[test]
@@ -148,7 +155,7 @@ mod tests {
         let blank = provider("openai", Some(Credential::Env("K".into())), None);
         assert_eq!(
             key_of(&blank, &empty),
-            Err("credential_env `K` is empty".into())
+            Got::Error("credential_env `K` is empty".into())
         );
 
         let missing = provider(
@@ -156,7 +163,9 @@ mod tests {
             Some(Credential::File("/nonexistent/key".into())),
             None,
         );
-        let err = key_of(&missing, &no_env).expect_err("unreadable");
+        let Got::Error(err) = key_of(&missing, &no_env) else {
+            panic!("an unreadable credential_file is an error");
+        };
         assert!(
             err.starts_with("cannot read credential_file `/nonexistent/key`: "),
             "{err}"
@@ -171,18 +180,18 @@ mod tests {
             _ => None,
         };
         let openai = provider("openai", None, None);
-        assert_eq!(key_of(&openai, &vendor_keys), Ok(Some("sk-env".into())));
+        assert_eq!(key_of(&openai, &vendor_keys), Got::Key("sk-env".into()));
         assert_eq!(
             key_of(&openai, &no_env),
-            Err("no API key: `OPENAI_API_KEY` is not set (or name one with credential_env, credential_file or api_key)".into())
+            Got::Error("no API key: `OPENAI_API_KEY` is not set (or name one with credential_env, credential_file or api_key)".into())
         );
         let vendor_root = provider("openai", None, Some("https://api.openai.com/v1/"));
         assert_eq!(
             key_of(&vendor_root, &vendor_keys),
-            Ok(Some("sk-env".into()))
+            Got::Key("sk-env".into())
         );
         let claude = provider("claude", None, None);
-        assert_eq!(key_of(&claude, &vendor_keys), Ok(Some("sk-ant-env".into())));
+        assert_eq!(key_of(&claude, &vendor_keys), Got::Key("sk-ant-env".into()));
 
         // Any other address goes without, whatever the type, even with the variable set.
         for (kind, base) in [
@@ -194,14 +203,14 @@ mod tests {
             let elsewhere = provider(kind, None, Some(base));
             assert_eq!(
                 key_of(&elsewhere, &vendor_keys),
-                Ok(None),
+                Got::NoKey,
                 "{kind} at {base}"
             );
         }
         // Ollama needs none, and does not borrow OpenAI's.
         assert_eq!(
             key_of(&provider("ollama", None, None), &vendor_keys),
-            Ok(None)
+            Got::NoKey
         );
     }
 
