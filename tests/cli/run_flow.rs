@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use crate::junit::{junit_case, junit_cases};
+use crate::junit::{Case, junit_case, junit_cases};
 use crate::util::{Outcome, fixtures, promptexec};
 
 fn run_dir() -> PathBuf {
@@ -111,6 +111,19 @@ fn only_tool_call(report: &Json) -> &Json {
     let calls = report["tool_calls"].as_array().expect("tool_calls");
     assert_eq!(calls.len(), 1, "{calls:#?}");
     &calls[0]
+}
+
+/// The testcases of a valid JUnit report that holds exactly one testsuite.
+#[track_caller]
+fn one_suite_cases(xml: &str) -> Vec<Case> {
+    let doc = roxmltree::Document::parse(xml)
+        .unwrap_or_else(|err| panic!("well-formed XML ({err}):\n{xml}"));
+    let suites = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .count();
+    assert_eq!(suites, 1, "one testsuite:\n{xml}");
+    junit_cases(xml)
 }
 
 /// evals.pack.json with the probe eval answering `answer` (nothing when empty) and
@@ -381,7 +394,7 @@ fn a_failing_gate_eval_is_exit_1_and_a_junit_failure_of_the_eval_alone() {
 
     let out = play_eval("gated", "junit", answer, "0");
     assert_eq!(out.code, 1, "{}", out.report());
-    let cases = junit_cases(&out.stdout);
+    let cases = one_suite_cases(&out.stdout);
     assert_eq!(cases.len(), 2, "{cases:#?}");
     let turn = junit_case(&cases, "turn 1");
     assert_eq!(turn.classname, "gated.turns");
@@ -411,7 +424,7 @@ fn an_eval_that_cannot_score_is_exit_3_and_a_junit_error() {
 
         let out = play_eval("gated", "junit", answer, exit);
         assert_eq!(out.code, 3, "{what}: {}", out.report());
-        let cases = junit_cases(&out.stdout);
+        let cases = one_suite_cases(&out.stdout);
         let turn = junit_case(&cases, "turn 1");
         assert_eq!(turn.outcome, None, "{what}");
         let eval = junit_case(&cases, "quality (turn 1)");
@@ -432,7 +445,7 @@ fn a_measurement_with_a_low_score_does_not_fail_the_run() {
 
     let out = play_eval("measured", "junit", r#"{"score": 0.1}"#, "0");
     assert_eq!(out.code, 0, "{}", out.report());
-    let cases = junit_cases(&out.stdout);
+    let cases = one_suite_cases(&out.stdout);
     let eval = junit_case(&cases, "quality (turn 1)");
     assert_eq!(eval.outcome, None, "{eval:#?}");
 }

@@ -332,5 +332,9 @@ mod tests {
         assert!(
             matches!(parse_answer(&body), Err(AnswerError::Api(m)) if m == "max_tokens: too large")
         );
+        assert_eq!(
+            parse_answer(&body).err().map(|e| e.to_string()).as_deref(),
+            Some("max_tokens: too large")
+        );
     }
 }

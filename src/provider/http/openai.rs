@@ -317,10 +317,14 @@ mod tests {
     #[test]
     fn error_bodies_and_missing_choices_are_errors() {
         let error = json!({"error": {"message": "model not found"}});
+        let said = |body: &Json| parse_answer(body).err().map(|e| e.to_string());
         assert!(matches!(parse_answer(&error), Err(AnswerError::Api(m)) if m == "model not found"));
-        assert!(matches!(
-            parse_answer(&json!({"choices": []})),
-            Err(AnswerError::NoMessage)
-        ));
+        assert_eq!(said(&error).as_deref(), Some("model not found"));
+        let empty = json!({"choices": []});
+        assert!(matches!(parse_answer(&empty), Err(AnswerError::NoMessage)));
+        assert_eq!(
+            said(&empty).as_deref(),
+            Some("the answer has no `choices[0].message`")
+        );
     }
 }
