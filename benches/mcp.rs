@@ -63,17 +63,11 @@ fn env_number(name: &str, default: usize) -> usize {
 
 fn server_spec(me: &Path) -> McpServer {
     let exec = ExecSpec {
-        command: me.to_path_buf(),
         args: vec!["--as-server".into()],
-        env: Vec::new(),
         timeout: Some(Duration::from_secs(60)),
-        working_dir: std::env::temp_dir(),
-        max_output_bytes: None,
         runtime: RuntimeMode::Server,
         max_in_flight: Some(IN_FLIGHT as u64),
-        command_pos: Default::default(),
-        arg_positions: Vec::new(),
-        env_mode: Default::default(),
+        ..ExecSpec::plain(me, std::env::temp_dir())
     };
     McpServer {
         name: "bench".into(),

@@ -229,17 +229,10 @@ fn promptexec_binary() -> PathBuf {
 
 fn server_spec(me: &Path, count: usize) -> McpServer {
     let exec = ExecSpec {
-        command: me.to_path_buf(),
         args: vec!["--as-server".into(), count.to_string()],
-        env: Vec::new(),
         timeout: Some(Duration::from_secs(600)),
-        working_dir: std::env::temp_dir(),
-        max_output_bytes: None,
         runtime: RuntimeMode::Server,
-        max_in_flight: None,
-        command_pos: Default::default(),
-        arg_positions: Vec::new(),
-        env_mode: Default::default(),
+        ..ExecSpec::plain(me, std::env::temp_dir())
     };
     McpServer {
         name: "bench".into(),
