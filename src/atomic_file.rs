@@ -21,13 +21,13 @@ const NEW_FILE_MODE: u32 = 0o666;
 /// that exists and is not a regular file (a device, a FIFO) is written directly; a
 /// regular file, existing or new, gets a synced temporary file beside it that is then
 /// renamed over it, keeping an existing file's mode (and owner, where allowed).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
 }
 
 /// As [`write_atomic`], with the bytes written by `fill` as it makes them, through a
 /// buffer: a large report is never held whole in memory.
-pub fn write_atomic_with(
+pub(crate) fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {

@@ -1,26 +1,34 @@
 //! promptexec runs LLM-agent extensions (exec tools, hooks and evals) for real, outside
 //! any agent, and manages `{{slot}}` prompt templates.
 
-pub mod atomic_file;
-pub mod check;
-pub mod cli;
-pub mod commands;
+#![warn(unreachable_pub)]
+
+mod atomic_file;
+mod check;
+mod cli;
+mod commands;
 pub mod config;
-pub mod conversation;
-pub mod doc;
-pub mod evals;
+mod conversation;
+mod doc;
+mod evals;
 pub mod exec;
 pub mod hooks;
 pub mod library;
 pub mod mcp;
 pub mod pack;
-pub mod peer_text;
+mod peer_text;
 pub mod provider;
-pub mod report;
-pub mod secret;
+mod report;
+mod secret;
 pub mod session;
-pub mod suite;
+mod suite;
 pub mod template;
-pub mod tool_caller;
+mod tool_caller;
 pub mod tools;
-pub mod wire;
+mod wire;
+
+/// Runs promptexec with these arguments (the first is the program's name) on the
+/// process's stdout and stderr, and returns its exit code.
+pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
+    cli::run(args)
+}

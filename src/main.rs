@@ -4,5 +4,5 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = promptexec::exec::tether::enter(&args) {
         return code;
     }
-    promptexec::cli::run(args)
+    promptexec::run(args)
 }

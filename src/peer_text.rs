@@ -9,7 +9,7 @@ use std::borrow::Cow;
 /// (the bidirectional controls) is written as an escape, `\u{1b}`. Newlines and
 /// tabs are escaped too, unless `prose` (text of several lines). Our own colour is
 /// added after, and stays.
-pub fn peer(text: &str, prose: bool) -> Cow<'_, str> {
+pub(crate) fn peer(text: &str, prose: bool) -> Cow<'_, str> {
     let unsafe_char = |c: char| {
         (c.is_control() && !(prose && matches!(c, '\n' | '\t')))
             || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')

@@ -14,7 +14,7 @@ use crate::tools::{ToolReport, ToolRequest, ToolServer, call_tool, tool_request}
 
 /// One tool, however it runs: a process per call, a supervised server, or a tool of
 /// an MCP server (shared by all of that server's tools).
-pub enum ToolCaller {
+pub(crate) enum ToolCaller {
     OneShot {
         name: String,
         spec: ExecSpec,
@@ -28,7 +28,7 @@ pub enum ToolCaller {
 }
 
 impl ToolCaller {
-    pub fn new(name: &str, spec: &ExecSpec) -> Self {
+    pub(crate) fn new(name: &str, spec: &ExecSpec) -> Self {
         match spec.runtime {
             RuntimeMode::Exec => ToolCaller::OneShot {
                 name: name.to_string(),
@@ -39,7 +39,7 @@ impl ToolCaller {
     }
 
     /// Tool `tool` of an MCP server, known as `name` in the tool set.
-    pub fn mcp(name: &str, tool: &str, server: &Arc<McpClient>) -> Self {
+    pub(crate) fn mcp(name: &str, tool: &str, server: &Arc<McpClient>) -> Self {
         ToolCaller::Mcp {
             name: name.to_string(),
             tool: tool.to_string(),
@@ -47,7 +47,7 @@ impl ToolCaller {
         }
     }
 
-    pub async fn call(
+    pub(crate) async fn call(
         &self,
         args: &Json,
         timeout: Option<Duration>,
@@ -57,7 +57,7 @@ impl ToolCaller {
     }
 
     /// Calls the tool again after a person decided on its `pending` answer.
-    pub async fn resolve(
+    pub(crate) async fn resolve(
         &self,
         args: &Json,
         resolution: &Json,
@@ -86,7 +86,7 @@ impl ToolCaller {
     }
 
     /// On an interrupt a server is not waited for.
-    pub fn stop_now(&self) {
+    pub(crate) fn stop_now(&self) {
         match self {
             ToolCaller::Server(server) => server.kill(),
             ToolCaller::Mcp { server, .. } => server.kill(),
@@ -94,7 +94,7 @@ impl ToolCaller {
         }
     }
 
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         match self {
             ToolCaller::Server(server) => server.shutdown().await,
             // The server is shared by all its tools: whoever owns it stops it (a

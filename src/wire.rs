@@ -30,18 +30,18 @@ macro_rules! wire_enum {
 
         impl $name {
             /// Every value with its wire name, in declaration order.
-            pub const WIRE: &'static [(&'static str, $name)] = &[ $( ($wire, $name::$variant) ),+ ];
+            $vis const WIRE: &'static [(&'static str, $name)] = &[ $( ($wire, $name::$variant) ),+ ];
 
             /// Every wire name, in declaration order.
-            pub const NAMES: &'static [&'static str] = &[ $( $wire ),+ ];
+            $vis const NAMES: &'static [&'static str] = &[ $( $wire ),+ ];
 
             /// The name this value has in files and reports.
-            pub fn as_str(self) -> &'static str {
+            $vis fn as_str(self) -> &'static str {
                 match self { $( $name::$variant => $wire ),+ }
             }
 
             /// The value a wire name stands for.
-            pub fn from_wire(name: &str) -> Option<Self> {
+            $vis fn from_wire(name: &str) -> Option<Self> {
                 Self::WIRE.iter().find(|(wire, _)| *wire == name).map(|(_, value)| *value)
             }
 

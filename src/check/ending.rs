@@ -11,7 +11,7 @@ use super::{Probe, ProbeResult};
 /// With stdin already closed: the exit verdict within the grace period, then the
 /// leak verdict. A process that stays is stopped alone, not with its group, so that
 /// what it started can still be found.
-pub async fn after_eof(process: &mut LineProcess) -> (ProbeResult, ProbeResult) {
+pub(super) async fn after_eof(process: &mut LineProcess) -> (ProbeResult, ProbeResult) {
     let waited = Instant::now();
     let exits = match process.exited_within(DEFAULT_GRACE).await {
         Some(status) => ProbeResult::pass(
@@ -42,7 +42,7 @@ pub async fn after_eof(process: &mut LineProcess) -> (ProbeResult, ProbeResult) 
 }
 
 /// The leak verdict over what was still running once the process had exited.
-pub fn no_leftovers(left: &[Leftover]) -> ProbeResult {
+pub(super) fn no_leftovers(left: &[Leftover]) -> ProbeResult {
     if left.is_empty() {
         return ProbeResult::pass(Probe::NoLeftoverProcesses, "nothing it started outlived it");
     }

@@ -7,7 +7,7 @@ use crate::hooks::{AnswerError, VerdictError};
 
 /// Why a reply does not have the shape its request needs.
 #[derive(Debug, thiserror::Error)]
-pub enum ReplyError {
+pub(crate) enum ReplyError {
     #[error("the answer is not a JSON object")]
     NotAnObject,
     #[error("the answer has none of `result`, `error`, `pending`")]
@@ -43,7 +43,7 @@ pub enum ReplyError {
 
 /// Why a reply line is not a JSON-RPC response. `head` is the line's start, quoted.
 #[derive(Debug, thiserror::Error)]
-pub enum ResponseError {
+pub(crate) enum ResponseError {
     #[error("the last reply has no newline: {head}")]
     NoNewline { head: String },
     #[error("a reply line of {0} bytes")]

@@ -23,7 +23,7 @@ const SHRINK_BUDGET_HANGS: usize = 8;
 
 /// How the fuzzer calls a tool: through the engine's caller, or (a server tool) in
 /// a process per call.
-pub enum Caller<'a> {
+pub(super) enum Caller<'a> {
     Engine(&'a ToolCaller),
     Line(&'a LineServer),
 }
@@ -39,7 +39,7 @@ impl Caller<'_> {
 
 /// One tool to fuzz: how to call it, the name `invoke-tool` knows it by, and its
 /// schemas.
-pub struct FuzzTarget<'a> {
+pub(super) struct FuzzTarget<'a> {
     pub caller: Caller<'a>,
     pub name: String,
     pub input: &'a Json,
@@ -48,7 +48,7 @@ pub struct FuzzTarget<'a> {
 
 /// The fuzz verdict, and an output-contract verdict when a target declares an output
 /// schema.
-pub async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeResult> {
+pub(super) async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeResult> {
     let started = tokio::time::Instant::now();
     let mut calls = 0usize;
     let (mut valid, mut invalid) = (0usize, 0usize);

@@ -22,7 +22,7 @@ use super::{Probe, ProbeResult};
 /// holds exactly.
 const PROBE_IDS: [u64; 5] = [0, 1, 2, 4_294_967_296, 9_007_199_254_740_991];
 
-pub async fn probe(subject: &LineServer, options: &Options) -> Vec<ProbeResult> {
+pub(super) async fn probe(subject: &LineServer, options: &Options) -> Vec<ProbeResult> {
     let mut results = Vec::new();
     let wants = |p: Probe| options.wants(p);
     if !subject.preamble.is_empty() && wants(Probe::Hello) {
@@ -188,7 +188,7 @@ async fn ordinary(subject: &LineServer) -> (ProbeResult, ProbeResult) {
     let (bytes, count) = ordinary_lines(subject);
     let conversation = match converse(subject, &bytes, count, Probe::OneLinePerReply).await {
         Ok(c) => c,
-        Err(failed) => return (failed.clone(), failed.as_probe(Probe::WithinDeadline)),
+        Err(failed) => return (failed.clone(), failed.for_probe(Probe::WithinDeadline)),
     };
     let took = started.elapsed();
     let limit = timeout_of(subject).as_millis();
@@ -530,7 +530,7 @@ async fn exits_on_eof(subject: &LineServer) -> (ProbeResult, ProbeResult) {
     let mut conversation = match converse(subject, &bytes, count, Probe::ExitsOnEof).await {
         Ok(c) => c,
         Err(failed) => {
-            return (failed.clone(), failed.as_probe(Probe::NoLeftoverProcesses));
+            return (failed.clone(), failed.for_probe(Probe::NoLeftoverProcesses));
         }
     };
     ending::after_eof(&mut conversation.process).await
@@ -539,7 +539,7 @@ async fn exits_on_eof(subject: &LineServer) -> (ProbeResult, ProbeResult) {
 /// One `execute` call in a process of its own, stdin closed once it is written: the
 /// fuzzer's way to call a server tool, so that flushing and ids (probes of their own)
 /// do not decide what it finds.
-pub async fn call_once(subject: &LineServer, args: &Json) -> ToolReport {
+pub(super) async fn call_once(subject: &LineServer, args: &Json) -> ToolReport {
     let started = Instant::now();
     let mut report = ToolReport::new(&subject.name, ToolMode::Server);
     let params = json!({"args": args});

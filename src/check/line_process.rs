@@ -24,7 +24,7 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// What the child wrote next.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Next {
+pub(super) enum Next {
     Line(Vec<u8>),
     /// Bytes at EOF without a newline.
     Partial(Vec<u8>),
@@ -35,7 +35,7 @@ pub enum Next {
     Silent,
 }
 
-pub struct LineProcess {
+pub(super) struct LineProcess {
     child: Child,
     guard: Option<GroupGuard>,
     stdin: Option<ChildStdin>,
@@ -45,7 +45,7 @@ pub struct LineProcess {
 
 impl LineProcess {
     /// Starts `spec` as the engine would, with the environment of `kind` and `extra`.
-    pub fn start(
+    pub(super) fn start(
         name: &str,
         kind: CallKind,
         spec: &ExecSpec,
@@ -91,7 +91,7 @@ impl LineProcess {
 
     /// Writes `bytes` as they are, by `deadline`: a child that does not read must not
     /// hold the probe. False when it did not all go, or stdin is closed.
-    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> bool {
+    pub(super) async fn send(&mut self, bytes: &[u8], deadline: Instant) -> bool {
         let Some(stdin) = &mut self.stdin else {
             return false;
         };
@@ -99,12 +99,12 @@ impl LineProcess {
         matches!(timeout_at(deadline, write).await, Ok(Ok(())))
     }
 
-    pub fn close_stdin(&mut self) {
+    pub(super) fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
     /// The next thing on stdout, or [`Next::Silent`] at `deadline`. After EOF, EOF.
-    pub async fn next(&mut self, deadline: Instant) -> Next {
+    pub(super) async fn next(&mut self, deadline: Instant) -> Next {
         match timeout_at(deadline, self.lines.recv()).await {
             Ok(Some(next)) => next,
             Ok(None) => Next::Eof,
@@ -113,7 +113,7 @@ impl LineProcess {
     }
 
     /// How the child ended, if it did within `within`.
-    pub async fn exited_within(&mut self, within: Duration) -> Option<ExitStatus> {
+    pub(super) async fn exited_within(&mut self, within: Duration) -> Option<ExitStatus> {
         tokio::time::timeout(within, self.child.wait())
             .await
             .ok()
@@ -121,16 +121,16 @@ impl LineProcess {
     }
 
     /// Stops the direct child only, so that what it started can still be found.
-    pub async fn stop_leader(&mut self) -> Option<ExitStatus> {
+    pub(super) async fn stop_leader(&mut self) -> Option<ExitStatus> {
         let _ = self.child.start_kill();
         self.child.wait().await.ok()
     }
 
-    pub fn guard(&self) -> Option<&GroupGuard> {
+    pub(super) fn guard(&self) -> Option<&GroupGuard> {
         self.guard.as_ref()
     }
 
-    pub fn stderr_tail(&self) -> String {
+    pub(super) fn stderr_tail(&self) -> String {
         self.stderr.lock().map(|t| t.to_text()).unwrap_or_default()
     }
 }

@@ -32,7 +32,7 @@ const RESTART_ALWAYS: RestartPolicy = RestartPolicy {
 
 /// The probes, and the client and listing the fuzzer goes on with when the server
 /// answered.
-pub async fn probe(
+pub(super) async fn probe(
     server: &McpServer,
     options: &Options,
 ) -> (

@@ -4,7 +4,7 @@
 
 mod ending;
 mod error;
-pub mod fuzz;
+pub(crate) mod fuzz;
 mod fuzzing;
 mod line;
 mod line_process;
@@ -14,7 +14,8 @@ mod run;
 mod subject;
 mod verdict;
 
-pub use error::{ReplyError, ResponseError};
-pub use run::check;
-pub use subject::{LineServer, McpSubject, OneShot, Options, ReplyShape, Subject, ToolSchemas};
-pub use verdict::{CheckReport, CheckedKind, ExtensionCheck, Probe, ProbeResult};
+pub(crate) use run::check;
+pub(crate) use subject::{
+    LineServer, McpSubject, OneShot, Options, ReplyShape, Subject, ToolSchemas,
+};
+pub(crate) use verdict::{CheckReport, CheckedKind, ExtensionCheck, Probe, ProbeResult};

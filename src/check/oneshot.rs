@@ -15,7 +15,7 @@ use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
 
 /// Every probe that applies to `subject`, in a fixed order.
-pub async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
+pub(super) async fn probe(subject: &OneShot, options: &Options) -> Vec<ProbeResult> {
     let mut results = Vec::new();
     let compact = serde_json::to_vec(&subject.request).unwrap_or_default();
     let started = Instant::now();

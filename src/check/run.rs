@@ -8,7 +8,7 @@ use super::fuzzing::{Caller, FuzzTarget, fuzz};
 use super::subject::{Options, Subject, ToolSchemas};
 use super::{ExtensionCheck, Probe, line, mcp, oneshot};
 
-pub async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
+pub(crate) async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
     let fuzzing = options.wants(Probe::Fuzz) || options.wants(Probe::OutputContract);
     let mut probes = match subject {
         Subject::OneShot(s) => {

@@ -16,7 +16,7 @@ use super::error::ReplyError;
 
 /// One extension to check.
 #[derive(Debug, Clone)]
-pub enum Subject {
+pub(crate) enum Subject {
     /// A process per call: exec tools, exec hooks and exec evals.
     OneShot(OneShot),
     /// A long-running line-delimited JSON-RPC process: server tools and JSON-RPC hooks.
@@ -25,7 +25,7 @@ pub enum Subject {
 }
 
 impl Subject {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Subject::OneShot(s) => &s.name,
             Subject::Line(s) => &s.name,
@@ -33,7 +33,7 @@ impl Subject {
         }
     }
 
-    pub fn kind(&self) -> CheckedKind {
+    pub(crate) fn kind(&self) -> CheckedKind {
         match self {
             Subject::OneShot(s) => s.kind,
             Subject::Line(s) => s.kind,
@@ -43,7 +43,7 @@ impl Subject {
 }
 
 #[derive(Debug, Clone)]
-pub struct OneShot {
+pub(crate) struct OneShot {
     pub name: String,
     pub kind: CheckedKind,
     pub call_kind: CallKind,
@@ -57,7 +57,7 @@ pub struct OneShot {
 }
 
 #[derive(Debug, Clone)]
-pub struct LineServer {
+pub(crate) struct LineServer {
     pub name: String,
     pub kind: CheckedKind,
     pub call_kind: CallKind,
@@ -74,20 +74,20 @@ pub struct LineServer {
 }
 
 #[derive(Debug, Clone)]
-pub struct McpSubject {
+pub(crate) struct McpSubject {
     pub server: McpServer,
 }
 
 /// A tool's schemas from the pack, for fuzzing and output contracts.
 #[derive(Debug, Clone)]
-pub struct ToolSchemas {
+pub(crate) struct ToolSchemas {
     pub input: Json,
     pub output: Option<Json>,
 }
 
 /// How a check run goes, shared by every probe.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub seed: u64,
     pub cases: usize,
     /// Only this probe, when given.
@@ -97,14 +97,14 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn wants(&self, probe: super::Probe) -> bool {
+    pub(crate) fn wants(&self, probe: super::Probe) -> bool {
         self.only.is_none_or(|only| only == probe)
     }
 }
 
 /// The reply a request needs, as the reference texts shape it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplyShape {
+pub(crate) enum ReplyShape {
     /// `{"result": …}`, `{"error": "…"}` or `{"pending": {…}}`.
     Tool,
     /// A filter hook: `{"allow": bool, …}`.
@@ -125,7 +125,7 @@ pub enum ReplyShape {
 
 impl ReplyShape {
     /// Ok with a short summary of the reply, or what is wrong with it.
-    pub fn read(self, reply: &Json) -> Result<String, ReplyError> {
+    pub(crate) fn read(self, reply: &Json) -> Result<String, ReplyError> {
         match self {
             ReplyShape::Tool => {
                 let object = reply.as_object().ok_or(ReplyError::NotAnObject)?;
@@ -175,7 +175,7 @@ impl ReplyShape {
     }
 
     /// Evals only: the score's range.
-    pub fn score_in_range(reply: &Json) -> Result<String, ReplyError> {
+    pub(crate) fn score_in_range(reply: &Json) -> Result<String, ReplyError> {
         read_score(reply)
             .map(|s| format!("scored {}", s.score))
             .map_err(|e| ReplyError::Score(Box::new(e)))
@@ -184,7 +184,7 @@ impl ReplyShape {
 
 impl ReplyShape {
     /// What to change when a reply does not have this shape.
-    pub fn hint(self) -> &'static str {
+    pub(crate) fn hint(self) -> &'static str {
         match self {
             ReplyShape::Tool => {
                 r#"answer {"result": …}, {"error": "…"} or {"pending": {"reason": …, "message": …}}"#

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 crate::wire_enum! {
     /// The kind of extension a check is for, as reports name it.
-    pub enum CheckedKind {
+    pub(crate) enum CheckedKind {
         /// A one-shot exec tool.
         Tool = "tool",
         /// An exec tool with `runtime: server`.
@@ -24,7 +24,7 @@ crate::wire_enum! {
 
 crate::wire_enum! {
     /// Every probe `check` knows, by the name `--probe` takes.
-    pub enum Probe {
+    pub(crate) enum Probe {
         /// One-shot: stdout holds exactly one JSON object of the kind's reply shape.
         OneJsonAnswer = "one_json_answer",
         /// Server: every reply is one line holding one JSON-RPC response.
@@ -68,7 +68,7 @@ crate::wire_enum! {
 
 /// One probe's verdict on one extension.
 #[derive(Debug, Clone, Serialize)]
-pub struct ProbeResult {
+pub(crate) struct ProbeResult {
     pub probe: Probe,
     pub passed: bool,
     /// One line: what was seen.
@@ -84,7 +84,7 @@ pub struct ProbeResult {
 }
 
 impl ProbeResult {
-    pub fn pass(probe: Probe, reason: impl Into<String>) -> Self {
+    pub(crate) fn pass(probe: Probe, reason: impl Into<String>) -> Self {
         Self {
             probe,
             passed: true,
@@ -95,7 +95,7 @@ impl ProbeResult {
         }
     }
 
-    pub fn fail(probe: Probe, reason: impl Into<String>, hint: impl Into<String>) -> Self {
+    pub(crate) fn fail(probe: Probe, reason: impl Into<String>, hint: impl Into<String>) -> Self {
         Self {
             probe,
             passed: false,
@@ -106,17 +106,17 @@ impl ProbeResult {
         }
     }
 
-    pub fn took(mut self, duration: Duration) -> Self {
+    pub(crate) fn took(mut self, duration: Duration) -> Self {
         self.duration = duration;
         self
     }
 
     /// The same verdict on another probe: one failure that decides two probes.
-    pub fn as_probe(self, probe: Probe) -> Self {
+    pub(crate) fn for_probe(self, probe: Probe) -> Self {
         Self { probe, ..self }
     }
 
-    pub fn reproduced_by(mut self, command: String) -> Self {
+    pub(crate) fn reproduced_by(mut self, command: String) -> Self {
         self.reproduce = Some(command);
         self
     }
@@ -124,21 +124,21 @@ impl ProbeResult {
 
 /// Every verdict on one extension, in the order the probes ran.
 #[derive(Debug, Clone, Serialize)]
-pub struct ExtensionCheck {
+pub(crate) struct ExtensionCheck {
     pub name: String,
     pub kind: CheckedKind,
     pub probes: Vec<ProbeResult>,
 }
 
 impl ExtensionCheck {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.probes.iter().all(|p| p.passed)
     }
 }
 
 /// A whole `check` run.
 #[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
+pub(crate) struct CheckReport {
     /// The fuzzing seed, so a run can be repeated exactly.
     pub seed: u64,
     /// Generated cases per tool.
@@ -147,7 +147,7 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.extensions.iter().all(ExtensionCheck::passed)
     }
 }

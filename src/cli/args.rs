@@ -5,7 +5,7 @@ use clap_complete::Shell;
 
 mod library;
 
-pub use library::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat, ShareCommand};
+pub(crate) use library::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat, ShareCommand};
 
 const GLOBAL: &str = "Global options";
 
@@ -18,7 +18,7 @@ const GLOBAL: &str = "Global options";
     after_help = "Exit codes: 0 success, 1 a definite no (tool error, denial, failed eval), \
                   2 bad input, 3 an extension failed, 4 waiting on a decision, 130 interrupted."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The RuntimeConfig [default: ./runtimeconfig.yaml when present]
     #[arg(
         short,
@@ -48,7 +48,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
+pub(crate) enum ColorWhen {
     Auto,
     Always,
     Never,
@@ -56,14 +56,14 @@ pub enum ColorWhen {
 
 impl ColorWhen {
     /// Whether to color output going to a stream that is (or is not) a terminal.
-    pub fn enabled(self, is_terminal: bool) -> bool {
+    pub(crate) fn enabled(self, is_terminal: bool) -> bool {
         super::style::wanted(self, is_terminal, std::env::var_os("NO_COLOR").as_deref())
     }
 }
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum Command {
+pub(crate) enum Command {
     /// Play a pack's suite of scenarios, or one conversation, against the scripted mock, a
     /// real model or a recording
     Run(Box<RunArgs>),
@@ -104,7 +104,7 @@ pub enum Command {
 #[command(
     override_usage = "promptexec run [OPTIONS] <PACK> [SCENARIOS]...\n       promptexec run [OPTIONS] <--message <TEXT>|--messages-from <FILE>> <PACK>"
 )]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The PromptPack (JSON)
     pub pack: PathBuf,
 
@@ -229,13 +229,13 @@ pub struct RunArgs {
 
 /// How a replayed model call finds its recorded answer (`--match`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReplayMatch {
+pub(crate) enum ReplayMatch {
     Turn,
     Content,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RunFormat {
+pub(crate) enum RunFormat {
     Human,
     Json,
     Junit,
@@ -243,7 +243,7 @@ pub enum RunFormat {
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("mode").required(true).args(["eval_type", "pack"])))]
-pub struct EvalArgs {
+pub(crate) struct EvalArgs {
     /// The eval type: bound in the config's spec.evals, or built in
     #[arg(value_name = "TYPE", requires = "content", conflicts_with_all = ["pack", "transcript"])]
     pub eval_type: Option<String>,
@@ -292,7 +292,7 @@ pub struct EvalArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct InvokeArgs {
+pub(crate) struct InvokeArgs {
     /// The tool: its name in the config's `spec.tools`, `mcp__SERVER__TOOL` for a tool of
     /// one of its `mcp_servers`, or the tool's own name with --server
     pub name: String,
@@ -342,20 +342,20 @@ pub struct InvokeArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InvokeFormat {
+pub(crate) enum InvokeFormat {
     Result,
     Json,
 }
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum HookCommand {
+pub(crate) enum HookCommand {
     /// Send one event to a hook (a realistic sample unless --event is given)
     Test(HookTestArgs),
 }
 
 #[derive(Debug, Args)]
-pub struct HookTestArgs {
+pub(crate) struct HookTestArgs {
     /// The hook's name in the config's `spec.hooks`
     pub name: String,
 
@@ -374,7 +374,7 @@ pub struct HookTestArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     /// Case files, or directories searched for *.cases.yaml, *.cases.yml and *.cases.json
     #[arg(required = true, value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
@@ -407,7 +407,7 @@ pub struct TestArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// The PromptPack (JSON)
     pub pack: PathBuf,
 
@@ -439,7 +439,7 @@ pub struct ListArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     /// The PromptPack: the schemas of exec tools, and which prompts offer each tool
     #[arg(long, value_name = "PACK")]
     pub pack: Option<PathBuf>,
@@ -450,13 +450,13 @@ pub struct ToolsArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
+pub(crate) enum ListFormat {
     Human,
     Json,
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Only these extensions: tool, hook or eval names, or MCP server names
     #[arg(value_name = "NAME")]
     pub names: Vec<String>,
@@ -488,14 +488,14 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
+pub(crate) enum CheckFormat {
     Human,
     Json,
     Junit,
 }
 
 #[derive(Debug, Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// The PromptPack (JSON) to check with the config
     #[arg(long, value_name = "PACK")]
     pub pack: Option<PathBuf>,
@@ -515,7 +515,7 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum PromptCommand {
+pub(crate) enum PromptCommand {
     /// Print a rendered template on stdout, and nothing else
     #[command(disable_version_flag = true)]
     Render(RenderArgs),
@@ -526,7 +526,7 @@ pub enum PromptCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// A prompt of the library
     #[arg(value_name = "ID", conflicts_with_all = ["file", "pack"])]
     pub id: Option<String>,
@@ -558,7 +558,7 @@ pub struct RenderArgs {
 // Variable values, shared by every command that renders a template. (Not a doc
 // comment, as above.)
 #[derive(Debug, Args)]
-pub struct VarArgs {
+pub(crate) struct VarArgs {
     /// A value for a variable or slot (repeatable); overrides --vars-file
     #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
@@ -575,7 +575,7 @@ pub struct VarArgs {
 /// A `--var` that is not `KEY=VALUE`.
 #[derive(Debug, thiserror::Error)]
 #[error("expected KEY=VALUE, found `{0}`")]
-pub struct BadVar(String);
+pub(crate) struct BadVar(String);
 
 fn parse_var(text: &str) -> Result<(String, String), BadVar> {
     match text.split_once('=') {

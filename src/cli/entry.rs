@@ -11,7 +11,7 @@ use super::{Cli, Console, Exit, Settings, logging, output, style};
 
 /// Runs promptexec with these arguments (the first is the program's name) on the
 /// process's stdout and stderr, and returns its exit code.
-pub fn run<I, T>(args: I) -> ExitCode
+pub(crate) fn run<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -29,7 +29,8 @@ where
 
 /// Like [`run`], with the command's output written to `console`; clap's help and
 /// usage messages go there too, uncoloured.
-pub fn run_with<I, T>(args: I, console: &mut Console) -> Exit
+#[cfg(test)]
+pub(crate) fn run_with<I, T>(args: I, console: &mut Console) -> Exit
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -50,7 +51,7 @@ where
 }
 
 /// The whole command tree, for completions.
-pub fn command_tree() -> clap::Command {
+pub(crate) fn command_tree() -> clap::Command {
     Cli::command()
 }
 

@@ -7,7 +7,7 @@ use super::{Console, Exit};
 
 /// Every way a command can fail, each mapped to one exit code.
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// Files or inputs with problems; the diagnostics say where.
     #[error("invalid input")]
     Invalid(Diagnostics),
@@ -62,7 +62,7 @@ fn library_exit(err: &crate::library::LibraryError) -> Exit {
 }
 
 impl CliError {
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         match self {
             CliError::Invalid(_)
             | CliError::Usage(_)
@@ -78,7 +78,7 @@ impl CliError {
 
     /// Prints the error on stderr: diagnostics one per line, anything else with its
     /// chain of causes.
-    pub fn report(&self, console: &mut Console) {
+    pub(crate) fn report(&self, console: &mut Console) {
         match self {
             CliError::Invalid(diagnostics) => console.diagnostics(diagnostics),
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}

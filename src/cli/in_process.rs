@@ -5,7 +5,8 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
-use super::{Console, Exit, run_with};
+use super::entry::run_with;
+use super::{Console, Exit};
 
 /// A writer whose bytes can be read back after the console that owned it is gone.
 #[derive(Clone, Default)]

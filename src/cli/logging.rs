@@ -13,7 +13,7 @@ use super::ColorWhen;
 /// The MCP SDK's own lines repeat failures promptexec reports itself, each with the
 /// request's whole URL, and narrate every connection: its warnings show from `-v` on,
 /// the rest from `-vv`.
-pub fn init(verbose: u8, quiet: bool, color: ColorWhen) {
+pub(super) fn init(verbose: u8, quiet: bool, color: ColorWhen) {
     let level = match (quiet, verbose) {
         (true, _) => LevelFilter::ERROR,
         (false, 0) => LevelFilter::WARN,

@@ -6,15 +6,16 @@ mod entry;
 mod error;
 mod exit;
 #[cfg(test)]
+#[cfg(test)]
 mod in_process;
 mod logging;
 pub(crate) mod output;
 mod settings;
 pub(crate) mod style;
 
-pub use args::{BadVar, Cli, ColorWhen, Command, HookCommand, PromptCommand};
-pub use entry::{command_tree, run, run_with};
-pub use error::CliError;
-pub use exit::Exit;
-pub use output::Console;
-pub use settings::Settings;
+pub(crate) use args::{Cli, ColorWhen, Command, HookCommand, PromptCommand};
+pub(crate) use entry::{command_tree, run};
+pub(crate) use error::CliError;
+pub(crate) use exit::Exit;
+pub(crate) use output::Console;
+pub(crate) use settings::Settings;

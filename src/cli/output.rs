@@ -11,12 +11,12 @@ static QUIET: AtomicBool = AtomicBool::new(false);
 
 /// Set once from the global options, before any command runs, so no command needs
 /// to know about `-q`.
-pub fn set_quiet(quiet: bool) {
+pub(crate) fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
 }
 
 /// Whether only errors go to stderr.
-pub fn quiet() -> bool {
+pub(crate) fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
 
@@ -25,29 +25,29 @@ pub fn quiet() -> bool {
 /// hand in buffers and read what a person would have seen. Every secret is hidden
 /// in both (see [`crate::secret`]); each call's text is written whole, so a secret
 /// is never split between two writes.
-pub struct Console {
+pub(crate) struct Console {
     out: Box<dyn Write>,
     err: Box<dyn Write>,
 }
 
 impl Console {
-    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Self {
+    pub(crate) fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Self {
         Self { out, err }
     }
 
     /// The process's own stdout and stderr.
-    pub fn stdio() -> Self {
+    pub(crate) fn stdio() -> Self {
         Self::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()))
     }
 
     /// Whether `-q` leaves human text out.
-    pub fn quiet(&self) -> bool {
+    pub(crate) fn quiet(&self) -> bool {
         quiet()
     }
 
     /// Writes to stdout without panicking when the reader has gone away. Each
     /// text is written whole, with every secret hidden.
-    pub fn out(&mut self, text: &str) -> Result<(), CliError> {
+    pub(crate) fn out(&mut self, text: &str) -> Result<(), CliError> {
         self.out
             .write_all(crate::secret::redact(text).as_bytes())
             .and_then(|()| self.out.flush())
@@ -56,20 +56,20 @@ impl Console {
 
     /// One line of human text on stderr, left out under `-q`; a closed stderr is not
     /// worth failing over.
-    pub fn note(&mut self, line: &str) {
+    pub(crate) fn note(&mut self, line: &str) {
         if !quiet() {
             self.error(line);
         }
     }
 
     /// One line on stderr that `-q` does not silence: what made the command fail.
-    pub fn error(&mut self, line: &str) {
+    pub(crate) fn error(&mut self, line: &str) {
         self.raw_err(&format!("{}\n", paint_labels(line)));
     }
 
     /// Diagnostics on stderr, sorted by file and position, each with the source line it points
     /// at; under `-q` only the errors.
-    pub fn diagnostics(&mut self, diagnostics: &Diagnostics) {
+    pub(crate) fn diagnostics(&mut self, diagnostics: &Diagnostics) {
         let quiet = quiet();
         let mut sources = crate::doc::Sources::default();
         let text: String = diagnostics

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// The global options a command acts on; logging and colour are set up before any
 /// command runs, so they are not here.
 #[derive(Debug, Clone, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `-c` or `$PROMPTEXEC_CONFIG`, when given.
     pub config: Option<PathBuf>,
 }

@@ -6,13 +6,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ColorWhen;
 
-pub use crate::peer_text::peer;
+pub(crate) use crate::peer_text::peer;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// What a word means to the reader, which decides its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// It worked or went through.
     Good,
     /// It failed, was refused or stopped.
@@ -27,7 +27,7 @@ pub enum Tone {
 
 /// `always` wins over `NO_COLOR` (it was asked for by name); `auto` colours only a
 /// terminal, and only when `NO_COLOR` is unset or empty.
-pub fn wanted(when: ColorWhen, is_terminal: bool, no_color: Option<&OsStr>) -> bool {
+pub(crate) fn wanted(when: ColorWhen, is_terminal: bool, no_color: Option<&OsStr>) -> bool {
     match when {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
@@ -35,16 +35,16 @@ pub fn wanted(when: ColorWhen, is_terminal: bool, no_color: Option<&OsStr>) -> b
     }
 }
 
-pub fn set_enabled(enabled: bool) {
+pub(crate) fn set_enabled(enabled: bool) {
     ENABLED.store(enabled, Ordering::Relaxed);
 }
 
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
 /// `text` in the colour of `tone`, or as it is when colour is off.
-pub fn paint(text: &str, tone: Tone) -> String {
+pub(crate) fn paint(text: &str, tone: Tone) -> String {
     if !enabled() || text.is_empty() {
         return text.to_string();
     }
@@ -60,7 +60,7 @@ pub fn paint(text: &str, tone: Tone) -> String {
 
 /// A status word (`ok`, `failed`, `deny`, `pending`, …) in its colour; words with no
 /// meaning of their own stay plain.
-pub fn status(word: &str) -> String {
+pub(crate) fn status(word: &str) -> String {
     match tone_of(word) {
         Some(tone) => paint(word, tone),
         None => word.to_string(),
@@ -80,7 +80,7 @@ fn tone_of(word: &str) -> Option<Tone> {
 
 /// `text` without the colour codes [`paint`] adds, for files and other readers
 /// that are not a terminal.
-pub fn strip(text: &str) -> String {
+pub(crate) fn strip(text: &str) -> String {
     let mut plain = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("\x1b[") {

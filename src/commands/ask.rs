@@ -8,7 +8,7 @@ use crate::session::{Asker, Decision, PendingCall};
 
 /// An asker that prompts on stderr and reads the answer from stdin. The read runs on
 /// a thread of its own, so an interrupt is never stuck behind it.
-pub fn person() -> Asker {
+pub(super) fn person() -> Asker {
     Box::new(|call: PendingCall| {
         Box::pin(async move {
             let (send, receive) = tokio::sync::oneshot::channel();

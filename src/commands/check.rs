@@ -27,7 +27,11 @@ use super::hook_samples;
 use super::runtime::{default_jobs, interrupted, with_runtime};
 use super::warnings::LoadWarnings;
 
-pub fn run(settings: &Settings, args: &CheckArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(
+    settings: &Settings,
+    args: &CheckArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let mut warnings = LoadWarnings::new(false);
     let config = warnings.config(settings, console)?;
     let pack = match &args.pack {

@@ -4,7 +4,7 @@ use crate::cli::{CliError, Command, Console, Exit, HookCommand, PromptCommand, S
 use crate::config::HookKind;
 
 /// Runs one command.
-pub fn dispatch(
+pub(crate) fn dispatch(
     command: Command,
     settings: &Settings,
     console: &mut Console,

@@ -20,7 +20,11 @@ use super::load::{self, lookup, read_given, read_json_object, read_text};
 use super::runtime::{interrupted, with_runtime};
 
 /// `eval`: one eval on `--content`, or a pack's evals over a recorded run.
-pub fn run(settings: &Settings, args: &EvalArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(
+    settings: &Settings,
+    args: &EvalArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let config = load::config_if_any(settings, console)?.unwrap_or_default();
     match (&args.eval_type, &args.pack, &args.transcript) {
         (Some(eval_type), _, _) => {

@@ -26,7 +26,7 @@ struct Plan<'h> {
 }
 
 /// `hook test NAME` on an exec hook.
-pub fn test(
+pub(super) fn test(
     hook: &Hook,
     args: &HookTestArgs,
     config: &RuntimeConfig,

@@ -27,7 +27,7 @@ pub(super) struct HookReport {
 
 impl HookReport {
     /// A report of `decision` with nothing else known yet.
-    pub fn new(hook: &str, phase: &str, decision: HookDecision, duration_ms: u64) -> Self {
+    pub(super) fn new(hook: &str, phase: &str, decision: HookDecision, duration_ms: u64) -> Self {
         Self {
             hook: hook.to_string(),
             phase: phase.to_string(),

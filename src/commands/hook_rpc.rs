@@ -24,7 +24,7 @@ struct Plan<'h> {
 }
 
 /// `hook test NAME` on a JSON-RPC hook.
-pub fn test(
+pub(super) fn test(
     hook: &Hook,
     server: &ServerHook,
     args: &HookTestArgs,

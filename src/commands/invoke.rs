@@ -51,7 +51,7 @@ enum Calls {
 }
 
 /// `invoke-tool`: plan, then one call or a batch.
-pub fn run(
+pub(super) fn run(
     settings: &Settings,
     args: &InvokeArgs,
     console: &mut Console,

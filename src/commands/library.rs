@@ -13,7 +13,7 @@ use crate::report::table;
 use super::store::{open, refused, say, who};
 
 /// Runs one library command.
-pub fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliError> {
     match command {
         LibraryCommand::Add { files, library } => add(files, library, console),
         LibraryCommand::List { tags, library } => {

@@ -19,7 +19,11 @@ use super::warnings::LoadWarnings;
 
 /// Lists what `run` would play: the scenarios are loaded and planned exactly as
 /// `run` plans them (the same files refused, with the same exit code).
-pub fn run(settings: &Settings, args: &ListArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(
+    settings: &Settings,
+    args: &ListArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let options = PlanOptions {
         pack: &args.pack,
         scenarios: &args.scenarios,

@@ -35,4 +35,4 @@ mod store;
 mod user_messages;
 mod warnings;
 
-pub use dispatch::dispatch;
+pub(crate) use dispatch::dispatch;

@@ -49,7 +49,9 @@ pub(super) enum Answers {
 
 impl ModelPlan {
     /// The provider that answers, made on the conversation's runtime.
-    pub fn provider<'a>(self) -> Result<Box<dyn Provider + 'a>, crate::provider::SetupError> {
+    pub(super) fn provider<'a>(
+        self,
+    ) -> Result<Box<dyn Provider + 'a>, crate::provider::SetupError> {
         Ok(match self.answers {
             Answers::Mock { script, scenario } => {
                 Box::new(ScriptedProvider::new(script, &scenario))
@@ -66,7 +68,7 @@ impl ModelPlan {
 
     /// The same answers, for trial `trial` (from 1) of a scenario: a recording
     /// replays its session of that trial.
-    pub fn for_trial(&self, trial: u32) -> ModelPlan {
+    pub(super) fn for_trial(&self, trial: u32) -> ModelPlan {
         let mut plan = self.clone();
         if let Answers::Replay { session, .. } = &mut plan.answers {
             *session = trial as usize - 1;

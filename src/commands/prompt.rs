@@ -11,7 +11,7 @@ use super::load;
 use super::store::{open, refused, who};
 
 /// `prompt render`: the rendered text alone on stdout; warnings and errors on stderr.
-pub fn render(args: &RenderArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn render(args: &RenderArgs, console: &mut Console) -> Result<Exit, CliError> {
     let inputs = load::vars(&args.vars)?;
     let text = if let Some(id) = &args.id {
         render_from_library(args, id, &inputs)?

@@ -25,7 +25,7 @@ use super::user_messages::UserMessages;
 use super::warnings::LoadWarnings;
 
 /// `run`: plan, play, report.
-pub fn run(
+pub(super) fn run(
     settings: &Settings,
     mut args: RunArgs,
     console: &mut Console,

@@ -18,7 +18,7 @@ use super::load::read_text;
 use super::store::{open, refused, say, who};
 
 /// Runs one sharing command.
-pub fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
     match command {
         ShareCommand::Keygen { out } => keygen(out, console),
         ShareCommand::Export {

@@ -43,7 +43,11 @@ struct Suite {
 }
 
 /// `run` with no message: plan the suite, play it, report it.
-pub fn run(settings: &Settings, args: &RunArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(
+    settings: &Settings,
+    args: &RunArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     refuse_single_conversation_flags(args)?;
     let suite = plan(settings, args, console)?;
     let record = execute(&suite, args, console)?;

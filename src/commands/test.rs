@@ -17,7 +17,11 @@ use human::HumanLines;
 use record::TestRecord;
 
 /// `test`: plan, run, report.
-pub fn run(settings: &Settings, args: &TestArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(
+    settings: &Settings,
+    args: &TestArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let plan = plan::plan(settings, args, console)?;
     let mut lines = HumanLines::new(args.format == RunFormat::Human);
     let record = execute::execute(&plan, |file, case| lines.case(console, file, case))?;

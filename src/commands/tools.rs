@@ -19,7 +19,11 @@ use super::warnings::LoadWarnings;
 /// What one MCP server answered.
 type Asked = (McpServer, Result<Catalog, McpFailure>);
 
-pub fn run(settings: &Settings, args: &ToolsArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(super) fn run(
+    settings: &Settings,
+    args: &ToolsArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let mut warnings = LoadWarnings::new(false);
     let config = warnings.config(settings, console)?;
     let pack = match &args.pack {

@@ -28,7 +28,7 @@ struct Findings {
 }
 
 /// `validate`: checks what there is, then says what it found.
-pub fn run(
+pub(super) fn run(
     settings: &Settings,
     args: &ValidateArgs,
     console: &mut Console,

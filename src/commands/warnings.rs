@@ -16,7 +16,7 @@ pub(super) struct LoadWarnings {
 }
 
 impl LoadWarnings {
-    pub fn new(strict: bool) -> Self {
+    pub(super) fn new(strict: bool) -> Self {
         Self {
             strict,
             found: Diagnostics::default(),
@@ -25,7 +25,7 @@ impl LoadWarnings {
 
     /// The loaded value, its warnings kept; a rejected file is bad input, shown with
     /// the warnings held so far.
-    pub fn keep<T>(
+    pub(super) fn keep<T>(
         &mut self,
         loaded: Result<Loaded<T>, Rejected>,
         console: &mut Console,
@@ -51,7 +51,11 @@ impl LoadWarnings {
 
     /// The warnings among `found` kept, as [`Self::add`] keeps them; its errors, if
     /// any, are bad input.
-    pub fn sort(&mut self, found: &Diagnostics, console: &mut Console) -> Result<(), CliError> {
+    pub(super) fn sort(
+        &mut self,
+        found: &Diagnostics,
+        console: &mut Console,
+    ) -> Result<(), CliError> {
         let mut problems = Diagnostics::default();
         for diagnostic in found.iter() {
             if diagnostic.is_error() {
@@ -66,7 +70,7 @@ impl LoadWarnings {
         Ok(())
     }
 
-    pub fn add(&mut self, warning: Diagnostic, console: &mut Console) {
+    pub(super) fn add(&mut self, warning: Diagnostic, console: &mut Console) {
         if !self.strict {
             console.diagnostics(&warning.clone().into());
         }
@@ -74,7 +78,7 @@ impl LoadWarnings {
     }
 
     /// The config given or found, like every command reads it, keeping its warnings.
-    pub fn config(
+    pub(super) fn config(
         &mut self,
         settings: &Settings,
         console: &mut Console,
@@ -85,7 +89,7 @@ impl LoadWarnings {
 
     /// The config given or found, else an empty one (no providers: the bare mock
     /// plays; no bindings), as `run` plays a pack without a config.
-    pub fn config_or_empty(
+    pub(super) fn config_or_empty(
         &mut self,
         settings: &Settings,
         console: &mut Console,
@@ -100,7 +104,7 @@ impl LoadWarnings {
     }
 
     /// Every warning, for the report; under `--strict` any warning is bad input.
-    pub fn settle(self) -> Result<Diagnostics, CliError> {
+    pub(super) fn settle(self) -> Result<Diagnostics, CliError> {
         if self.strict && self.found.warning_count() > 0 {
             let mut fatal = self.found;
             fatal.push(strict_verdict(fatal.warning_count()));

@@ -11,7 +11,7 @@ pub enum ConfigSource {
     None,
 }
 
-pub const DEFAULT_CONFIG_NAME: &str = "runtimeconfig.yaml";
+pub(super) const DEFAULT_CONFIG_NAME: &str = "runtimeconfig.yaml";
 
 /// The config named on the command line or in the environment (clap merges the two),
 /// else `runtimeconfig.yaml` in `cwd` when present, else none.

@@ -223,7 +223,7 @@ impl Checker {
 }
 
 /// "`a`, `b` or `c`"
-pub fn one_of(names: &[&str]) -> String {
+pub(crate) fn one_of(names: &[&str]) -> String {
     let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     match quoted.split_last() {
         None => String::new(),
@@ -233,7 +233,7 @@ pub fn one_of(names: &[&str]) -> String {
 }
 
 /// Appends one segment to a JSON pointer, escaped as RFC 6901 asks.
-pub fn pointer(base: &str, segment: impl std::fmt::Display) -> String {
+pub(crate) fn pointer(base: &str, segment: impl std::fmt::Display) -> String {
     let segment = segment.to_string().replace('~', "~0").replace('/', "~1");
     format!("{base}/{segment}")
 }

@@ -13,7 +13,7 @@ use super::node::{Key, Node, Pos, Value};
 
 /// How deeply arrays and objects may nest in a JSON file: far beyond what real packs,
 /// schemas and configs use, and shallow enough for a 2 MiB thread stack.
-pub const MAX_JSON_DEPTH: usize = 256;
+pub(crate) const MAX_JSON_DEPTH: usize = 256;
 
 /// Maps with up to this many keys are checked for a repeat by scanning them; larger
 /// ones keep a set of the keys' hashes.
@@ -22,13 +22,13 @@ const SCANNED_KEYS: usize = 8;
 /// Why a text is not read, and where.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{problem}")]
-pub struct JsonError {
+pub(super) struct JsonError {
     pub pos: Pos,
     pub problem: Problem,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum Problem {
+pub(super) enum Problem {
     #[error("invalid JSON: the file is empty, expected a value")]
     Empty,
     #[error("invalid JSON: expected {0}")]

@@ -6,7 +6,7 @@ use super::Pos;
 /// longer than the value (`\n` is two characters for one byte), so template positions
 /// are mapped back by walking the literal. JSON strings cannot span lines, so only the
 /// column moves. Anything that is not a quoted literal maps to `pos` itself.
-pub fn locate_in_json_string(text: &str, offset: usize, pos: Pos, decoded: usize) -> Pos {
+pub(crate) fn locate_in_json_string(text: &str, offset: usize, pos: Pos, decoded: usize) -> Pos {
     JsonStringCursor::new(text, offset, pos).locate(decoded)
 }
 

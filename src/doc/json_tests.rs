@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::{Diagnostic, MAX_JSON_DEPTH, Node, Pos, Value, parse_json, parse_yaml};
+use super::json_nodes::MAX_JSON_DEPTH;
+use super::{Diagnostic, Node, Pos, Value, parse_json, parse_yaml};
 
 fn read(text: &str) -> Node {
     parse_json(Path::new("t.json"), text).unwrap_or_else(|d| panic!("{d}: {text:?}"))

@@ -13,7 +13,7 @@ pub struct Loaded<T> {
 pub struct Rejected(pub Diagnostics);
 
 /// Turns the outcome of a checking pass into a result: any error rejects it all.
-pub fn finish<T>(value: T, diagnostics: Diagnostics) -> Result<Loaded<T>, Rejected> {
+pub(crate) fn finish<T>(value: T, diagnostics: Diagnostics) -> Result<Loaded<T>, Rejected> {
     if diagnostics.has_errors() {
         Err(Rejected(diagnostics))
     } else {

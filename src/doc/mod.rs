@@ -12,17 +12,16 @@ mod json_string;
 #[cfg(test)]
 mod json_tests;
 mod node;
-mod snippet;
+pub(crate) mod snippet;
 mod suggest;
 
-pub use check::{Checker, UnknownKeys, one_of, pointer};
-pub use diagnostic::{Diagnostic, Diagnostics, Severity};
-pub use fields::Fields;
-pub use json_nodes::MAX_JSON_DEPTH;
-pub use json_string::{JsonStringCursor, locate_in_json_string};
-pub use node::{Key, Node, Pos, Source, Value, parse_by_extension, parse_json, parse_yaml};
-pub use snippet::{Sources, snippet};
-pub use suggest::{did_you_mean, suggest};
+pub(crate) use check::{Checker, UnknownKeys, one_of, pointer};
+pub(crate) use diagnostic::{Diagnostic, Diagnostics, Severity};
+pub(crate) use fields::Fields;
+pub(crate) use json_string::{JsonStringCursor, locate_in_json_string};
+pub(crate) use node::{Key, Node, Pos, Value, parse_by_extension, parse_json, parse_yaml};
+pub(crate) use snippet::Sources;
+pub(crate) use suggest::{did_you_mean, suggest};
 
 mod loaded;
-pub use loaded::{Loaded, Rejected, finish};
+pub(crate) use loaded::{Loaded, Rejected, finish};

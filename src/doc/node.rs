@@ -1,5 +1,5 @@
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::{MessageFormatter, Spanned};
@@ -22,13 +22,6 @@ impl fmt::Display for Pos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.line, self.col)
     }
-}
-
-/// A file's path and text, kept together so later checks can point into the text.
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub path: PathBuf,
-    pub text: String,
 }
 
 /// One value of the document and where it starts.
@@ -103,7 +96,7 @@ impl Node {
 }
 
 /// Reads a document as its file name says: JSON for `*.json`, else YAML.
-pub fn parse_by_extension(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+pub(crate) fn parse_by_extension(path: &Path, text: &str) -> Result<Node, Diagnostic> {
     let is_json = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
@@ -115,7 +108,7 @@ pub fn parse_by_extension(path: &Path, text: &str) -> Result<Node, Diagnostic> {
 }
 
 /// Reads a YAML document. Syntax errors and duplicate keys come back as one diagnostic.
-pub fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+pub(crate) fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
     match serde_saphyr::from_str::<Spanned<Tree>>(text) {
         Ok(root) => Ok(Node::from(root)),
         Err(err) => Err(saphyr_diagnostic(path, &err)),
@@ -124,7 +117,7 @@ pub fn parse_yaml(path: &Path, text: &str) -> Result<Node, Diagnostic> {
 
 /// Reads a JSON document: strict JSON, nested at most [`super::MAX_JSON_DEPTH`] deep, without
 /// a repeated key in any object. The first problem comes back as one diagnostic.
-pub fn parse_json(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+pub(crate) fn parse_json(path: &Path, text: &str) -> Result<Node, Diagnostic> {
     read_json_nodes(text).map_err(|err| Diagnostic::error(path, err.pos, err.to_string()))
 }
 

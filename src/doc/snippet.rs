@@ -13,14 +13,14 @@ use super::{Diagnostic, Pos, Severity};
 /// The text of the files diagnostics point into, each read once. A file that cannot
 /// be read (gone, or a label such as `id@v2` rather than a path) gets no snippet.
 #[derive(Debug, Default)]
-pub struct Sources {
+pub(crate) struct Sources {
     texts: HashMap<PathBuf, Option<String>>,
 }
 
 impl Sources {
     /// The lines to print under `diagnostic` (each ending in a newline), or nothing
     /// when it has no position or its file cannot be read.
-    pub fn snippet(&mut self, diagnostic: &Diagnostic, colour: bool) -> String {
+    pub(crate) fn snippet(&mut self, diagnostic: &Diagnostic, colour: bool) -> String {
         let Some(pos) = diagnostic.pos else {
             return String::new();
         };
@@ -39,7 +39,7 @@ impl Sources {
 }
 
 /// Renders the line of `text` at `pos` with the token there underlined.
-pub fn snippet(text: &str, pos: Pos, severity: Severity, colour: bool) -> String {
+pub(crate) fn snippet(text: &str, pos: Pos, severity: Severity, colour: bool) -> String {
     let masked = mask_secrets(text);
     let text = masked.as_str();
     let Some(span) = token_at(text, pos) else {

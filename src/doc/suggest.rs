@@ -1,6 +1,6 @@
 /// The closest of `candidates` to a misspelt `word`, if one is close enough to be a
 /// likely typo.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -13,7 +13,7 @@ pub fn did_you_mean<'a>(
 }
 
 /// `"; did you mean `x`?"` when a candidate is close to `word`, else nothing.
-pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     did_you_mean(word, candidates)
         .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default()

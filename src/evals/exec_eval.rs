@@ -5,7 +5,7 @@ use serde_json::{Value as Json, json};
 use super::EvalInput;
 
 /// The request an exec eval reads on stdin.
-pub fn eval_request(eval_type: &str, params: &Json, input: &EvalInput) -> Json {
+pub(crate) fn eval_request(eval_type: &str, params: &Json, input: &EvalInput) -> Json {
     json!({
         "type": eval_type,
         "params": params,
@@ -16,7 +16,7 @@ pub fn eval_request(eval_type: &str, params: &Json, input: &EvalInput) -> Json {
 
 /// A valid answer: the score, the explanation and the extra data.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Scored {
+pub(crate) struct Scored {
     pub score: f64,
     pub detail: String,
     pub data: Json,
@@ -24,7 +24,7 @@ pub struct Scored {
 
 /// Why an eval's answer is not a valid score.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ScoreError {
+pub(crate) enum ScoreError {
     #[error("answered {0} instead of an object with `score`")]
     NotAnObject(Json),
     #[error("answered without a `score`")]
@@ -37,7 +37,7 @@ pub enum ScoreError {
 
 /// Reads an eval's answer. A score that is missing, not a number, or outside [0, 1]
 /// is an error, never a silent 0.
-pub fn read_score(answer: &Json) -> Result<Scored, ScoreError> {
+pub(crate) fn read_score(answer: &Json) -> Result<Scored, ScoreError> {
     let Some(object) = answer.as_object() else {
         return Err(ScoreError::NotAnObject(answer.clone()));
     };

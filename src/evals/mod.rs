@@ -10,13 +10,13 @@ mod runner;
 mod schedule;
 mod unread;
 
-pub use builtin::{
+pub(crate) use builtin::{
     Judge, ParamError, builtin_names, canonical as canonical_check, is_builtin,
     prepare as prepare_check, same,
 };
-pub use exec_eval::{eval_request, read_score};
-pub use input::{EvalInput, HookRecord, ToolCallRecord};
-pub use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
-pub use runner::{EvalError, EvalProblem, Evaluator, prompt_evals};
-pub use schedule::{Point, due};
-pub use unread::{Unread, drop_unread, drop_unread_params};
+pub(crate) use exec_eval::{eval_request, read_score};
+pub(crate) use input::{EvalInput, HookRecord, ToolCallRecord};
+pub(crate) use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
+pub(crate) use runner::{Evaluator, prompt_evals};
+pub(crate) use schedule::{Point, due};
+pub(crate) use unread::{drop_unread, drop_unread_params};

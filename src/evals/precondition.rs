@@ -8,7 +8,7 @@ use super::builtin::{ParamError, Params};
 
 /// Why an `assertion` cannot be unwrapped.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum AssertionError {
+pub(super) enum AssertionError {
     #[error(transparent)]
     Params(#[from] ParamError),
     #[error("an `assertion` cannot wrap another `assertion`")]
@@ -18,7 +18,7 @@ pub enum AssertionError {
 /// An `assertion` eval (`params: {eval_type, eval_params, min_score, max_score}`)
 /// becomes the eval it wraps, a gate on those scores (at least 1.0 when neither is
 /// given). Any other eval is returned as it is.
-pub fn unwrap_assertion(mut eval: EvalDef) -> Result<EvalDef, AssertionError> {
+pub(super) fn unwrap_assertion(mut eval: EvalDef) -> Result<EvalDef, AssertionError> {
     if eval.eval_type != "assertion" {
         return Ok(eval);
     }
@@ -60,7 +60,7 @@ pub fn unwrap_assertion(mut eval: EvalDef) -> Result<EvalDef, AssertionError> {
 
 /// Why the eval is skipped for these tool calls, if it is: every condition of
 /// `when` must hold.
-pub fn skip_reason(when: &When, calls: &[ToolCallRecord]) -> Option<String> {
+pub(super) fn skip_reason(when: &When, calls: &[ToolCallRecord]) -> Option<String> {
     if let Some(tool) = &when.tool_called
         && !calls.iter().any(|c| &c.name == tool)
     {

@@ -58,7 +58,7 @@ impl EvalResult {
 
 /// How many results ended each way.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct EvalCounts {
+pub(crate) struct EvalCounts {
     pub passed: usize,
     pub failed: usize,
     pub measured: usize,
@@ -66,7 +66,7 @@ pub struct EvalCounts {
     pub skipped: usize,
 }
 
-pub fn eval_counts(results: &[&EvalResult]) -> EvalCounts {
+pub(crate) fn eval_counts(results: &[&EvalResult]) -> EvalCounts {
     let mut counts = EvalCounts::default();
     for result in results {
         counts.add(result.status);
@@ -76,7 +76,7 @@ pub fn eval_counts(results: &[&EvalResult]) -> EvalCounts {
 
 impl EvalCounts {
     /// Counts one more result that ended `status`.
-    pub fn add(&mut self, status: EvalStatus) {
+    pub(crate) fn add(&mut self, status: EvalStatus) {
         *match status {
             EvalStatus::Passed => &mut self.passed,
             EvalStatus::Failed => &mut self.failed,
@@ -86,7 +86,7 @@ impl EvalCounts {
         } += 1;
     }
 
-    pub fn to_json(self) -> Json {
+    pub(crate) fn to_json(self) -> Json {
         serde_json::json!({
             "passed": self.passed,
             "failed": self.failed,
@@ -109,7 +109,7 @@ impl std::fmt::Display for EvalCounts {
 
 /// The status a score earns: a gate passes within its (inclusive or exclusive)
 /// bounds; without a threshold the eval only measures.
-pub fn judge(score: f64, threshold: Option<&Threshold>) -> EvalStatus {
+pub(crate) fn judge(score: f64, threshold: Option<&Threshold>) -> EvalStatus {
     let Some(threshold) = threshold else {
         return EvalStatus::Measured;
     };

@@ -37,7 +37,7 @@ impl EvalProblem {
 
 /// Why an eval has no score: what goes in its result's `error`.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum EvalError {
+pub(crate) enum EvalError {
     /// A built-in check could not judge the input.
     #[error(transparent)]
     Check(#[from] JudgeError),
@@ -56,7 +56,7 @@ pub enum EvalError {
 
 /// The pack's evals, then the prompt's (a prompt eval replaces a pack eval of the
 /// same id).
-pub fn prompt_evals(pack_evals: &[EvalDef], prompt: &Prompt) -> Vec<EvalDef> {
+pub(crate) fn prompt_evals(pack_evals: &[EvalDef], prompt: &Prompt) -> Vec<EvalDef> {
     pack_evals
         .iter()
         .filter(|e| !prompt.evals.iter().any(|p| p.id == e.id))

@@ -16,7 +16,7 @@ pub enum Point {
 /// the session id followed by the turn number (0 for `sample_sessions`), modulo
 /// 10,000, is below the percentage times 100. An eval tied to one turn runs after
 /// that turn only.
-pub fn due(eval: &EvalDef, point: Point, session_id: &str) -> bool {
+pub(crate) fn due(eval: &EvalDef, point: Point, session_id: &str) -> bool {
     let sampled = |turn: u32| {
         bucket(&format!("{session_id}{turn}")) < (eval.sample_percentage * 100.0) as u64
     };

@@ -14,7 +14,7 @@ use super::builtin::{ParamError, is_builtin, prepare};
 /// Drops from every eval of `pack` (its own and each prompt's) that runs as a
 /// built-in check the params that check does not read; a warning for each, at the
 /// eval's place. An eval the config binds takes whatever params it is given.
-pub fn drop_unread_params(
+pub(crate) fn drop_unread_params(
     pack: &mut Pack,
     bindings: &IndexMap<String, EvalBinding>,
 ) -> Vec<Diagnostic> {
@@ -38,7 +38,7 @@ pub fn drop_unread_params(
 
 /// A key a built-in check does not read, taken out of its params.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unread {
+pub(crate) struct Unread {
     pub key: String,
     /// What is said of it: the check, the key, and the name meant when one is close.
     pub message: String,
@@ -47,7 +47,7 @@ pub struct Unread {
 /// Removes from `params` each key `check` does not read, and `message` (the
 /// check's human message, which no check reads); each unread key, in the order found.
 /// The loaders warn of each at the place it is written.
-pub fn drop_unread(check: &str, params: &mut Json) -> Vec<Unread> {
+pub(crate) fn drop_unread(check: &str, params: &mut Json) -> Vec<Unread> {
     let mut found = Vec::new();
     let Json::Object(map) = params else {
         return found;

@@ -12,30 +12,33 @@ use super::reaper::sweep_spawn;
 /// Owns one child's process group and kills it when dropped, so no path out of a
 /// call (error, cancellation, panic) can leave the group running. Orphans that left
 /// the group but carry the spawn's id are killed then too.
-pub struct GroupGuard {
+pub(crate) struct GroupGuard {
     pgid: i32,
     spawn_id: String,
 }
 
 /// Sends `signal` to process group `pgid`; a group that is already gone is fine.
-pub fn signal_group(pgid: i32, signal: Signal) {
+pub(crate) fn signal_group(pgid: i32, signal: Signal) {
     let _ = killpg(Pid::from_raw(pgid), signal);
 }
 
 impl GroupGuard {
     /// The guard of the group `pgid` whose processes carry `spawn_id`.
-    pub fn new(pgid: i32, spawn_id: String) -> Self {
+    pub(crate) fn new(pgid: i32, spawn_id: String) -> Self {
         Self { pgid, spawn_id }
     }
 
-    pub fn signal(&self, signal: Signal) {
+    pub(crate) fn signal(&self, signal: Signal) {
         signal_group(self.pgid, signal);
     }
 
     /// Once the leader has exited: the processes still running in its group or
     /// carrying its spawn id, given up to `settle` to exit on their own. Kills
     /// nothing; dropping the guard does.
-    pub fn leftovers(&self, settle: Duration) -> impl Future<Output = Vec<Leftover>> + use<> {
+    pub(crate) fn leftovers(
+        &self,
+        settle: Duration,
+    ) -> impl Future<Output = Vec<Leftover>> + use<> {
         leftovers(self.pgid, self.spawn_id.clone(), settle)
     }
 }

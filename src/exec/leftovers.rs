@@ -24,7 +24,7 @@ pub struct Leftover {
 
 /// The live processes in group `pgid` or marked with `spawn_id`, looked for until
 /// none is left or `settle` has passed; sorted by pid.
-pub async fn leftovers(pgid: i32, spawn_id: String, settle: Duration) -> Vec<Leftover> {
+pub(super) async fn leftovers(pgid: i32, spawn_id: String, settle: Duration) -> Vec<Leftover> {
     let until = Instant::now() + settle;
     loop {
         let scan = scan(pgid, &spawn_id);

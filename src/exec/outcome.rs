@@ -181,7 +181,7 @@ type Parsed<T> = Result<T, (usize, String)>;
 
 /// Exactly one JSON value, with whitespace around it allowed; otherwise the byte
 /// offset of the first problem.
-pub fn parse_one_value(bytes: &[u8]) -> Result<Json, (usize, String)> {
+pub(super) fn parse_one_value(bytes: &[u8]) -> Result<Json, (usize, String)> {
     parse_one(bytes)
 }
 

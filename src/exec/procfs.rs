@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// The fields of `/proc/PID/stat` the sweeps need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stat {
+pub(super) struct Stat {
     pub pid: i32,
     /// One letter: `R`, `S`, `D`, `Z` (exited, not yet reaped), `T`, `X`, ...
     pub state: char,
@@ -21,18 +21,18 @@ const KERNEL_THREAD: u64 = 0x0020_0000;
 
 impl Stat {
     /// Exited and waiting to be reaped (or being reaped): no longer running.
-    pub fn is_dead(&self) -> bool {
+    pub(super) fn is_dead(&self) -> bool {
         matches!(self.state, 'Z' | 'X')
     }
 
-    pub fn is_kernel_thread(&self) -> bool {
+    pub(super) fn is_kernel_thread(&self) -> bool {
         self.flags & KERNEL_THREAD != 0
     }
 }
 
 /// Reads the text of `/proc/PID/stat`. The command name sits in parentheses and may
 /// itself hold spaces and parentheses, so the fields are counted from the last `)`.
-pub fn parse_stat(text: &str) -> Option<Stat> {
+pub(super) fn parse_stat(text: &str) -> Option<Stat> {
     let (head, rest) = text.rsplit_once(')')?;
     let pid = head.split_once(" (")?.0.trim().parse().ok()?;
     let mut fields = rest.split_ascii_whitespace();
@@ -51,7 +51,7 @@ pub fn parse_stat(text: &str) -> Option<Stat> {
 }
 
 /// Reads the text of `/proc/PID/task/TID/children`: pids separated by spaces.
-pub fn parse_children(text: &str) -> Vec<i32> {
+pub(super) fn parse_children(text: &str) -> Vec<i32> {
     text.split_ascii_whitespace()
         .filter_map(|pid| pid.parse().ok())
         .collect()
@@ -59,7 +59,7 @@ pub fn parse_children(text: &str) -> Vec<i32> {
 
 /// Whether the NUL-separated `NAME=VALUE` entries of `/proc/PID/environ` hold
 /// exactly `name=value` (not a longer value that starts the same).
-pub fn environ_has(environ: &[u8], name: &str, value: &str) -> bool {
+pub(super) fn environ_has(environ: &[u8], name: &str, value: &str) -> bool {
     let wanted_len = name.len() + 1 + value.len();
     environ.split(|b| *b == 0).any(|entry| {
         entry.len() == wanted_len
@@ -70,7 +70,7 @@ pub fn environ_has(environ: &[u8], name: &str, value: &str) -> bool {
 }
 
 /// The text of `/proc/PID/cmdline`: its NUL-separated arguments joined by spaces.
-pub fn command_line(cmdline: &[u8]) -> String {
+pub(super) fn command_line(cmdline: &[u8]) -> String {
     String::from_utf8_lossy(cmdline)
         .replace('\0', " ")
         .trim()
@@ -78,13 +78,13 @@ pub fn command_line(cmdline: &[u8]) -> String {
 }
 
 /// `/proc/PID/stat` of a process, if it still exists.
-pub fn stat(pid: i32) -> Option<Stat> {
+pub(super) fn stat(pid: i32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// What the environment of a process says about one `NAME=VALUE` entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
+pub(super) enum Mark {
     Carries,
     /// It lacks the entry, or it is gone, or it is another user's.
     Lacks,
@@ -95,7 +95,7 @@ pub enum Mark {
 }
 
 /// Whether process `pid` runs with `name=value` in its environment.
-pub fn mark(pid: i32, name: &str, value: &str) -> Mark {
+pub(super) fn mark(pid: i32, name: &str, value: &str) -> Mark {
     match std::fs::read(format!("/proc/{pid}/environ")) {
         Ok(environ) if environ.is_empty() => Mark::Unread,
         Ok(environ) if environ_has(&environ, name, value) => Mark::Carries,
@@ -104,7 +104,7 @@ pub fn mark(pid: i32, name: &str, value: &str) -> Mark {
 }
 
 /// The command line of process `pid`; empty once it is gone.
-pub fn command_line_of(pid: i32) -> String {
+pub(super) fn command_line_of(pid: i32) -> String {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|bytes| command_line(&bytes))
         .unwrap_or_default()
@@ -112,7 +112,7 @@ pub fn command_line_of(pid: i32) -> String {
 
 /// promptexec's children. Orphans reparented to promptexec attach to its main thread,
 /// whose `children` file lists them cheaply; a kernel without that file is scanned.
-pub fn own_children() -> Vec<i32> {
+pub(super) fn own_children() -> Vec<i32> {
     let me = std::process::id() as i32;
     match std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
         Ok(text) => parse_children(&text),
@@ -125,7 +125,7 @@ pub fn own_children() -> Vec<i32> {
 }
 
 /// Every process `/proc` shows.
-pub fn all_processes() -> impl Iterator<Item = i32> {
+pub(super) fn all_processes() -> impl Iterator<Item = i32> {
     std::fs::read_dir(Path::new("/proc"))
         .into_iter()
         .flatten()

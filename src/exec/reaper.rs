@@ -41,7 +41,7 @@ const UNREAD_LIMIT: Duration = Duration::from_millis(100);
 /// How long one sweep may go on. Each round kills a level of a detached chain in well
 /// under a millisecond on an idle machine, so five seconds is thousands of levels; a
 /// sweep cut short by it is logged, and the sweep at exit tries again.
-pub const SWEEP_LIMIT: Duration = Duration::from_secs(5);
+pub(super) const SWEEP_LIMIT: Duration = Duration::from_secs(5);
 /// How long the end of a call waits for its leader to be dead, so that the children
 /// it leaves are reparented to promptexec before the sweep looks for them.
 const LEADER_WAIT: Duration = Duration::from_millis(200);
@@ -63,7 +63,7 @@ fn enabled() -> bool {
 /// After a call or server ended, once its group was sent SIGKILL: waits for its
 /// leader to be dead, then kills and reaps the orphans marked with its spawn id, and
 /// reaps children that exited on their own.
-pub fn sweep_spawn(leader: i32, spawn_id: &str) {
+pub(super) fn sweep_spawn(leader: i32, spawn_id: &str) {
     if enabled() {
         wait_dead(leader, LEADER_WAIT);
         sweep(Doomed::Marked(spawn_id));

@@ -22,14 +22,14 @@ static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 /// One spawn's mark: a serial unique in this promptexec, and the text of its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpawnId {
+pub(super) struct SpawnId {
     pub serial: u64,
     pub text: String,
 }
 
 impl SpawnId {
     /// The next id: `<promptexec's pid>.<serial>`.
-    pub fn next() -> Self {
+    pub(super) fn next() -> Self {
         let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
         Self {
             serial,
@@ -39,30 +39,30 @@ impl SpawnId {
 }
 
 /// Held while one spawn is under way; [`Spawning::register`] records its leader.
-pub struct Spawning {
+pub(super) struct Spawning {
     _gate: RwLockReadGuard<'static, ()>,
 }
 
 /// Call before starting a process whose leader is then registered.
-pub fn spawning() -> Spawning {
+pub(super) fn spawning() -> Spawning {
     Spawning {
         _gate: GATE.read().unwrap_or_else(PoisonError::into_inner),
     }
 }
 
 impl Spawning {
-    pub fn register(self, pid: i32) {
+    pub(super) fn register(self, pid: i32) {
         leaders().get_or_insert_with(HashSet::new).insert(pid);
     }
 }
 
 /// Held while a sweep decides which children are leaders.
-pub struct Listing {
+pub(super) struct Listing {
     _gate: RwLockWriteGuard<'static, ()>,
 }
 
 /// Stops spawns from starting until the returned listing is dropped.
-pub fn listing() -> Listing {
+pub(super) fn listing() -> Listing {
     Listing {
         _gate: GATE.write().unwrap_or_else(PoisonError::into_inner),
     }
@@ -71,7 +71,7 @@ pub fn listing() -> Listing {
 impl Listing {
     /// Forgets leaders that are no longer promptexec's children (tokio has reaped
     /// them), then says which of `children` are live leaders.
-    pub fn leaders_among(&self, children: &[i32]) -> Vec<bool> {
+    pub(super) fn leaders_among(&self, children: &[i32]) -> Vec<bool> {
         let mut leaders = leaders();
         let set = leaders.get_or_insert_with(HashSet::new);
         set.retain(|pid| still_our_child(*pid));

@@ -47,7 +47,7 @@ pub enum SpawnError {
 /// long-lived child must be started on a thread that outlives it: a command's
 /// runtime thread, or a suite's worker, which plays its scenarios on runtimes of
 /// their own.
-pub fn spawn(
+pub(crate) fn spawn(
     spec: &ExecSpec,
     env: Vec<(String, String)>,
 ) -> Result<(Child, Option<GroupGuard>), SpawnError> {
@@ -56,7 +56,7 @@ pub fn spawn(
 
 /// [`spawn`] for a one-shot call, which ends with its call: started directly, on the
 /// fast spawn path, without the tether.
-pub fn spawn_one_shot(
+pub(crate) fn spawn_one_shot(
     spec: &ExecSpec,
     env: Vec<(String, String)>,
 ) -> Result<(Child, Option<GroupGuard>), SpawnError> {

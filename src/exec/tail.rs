@@ -8,7 +8,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use super::STDERR_TAIL_BYTES;
 
 /// The log target of forwarded stderr lines, so `RUST_LOG` can pick them alone.
-pub const STDERR_TARGET: &str = "promptexec::stderr";
+pub(crate) const STDERR_TARGET: &str = "promptexec::stderr";
 
 /// A line longer than this is logged in pieces, so a child that never writes a
 /// newline cannot grow our memory.
@@ -16,10 +16,10 @@ const MAX_LOGGED_LINE: usize = 16 * 1024;
 
 /// The last [`STDERR_TAIL_BYTES`] of a stream.
 #[derive(Default)]
-pub struct Tail(Vec<u8>);
+pub(crate) struct Tail(Vec<u8>);
 
 impl Tail {
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
         if self.0.len() > 2 * STDERR_TAIL_BYTES {
             let cut = self.0.len() - STDERR_TAIL_BYTES;
@@ -27,12 +27,12 @@ impl Tail {
         }
     }
 
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
         self.to_text()
     }
 
     /// The kept bytes as text, without consuming them.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let start = self.0.len().saturating_sub(STDERR_TAIL_BYTES);
         String::from_utf8_lossy(&self.0[start..]).into_owned()
     }
@@ -53,7 +53,7 @@ pub fn last_lines(tail: &str, count: usize) -> Vec<&str> {
 
 /// The end of a stderr tail, for a failure message: `"; its stderr ended with:"`
 /// and its last lines, indented; empty when the child wrote nothing.
-pub fn stderr_note(tail: &str) -> String {
+pub(crate) fn stderr_note(tail: &str) -> String {
     let lines = last_lines(tail, QUOTED_LINES);
     if lines.is_empty() {
         return String::new();
@@ -68,7 +68,7 @@ pub fn stderr_note(tail: &str) -> String {
 
 /// Splits stderr into lines and logs each, at `-v`, under the extension's label
 /// (`[tool lookup_order] …`). Does nothing when that level is off.
-pub struct LineLog {
+pub(crate) struct LineLog {
     label: String,
     partial: Vec<u8>,
     enabled: bool,
@@ -76,7 +76,7 @@ pub struct LineLog {
 
 impl LineLog {
     /// `kind` and `name` say which extension wrote the lines: `tool`, `lookup_order`.
-    pub fn new(kind: &str, name: &str) -> Self {
+    pub(crate) fn new(kind: &str, name: &str) -> Self {
         Self {
             label: format!("{kind} {name}"),
             partial: Vec::new(),
@@ -84,7 +84,7 @@ impl LineLog {
         }
     }
 
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         if !self.enabled {
             return;
         }
@@ -102,7 +102,7 @@ impl LineLog {
     }
 
     /// Logs a last line that never got its newline.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if self.enabled && !self.partial.is_empty() {
             self.emit();
         }
@@ -121,7 +121,11 @@ impl LineLog {
 }
 
 /// Reads a one-shot child's stderr to EOF: each line logged, the tail kept.
-pub async fn read_stderr(pipe: Option<impl AsyncRead + Unpin>, tail: &mut Tail, log: &mut LineLog) {
+pub(crate) async fn read_stderr(
+    pipe: Option<impl AsyncRead + Unpin>,
+    tail: &mut Tail,
+    log: &mut LineLog,
+) {
     let Some(mut pipe) = pipe else { return };
     let mut buf = vec![0u8; 16 * 1024];
     while let Ok(n) = pipe.read(&mut buf).await {
@@ -135,7 +139,7 @@ pub async fn read_stderr(pipe: Option<impl AsyncRead + Unpin>, tail: &mut Tail, 
 }
 
 /// Like [`read_stderr`], for a long-running child whose tail calls read while it runs.
-pub async fn read_stderr_shared(
+pub(crate) async fn read_stderr_shared(
     mut pipe: impl AsyncRead + Unpin,
     shared: Arc<Mutex<Tail>>,
     mut log: LineLog,

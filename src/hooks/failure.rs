@@ -49,18 +49,18 @@ impl Failures {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub fn record(&self, failure: HookFailure) {
+    pub(super) fn record(&self, failure: HookFailure) {
         self.list().push(failure);
     }
 
-    pub fn take(&self) -> Vec<HookFailure> {
+    pub(super) fn take(&self) -> Vec<HookFailure> {
         std::mem::take(&mut *self.list())
     }
 }
 
 /// Whether an observer's call failed. Its stdout is not read, so an empty or
 /// unreadable answer is no failure; an interrupted run is not the hook's fault.
-pub fn observer_failed(outcome: &Outcome) -> bool {
+pub(super) fn observer_failed(outcome: &Outcome) -> bool {
     match outcome {
         Outcome::Answered(_) | Outcome::InvalidOutput { .. } | Outcome::Interrupted => false,
         Outcome::ExitedNonZero { .. }
@@ -73,7 +73,7 @@ pub fn observer_failed(outcome: &Outcome) -> bool {
 }
 
 /// The last lines of `stderr`, at most [`TAIL_CHARS`] characters.
-pub fn short_tail(stderr: &str) -> String {
+pub(super) fn short_tail(stderr: &str) -> String {
     let text = last_lines(stderr, TAIL_LINES).join("\n");
     let chars = text.chars().count();
     if chars <= TAIL_CHARS {

@@ -29,7 +29,7 @@ pub enum ModifyError {
 
 /// The request and tools after a `before_llm` `modify`: what it gives replaces what
 /// was there, and every message and tool must be readable.
-pub fn modified_request(
+pub(super) fn modified_request(
     (request, tools): &(ProviderRequest, Vec<Json>),
     new: Json,
 ) -> Result<(ProviderRequest, Vec<Json>), ModifyError> {
@@ -62,7 +62,7 @@ pub fn modified_request(
 
 /// The call after a `before_tool` `modify`: a tool name and arguments (an object, or
 /// JSON text of one), each optional.
-pub fn modified_call(call: &ToolCallInfo, new: Json) -> Result<ToolCallInfo, ModifyError> {
+pub(super) fn modified_call(call: &ToolCallInfo, new: Json) -> Result<ToolCallInfo, ModifyError> {
     let mut call = call.clone();
     match new.get("tool") {
         None => {}
@@ -76,7 +76,10 @@ pub fn modified_call(call: &ToolCallInfo, new: Json) -> Result<ToolCallInfo, Mod
 }
 
 /// The result after an `after_tool` `modify`: its `for_llm` text is what the model sees.
-pub fn modified_result(result: &ToolResultInfo, new: Json) -> Result<ToolResultInfo, ModifyError> {
+pub(super) fn modified_result(
+    result: &ToolResultInfo,
+    new: Json,
+) -> Result<ToolResultInfo, ModifyError> {
     match new.get("for_llm") {
         Some(Json::String(text)) => Ok(ToolResultInfo {
             content: text.clone(),
@@ -88,7 +91,7 @@ pub fn modified_result(result: &ToolResultInfo, new: Json) -> Result<ToolResultI
 }
 
 /// The response after an `after_llm` `modify`: the new message, read like any other.
-pub fn modified_response(
+pub(super) fn modified_response(
     response: &ProviderResponse,
     new: Json,
 ) -> Result<ProviderResponse, ModifyError> {

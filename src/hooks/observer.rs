@@ -86,7 +86,7 @@ pub(crate) struct Observers {
 }
 
 impl Observers {
-    pub fn new(failures: Failures, cancel: CancellationToken) -> Self {
+    pub(super) fn new(failures: Failures, cancel: CancellationToken) -> Self {
         Self {
             queues: IndexMap::new(),
             failures,
@@ -96,7 +96,7 @@ impl Observers {
     }
 
     /// Queues one event for `hook`; never waits. A full queue drops the event.
-    pub fn send(
+    pub(super) fn send(
         &mut self,
         hook: &Arc<ExecHook>,
         kind: CallKind,
@@ -121,7 +121,7 @@ impl Observers {
     /// Lets every observer hear what is queued for it, each within its own deadline in
     /// all, then returns how many events were dropped in all. Each observer that lost
     /// events gets a warning saying how many and why.
-    pub async fn finish(&mut self) -> u64 {
+    pub(super) async fn finish(&mut self) -> u64 {
         let queues: Vec<(String, Queue)> = self.queues.drain(..).collect();
         let cancel = &self.cancel;
         let caught_up = queues

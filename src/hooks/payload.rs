@@ -114,7 +114,7 @@ pub fn session_payload(phase: HookPhase, event: &SessionInfo) -> Json {
 
 /// The session payload as the text [`session_payload`] prints to, written straight
 /// from the history: a long conversation is never turned into a tree of values.
-pub fn session_payload_text(phase: HookPhase, event: &SessionInfo) -> String {
+pub(super) fn session_payload_text(phase: HookPhase, event: &SessionInfo) -> String {
     #[derive(Serialize)]
     struct Envelope<'a> {
         hook: &'a str,
@@ -171,7 +171,7 @@ pub fn wrap_bare(kind: &HookKind, phase: HookPhase, event: Json) -> Option<Json>
 pub(super) mod samples {
     use super::*;
 
-    pub fn call() -> ToolCallInfo {
+    pub(crate) fn call() -> ToolCallInfo {
         ToolCallInfo {
             name: "probe".into(),
             args: json!({"topic": "stock"}),
@@ -179,7 +179,7 @@ pub(super) mod samples {
         }
     }
 
-    pub fn result(is_error: bool) -> ToolResultInfo {
+    pub(crate) fn result(is_error: bool) -> ToolResultInfo {
         ToolResultInfo {
             name: "probe".into(),
             call_id: "c1".into(),

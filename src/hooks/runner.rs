@@ -26,7 +26,7 @@ pub(crate) struct ExecHook {
 }
 
 impl ExecHook {
-    pub fn new(hook: Hook) -> Self {
+    pub(crate) fn new(hook: Hook) -> Self {
         let server = (hook.exec.runtime == RuntimeMode::Server).then(|| {
             Supervisor::new(
                 &hook.name,
@@ -40,7 +40,12 @@ impl ExecHook {
         Self { hook, server }
     }
 
-    pub async fn run(&self, kind: CallKind, payload: &Json, cancel: &CancellationToken) -> HookRun {
+    pub(crate) async fn run(
+        &self,
+        kind: CallKind,
+        payload: &Json,
+        cancel: &CancellationToken,
+    ) -> HookRun {
         match &self.server {
             None => run_once(&self.hook, kind, payload.to_string().as_bytes(), cancel).await,
             Some(server) => self.on_server(server, kind, payload.clone(), cancel).await,
@@ -49,7 +54,7 @@ impl ExecHook {
 
     /// The same for a payload already serialised: a one-shot hook reads the text as
     /// it is; a server gets it as its call's params.
-    pub async fn run_text(
+    pub(crate) async fn run_text(
         &self,
         kind: CallKind,
         text: &str,
@@ -88,7 +93,7 @@ impl ExecHook {
     }
 
     /// Stops the hook's server process, if it has one.
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         if let Some(server) = &self.server {
             server.shutdown().await;
         }

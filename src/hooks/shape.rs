@@ -51,7 +51,7 @@ pub fn openai_call(call: &Json) -> Json {
 }
 
 /// `message` with its tool calls, if any, in the OpenAI shape.
-pub fn openai_message(message: &Json) -> Json {
+pub(super) fn openai_message(message: &Json) -> Json {
     let mut message = message.clone();
     if let Some(Json::Array(calls)) = message.get("tool_calls") {
         message["tool_calls"] = calls.iter().map(openai_call).collect();
@@ -91,7 +91,7 @@ pub fn read_call(call: &Json) -> Result<Json, ShapeError> {
 }
 
 /// Tool arguments: a JSON object, or a JSON string holding one.
-pub fn read_arguments(args: &Json) -> Result<Json, ArgumentsError> {
+pub(super) fn read_arguments(args: &Json) -> Result<Json, ArgumentsError> {
     match args {
         Json::Object(_) => Ok(args.clone()),
         Json::String(text) => match serde_json::from_str::<Json>(text) {
@@ -109,7 +109,7 @@ pub fn read_arguments(args: &Json) -> Result<Json, ArgumentsError> {
 /// Reads a message a hook returned: an object whose `content` is text, whose tool
 /// calls are readable (they come back as `{id, name, args}`), and whose text part
 /// follows `content`.
-pub fn read_message(message: &Json) -> Result<Json, ShapeError> {
+pub(super) fn read_message(message: &Json) -> Result<Json, ShapeError> {
     let Json::Object(fields) = message else {
         return Err(ShapeError::MessageNotAnObject(message.clone()));
     };

@@ -84,7 +84,7 @@ impl Slot {
 
 /// `slots`: names, or objects with `name`, `max_length`, `pattern`, `enum`,
 /// `sensitive` and `allow_control`.
-pub fn read_slots(cx: &mut Checker, node: &Node) -> Vec<Slot> {
+pub(super) fn read_slots(cx: &mut Checker, node: &Node) -> Vec<Slot> {
     let Some(items) = cx.list(node, "slots") else {
         return Vec::new();
     };

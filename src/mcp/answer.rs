@@ -7,7 +7,7 @@ use crate::exec::RawJson;
 use crate::tools::ToolReport;
 
 /// Records `result` (a `tools/call` result, as JSON) on `report`.
-pub fn settle(report: &mut ToolReport, result: &Json) {
+pub(super) fn settle(report: &mut ToolReport, result: &Json) {
     let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
     let texts: Vec<&str> = blocks.iter().filter_map(|b| b["text"].as_str()).collect();
     let text = texts.join("\n");

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// Stdout, failing a read once a line runs past `limit` bytes.
-pub struct CappedLines<R> {
+pub(super) struct CappedLines<R> {
     inner: R,
     limit: u64,
     line: u64,
@@ -20,7 +20,7 @@ pub struct CappedLines<R> {
 }
 
 impl<R> CappedLines<R> {
-    pub fn new(inner: R, limit: u64) -> (Self, Arc<AtomicU64>) {
+    pub(super) fn new(inner: R, limit: u64) -> (Self, Arc<AtomicU64>) {
         let overlong = Arc::new(AtomicU64::new(0));
         let reader = Self {
             inner,

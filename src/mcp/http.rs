@@ -20,7 +20,7 @@ use rmcp::transport::streamable_http_client::{
 use crate::config::MCP_TRANSPORT_HEADERS;
 use crate::provider::{http_client_builder, is_loopback};
 
-pub type HttpTransport = StreamableHttpClientTransport<Client>;
+pub(super) type HttpTransport = StreamableHttpClientTransport<Client>;
 
 /// Why a URL cannot be read (`url`'s parse error, which reqwest does not name).
 type UrlError = <Url as std::str::FromStr>::Err;
@@ -28,7 +28,7 @@ type UrlError = <Url as std::str::FromStr>::Err;
 /// Why the transport to a server cannot be set up. Messages name a header, never its
 /// value.
 #[derive(Debug, thiserror::Error)]
-pub enum SetupError {
+pub(super) enum SetupError {
     #[error("header `{name}` is set by the MCP transport itself and cannot be configured")]
     ReservedHeader { name: String },
     #[error("`{name}` is not a valid HTTP header name")]
@@ -48,7 +48,7 @@ const ANSWER_PREVIEW: usize = 200;
 
 /// The transport to the server at `url`, sending `headers` with every request. The
 /// connection is made by the handshake, not here.
-pub fn transport(
+pub(super) fn transport(
     url: &str,
     headers: &IndexMap<String, String>,
 ) -> Result<HttpTransport, SetupError> {
@@ -79,7 +79,7 @@ pub fn shown_url(url: &str) -> String {
 }
 
 /// `host:port` of `url`, to say which machine did not answer; the path is left out.
-pub fn authority(url: &str) -> String {
+pub(super) fn authority(url: &str) -> String {
     Url::parse(url)
         .ok()
         .and_then(|u| {
@@ -130,7 +130,7 @@ fn header_map(
 
 /// What went wrong on the way to the server. reqwest's own messages repeat the whole
 /// URL, so they are told here from their kind and their innermost cause.
-pub fn describe_transport(err: &DynamicTransportError) -> String {
+pub(super) fn describe_transport(err: &DynamicTransportError) -> String {
     describe(err).unwrap_or_else(|| err.to_string())
 }
 

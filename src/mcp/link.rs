@@ -18,7 +18,7 @@ use super::process::{MESSAGE_LIMIT, ServerProcess};
 
 type Service = RunningService<RoleClient, ClientConfig>;
 
-pub struct Link {
+pub(super) struct Link {
     peer: Peer<RoleClient>,
     /// Taken on close; dropping it would close the connection too, but later.
     service: Mutex<Option<Service>>,
@@ -29,7 +29,7 @@ pub struct Link {
 
 impl Link {
     /// Starts (or reaches) `server` and shakes hands, within `deadline`.
-    pub async fn open(server: &McpServer, deadline: Duration) -> Result<Link, McpFailure> {
+    pub(super) async fn open(server: &McpServer, deadline: Duration) -> Result<Link, McpFailure> {
         match &server.endpoint {
             McpEndpoint::Stdio { exec, env } => {
                 let (process, pipes) =
@@ -105,12 +105,12 @@ impl Link {
         }
     }
 
-    pub fn peer(&self) -> &Peer<RoleClient> {
+    pub(super) fn peer(&self) -> &Peer<RoleClient> {
         &self.peer
     }
 
     /// The server's name and version, as it gave them in its handshake.
-    pub fn server_info(&self) -> Option<(String, String)> {
+    pub(super) fn server_info(&self) -> Option<(String, String)> {
         let info = self.peer.peer_info()?;
         let server = info.server_info.as_ref()?;
         Some((server.name.clone(), server.version.clone()))
@@ -118,7 +118,7 @@ impl Link {
 
     /// Whether the server can still answer: its process runs and the connection is
     /// open.
-    pub fn is_alive(&self) -> bool {
+    pub(super) fn is_alive(&self) -> bool {
         let exited = self
             .process
             .as_ref()
@@ -127,21 +127,21 @@ impl Link {
     }
 
     /// Waits a moment for the process to be known gone after the connection closed.
-    pub async fn settle(&self) -> Option<String> {
+    pub(super) async fn settle(&self) -> Option<String> {
         let process = self.process.as_ref()?;
         process.wait(Duration::from_millis(500)).await;
         process.exit_status()
     }
 
     /// Why the connection was cut: a message over the size limit, and its length.
-    pub fn overlong(&self) -> Option<String> {
+    pub(super) fn overlong(&self) -> Option<String> {
         let len = self.process.as_ref()?.overlong()?;
         Some(format!(
             "wrote a message of more than {len} bytes, over the {MESSAGE_LIMIT}-byte limit; the connection was closed"
         ))
     }
 
-    pub fn stderr_tail(&self) -> String {
+    pub(super) fn stderr_tail(&self) -> String {
         self.process
             .as_ref()
             .map(ServerProcess::stderr_tail)
@@ -151,7 +151,7 @@ impl Link {
     /// Closes the connection (for stdio: the server's stdin; for HTTP: the session,
     /// which rmcp ends with a DELETE), gives a process the grace period to exit, then
     /// stops its group.
-    pub async fn close(&self) {
+    pub(super) async fn close(&self) {
         let service = self.service.lock().ok().and_then(|mut s| s.take());
         if let Some(mut service) = service {
             let _ = service.close_with_timeout(DEFAULT_GRACE).await;
@@ -163,7 +163,7 @@ impl Link {
 
     /// Kills the process now. A server at a URL has none: its connection is cancelled
     /// instead, and [`Link::close`] still waits for its session to end.
-    pub fn kill(&self) {
+    pub(super) fn kill(&self) {
         self.killed.store(true, Ordering::Relaxed);
         match &self.process {
             Some(process) => process.kill(),

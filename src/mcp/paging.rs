@@ -44,7 +44,7 @@ pub enum Overrun {
 
 /// Why a listing ended without its items.
 #[derive(Debug)]
-pub enum PagingError {
+pub(super) enum PagingError {
     /// A request for a page failed.
     Request(ServiceError),
     /// The server listed more than the limits allow.
@@ -52,7 +52,7 @@ pub enum PagingError {
 }
 
 /// One page of a listing: its items and the cursor of the next page, if any.
-pub trait Page {
+pub(super) trait Page {
     type Item: Serialize;
     fn split(self) -> (Vec<Self::Item>, Option<String>);
 }
@@ -80,7 +80,10 @@ impl Page for ListResourcesResult {
 
 /// Every item of a listing of `what` (`tools`, …), as JSON: `page` is asked for the
 /// first page, then for each next one, until a page has no next cursor.
-pub async fn list_all<P, F, Fut>(what: &'static str, mut page: F) -> Result<Vec<Json>, PagingError>
+pub(super) async fn list_all<P, F, Fut>(
+    what: &'static str,
+    mut page: F,
+) -> Result<Vec<Json>, PagingError>
 where
     P: Page,
     F: FnMut(Option<PaginatedRequestParams>) -> Fut,

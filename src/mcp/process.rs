@@ -20,13 +20,13 @@ use crate::exec::{CallKind, DEFAULT_MAX_OUTPUT, child_env_for, describe_exit};
 use super::capped::CappedLines;
 
 /// The largest message a server may write, as for the output of every extension.
-pub const MESSAGE_LIMIT: u64 = DEFAULT_MAX_OUTPUT;
+pub(super) const MESSAGE_LIMIT: u64 = DEFAULT_MAX_OUTPUT;
 
 /// How long stderr is still read after the process exited, for its last words.
 const STDERR_DRAIN: Duration = Duration::from_millis(300);
 
 /// The running process; its pipes to stdin and stdout are handed to the MCP client.
-pub struct ServerProcess {
+pub(super) struct ServerProcess {
     pgid: i32,
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Mutex<Tail>>,
@@ -35,11 +35,11 @@ pub struct ServerProcess {
 }
 
 /// The pipes the MCP client speaks over.
-pub type Pipes = (CappedLines<ChildStdout>, ChildStdin);
+pub(super) type Pipes = (CappedLines<ChildStdout>, ChildStdin);
 
 impl ServerProcess {
     /// Starts server `name`: the base environment, then `env`'s values.
-    pub fn start(
+    pub(super) fn start(
         name: &str,
         exec: &ExecSpec,
         env: &IndexMap<String, String>,
@@ -84,22 +84,22 @@ impl ServerProcess {
     }
 
     /// How the process ended, once it has.
-    pub fn exit_status(&self) -> Option<String> {
+    pub(super) fn exit_status(&self) -> Option<String> {
         self.exited.borrow().clone()
     }
 
     /// How long a message that ran past the cap was when it was cut off.
-    pub fn overlong(&self) -> Option<u64> {
+    pub(super) fn overlong(&self) -> Option<u64> {
         let len = self.overlong.load(Ordering::Relaxed);
         (len > 0).then_some(len)
     }
 
-    pub fn stderr_tail(&self) -> String {
+    pub(super) fn stderr_tail(&self) -> String {
         self.stderr.lock().map(|t| t.to_text()).unwrap_or_default()
     }
 
     /// Waits until the process has exited, for at most `limit`; whether it did.
-    pub async fn wait(&self, limit: Duration) -> bool {
+    pub(super) async fn wait(&self, limit: Duration) -> bool {
         let mut exited = self.exited.clone();
         tokio::time::timeout(limit, exited.wait_for(Option::is_some))
             .await
@@ -107,12 +107,12 @@ impl ServerProcess {
     }
 
     /// Kills the whole group now.
-    pub fn kill(&self) {
+    pub(super) fn kill(&self) {
         signal_group(self.pgid, Signal::SIGKILL);
     }
 
     /// Asks the whole group to stop, then kills it after `grace`.
-    pub async fn stop(&self, grace: Duration) {
+    pub(super) async fn stop(&self, grace: Duration) {
         if self.wait(grace).await {
             return;
         }

@@ -8,11 +8,11 @@ use super::render::check_value;
 use super::{Pack, Prompt, TemplateText};
 
 /// Placeholders that insert a fragment rather than a variable.
-pub const FRAGMENT_PREFIX: &str = "fragments.";
+pub(super) const FRAGMENT_PREFIX: &str = "fragments.";
 
 /// Calls `visit` for every placeholder the template uses, following fragments, with
 /// the placeholder's position in the pack file. Reports unknown and circular fragments.
-pub fn walk_placeholders(
+pub(super) fn walk_placeholders(
     pack: &Pack,
     template: &TemplateText,
     cx: &mut Checker,

@@ -178,7 +178,7 @@ fn coerce(var_type: VarType, given: &Json) -> Json {
 
 /// Why a value does not suit a variable; each message starts from the value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ValueError {
+pub(super) enum ValueError {
     #[error("expected {}, got {value}", expected.as_str())]
     WrongType { expected: VarType, value: Json },
     #[error("{value} is not one of {}", allowed.iter().map(Json::to_string).collect::<Vec<_>>().join(", "))]
@@ -196,7 +196,7 @@ pub enum ValueError {
 }
 
 /// Checks a value against the variable's type and validation; returns its text.
-pub fn check_value(var: &Variable, value: &Json) -> Result<String, ValueError> {
+pub(super) fn check_value(var: &Variable, value: &Json) -> Result<String, ValueError> {
     let type_ok = match var.var_type {
         VarType::String => value.is_string(),
         VarType::Number => value.is_number(),

@@ -29,7 +29,7 @@ use crate::doc::{
 };
 
 /// The text when nothing in the script answers.
-pub const FALLBACK_TEXT: &str = "Mock response";
+pub(super) const FALLBACK_TEXT: &str = "Mock response";
 
 #[derive(Debug, Clone, Default)]
 pub struct MockScript {

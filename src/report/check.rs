@@ -15,7 +15,7 @@ use super::table;
 /// Per extension: a `PASS`/`FAIL` heading, a table of its probes, then what each
 /// failure saw, how to fix it and how to see it again. One line of totals ends it.
 /// Colour only when `color` is set (and the process-wide switch allows it).
-pub fn check_human(report: &CheckReport, color: bool) -> String {
+pub(crate) fn check_human(report: &CheckReport, color: bool) -> String {
     let paint = |text: &str, tone: Tone| {
         if color {
             style::paint(text, tone)
@@ -127,7 +127,7 @@ struct CheckJson<'a> {
 }
 
 /// The report as pretty JSON, with a top-level `"passed"`.
-pub fn check_json(report: &CheckReport) -> String {
+pub(crate) fn check_json(report: &CheckReport) -> String {
     let document = CheckJson {
         passed: report.passed(),
         report,
@@ -143,7 +143,7 @@ pub fn check_json(report: &CheckReport) -> String {
 /// properties), one `<testcase>` per
 /// probe, classname `<kind>.<name>`. A failed probe is a `<failure>`: the reason is
 /// its message, the hint and the command that reproduces it its text.
-pub fn check_junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
+pub(crate) fn check_junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("promptexec check");
     for extension in &report.extensions {
         let mut suite = TestSuite::new(extension.name.as_str());

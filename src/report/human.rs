@@ -19,7 +19,7 @@ use super::terminal::{Screen, SharedOut, Terminal};
 const SPINNER_HZ: u8 = 20;
 
 /// Streams the conversation line by line, with a spinner while a tool runs.
-pub struct HumanStream {
+pub(crate) struct HumanStream {
     out: SharedOut,
     /// The terminal `out` is, when it is one.
     terminal: Option<Terminal>,
@@ -32,7 +32,7 @@ impl HumanStream {
     /// A stream to `out`; `terminal` says whether `out` is a terminal (and how wide),
     /// which alone lets a spinner be drawn on it. A write that fails is not worth
     /// failing the run over: the text is still kept for `--output`.
-    pub fn new(out: Box<dyn Write + Send>, terminal: Option<Terminal>) -> Self {
+    pub(crate) fn new(out: Box<dyn Write + Send>, terminal: Option<Terminal>) -> Self {
         Self {
             out: SharedOut::new(out),
             terminal,
@@ -41,7 +41,7 @@ impl HumanStream {
         }
     }
 
-    pub fn event(&mut self, event: &SessionEvent) {
+    pub(crate) fn event(&mut self, event: &SessionEvent) {
         if let SessionEvent::ToolStarted { name, call_id, .. } = event {
             self.spin(format!("waiting on tool {name} ({call_id})"));
         } else if !matches!(event, SessionEvent::HooksRan { .. }) {
@@ -53,13 +53,13 @@ impl HumanStream {
     }
 
     /// Ends the stream with `text`; returns everything written.
-    pub fn close(mut self, text: &str) -> String {
+    pub(crate) fn close(mut self, text: &str) -> String {
         self.stop_spinner();
         self.line(text);
         self.text
     }
 
-    pub fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         let _ = self.out.write(&format!("{line}\n"));
         self.text.push_str(&style::strip(line));
         self.text.push('\n');
@@ -93,7 +93,7 @@ impl HumanStream {
 
 /// One event as the person watching reads it; `None` for events that only count.
 /// What a model, tool, hook or server wrote has its control characters escaped.
-pub fn describe(event: &SessionEvent) -> Option<String> {
+pub(crate) fn describe(event: &SessionEvent) -> Option<String> {
     let name = |text: &str| style::peer(text, false).into_owned();
     let prose = |text: &str| style::peer(text, true).into_owned();
     let text = match event {
@@ -232,7 +232,7 @@ fn eval_line(result: &EvalResult) -> String {
 
 /// The last lines of an extension's stderr, indented under the line that reports
 /// its failure; empty when it wrote nothing.
-pub fn stderr_excerpt(tail: &str, indent: &str) -> String {
+pub(crate) fn stderr_excerpt(tail: &str, indent: &str) -> String {
     let shown = last_lines(tail, 12);
     if shown.is_empty() {
         return String::new();

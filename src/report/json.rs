@@ -1,5 +1,5 @@
 use serde::ser::{Error as _, Serialize, SerializeMap, Serializer};
-use serde_json::{Value as Json, json};
+use serde_json::json;
 
 use crate::evals::EvalCounts;
 use crate::session::{EventLog, SessionEvent};
@@ -9,7 +9,7 @@ use super::{ModelTotals, RunRecord, turn_outcome, warnings_json};
 /// The `--format json` document: the whole run, with the parts scripts look for
 /// pulled out of the event stream. It serializes straight from the record, each part
 /// in one pass over the event log, so writing it builds no copy of the run.
-pub struct JsonReport<'a>(pub &'a RunRecord);
+pub(crate) struct JsonReport<'a>(pub &'a RunRecord);
 
 /// The events one predicate picks, as a list.
 struct Picked<'a>(&'a EventLog, fn(&SessionEvent) -> bool);
@@ -148,9 +148,4 @@ impl Serialize for JsonReport<'_> {
         }
         map.end()
     }
-}
-
-/// The same document as a JSON value.
-pub fn json_report(record: &RunRecord) -> Json {
-    serde_json::to_value(JsonReport(record)).unwrap_or_default()
 }

@@ -13,7 +13,7 @@ use super::{ModelTotals, RunRecord};
 /// extension failure errors it) and one per eval result (a failing score is a
 /// `<failure>`, an eval that could not score an `<error>`). Loading warnings are the
 /// suite's `<system-err>`.
-pub fn junit_report(
+pub(crate) fn junit_report(
     record: &RunRecord,
     suite_name: &str,
 ) -> Result<String, quick_junit::SerializeError> {

@@ -12,15 +12,15 @@ mod summary;
 mod terminal;
 mod transcript;
 
-pub use check::{check_human, check_json, check_junit};
-pub use human::{HumanStream, describe, stderr_excerpt};
-pub use json::{JsonReport, json_report};
-pub use junit::junit_report;
-pub use model_totals::{ModelTotals, dollars};
-pub use record::{Failure, RunRecord, evals_of, failures_of, turn_outcome, warnings_json};
-pub use suite::{
-    ScenarioRecord, SuiteJson, SuiteRecord, result_word, suite_junit, suite_summary, totals_line,
+pub(crate) use check::{check_human, check_json, check_junit};
+pub(crate) use human::{HumanStream, describe};
+pub(crate) use json::JsonReport;
+pub(crate) use junit::junit_report;
+pub(crate) use model_totals::{ModelTotals, dollars};
+pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
+pub(crate) use suite::{
+    ScenarioRecord, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
 };
-pub use summary::{evals_table, problems, problems_except, summary, table};
-pub use terminal::Terminal;
-pub use transcript::Transcript;
+pub(crate) use summary::{evals_table, problems, problems_except, summary, table};
+pub(crate) use terminal::Terminal;
+pub(crate) use transcript::Transcript;

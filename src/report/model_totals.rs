@@ -8,7 +8,7 @@ use crate::provider::Usage;
 use crate::session::SessionEvent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
-pub struct ModelTotals {
+pub(crate) struct ModelTotals {
     pub calls: u64,
     pub latency_ms: u64,
     /// Summed over the calls that reported usage; `None` when none did (the mock).
@@ -24,7 +24,9 @@ pub struct ModelTotals {
 }
 
 impl ModelTotals {
-    pub fn of<E: std::borrow::Borrow<SessionEvent>>(events: impl IntoIterator<Item = E>) -> Self {
+    pub(crate) fn of<E: std::borrow::Borrow<SessionEvent>>(
+        events: impl IntoIterator<Item = E>,
+    ) -> Self {
         let mut totals = Self::default();
         for event in events {
             match event.borrow() {
@@ -61,13 +63,13 @@ impl ModelTotals {
     }
 
     /// Whether anything beyond the mock's bare call count is known.
-    pub fn has_usage(&self) -> bool {
+    pub(crate) fn has_usage(&self) -> bool {
         self.input_tokens.is_some()
     }
 
     /// `model: 3 call(s) in 1.24 s; 830 tokens in, 120 out; $0.0031`, for the human
     /// summary; `None` for the mock, whose calls are counted on the totals line.
-    pub fn line(&self) -> Option<String> {
+    pub(crate) fn line(&self) -> Option<String> {
         if !self.has_usage() && self.findings == 0 {
             return None;
         }
@@ -89,7 +91,7 @@ impl ModelTotals {
     }
 
     /// JUnit `<property>` pairs.
-    pub fn properties(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn properties(&self) -> Vec<(&'static str, String)> {
         let mut props = vec![
             ("model.calls", self.calls.to_string()),
             ("model.latency_ms", self.latency_ms.to_string()),
@@ -132,7 +134,7 @@ impl std::ops::Add for ModelTotals {
 }
 
 /// US dollars, with the digits a small cost needs: `$0.0385`, `$0.000118`.
-pub fn dollars(cost: f64) -> String {
+pub(crate) fn dollars(cost: f64) -> String {
     if cost == 0.0 || cost >= 0.01 {
         format!("${cost:.4}")
     } else {

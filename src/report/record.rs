@@ -9,7 +9,7 @@ use crate::session::{EventLog, ExtensionKind, Phase, SessionEvent, TurnEnd};
 
 /// Everything a finished run produced, for the reports made at its end.
 #[derive(Debug)]
-pub struct RunRecord {
+pub(crate) struct RunRecord {
     pub prompt: String,
     pub scenario: String,
     pub variables: Json,
@@ -27,24 +27,20 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    pub fn count(&self, pick: impl Fn(&SessionEvent) -> bool) -> usize {
-        self.events.iter().filter(|e| pick(e)).count()
-    }
-
     /// The eval results, read as they are reached.
-    pub fn evals(&self) -> impl Iterator<Item = EvalResult> + '_ {
+    pub(crate) fn evals(&self) -> impl Iterator<Item = EvalResult> + '_ {
         evals_of(self.events.iter())
     }
 
     /// The extension failures, in the order they happened.
-    pub fn failures(&self) -> impl Iterator<Item = Failure> + '_ {
+    pub(crate) fn failures(&self) -> impl Iterator<Item = Failure> + '_ {
         failures_of(self.events.iter())
     }
 }
 
 /// One [`SessionEvent::ExtensionFailed`].
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub turn: u32,
     pub kind: ExtensionKind,
     pub name: String,
@@ -55,7 +51,7 @@ pub struct Failure {
 
 impl Failure {
     /// One line: which extension, where, and why.
-    pub fn headline(&self) -> String {
+    pub(crate) fn headline(&self) -> String {
         let kind = match self.kind {
             ExtensionKind::McpServer => "MCP server",
             other => other.as_str(),
@@ -71,7 +67,7 @@ impl Failure {
     }
 }
 
-pub fn failures_of<E: Borrow<SessionEvent>>(
+pub(crate) fn failures_of<E: Borrow<SessionEvent>>(
     events: impl IntoIterator<Item = E>,
 ) -> impl Iterator<Item = Failure> {
     events.into_iter().filter_map(|e| match e.borrow() {
@@ -94,7 +90,7 @@ pub fn failures_of<E: Borrow<SessionEvent>>(
     })
 }
 
-pub fn evals_of(
+pub(crate) fn evals_of(
     events: impl IntoIterator<Item = SessionEvent>,
 ) -> impl Iterator<Item = EvalResult> {
     events.into_iter().filter_map(|e| match e {
@@ -105,7 +101,7 @@ pub fn evals_of(
 
 /// Warnings as JSON objects: `file`, `line`, `column` (null when the warning is
 /// about a whole file or the command line) and `message`.
-pub fn warnings_json(warnings: &Diagnostics) -> Json {
+pub(crate) fn warnings_json(warnings: &Diagnostics) -> Json {
     warnings
         .iter()
         .map(|d| {
@@ -120,7 +116,7 @@ pub fn warnings_json(warnings: &Diagnostics) -> Json {
 }
 
 /// How turn `number` ended, as a JSON object: `outcome` plus what explains it.
-pub fn turn_outcome(number: usize, end: &TurnEnd) -> Json {
+pub(crate) fn turn_outcome(number: usize, end: &TurnEnd) -> Json {
     let turn = number + 1;
     match end {
         TurnEnd::Answered => json!({"turn": turn, "outcome": "answered"}),

@@ -20,7 +20,7 @@ use super::{JsonReport, ModelTotals, RunRecord, dollars, problems_except, table,
 
 /// A finished suite.
 #[derive(Debug)]
-pub struct SuiteRecord {
+pub(crate) struct SuiteRecord {
     pub pack: PathBuf,
     pub shard: Option<Shard>,
     pub jobs: usize,
@@ -37,7 +37,7 @@ pub struct SuiteRecord {
 
 /// One scenario, every trial of it.
 #[derive(Debug)]
-pub struct ScenarioRecord {
+pub(crate) struct ScenarioRecord {
     pub id: String,
     pub file: PathBuf,
     pub description: String,
@@ -58,7 +58,7 @@ pub struct ScenarioRecord {
 }
 
 /// What an exit code says of a scenario, as reports name it.
-pub fn result_word(exit_code: u8) -> &'static str {
+pub(crate) fn result_word(exit_code: u8) -> &'static str {
     match exit_code {
         0 => "passed",
         1 => "failed",
@@ -70,7 +70,7 @@ pub fn result_word(exit_code: u8) -> &'static str {
 
 impl ScenarioRecord {
     /// What reports call its result: `partial`, or the word of its exit code.
-    pub fn result(&self) -> &'static str {
+    pub(crate) fn result(&self) -> &'static str {
         if self.partial {
             "partial"
         } else {
@@ -87,7 +87,7 @@ impl ScenarioRecord {
     }
 
     /// The model calls of every trial.
-    pub fn model(&self) -> ModelTotals {
+    pub(crate) fn model(&self) -> ModelTotals {
         self.trials
             .iter()
             .map(|t| ModelTotals::of(t.events.iter()))
@@ -101,7 +101,7 @@ impl ScenarioRecord {
     /// Why the scenario did not pass, one line each: its assertions first, then
     /// what happened in each trial (turns that did not end, extension failures,
     /// the pack's gates).
-    pub fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         let mut lines: Vec<String> = self.error.iter().cloned().collect();
         lines.extend(
             self.verdicts
@@ -135,7 +135,7 @@ impl ScenarioRecord {
     }
 
     /// The line shown when the scenario finishes, with its problems under it.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let (word, tone) = match self.result() {
             "partial" => ("PARTIAL", Tone::Warn),
             "passed" => ("PASS ", Tone::Good),
@@ -219,7 +219,7 @@ fn unplayed_line(turn: &UnplayedTurn) -> String {
 }
 
 /// The closing table and the totals line.
-pub fn suite_summary(suite: &SuiteRecord) -> String {
+pub(crate) fn suite_summary(suite: &SuiteRecord) -> String {
     let mut grid = table(&["scenario", "result", "trials", "assertions", "time"]);
     for s in &suite.scenarios {
         let passed = s
@@ -290,7 +290,7 @@ fn count(suite: &SuiteRecord, word: &str) -> usize {
 }
 
 /// `suite: N scenario(s) ...; exit C`.
-pub fn totals_line(suite: &SuiteRecord) -> String {
+pub(crate) fn totals_line(suite: &SuiteRecord) -> String {
     let mut parts = vec![format!("{} passed", count(suite, "passed"))];
     for word in ["partial", "failed", "error", "pending", "interrupted"] {
         let n = count(suite, word);
@@ -317,7 +317,7 @@ pub fn totals_line(suite: &SuiteRecord) -> String {
 
 /// The suite as one JSON document: totals, an index of scenarios, then each
 /// scenario's assertions and the full record of each trial.
-pub struct SuiteJson<'a>(pub &'a SuiteRecord);
+pub(crate) struct SuiteJson<'a>(pub &'a SuiteRecord);
 
 impl Serialize for SuiteJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -395,7 +395,7 @@ impl Serialize for ScenarioJson<'_> {
 /// JUnit: a testsuite per scenario, with a testcase per assertion, per result of
 /// the pack's evals, and one for each trial's conversation (a turn a hook stopped
 /// or left waiting fails it; an extension failure is its `<error>`).
-pub fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::SerializeError> {
+pub(crate) fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::SerializeError> {
     let mut report = Report::new("promptexec");
     for s in &suite.scenarios {
         let mut junit = TestSuite::new(s.id.as_str());

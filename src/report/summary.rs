@@ -9,7 +9,7 @@ use super::{ModelTotals, RunRecord};
 
 /// The closing summary: one line of totals, what stopped a turn, then tables of
 /// tools, hooks and evals.
-pub fn summary(record: &RunRecord) -> String {
+pub(crate) fn summary(record: &RunRecord) -> String {
     let mut tools: BTreeMap<String, (usize, usize, u64)> = BTreeMap::new();
     let mut hooks: BTreeMap<String, (usize, Vec<Phase>)> = BTreeMap::new();
     let mut decisions: BTreeMap<String, usize> = BTreeMap::new();
@@ -104,7 +104,7 @@ pub fn summary(record: &RunRecord) -> String {
 }
 
 /// A table of eval results: which, where, how, what score, how long.
-pub fn evals_table(evals: &[&EvalResult]) -> String {
+pub(crate) fn evals_table(evals: &[&EvalResult]) -> String {
     let mut table = table(&["eval", "turn", "result", "score", "time"]);
     for eval in evals {
         table.add_row(vec![
@@ -123,13 +123,13 @@ pub fn evals_table(evals: &[&EvalResult]) -> String {
 
 /// What kept turns from completing and evals from passing, one line each: shown
 /// after the summary, and on stderr in every format.
-pub fn problems(record: &RunRecord) -> Vec<String> {
+pub(crate) fn problems(record: &RunRecord) -> Vec<String> {
     problems_except(record, |_| false)
 }
 
 /// [`problems`], leaving out the results of the evals `skip` names (a scenario's
 /// assertions, which its report explains on their own).
-pub fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, end) in record.turns.iter().enumerate() {
         let turn = i + 1;
@@ -197,7 +197,7 @@ pub fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -> Vec<S
 }
 
 /// A table in the house style, with this header.
-pub fn table(header: &[&str]) -> Table {
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)

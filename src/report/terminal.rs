@@ -9,7 +9,7 @@ use indicatif::TermLike;
 
 /// A terminal the stream's writer is: a spinner is drawn only on one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Terminal {
+pub(crate) struct Terminal {
     /// Columns, so the spinner's line can be cleared whole.
     pub width: u16,
 }
@@ -17,7 +17,7 @@ pub struct Terminal {
 impl Terminal {
     /// The process's stderr, when it is a terminal that can redraw a line (a
     /// `dumb` one cannot).
-    pub fn stderr() -> Option<Self> {
+    pub(crate) fn stderr() -> Option<Self> {
         let term = console::Term::stderr();
         let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
         (term.is_term() && !dumb).then(|| Self {

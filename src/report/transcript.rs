@@ -7,14 +7,14 @@ use crate::session::SessionEvent;
 /// The JSONL transcript: one line per event, each written whole with one `write`
 /// and flushed at once, so a run killed midway leaves every line it finished and
 /// no partial one. Every secret in a line is hidden.
-pub struct Transcript {
+pub(crate) struct Transcript {
     file: File,
     seq: u64,
     failed: Option<io::Error>,
 }
 
 impl Transcript {
-    pub fn create(path: &Path) -> io::Result<Self> {
+    pub(crate) fn create(path: &Path) -> io::Result<Self> {
         Ok(Self {
             file: File::create(path)?,
             seq: 0,
@@ -24,7 +24,7 @@ impl Transcript {
 
     /// Appends one event; the first error is kept for [`Transcript::close`] and
     /// later lines are not attempted.
-    pub fn write(&mut self, event: &SessionEvent) {
+    pub(crate) fn write(&mut self, event: &SessionEvent) {
         if self.failed.is_some() {
             return;
         }
@@ -47,7 +47,7 @@ impl Transcript {
     }
 
     /// Syncs the file; reports the first error any write met.
-    pub fn close(self) -> io::Result<()> {
+    pub(crate) fn close(self) -> io::Result<()> {
         if let Some(err) = self.failed {
             return Err(err);
         }

@@ -16,8 +16,8 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
-pub use registry::{MASK, MIN_KEY, MIN_VALUE, Registry};
-pub use writer::Redacting;
+pub(crate) use registry::{MIN_KEY, MIN_VALUE, Registry};
+pub(crate) use writer::Redacting;
 
 /// The set every sink reads, replaced whole when a secret is added.
 static GLOBAL: LazyLock<RwLock<Arc<Registry>>> = LazyLock::new(Default::default);
@@ -38,19 +38,19 @@ fn register(text: &str, min: usize) {
 }
 
 /// An API key: hidden from [`MIN_KEY`] characters on.
-pub fn register_key(key: &str) {
+pub(crate) fn register_key(key: &str) {
     register(key, MIN_KEY);
 }
 
 /// A configured value that may be a credential (an `env` value): hidden from
 /// [`MIN_VALUE`] characters on.
-pub fn register_value(value: &str) {
+pub(crate) fn register_value(value: &str) {
     register(value, MIN_VALUE);
 }
 
 /// A header value: the value, and for `Bearer TOKEN` (or any value with words) its
 /// last word too, as a server may echo just that; each from [`MIN_VALUE`] characters.
-pub fn register_header(value: &str) {
+pub(crate) fn register_header(value: &str) {
     let value = value.trim();
     register_value(value);
     if let Some(token) = value.rsplit(char::is_whitespace).next() {
@@ -59,7 +59,7 @@ pub fn register_header(value: &str) {
 }
 
 /// The set as it is now.
-pub fn current() -> Arc<Registry> {
+pub(crate) fn current() -> Arc<Registry> {
     Arc::clone(&GLOBAL.read().unwrap_or_else(PoisonError::into_inner))
 }
 
@@ -68,6 +68,6 @@ fn generation() -> u64 {
 }
 
 /// `text` with every registered secret replaced by `***`.
-pub fn redact(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact(text: &str) -> Cow<'_, str> {
     current().redact(text)
 }

@@ -5,16 +5,16 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What a secret is replaced by.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 /// A key shorter than this is no real key, and hiding it would garble ordinary words.
-pub const MIN_KEY: usize = 4;
+pub(crate) const MIN_KEY: usize = 4;
 /// Other values (headers, `env` values) shorter than this (`1`, `beta`, `true`,
 /// `debug`) are left alone for the same reason.
-pub const MIN_VALUE: usize = 8;
+pub(crate) const MIN_VALUE: usize = 8;
 
 /// Secrets, each in every form a writer may give it. Its `Debug` shows none of them.
 #[derive(Clone)]
-pub struct Registry {
+pub(crate) struct Registry {
     /// The texts as registered.
     secrets: Vec<String>,
     /// Every form of every secret, longest first: a secret that holds another is
@@ -42,7 +42,7 @@ impl fmt::Debug for Registry {
 
 impl Registry {
     /// Adds `secret` as it is (no minimum length here: the callers decide that).
-    pub fn add(&mut self, secret: &str) {
+    pub(crate) fn add(&mut self, secret: &str) {
         if secret.is_empty() || self.holds(secret) {
             return;
         }
@@ -56,16 +56,16 @@ impl Registry {
         self.forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
     }
 
-    pub fn holds(&self, secret: &str) -> bool {
+    pub(crate) fn holds(&self, secret: &str) -> bool {
         self.secrets.iter().any(|s| s == secret)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }
 
     /// `text` with every secret replaced by `***`.
-    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+    pub(crate) fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
         if self.is_empty() {
             return Cow::Borrowed(text);
         }
@@ -85,7 +85,7 @@ impl Registry {
     /// longest where several start at one place. Unless `at_end`, it stops before
     /// an end that could be the start of a secret still arriving; returns how many
     /// bytes it took, and whether it hid anything.
-    pub fn scan(&self, bytes: &[u8], at_end: bool, out: &mut Vec<u8>) -> (usize, bool) {
+    pub(crate) fn scan(&self, bytes: &[u8], at_end: bool, out: &mut Vec<u8>) -> (usize, bool) {
         let mut at = 0;
         let mut copied = 0;
         let mut hidden = false;

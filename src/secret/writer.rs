@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::Registry;
 
-pub struct Redacting<W: Write> {
+pub(crate) struct Redacting<W: Write> {
     inner: W,
     /// The end of what was written that may be the start of a secret.
     held: Vec<u8>,
@@ -18,7 +18,7 @@ pub struct Redacting<W: Write> {
 }
 
 impl<W: Write> Redacting<W> {
-    pub fn new(inner: W) -> Self {
+    pub(crate) fn new(inner: W) -> Self {
         Self {
             inner,
             held: Vec::new(),
@@ -30,7 +30,7 @@ impl<W: Write> Redacting<W> {
 
     /// Writes what was held back, as the end of the text, flushes, and gives the
     /// writer back. Without it the held end is lost.
-    pub fn finish(mut self) -> io::Result<W> {
+    pub(crate) fn finish(mut self) -> io::Result<W> {
         self.pass(true)?;
         self.inner.flush()?;
         Ok(self.inner)

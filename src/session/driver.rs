@@ -87,7 +87,7 @@ impl TurnEnd {
 }
 
 /// Receives every event as it happens.
-pub type EventSink<'a> = Box<dyn FnMut(&SessionEvent) + 'a>;
+pub(super) type EventSink<'a> = Box<dyn FnMut(&SessionEvent) + 'a>;
 
 /// One conversation: the rendered system prompt, the messages so far, and everything
 /// that runs for it.

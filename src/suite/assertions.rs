@@ -9,7 +9,7 @@ use super::{Assertion, Scenario, UnplayedTurn};
 
 /// One assertion as planned: the eval that checks it, and what a report says of it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// The eval id its results carry.
     pub id: String,
     #[serde(rename = "type")]
@@ -135,7 +135,10 @@ const SESSION_TYPES: &[(&str, &str)] = &[
 ///
 /// `bound` says which eval types the config binds: one of those runs as the
 /// config says, whatever promptexec would otherwise do with its type.
-pub fn plan(scenario: &Scenario, bound: &dyn Fn(&str) -> bool) -> Result<Planned, Vec<Diagnostic>> {
+pub(crate) fn plan(
+    scenario: &Scenario,
+    bound: &dyn Fn(&str) -> bool,
+) -> Result<Planned, Vec<Diagnostic>> {
     let mut planned = Planned::default();
     let mut problems = Vec::new();
     let mut entries: Vec<Entry> = Vec::new();
@@ -216,7 +219,7 @@ pub fn plan(scenario: &Scenario, bound: &dyn Fn(&str) -> bool) -> Result<Planned
 
 /// A scenario's assertions, planned.
 #[derive(Debug, Default)]
-pub struct Planned {
+pub(crate) struct Planned {
     /// The evals that judge the assertions played.
     pub evals: Vec<EvalDef>,
     /// Every assertion, in file order.

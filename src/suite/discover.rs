@@ -7,13 +7,13 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The folder searched when no scenario is named: `scenarios/` beside the pack.
-pub fn default_folder(pack: &Path) -> PathBuf {
+pub(crate) fn default_folder(pack: &Path) -> PathBuf {
     pack.parent().unwrap_or(Path::new("")).join("scenarios")
 }
 
 /// Whether a file name marks a scenario; judged on the name's bytes, so a name that
 /// is not UTF-8 counts like any other.
-pub fn is_scenario_file(path: &Path) -> bool {
+pub(crate) fn is_scenario_file(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().as_bytes();
     [".scenario.yaml", ".scenario.yml", ".scenario.json"]
         .iter()
@@ -22,7 +22,7 @@ pub fn is_scenario_file(path: &Path) -> bool {
 
 /// Every scenario file under `paths` (a file named is taken as it is), each once,
 /// in order; an error names the path that could not be read.
-pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, (PathBuf, io::Error)> {
+pub(crate) fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, (PathBuf, io::Error)> {
     let mut found: Vec<PathBuf> = Vec::new();
     for path in paths {
         let more = if path.is_dir() {
@@ -43,7 +43,7 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, (PathBuf, io::E
 /// The files under `dir` that `wanted` picks, depth first in name order, so the same
 /// tree always gives the same list. Hidden entries are left out, and links to
 /// folders are not followed, so a link cannot make the walk go round.
-pub fn files_below(
+pub(crate) fn files_below(
     dir: &Path,
     wanted: &dyn Fn(&Path) -> bool,
 ) -> Result<Vec<PathBuf>, (PathBuf, io::Error)> {

@@ -2,7 +2,7 @@
 //! deterministic shards, folded into one report; and case files, the unit tests
 //! of extensions (`cases`).
 
-pub mod cases;
+pub(crate) mod cases;
 
 mod assertions;
 mod discover;
@@ -11,11 +11,9 @@ mod scenario_file;
 mod select;
 mod verdict;
 
-pub use assertions::{Check, Planned, plan as plan_assertions};
-pub use discover::{default_folder, files_below, is_scenario_file, scenario_files};
-pub use scenario::{
-    Assertion, Consent, FailureMode, Scenario, ScenarioPolicy, ToolFailure, Turn, UnplayedTurn,
-};
-pub use scenario_file::{API_VERSION, load as load_scenario};
-pub use select::{Shard, matches, select};
-pub use verdict::{Outcome, Verdict, fold};
+pub(crate) use assertions::{Check, plan as plan_assertions};
+pub(crate) use discover::{default_folder, files_below, scenario_files};
+pub(crate) use scenario::{Assertion, Consent, Scenario, Turn, UnplayedTurn};
+pub(crate) use scenario_file::load as load_scenario;
+pub(crate) use select::{Shard, matches, select};
+pub(crate) use verdict::{Outcome, Verdict, fold};

@@ -9,11 +9,11 @@ use serde_json::Value as Json;
 
 use crate::doc::Pos;
 use crate::pack::{ToolChoice, When};
-pub use crate::session::{FailureMode, ToolFailure};
+pub(crate) use crate::session::{FailureMode, ToolFailure};
 
 /// One `kind: Scenario` file.
 #[derive(Debug, Clone)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     pub path: PathBuf,
     /// `metadata.name`, else `spec.id`: the mock script's scenario key and what
     /// `--filter` and `--shard` select by.
@@ -47,7 +47,7 @@ pub struct Scenario {
 /// `spec.tool_policy`: replaces the prompt's for this scenario. A limit of `0` is
 /// unset, as in PromptKit: `None` here.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioPolicy {
+pub(crate) struct ScenarioPolicy {
     pub tool_choice: ToolChoice,
     pub max_rounds: Option<u64>,
     pub max_tool_calls_per_turn: Option<u64>,
@@ -58,7 +58,7 @@ pub struct ScenarioPolicy {
 
 /// One user turn.
 #[derive(Debug, Clone)]
-pub struct Turn {
+pub(crate) struct Turn {
     pub content: String,
     /// The kinds of its media parts, which are not sent (only its text is): the turn
     /// is played in part.
@@ -69,12 +69,11 @@ pub struct Turn {
     pub chaos: Vec<ToolFailure>,
     /// `streaming` for this turn, over the scenario's.
     pub streaming: Option<bool>,
-    pub pos: Pos,
 }
 
 /// A turn of the file that is not played, with the assertions written under it.
 #[derive(Debug, Clone)]
-pub struct UnplayedTurn {
+pub(crate) struct UnplayedTurn {
     /// Its place in `spec.turns`, from 1.
     pub index: u32,
     /// How many played turns come before it.
@@ -83,12 +82,11 @@ pub struct UnplayedTurn {
     /// Why it is not played.
     pub reason: String,
     pub assertions: Vec<Assertion>,
-    pub pos: Pos,
 }
 
 impl UnplayedTurn {
     /// Where it is, as reports name it.
-    pub fn place(&self) -> String {
+    pub(crate) fn place(&self) -> String {
         format!("turn {} of the file (`{}`)", self.index, self.role)
     }
 }
@@ -96,7 +94,7 @@ impl UnplayedTurn {
 /// One assertion as written: its `type` is checked against what can run when the
 /// scenario is planned, with the config's evals at hand.
 #[derive(Debug, Clone)]
-pub struct Assertion {
+pub(crate) struct Assertion {
     pub kind: String,
     pub params: Json,
     pub message: Option<String>,
@@ -108,7 +106,7 @@ pub struct Assertion {
 
 crate::wire_enum! {
     /// A `consent_overrides` answer to a pending call.
-    pub enum Consent {
+    pub(crate) enum Consent {
         Grant = "grant",
         Deny = "deny",
         Timeout = "timeout",

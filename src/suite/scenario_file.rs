@@ -20,7 +20,7 @@ mod assertion;
 use assertion::assertions;
 
 /// The only API version there is.
-pub const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
+pub(crate) const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
 
 /// Scenario keys promptexec does not play: self-play, media, memories, live
 /// providers and context management need a real model or a runtime it is not.
@@ -51,7 +51,7 @@ const TURN_KEYS_UNPLAYED: &[&str] = &[
 ];
 
 /// Reads and resolves the scenario at `path`.
-pub fn load(path: &Path) -> Result<Loaded<Scenario>, Rejected> {
+pub(crate) fn load(path: &Path) -> Result<Loaded<Scenario>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
@@ -381,7 +381,6 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
             role,
             reason,
             assertions,
-            pos: node.pos,
         }));
     }
     // Text parts, when given, take precedence over `content`, as in PromptArena.
@@ -400,7 +399,6 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
                     dropped.join(", ")
                 ),
                 assertions,
-                pos: node.pos,
             }));
         }
         (None, None) => {
@@ -418,7 +416,6 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
         consent,
         chaos,
         streaming,
-        pos: node.pos,
     }))
 }
 

@@ -7,7 +7,7 @@ use super::Scenario;
 
 /// `--shard K/N`: the K-th of N slices (from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     pub index: usize,
     pub count: usize,
 }
@@ -37,7 +37,7 @@ impl fmt::Display for Shard {
 
 /// Whether `--filter` picks the scenario: a `KEY=VALUE` filter matches a label
 /// exactly; any other text is a part of the scenario's id.
-pub fn matches(scenario: &Scenario, filter: &str) -> bool {
+pub(crate) fn matches(scenario: &Scenario, filter: &str) -> bool {
     if let Some((key, value)) = filter.split_once('=')
         && scenario.labels.get(key).is_some_and(|v| v == value)
     {
@@ -50,7 +50,7 @@ pub fn matches(scenario: &Scenario, filter: &str) -> bool {
 /// filters), then the shard's slice of them. Slices are dealt in id order, so the
 /// N shards of a suite cover it exactly once, each within one scenario of the
 /// others' size, on any machine.
-pub fn select(
+pub(crate) fn select(
     mut scenarios: Vec<Scenario>,
     filters: &[String],
     shard: Option<Shard>,

@@ -9,7 +9,7 @@ use super::Check;
 
 crate::wire_enum! {
     /// What an assertion came to over the trials.
-    pub enum Outcome {
+    pub(crate) enum Outcome {
         Passed = "passed",
         Failed = "failed",
         /// It could not be judged in some trial (an eval that failed to score).
@@ -22,7 +22,7 @@ crate::wire_enum! {
 
 /// One assertion over every trial.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     #[serde(flatten)]
     pub check: Check,
     pub outcome: Outcome,
@@ -40,7 +40,7 @@ pub struct Verdict {
 /// in a trial was never reached there (its turn ended early, or the conversation
 /// stopped) and counts as failed: an assertion that did not run never passes. A
 /// check promptexec does not play is skipped, with its reason.
-pub fn fold(checks: &[Check], trials: &[Vec<EvalResult>]) -> Vec<Verdict> {
+pub(crate) fn fold(checks: &[Check], trials: &[Vec<EvalResult>]) -> Vec<Verdict> {
     checks
         .iter()
         .map(|check| {

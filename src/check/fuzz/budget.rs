@@ -93,7 +93,7 @@ impl Budget {
 /// Where a subschema is, as a JSON Pointer into the tool's schema (`$ref`s are
 /// followed in place, so a path through one names where it was used).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct At(String);
+pub(crate) struct At(String);
 
 impl At {
     pub(super) fn child(&self, segment: impl fmt::Display) -> At {
@@ -102,7 +102,8 @@ impl At {
     }
 
     /// The pointer itself: empty for the whole schema.
-    pub fn pointer(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn pointer(&self) -> &str {
         &self.0
     }
 }

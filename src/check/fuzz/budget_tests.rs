@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::budget::{MAX_SIZE, json_size};
+use super::error::FuzzError;
 use super::*;
 
 /// Draws `cases` cases from `schema` (when it is accepted), shrinks one a few steps,

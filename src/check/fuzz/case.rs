@@ -15,7 +15,7 @@ const STEPS_PER_CALL: usize = 64;
 
 /// Arguments for one call, and whether the schema allows them. Not `Send`: proptest's
 /// value trees are not, so a case is shrunk on the task that made it.
-pub struct Case {
+pub(crate) struct Case {
     pub args: Value,
     /// The arguments satisfy the tool's schema.
     pub valid: bool,
@@ -54,7 +54,7 @@ impl Case {
     /// tool still fails on it), within `budget` oracle calls; returns the smallest found.
     /// A valid case only shrinks to valid arguments, an invalid one to invalid ones, and
     /// the oracle is never asked twice about the same arguments.
-    pub async fn shrink<F, Fut>(self, mut still_fails: F, budget: usize) -> Value
+    pub(crate) async fn shrink<F, Fut>(self, mut still_fails: F, budget: usize) -> Value
     where
         F: FnMut(Value) -> Fut,
         Fut: Future<Output = bool>,

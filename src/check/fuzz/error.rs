@@ -3,7 +3,7 @@ use super::pattern::PatternError;
 
 /// Why no fuzzer can be made for a schema.
 #[derive(Debug, thiserror::Error)]
-pub enum FuzzError {
+pub(crate) enum FuzzError {
     /// A JSON Schema is an object or a boolean.
     #[error("the input schema is {found}, not a JSON Schema (an object or a boolean)")]
     NotASchema { found: &'static str },
@@ -51,7 +51,7 @@ pub enum FuzzError {
 
 impl FuzzError {
     /// The schema is usable but asks for more than generation builds.
-    pub fn past_a_limit(&self) -> bool {
+    pub(crate) fn past_a_limit(&self) -> bool {
         matches!(
             self,
             FuzzError::TooLarge { .. }

@@ -22,7 +22,7 @@ const EXAMPLE_TRIES: usize = 256;
 
 /// Tool arguments generated from a tool's JSON Schema: about 3 valid cases for each
 /// invalid one. Not `Send` (proptest's strategies are not).
-pub struct Fuzzer {
+pub(crate) struct Fuzzer {
     runner: TestRunner,
     validator: Arc<jsonschema::Validator>,
     valid: Option<Gen>,
@@ -55,7 +55,7 @@ impl Fuzzer {
     /// more than generation builds: too deep, too many properties or items, a pattern
     /// too costly, or values over 1 MiB of JSON at their smallest. Those limits
     /// are checked as the strategies are built, before any value is.
-    pub fn new(schema: &Value, seed: u64) -> Result<Fuzzer, FuzzError> {
+    pub(crate) fn new(schema: &Value, seed: u64) -> Result<Fuzzer, FuzzError> {
         let found = match schema {
             Value::Object(_) | Value::Bool(_) => None,
             Value::Null => Some("null"),
@@ -103,14 +103,14 @@ impl Fuzzer {
 
     /// A simple, deterministic valid value: required properties only, short ASCII strings,
     /// numbers at a small in-range value, first enum member; used for ordinary requests.
-    pub fn example(&self) -> Value {
+    pub(crate) fn example(&self) -> Value {
         self.example.clone()
     }
 
     /// The next case; deterministic for a seed; mixes valid and invalid (about 3 valid : 1
     /// invalid). Where the schema admits everything no case is invalid; where drawing a
     /// valid value keeps missing, the example is the case.
-    pub fn next_case(&mut self) -> Case {
+    pub(crate) fn next_case(&mut self) -> Case {
         let want_valid = self.broken.is_empty() || self.runner.rng().random_ratio(3, 4);
         let case = if want_valid {
             self.valid_case().or_else(|| self.invalid_case())

@@ -31,8 +31,6 @@ mod budget_tests;
 #[cfg(test)]
 mod tests;
 
-pub use budget::At;
-pub use case::Case;
-pub use error::FuzzError;
-pub use fuzzer::Fuzzer;
-pub use shell::invoke_command;
+pub(crate) use case::Case;
+pub(crate) use fuzzer::Fuzzer;
+pub(crate) use shell::invoke_command;

@@ -14,7 +14,7 @@ pub(super) const MAX_ALTERNATIVES: u64 = 4_096;
 
 /// Why a pattern is refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum PatternError {
+pub(crate) enum PatternError {
     #[error("is {0} bytes long (at most {MAX_SOURCE})")]
     Source(usize),
     #[error("nests groups more than {MAX_NESTING} deep")]

@@ -7,7 +7,12 @@ use serde_json::Value;
 /// The shell command that reproduces a call, single-quoted safely for sh:
 /// `promptexec invoke-tool -c CONFIG [--pack PACK] TOOL --args 'JSON'`.
 /// A path that is not UTF-8 is shown with replacement characters.
-pub fn invoke_command(config: &Path, pack: Option<&Path>, tool: &str, args: &Value) -> String {
+pub(crate) fn invoke_command(
+    config: &Path,
+    pack: Option<&Path>,
+    tool: &str,
+    args: &Value,
+) -> String {
     let mut words = vec![
         "promptexec".to_owned(),
         "invoke-tool".to_owned(),

@@ -3,6 +3,7 @@ use std::cell::Cell;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+use super::error::FuzzError;
 use super::*;
 
 /// The schema of the planted bug: a tool that crashes on a negative optional `count`.

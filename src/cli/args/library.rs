@@ -7,7 +7,7 @@ use clap::{Args, Subcommand, ValueEnum};
 /// The library's own commands.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum LibraryCommand {
+pub(crate) enum LibraryCommand {
     /// Add PromptKind template files to the library (a new version if the id exists)
     ///
     /// Every template is checked first and all are stored in one transaction: if one
@@ -99,7 +99,7 @@ pub enum LibraryCommand {
 /// Signed sharing between libraries.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum ShareCommand {
+pub(crate) enum ShareCommand {
     /// Make an ed25519 key pair for signing; prints the public key as a did:key
     Keygen {
         /// Where the private key goes (mode 0600); the public key goes to FILE.pub
@@ -171,7 +171,7 @@ pub enum ShareCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum AuditCommand {
+pub(crate) enum AuditCommand {
     /// Check that no audit record was edited or removed
     Verify {
         #[command(flatten)]
@@ -183,7 +183,7 @@ pub enum AuditCommand {
 // `Args` flattened into a deferred subcommand, it would replace the subcommand's
 // own description.)
 #[derive(Debug, Args)]
-pub struct LibraryArgs {
+pub(crate) struct LibraryArgs {
     /// The library database [default: the per-user data directory]
     #[arg(long, value_name = "PATH", env = "PROMPTEXEC_LIBRARY")]
     pub library: Option<PathBuf>,
@@ -198,7 +198,7 @@ pub struct LibraryArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LibraryFormat {
+pub(crate) enum LibraryFormat {
     Human,
     Json,
 }

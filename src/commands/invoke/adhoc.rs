@@ -12,7 +12,7 @@ use crate::doc::Pos;
 use super::super::load::current_dir;
 
 /// How to start the program `command_line` (split as a shell would split it).
-pub fn exec_spec(
+pub(super) fn exec_spec(
     command_line: &str,
     flag: &str,
     runtime: RuntimeMode,
@@ -39,7 +39,7 @@ pub fn exec_spec(
 
 /// An MCP server over stdio, named after its program (`python3 server.py` is
 /// `server`), as a config would name it.
-pub fn mcp_server(command_line: &str) -> Result<McpServer, CliError> {
+pub(super) fn mcp_server(command_line: &str) -> Result<McpServer, CliError> {
     let exec = exec_spec(command_line, "--server", RuntimeMode::Server)?;
     Ok(McpServer {
         name: program_name(&exec),

@@ -9,7 +9,7 @@ use serde_json::{Map, Value as Json};
 use crate::cli::CliError;
 
 /// The arguments object for `pairs`, typed by `schema` when it is known.
-pub fn arguments(pairs: &[String], schema: Option<&Json>) -> Result<Json, CliError> {
+pub(super) fn arguments(pairs: &[String], schema: Option<&Json>) -> Result<Json, CliError> {
     let mut object = Map::new();
     for pair in pairs {
         let Some((key, text)) = pair.split_once('=') else {

@@ -23,7 +23,7 @@ pub(super) struct HumanLines {
 }
 
 impl HumanLines {
-    pub fn new(everything: bool) -> Self {
+    pub(super) fn new(everything: bool) -> Self {
         Self {
             everything,
             text: String::new(),
@@ -31,7 +31,7 @@ impl HumanLines {
     }
 
     /// One finished case. A failure is an error line, which `-q` does not silence.
-    pub fn case(&mut self, console: &mut Console, file: &Path, case: &CaseRecord) {
+    pub(super) fn case(&mut self, console: &mut Console, file: &Path, case: &CaseRecord) {
         let (label, tone) = match case.status {
             CaseStatus::Passed => ("PASS ", Tone::Good),
             CaseStatus::Failed => ("FAIL ", Tone::Bad),
@@ -58,7 +58,7 @@ impl HumanLines {
         self.text.push('\n');
     }
 
-    pub fn summary(&mut self, console: &mut Console, record: &TestRecord) {
+    pub(super) fn summary(&mut self, console: &mut Console, record: &TestRecord) {
         let line = summary(record);
         if self.everything {
             console.note(&line);
@@ -67,7 +67,7 @@ impl HumanLines {
         self.text.push('\n');
     }
 
-    pub fn into_text(self) -> String {
+    pub(super) fn into_text(self) -> String {
         self.text
     }
 }

@@ -11,7 +11,7 @@ use super::super::exit::worse;
 
 crate::wire_enum! {
     /// What a case calls.
-    pub enum CaseKind {
+    pub(super) enum CaseKind {
         Tool = "tool",
         Hook = "hook",
     }
@@ -70,7 +70,7 @@ pub(super) struct CaseRecord {
 
 impl CaseRecord {
     /// `message` from the problems and a note.
-    pub fn set_message(&mut self, note: Option<String>) {
+    pub(super) fn set_message(&mut self, note: Option<String>) {
         let mut parts = self.problems.clone();
         parts.extend(note);
         self.message = (!parts.is_empty()).then(|| parts.join("; "));
@@ -78,7 +78,7 @@ impl CaseRecord {
 }
 
 impl TestRecord {
-    pub fn new(files: Vec<FileRecord>, duration_ms: u64) -> Self {
+    pub(super) fn new(files: Vec<FileRecord>, duration_ms: u64) -> Self {
         let mut summary = Summary {
             duration_ms,
             ..Summary::default()
@@ -97,7 +97,7 @@ impl TestRecord {
     }
 
     /// 3 when an extension failed unexpectedly, else 1 when a case failed, else 0.
-    pub fn exit(&self) -> Exit {
+    pub(super) fn exit(&self) -> Exit {
         self.files
             .iter()
             .flat_map(|file| &file.cases)

@@ -9,7 +9,7 @@ use crate::doc::{Checker, Fields, Node, Pos, UnknownKeys, Value};
 
 use crate::config::model::*;
 
-pub const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
+pub(super) const API_VERSION: &str = "promptkit.altairalabs.ai/v1alpha1";
 
 /// Sections of `spec` that PromptKit defines and promptexec does not use.
 const UNUSED_SECTIONS: &[&str] = &[
@@ -23,7 +23,12 @@ const UNUSED_SECTIONS: &[&str] = &[
     "tool_selector",
 ];
 
-pub fn resolve(root: &Node, base_dir: &Path, check_files: bool, cx: &mut Checker) -> RuntimeConfig {
+pub(crate) fn resolve(
+    root: &Node,
+    base_dir: &Path,
+    check_files: bool,
+    cx: &mut Checker,
+) -> RuntimeConfig {
     let mut config = RuntimeConfig {
         base_dir: base_dir.to_path_buf(),
         ..RuntimeConfig::default()
@@ -218,7 +223,7 @@ pub(super) mod tests {
     use super::*;
     use crate::doc::parse_yaml;
 
-    pub fn resolve_text(yaml: &str) -> (RuntimeConfig, Checker) {
+    pub(crate) fn resolve_text(yaml: &str) -> (RuntimeConfig, Checker) {
         let text = format!("apiVersion: {API_VERSION}\nkind: RuntimeConfig\n{yaml}");
         let path = Path::new("/project/conf/runtimeconfig.yaml");
         let root = parse_yaml(path, &text).expect("valid yaml");

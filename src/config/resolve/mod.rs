@@ -9,4 +9,4 @@ mod mcp;
 mod provider;
 mod server_hook;
 
-pub use document::resolve;
+pub(super) use document::resolve;

@@ -23,7 +23,7 @@ fn assistant_texts(input: &EvalInput) -> Vec<String> {
 
 /// `contains`: every pattern appears in the content (case-insensitive); the score
 /// is the share that does.
-pub fn contains(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn contains(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns"]])?;
     let patterns = p.required_strings(&["patterns"])?;
     Ok(Box::new(move |input| {
@@ -50,7 +50,7 @@ pub fn contains(check: &str, params: &Json) -> Result<Judge, ParamError> {
 }
 
 /// `contains_any`: at least one pattern appears in some assistant message.
-pub fn contains_any(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn contains_any(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns"]])?;
     let patterns = p.required_strings(&["patterns"])?;
     Ok(Box::new(move |input| {
@@ -76,7 +76,7 @@ pub fn contains_any(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `content_excludes` / `banned_words`: no pattern appears in any assistant
 /// message, as a whole word (case-insensitive) unless `match_mode: substring`.
-pub fn excludes(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn excludes(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns", "words"], &["match_mode"]])?;
     let patterns = p.required_strings(&["patterns", "words"])?;
     let whole_words = match p.string(&["match_mode"])?.as_deref() {
@@ -127,7 +127,7 @@ pub fn excludes(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `regex`: the pattern matches somewhere in the content (or, with
 /// `expect_match: false`, nowhere). Case-sensitive unless the pattern says `(?i)`.
-pub fn regex(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn regex(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["pattern"], &["expect_match"]])?;
     let source = p.required_string(&["pattern"])?;
     let expect = p.boolean(&["expect_match"])?.unwrap_or(true);
@@ -148,7 +148,7 @@ pub fn regex(check: &str, params: &Json) -> Result<Judge, ParamError> {
 }
 
 /// `min_length`: at least `min` characters; the score is the share reached.
-pub fn min_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn min_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["min", "min_characters", "min_chars"]])?;
     let min = p
         .count(&["min", "min_characters", "min_chars"])?
@@ -166,7 +166,7 @@ pub fn min_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `max_length`: at most `max` characters (and `max_tokens` estimated tokens, four
 /// characters each); past it the score falls as `max / length`.
-pub fn max_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn max_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let names = ["max", "max_characters", "max_chars"];
     let p = Params::new(check, params, &[&names, &["max_tokens"]])?;
     let max = p.count(&names)?;
@@ -205,7 +205,7 @@ pub fn max_length(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `sentence_count`: between `min` and `max` sentences (a sentence ends at `.`,
 /// `!` or `?` followed by a space or the end, or at the end of the text).
-pub fn sentence_count(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn sentence_count(check: &str, params: &Json) -> Result<Judge, ParamError> {
     // PromptKit reads `max_sentences` as `max` (its param aliases).
     const MAX: &[&str] = &["max", "max_sentences"];
     let p = Params::new(check, params, &[&["min"], MAX])?;

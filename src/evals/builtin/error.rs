@@ -6,7 +6,7 @@ use serde_json::Value as Json;
 /// Why a built-in check cannot be prepared from its params. The messages name the
 /// check as the user wrote it (alias or not) and the param at fault.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum ParamError {
+pub(crate) enum ParamError {
     #[error("`{0}` is not a built-in check")]
     NotBuiltin(String),
     #[error("params must be an object, found {0}")]
@@ -72,7 +72,7 @@ pub enum ParamError {
 /// Why a prepared check could not judge an input (which is not a failed check:
 /// it has no score at all).
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum JudgeError {
+pub(crate) enum JudgeError {
     #[error("the context has no `metadata.latency_ms` to judge")]
     NoLatency,
     /// A JMESPath expression failed on this input's JSON.

@@ -15,7 +15,7 @@ const LET_BE: &[&str] = &["allow", "continue"];
 /// `allow` (or `continue`) passes when it was consulted and intervened nowhere in
 /// the span; `deny` matches a denial of a tool call too (`deny_tool`); any other
 /// action must be one the hook took.
-pub fn decision(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn decision(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["hook"], &["action"], &["phase"]])?;
     let hook = p.required_string(&["hook"])?;
     let action = p.required_string(&["action"])?;
@@ -69,7 +69,7 @@ pub fn decision(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `guardrail_triggered`: the guardrail of type `validator` fired (or, with
 /// `should_trigger: false`, did not).
-pub fn guardrail_triggered(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn guardrail_triggered(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let names = ["validator", "validator_type"];
     let p = Params::new(check, params, &[&names, &["should_trigger"]])?;
     let validator = p.required_string(&names)?;

@@ -72,7 +72,7 @@ fn first_value(text: &str) -> Option<Json> {
 }
 
 /// `json_valid`: the content is JSON.
-pub fn valid(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn valid(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &FIND)?;
     let finder = Finder::new(&p)?;
     Ok(Box::new(move |input| {
@@ -91,7 +91,7 @@ pub fn valid(check: &str, params: &Json) -> Result<Judge, ParamError> {
 }
 
 /// `json_schema`: the content is JSON that the `schema` accepts.
-pub fn schema(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn schema(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["schema"], FIND[0], FIND[1]])?;
     let schema = p
         .object(&["schema"])?
@@ -126,7 +126,7 @@ pub fn schema(check: &str, params: &Json) -> Result<Judge, ParamError> {
 /// `json_path`: a JMESPath `expression` over the content's JSON, then, in order,
 /// `expected` (equal), `contains` (each item in the result list), `min`/`max` (a
 /// number in range) and `min_results`/`max_results` (the list's length).
-pub fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let expression_names = ["expression", "jmespath_expression"];
     let p = Params::new(
         check,
@@ -214,7 +214,7 @@ pub fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
 /// `field_presence`: every one of `fields` is present. In a JSON object answer a
 /// field is a key path (`a.b`); in any other answer it is text, found whatever its
 /// case.
-pub fn field_presence(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn field_presence(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["fields", "required_fields"]])?;
     let fields = p.required_strings(&["fields", "required_fields"])?;
     Ok(Box::new(move |input| {

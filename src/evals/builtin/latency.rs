@@ -7,7 +7,7 @@ use crate::evals::exec_eval::Scored;
 
 /// Within `max_ms` scores 1; past it the score falls as `max_ms / latency`. The
 /// latency is the context's `metadata.latency_ms`, which `run` fills in.
-pub fn budget(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn budget(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["max_ms"]])?;
     let max_ms = p
         .number(&["max_ms"])?

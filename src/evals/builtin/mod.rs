@@ -18,11 +18,11 @@ use serde_json::Value as Json;
 use super::EvalInput;
 use super::exec_eval::Scored;
 
-pub use error::{JudgeError, ParamError};
-pub use params::Params;
+pub(crate) use error::{JudgeError, ParamError};
+pub(super) use params::Params;
 
 /// A prepared check: scores one input.
-pub type Judge = Box<dyn Fn(&EvalInput) -> Result<Scored, JudgeError>>;
+pub(crate) type Judge = Box<dyn Fn(&EvalInput) -> Result<Scored, JudgeError>>;
 
 /// Prepares a check from its params; `Err` says what is wrong with them.
 type Prepare = fn(&str, &Json) -> Result<Judge, ParamError>;
@@ -77,7 +77,7 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
 ];
 
 /// The name a check goes by, given any of its names.
-pub fn canonical(eval_type: &str) -> Option<&'static str> {
+pub(crate) fn canonical(eval_type: &str) -> Option<&'static str> {
     CHECKS
         .iter()
         .find(|(name, aliases, _)| *name == eval_type || aliases.contains(&eval_type))
@@ -92,18 +92,18 @@ fn find(eval_type: &str) -> Option<Prepare> {
 }
 
 /// Every name a built-in answers to, aliases included.
-pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn builtin_names() -> impl Iterator<Item = &'static str> {
     CHECKS
         .iter()
         .flat_map(|(name, aliases, _)| std::iter::once(*name).chain(aliases.iter().copied()))
 }
 
-pub fn is_builtin(eval_type: &str) -> bool {
+pub(crate) fn is_builtin(eval_type: &str) -> bool {
     find(eval_type).is_some()
 }
 
 /// The built-in check `eval_type` prepared with `params`.
-pub fn prepare(eval_type: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(crate) fn prepare(eval_type: &str, params: &Json) -> Result<Judge, ParamError> {
     let prepare = find(eval_type).ok_or_else(|| ParamError::NotBuiltin(eval_type.into()))?;
     prepare(eval_type, params)
 }
@@ -118,7 +118,7 @@ fn verdict(ok: bool, pass: String, fail: String, data: Json) -> Scored {
 }
 
 /// JSON equality where numbers compare by value (1 equals 1.0).
-pub fn same(a: &Json, b: &Json) -> bool {
+pub(crate) fn same(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
         (Json::Array(x), Json::Array(y)) => {

@@ -7,7 +7,7 @@ use super::ParamError;
 
 /// The params of one check. Each accepted param is a list of names: the canonical
 /// one first, then aliases users of PromptKit packs write.
-pub struct Params<'a> {
+pub(crate) struct Params<'a> {
     check: &'a str,
     map: Map<String, Json>,
 }
@@ -15,7 +15,11 @@ pub struct Params<'a> {
 impl<'a> Params<'a> {
     /// Rejects params the check does not take (with a suggestion) and a param given
     /// twice under two of its names.
-    pub fn new(check: &'a str, params: &Json, accepted: &[&[&str]]) -> Result<Self, ParamError> {
+    pub(crate) fn new(
+        check: &'a str,
+        params: &Json,
+        accepted: &[&[&str]],
+    ) -> Result<Self, ParamError> {
         let map = match params {
             Json::Object(map) => map.clone(),
             Json::Null => Map::new(),
@@ -73,7 +77,7 @@ impl<'a> Params<'a> {
     }
 
     /// The error for a required param that is missing: `names[0]` must be `what`.
-    pub fn missing(&self, names: &[&str], what: &'static str) -> ParamError {
+    pub(crate) fn missing(&self, names: &[&str], what: &'static str) -> ParamError {
         ParamError::Missing {
             check: self.check.into(),
             name: names[0].into(),
@@ -82,7 +86,7 @@ impl<'a> Params<'a> {
     }
 
     /// A list of strings (a single string counts as a list of one).
-    pub fn strings(&self, names: &[&str]) -> Result<Option<Vec<String>>, ParamError> {
+    pub(crate) fn strings(&self, names: &[&str]) -> Result<Option<Vec<String>>, ParamError> {
         let Some((name, value)) = self.get(names) else {
             return Ok(None);
         };
@@ -99,14 +103,14 @@ impl<'a> Params<'a> {
     }
 
     /// A required, non-empty list of strings.
-    pub fn required_strings(&self, names: &[&str]) -> Result<Vec<String>, ParamError> {
+    pub(crate) fn required_strings(&self, names: &[&str]) -> Result<Vec<String>, ParamError> {
         match self.strings(names)? {
             Some(list) if !list.is_empty() => Ok(list),
             _ => Err(self.missing(names, "a non-empty list of strings")),
         }
     }
 
-    pub fn string(&self, names: &[&str]) -> Result<Option<String>, ParamError> {
+    pub(crate) fn string(&self, names: &[&str]) -> Result<Option<String>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::String(s))) => Ok(Some(s.clone())),
@@ -114,13 +118,13 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn required_string(&self, names: &[&str]) -> Result<String, ParamError> {
+    pub(crate) fn required_string(&self, names: &[&str]) -> Result<String, ParamError> {
         self.string(names)?
             .filter(|s| !s.is_empty())
             .ok_or_else(|| self.missing(names, "a string"))
     }
 
-    pub fn boolean(&self, names: &[&str]) -> Result<Option<bool>, ParamError> {
+    pub(crate) fn boolean(&self, names: &[&str]) -> Result<Option<bool>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Bool(b))) => Ok(Some(*b)),
@@ -128,7 +132,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn number(&self, names: &[&str]) -> Result<Option<f64>, ParamError> {
+    pub(crate) fn number(&self, names: &[&str]) -> Result<Option<f64>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Number(n))) => Ok(n.as_f64()),
@@ -137,7 +141,7 @@ impl<'a> Params<'a> {
     }
 
     /// A whole number, zero or more.
-    pub fn count(&self, names: &[&str]) -> Result<Option<u64>, ParamError> {
+    pub(crate) fn count(&self, names: &[&str]) -> Result<Option<u64>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Number(n))) if n.as_u64().is_some() => Ok(n.as_u64()),
@@ -145,7 +149,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn object(&self, names: &[&str]) -> Result<Option<Map<String, Json>>, ParamError> {
+    pub(crate) fn object(&self, names: &[&str]) -> Result<Option<Map<String, Json>>, ParamError> {
         match self.get(names) {
             None => Ok(None),
             Some((_, Json::Object(map))) => Ok(Some(map.clone())),
@@ -154,7 +158,7 @@ impl<'a> Params<'a> {
     }
 
     /// Any JSON value.
-    pub fn value(&self, names: &[&str]) -> Option<Json> {
+    pub(crate) fn value(&self, names: &[&str]) -> Option<Json> {
         self.get(names).map(|(_, v)| v.clone())
     }
 }

@@ -14,7 +14,7 @@ use super::{Judge, ParamError, Params, verdict};
 
 /// A kind of personal data the pre-pass finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PiiKind {
+pub(super) enum PiiKind {
     Email,
     Ssn,
     CreditCard,
@@ -22,7 +22,7 @@ pub enum PiiKind {
 
 impl PiiKind {
     /// PromptKit's name for the pattern.
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             PiiKind::Email => "email",
             PiiKind::Ssn => "ssn",
@@ -31,7 +31,7 @@ impl PiiKind {
     }
 
     /// What was found, for details.
-    pub fn described(self) -> &'static str {
+    pub(super) fn described(self) -> &'static str {
         match self {
             PiiKind::Email => "an email address",
             PiiKind::Ssn => "a US social security number",
@@ -61,7 +61,7 @@ static PATTERNS: LazyLock<Vec<(PiiKind, Regex)>> = LazyLock::new(|| {
 
 /// The first kind of personal data `text` plainly holds, trying emails, then social
 /// security numbers, then card numbers.
-pub fn pii_found(text: &str) -> Option<PiiKind> {
+pub(super) fn pii_found(text: &str) -> Option<PiiKind> {
     PATTERNS
         .iter()
         .find(|(_, re)| re.is_match(text))
@@ -71,7 +71,7 @@ pub fn pii_found(text: &str) -> Option<PiiKind> {
 /// `pii_leakage`: 1 when the pre-pass finds no personal data in the content, else
 /// 0. PromptKit's model judge (`rubric`, `model`, `system_prompt`, `criteria`) is
 /// not run, so those params are not read.
-pub fn leakage(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn leakage(check: &str, params: &Json) -> Result<Judge, ParamError> {
     Params::new(check, params, &[])?;
     Ok(Box::new(|input| {
         let found = pii_found(&input.content);

@@ -106,7 +106,7 @@ fn names(calls: &[ToolCallRecord]) -> Vec<&str> {
 /// `tool_calls_with_args`: every call (of `tool_name`, when given) keeps the rule
 /// (`expected_args`, `args_match`, `result_includes`, `result_matches`,
 /// `no_error`); a named tool never called fails. The score is the share that keeps it.
-pub fn calls_with_args(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn calls_with_args(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let mut accepted = vec![&["tool_name", "tool"][..]];
     accepted.extend(RULE);
     let p = Params::new(check, params, &accepted)?;
@@ -145,7 +145,7 @@ pub fn calls_with_args(check: &str, params: &Json) -> Result<Judge, ParamError> 
 
 /// `tool_args_excluded` (`tools_not_called_with_args`): no call of `tool_name` had
 /// any of `excluded_args` (an argument's value, or a list of values).
-pub fn args_excluded(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn args_excluded(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let names = ["excluded_args", "forbidden_args"];
     let p = Params::new(check, params, &[&["tool_name", "tool"], &names])?;
     let tool = p.required_string(&["tool_name", "tool"])?;
@@ -179,7 +179,7 @@ pub fn args_excluded(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `tool_no_repeat`: no tool (of `tools`, when given) is called more than
 /// `max_repeats` times in a row (default 1).
-pub fn no_repeat(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn no_repeat(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tools", "tool_names"], &["max_repeats"]])?;
     let scope = p.strings(&["tools", "tool_names"])?;
     let max = p.count(&["max_repeats"])?.unwrap_or(1);
@@ -217,7 +217,7 @@ pub fn no_repeat(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `tool_anti_pattern`: none of `patterns` (each `{sequence, message}`) occurs as
 /// consecutive calls.
-pub fn anti_pattern(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn anti_pattern(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["patterns"]])?;
     let Some(Json::Array(items)) = p.value(&["patterns"]) else {
         return Err(p.missing(&["patterns"], "a list of {sequence, message}"));
@@ -256,7 +256,7 @@ pub fn anti_pattern(check: &str, params: &Json) -> Result<Judge, ParamError> {
 /// `tool_call_chain`: the `steps` (each `{tool, ...rule}`) were called in order,
 /// others may come between, each call keeping its step's rule; the score is the
 /// share of steps reached.
-pub fn call_chain(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn call_chain(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["steps"]])?;
     let Some(Json::Array(items)) = p.value(&["steps"]) else {
         return Err(p.missing(&["steps"], "a list of {tool, ...}"));

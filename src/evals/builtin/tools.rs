@@ -23,7 +23,7 @@ fn calls_to<'i>(input: &'i EvalInput, tool: Option<&str>) -> Vec<&'i ToolCallRec
 /// share of tools called enough; going over `max_calls` scores 0. As in PromptKit,
 /// `require_args` leaves out calls made with no arguments, and `ignore_validation`
 /// counts calls refused only because their arguments failed the tool's schema.
-pub fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(
         check,
         params,
@@ -88,7 +88,7 @@ pub fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
 }
 
 /// `tools_not_called`: none of the listed tools was called.
-pub fn not_called(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn not_called(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[TOOL_NAMES])?;
     let tools = p.required_strings(TOOL_NAMES)?;
     Ok(Box::new(move |input| {
@@ -108,7 +108,7 @@ pub fn not_called(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `tool_args`: some call to `tool_name` had every one of `expected_args` (values
 /// compared as JSON, or as text when one side is a string).
-pub fn args(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn args(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tool_name", "tool"], &["expected_args"]])?;
     let tool = p.required_string(&["tool_name", "tool"])?;
     let expected = p
@@ -145,7 +145,7 @@ fn loosely_equal(actual: &Json, expected: &Json) -> bool {
 
 /// `tool_call_count`: the calls (to `tool`, or to any tool) number between `min`
 /// and `max`.
-pub fn count(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn count(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tool", "tool_name"], &["min"], &["max"]])?;
     let tool = p.string(&["tool", "tool_name"])?;
     let (min, max) = (p.count(&["min"])?, p.count(&["max"])?);
@@ -178,7 +178,7 @@ pub fn count(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `tool_call_sequence`: the listed tools were called in this order (other calls
 /// may come between); the score is the share of the sequence reached.
-pub fn sequence(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn sequence(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["sequence"]])?;
     let sequence = p.required_strings(&["sequence"])?;
     Ok(Box::new(move |input| {
@@ -203,7 +203,7 @@ pub fn sequence(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `no_tool_errors`: the calls (to `tools`, when listed) did not fail; the score is
 /// the share that did not.
-pub fn no_errors(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn no_errors(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(check, params, &[&["tools", "tool_names"]])?;
     let scope = p.strings(&["tools", "tool_names"])?;
     Ok(Box::new(move |input| {
@@ -240,7 +240,7 @@ pub fn no_errors(check: &str, params: &Json) -> Result<Judge, ParamError> {
 
 /// `tool_result_includes`: at least `occurrence` results (of `tool`, or of any
 /// tool) contain every pattern, case-insensitively.
-pub fn result_includes(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn result_includes(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(
         check,
         params,
@@ -267,7 +267,7 @@ pub fn result_includes(check: &str, params: &Json) -> Result<Judge, ParamError> 
 }
 
 /// `tool_result_matches`: at least `occurrence` results match `pattern`.
-pub fn result_matches(check: &str, params: &Json) -> Result<Judge, ParamError> {
+pub(super) fn result_matches(check: &str, params: &Json) -> Result<Judge, ParamError> {
     let p = Params::new(
         check,
         params,

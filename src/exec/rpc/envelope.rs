@@ -11,7 +11,7 @@ use crate::exec::raw_json::RawObject;
 
 /// One request (with an id) or notification (without), newline included. The key
 /// order is the one promptexec has always written.
-pub fn request_line(id: Option<u64>, method: &str, params: &impl Serialize) -> Vec<u8> {
+pub(super) fn request_line(id: Option<u64>, method: &str, params: &impl Serialize) -> Vec<u8> {
     let mut line = Vec::with_capacity(96);
     line.extend_from_slice(br#"{"jsonrpc":"2.0","#);
     if let Some(id) = id {
@@ -39,7 +39,7 @@ const PARSE_ERROR: i64 = -32700;
 
 /// What one line from the server amounts to.
 #[derive(Debug, PartialEq)]
-pub enum Incoming {
+pub(super) enum Incoming {
     /// A reply to request `id`.
     Reply(u64, Reply<RawJson>),
     /// Not a JSON object.
@@ -52,7 +52,7 @@ pub enum Incoming {
 
 /// Reads one line. A null or empty `error` beside a result is no error, as
 /// PromptKit reads it; when a key appears twice the last one counts.
-pub fn read_line(text: &[u8]) -> Incoming {
+pub(super) fn read_line(text: &[u8]) -> Incoming {
     let Some(object) = std::str::from_utf8(text).ok().and_then(RawObject::read) else {
         return Incoming::NotAnObject;
     };
@@ -89,7 +89,7 @@ fn error_reply(error: &str) -> Reply<RawJson> {
 /// The id of a message from the first bytes of its line: the value of an `"id"`
 /// member of the outer object, when it comes before anything too long to scan.
 /// Used for replies too long to read whole.
-pub fn id_at_start(head: &[u8]) -> Option<u64> {
+pub(super) fn id_at_start(head: &[u8]) -> Option<u64> {
     let mut depth = 0usize;
     let mut at = 0;
     // Whether the last string closed at depth 1 was the key `id`.

@@ -3,7 +3,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 /// How much is read from the pipe at once: large replies take few reads.
 const READ_BUFFER: usize = 64 * 1024;
 /// How much of a dropped line is kept, to find the id of the message it held.
-pub const HEAD_KEPT: usize = 256;
+pub(crate) const HEAD_KEPT: usize = 256;
 
 /// One line from the child, without its newline.
 #[derive(Debug, PartialEq, Eq)]

@@ -19,11 +19,11 @@ use tokio::time::Instant;
 use super::{Reply, RpcError, Timeout};
 use crate::exec::RawJson;
 
-pub type Answer = Result<Reply<RawJson>, RpcError>;
+pub(super) type Answer = Result<Reply<RawJson>, RpcError>;
 
 /// Every call in flight on one process.
 #[derive(Default)]
-pub struct Calls {
+pub(super) struct Calls {
     waiting: Mutex<Waiting>,
     /// Wakes the timer when a call's deadline comes before the one it waits for.
     rearm: Notify,
@@ -54,7 +54,7 @@ impl Calls {
 
     /// Waits for the reply to `id` until `deadline`; on time out the error reports
     /// `after`.
-    pub fn register(
+    pub(super) fn register(
         &self,
         id: u64,
         deadline: Instant,
@@ -84,33 +84,33 @@ impl Calls {
     }
 
     /// Takes back the call waiting for `id`, to answer it.
-    pub fn take(&self, id: u64) -> Option<oneshot::Sender<Answer>> {
+    pub(super) fn take(&self, id: u64) -> Option<oneshot::Sender<Answer>> {
         self.lock().by_id.remove(&id).map(|w| w.reply)
     }
 
     /// Forgets the call waiting for `id`: a reply to it is no longer wanted.
-    pub fn forget(&self, id: u64) {
+    pub(super) fn forget(&self, id: u64) {
         self.lock().by_id.remove(&id);
     }
 
     /// Takes back every waiting call, to fail them all.
-    pub fn take_all(&self) -> Vec<oneshot::Sender<Answer>> {
+    pub(super) fn take_all(&self) -> Vec<oneshot::Sender<Answer>> {
         self.lock().by_id.drain().map(|(_, w)| w.reply).collect()
     }
 
     /// The ids of the waiting calls, in order.
-    pub fn ids(&self) -> Vec<u64> {
+    pub(super) fn ids(&self) -> Vec<u64> {
         let mut ids: Vec<u64> = self.lock().by_id.keys().copied().collect();
         ids.sort_unstable();
         ids
     }
 
-    pub fn saw_stdout(&self) {
+    pub(super) fn saw_stdout(&self) {
         self.stdout_seen.store(true, Ordering::Relaxed);
     }
 
     /// The error of a call that got no reply within `after`.
-    pub fn timed_out(&self, after: Duration) -> RpcError {
+    pub(super) fn timed_out(&self, after: Duration) -> RpcError {
         RpcError::TimedOut(Timeout {
             after,
             nothing_read: !self.stdout_seen.load(Ordering::Relaxed),
@@ -136,7 +136,7 @@ impl Calls {
 
     /// The timer: fails calls at their deadlines until the process has exited (its
     /// calls are failed then, and no call waits after that).
-    pub async fn expire_until_exit(&self, mut exited: watch::Receiver<Option<String>>) {
+    pub(super) async fn expire_until_exit(&self, mut exited: watch::Receiver<Option<String>>) {
         loop {
             let earliest = self.lock().earliest;
             let due = async {

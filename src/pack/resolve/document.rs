@@ -20,7 +20,7 @@ const TOP_KEYS_UNUSED: &[&str] = &["workflow", "agents", "skills", "compositions
 
 pub(super) use crate::doc::pointer as ptr;
 
-pub fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack> {
+pub(crate) fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack> {
     let mut r = Resolver { cx };
     let mut top = r.cx.map(root, "the pack")?;
     let id = r.required_string(&mut top, root, "", "id");

@@ -9,5 +9,5 @@ mod tests;
 mod tools;
 mod validators;
 
-pub use document::resolve;
+pub(super) use document::resolve;
 pub use evals::resolve_when;

@@ -37,7 +37,7 @@ pub(super) struct Tokens {
 impl Tokens {
     /// Counts read from a usage object under the API's two names; `None` when it has
     /// neither.
-    pub fn read(usage: &Json, input: &str, output: &str) -> Option<Tokens> {
+    pub(super) fn read(usage: &Json, input: &str, output: &str) -> Option<Tokens> {
         let (i, o) = (usage[input].as_u64(), usage[output].as_u64());
         (i.is_some() || o.is_some()).then(|| Tokens {
             input: i.unwrap_or(0),
@@ -46,7 +46,7 @@ impl Tokens {
     }
 
     /// The usage to report, priced when the provider has `pricing`.
-    pub fn usage(self, pricing: Option<Pricing>) -> Usage {
+    pub(super) fn usage(self, pricing: Option<Pricing>) -> Usage {
         Usage {
             input_tokens: self.input,
             output_tokens: self.output,
@@ -89,7 +89,7 @@ pub(super) struct CallIds {
 }
 
 impl CallIds {
-    pub fn assign(&mut self, calls: &mut [Call], history: &History) {
+    pub(super) fn assign(&mut self, calls: &mut [Call], history: &History) {
         let mut taken: HashSet<String> = history
             .iter()
             .filter_map(|m| m.get("tool_calls").and_then(Json::as_array).cloned())
@@ -116,7 +116,7 @@ impl CallIds {
 }
 
 impl Answer {
-    pub fn into_message(self) -> AssistantMessage {
+    pub(super) fn into_message(self) -> AssistantMessage {
         AssistantMessage {
             content: self.text,
             tool_calls: self

@@ -13,7 +13,12 @@ use crate::config::ModelDefaults;
 use crate::provider::ModelCall;
 
 impl Api {
-    pub fn request_body(self, call: &ModelCall<'_>, model: &str, defaults: &ModelDefaults) -> Json {
+    pub(super) fn request_body(
+        self,
+        call: &ModelCall<'_>,
+        model: &str,
+        defaults: &ModelDefaults,
+    ) -> Json {
         match self {
             Api::OpenAi => openai::request_body(call, model, defaults),
             Api::Claude => claude::request_body(call, model, defaults),
@@ -21,14 +26,14 @@ impl Api {
     }
 
     /// The answer in a whole (not streamed) response body, or the API's error message.
-    pub fn parse_answer(self, body: &Json) -> Result<Answer, AnswerError> {
+    pub(super) fn parse_answer(self, body: &Json) -> Result<Answer, AnswerError> {
         match self {
             Api::OpenAi => openai::parse_answer(body),
             Api::Claude => claude::parse_answer(body),
         }
     }
 
-    pub fn stream(self) -> Stream {
+    pub(super) fn stream(self) -> Stream {
         match self {
             Api::OpenAi => Stream::OpenAi(OpenAiStream::default()),
             Api::Claude => Stream::Claude(ClaudeStream::default()),
@@ -55,7 +60,7 @@ pub(super) enum Stream {
 
 impl Stream {
     /// Takes in one event; `Ok(true)` once the API's end marker has come.
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
+    pub(super) fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
         match self {
             Stream::OpenAi(stream) => stream
                 .event(event)
@@ -65,7 +70,7 @@ impl Stream {
     }
 
     /// The answer once the body has ended, or why it is incomplete.
-    pub fn finish(self) -> Result<Answer, AnswerError> {
+    pub(super) fn finish(self) -> Result<Answer, AnswerError> {
         match self {
             Stream::OpenAi(stream) => stream.finish(),
             Stream::Claude(stream) => stream.finish(),

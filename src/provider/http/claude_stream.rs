@@ -41,7 +41,7 @@ enum Block {
 
 impl ClaudeStream {
     /// Takes in one event; `Ok(true)` once the answer is complete (`message_stop`).
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
+    pub(super) fn event(&mut self, event: &SseEvent) -> Result<bool, StreamError> {
         let data: Json = serde_json::from_str(&event.data).map_err(|_| {
             StreamError::Broken(format!(
                 "a stream event is not JSON: {}",
@@ -140,7 +140,7 @@ impl ClaudeStream {
     }
 
     /// The answer once the body has ended.
-    pub fn finish(self) -> Result<Answer, AnswerError> {
+    pub(super) fn finish(self) -> Result<Answer, AnswerError> {
         if !self.done {
             return Err(AnswerError::Incomplete);
         }

@@ -18,12 +18,12 @@ impl fmt::Debug for ApiKey {
 
 impl ApiKey {
     #[cfg(test)]
-    pub fn for_tests(key: &str) -> ApiKey {
+    pub(super) fn for_tests(key: &str) -> ApiKey {
         ApiKey(key.to_string())
     }
 
     /// The key itself, for the one header that carries it.
-    pub fn expose(&self) -> &str {
+    pub(super) fn expose(&self) -> &str {
         &self.0
     }
 }

@@ -71,7 +71,7 @@ pub enum HeaderError {
 
 /// Why a response (whole or streamed) gives no answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum AnswerError {
+pub(super) enum AnswerError {
     /// The API's own error message, quoted.
     #[error("{0}")]
     Api(String),

@@ -46,7 +46,7 @@ struct PartialCall {
 
 impl OpenAiStream {
     /// Takes in one event; `Ok(true)` once the answer is complete (`[DONE]`).
-    pub fn event(&mut self, event: &SseEvent) -> Result<bool, ChunkError> {
+    pub(super) fn event(&mut self, event: &SseEvent) -> Result<bool, ChunkError> {
         let data = event.data.trim();
         if data == "[DONE]" {
             self.done = true;
@@ -119,7 +119,7 @@ impl OpenAiStream {
     }
 
     /// The answer once the body has ended; `done` says the end marker was seen.
-    pub fn finish(self) -> Result<Answer, AnswerError> {
+    pub(super) fn finish(self) -> Result<Answer, AnswerError> {
         // Some servers never send `[DONE]`; a finish reason says as much.
         if !self.done && !self.finished {
             return Err(AnswerError::Incomplete);

@@ -48,7 +48,7 @@ impl Bucket {
     }
 
     /// Waits until this request may go out.
-    pub async fn acquire(&self) {
+    pub(super) async fn acquire(&self) {
         let wait = self.reserve(Instant::now());
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;

@@ -23,7 +23,7 @@ impl SseParser {
     /// UTF-8 character or between `\r` and `\n`. Only `chunk` is scanned, and a line
     /// still open is only appended to, so a line sent in many chunks costs its length,
     /// not its length times the chunks.
-    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    pub(super) fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
         let mut start = 0;
         for (i, &byte) in chunk.iter().enumerate() {
@@ -53,7 +53,7 @@ impl SseParser {
 
     /// The events still held when the body ends: a last one without its blank line
     /// counts, as lenient servers send them.
-    pub fn finish(&mut self) -> Vec<SseEvent> {
+    pub(super) fn finish(&mut self) -> Vec<SseEvent> {
         let mut events = Vec::new();
         let rest = std::mem::take(&mut self.pending);
         if !rest.is_empty() {

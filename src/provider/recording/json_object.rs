@@ -16,7 +16,7 @@ use super::json_position::{at, diagnostic, parse_piece, start_of};
 use crate::doc::Diagnostic;
 
 /// An object of a JSON text: its keys in file order, each with its value unread.
-pub struct Object<'a> {
+pub(super) struct Object<'a> {
     path: &'a Path,
     text: &'a str,
     /// The object itself, where a missing field is reported.
@@ -29,14 +29,18 @@ pub struct Object<'a> {
 impl<'a> Object<'a> {
     /// The whole of `text`, read from `path`, as an object; `expecting` says what it
     /// should be when it is something else.
-    pub fn whole(path: &'a Path, text: &'a str, expecting: &str) -> Result<Object<'a>, Diagnostic> {
+    pub(super) fn whole(
+        path: &'a Path,
+        text: &'a str,
+        expecting: &str,
+    ) -> Result<Object<'a>, Diagnostic> {
         let raw: &RawValue =
             serde_json::from_str(text).map_err(|err| diagnostic(path, &err, ""))?;
         Object::read(path, text, raw, String::new(), expecting)
     }
 
     /// `raw`, a piece of `text`, as an object.
-    pub fn read(
+    pub(super) fn read(
         path: &'a Path,
         text: &'a str,
         raw: &'a RawValue,
@@ -58,12 +62,12 @@ impl<'a> Object<'a> {
     }
 
     /// Whether the object has field `name`.
-    pub fn has(&self, name: &str) -> bool {
+    pub(super) fn has(&self, name: &str) -> bool {
         self.find(name).is_some()
     }
 
     /// The value of field `name`, if the object has it.
-    pub fn get<T: Deserialize<'a>>(&self, name: &str) -> Result<Option<T>, Diagnostic> {
+    pub(super) fn get<T: Deserialize<'a>>(&self, name: &str) -> Result<Option<T>, Diagnostic> {
         match self.find(name) {
             Some((key, raw)) => parse_piece(self.path, self.text, raw, &self.inner(key)).map(Some),
             None => Ok(None),
@@ -71,12 +75,16 @@ impl<'a> Object<'a> {
     }
 
     /// The value of field `name`, which the object must have.
-    pub fn require<T: Deserialize<'a>>(&self, name: &str) -> Result<T, Diagnostic> {
+    pub(super) fn require<T: Deserialize<'a>>(&self, name: &str) -> Result<T, Diagnostic> {
         self.get(name)?.ok_or_else(|| self.missing(name))
     }
 
     /// Field `name`, an object, if the object has it.
-    pub fn object(&self, name: &str, expecting: &str) -> Result<Option<Object<'a>>, Diagnostic> {
+    pub(super) fn object(
+        &self,
+        name: &str,
+        expecting: &str,
+    ) -> Result<Option<Object<'a>>, Diagnostic> {
         match self.find(name) {
             Some((key, raw)) => {
                 Object::read(self.path, self.text, raw, self.inner(key), expecting).map(Some)
@@ -86,7 +94,11 @@ impl<'a> Object<'a> {
     }
 
     /// Field `name`, a list of objects; none when the object lacks it.
-    pub fn objects(&self, name: &str, expecting: &str) -> Result<Vec<Object<'a>>, Diagnostic> {
+    pub(super) fn objects(
+        &self,
+        name: &str,
+        expecting: &str,
+    ) -> Result<Vec<Object<'a>>, Diagnostic> {
         let Some((key, raw)) = self.find(name) else {
             return Ok(Vec::new());
         };
@@ -108,7 +120,7 @@ impl<'a> Object<'a> {
     }
 
     /// The error for field `name`, which the object lacks.
-    pub fn missing(&self, name: &str) -> Diagnostic {
+    pub(super) fn missing(&self, name: &str) -> Diagnostic {
         let what = if self.what.is_empty() {
             String::new()
         } else {
@@ -121,12 +133,12 @@ impl<'a> Object<'a> {
         )
     }
 
-    pub fn what(&self) -> &str {
+    pub(super) fn what(&self) -> &str {
         &self.what
     }
 
     /// Where the object starts in the text.
-    pub fn pos(&self) -> crate::doc::Pos {
+    pub(super) fn pos(&self) -> crate::doc::Pos {
         start_of(self.text, self.raw)
     }
 

@@ -10,12 +10,12 @@ use crate::doc::{Diagnostic, Pos};
 
 /// A serde_json error at its place in `path`; `what` (when not empty) says what was
 /// being read.
-pub fn diagnostic(path: &Path, err: &serde_json::Error, what: &str) -> Diagnostic {
+pub(super) fn diagnostic(path: &Path, err: &serde_json::Error, what: &str) -> Diagnostic {
     at(path, Pos::START, err, what)
 }
 
 /// Reads `raw`, a piece of `text`, reporting an error at its place in the whole text.
-pub fn parse_piece<'a, T: Deserialize<'a>>(
+pub(super) fn parse_piece<'a, T: Deserialize<'a>>(
     path: &Path,
     text: &str,
     raw: &'a RawValue,
@@ -25,7 +25,7 @@ pub fn parse_piece<'a, T: Deserialize<'a>>(
 }
 
 /// Where `raw`, a piece borrowed from `text`, starts in it.
-pub fn start_of(text: &str, raw: &RawValue) -> Pos {
+pub(super) fn start_of(text: &str, raw: &RawValue) -> Pos {
     // A piece read from `text` borrows its bytes, so its address is inside `text`.
     let offset = (raw.get().as_ptr() as usize)
         .checked_sub(text.as_ptr() as usize)
@@ -44,7 +44,7 @@ pub fn start_of(text: &str, raw: &RawValue) -> Pos {
 }
 
 /// The error's position, counted from `start` rather than from the start of the text.
-pub fn at(path: &Path, start: Pos, err: &serde_json::Error, what: &str) -> Diagnostic {
+pub(super) fn at(path: &Path, start: Pos, err: &serde_json::Error, what: &str) -> Diagnostic {
     let (line, column) = (to_u32(err.line()), to_u32(err.column().max(1)));
     let pos = if line <= 1 {
         Pos {

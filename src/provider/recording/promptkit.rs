@@ -104,7 +104,7 @@ impl CallData {
 
 /// Reads `text`, a PromptKit session recording from `path`. Keys are matched in any
 /// letter case, as PromptKit's decoder matches them.
-pub fn read(path: &Path, text: &str) -> Result<Recording, Diagnostic> {
+pub(super) fn read(path: &Path, text: &str) -> Result<Recording, Diagnostic> {
     let top = Object::whole(path, text, "a PromptKit session recording object")?;
     let metadata = top.object("metadata", "a metadata object")?;
     let meta = |name: &str| -> Result<String, Diagnostic> {

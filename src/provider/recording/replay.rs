@@ -46,7 +46,7 @@ impl FromStr for MatchMode {
 /// `[session k, ]call n (turn t, round r)`, `recorded` a recorded one as
 /// `call n (turn t, round r)`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReplayError {
+pub(super) enum ReplayError {
     #[error("the recording holds {} and this is session {}", plural(*sessions, "session"), session + 1)]
     NoSession { sessions: usize, session: usize },
     #[error("the recording holds {} and this is {call}", plural(*recorded, "model call"))]

@@ -13,7 +13,7 @@ use super::model::{HookCase, Located, ToolCase};
 
 /// Where a hook case calls its hook, as `hook test --phase` would.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookPoint {
+pub(crate) enum HookPoint {
     /// An exec hook's phase; `None` for an eval hook, which has none.
     Exec(Option<HookPhase>),
     /// A JSON-RPC hook's method.
@@ -22,7 +22,7 @@ pub enum HookPoint {
 
 impl HookPoint {
     /// The name `hook test` prints as the phase.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HookPoint::Exec(Some(phase)) => phase.as_str(),
             HookPoint::Exec(None) => "eval",
@@ -33,14 +33,14 @@ impl HookPoint {
 
 /// What runs a case's tool: a program, or a tool of an MCP server.
 #[derive(Debug, Clone, Copy)]
-pub enum BoundTool<'c> {
+pub(crate) enum BoundTool<'c> {
     Exec(&'c ExecSpec),
     /// `mcp__<server>__<tool>`: the server, and the tool's own name.
     Mcp(&'c McpServer, &'c str),
 }
 
 /// What runs the case's tool, or `None` with the problem in `out`.
-pub fn bind_tool<'c>(
+pub(crate) fn bind_tool<'c>(
     case: &'c ToolCase,
     file: &Path,
     config: &'c RuntimeConfig,
@@ -82,7 +82,7 @@ pub fn bind_tool<'c>(
 /// The case's hook and where it is called, or `None` with the problems in `out`.
 /// A phase the hook is not configured for is a warning: in a run it would not be
 /// called there, but the case can still call it.
-pub fn bind_hook<'c>(
+pub(crate) fn bind_hook<'c>(
     case: &HookCase,
     file: &Path,
     config: &'c RuntimeConfig,
@@ -213,7 +213,7 @@ fn hook_point(
 
 /// The words `hook test` can print for this hook at this point (its decision, or a
 /// JSON-RPC hook's action), which a case may expect.
-pub fn decision_words(hook: &Hook, point: HookPoint) -> &'static [&'static str] {
+pub(crate) fn decision_words(hook: &Hook, point: HookPoint) -> &'static [&'static str] {
     const FILTER: &[&str] = &["allow", "deny", "failed"];
     const OBSERVER: &[&str] = &["ack", "failed"];
     const APPROVER: &[&str] = &["approved", "denied", "allow", "deny", "failed"];

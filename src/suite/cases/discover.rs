@@ -10,11 +10,11 @@ use crate::doc::{Diagnostic, Diagnostics};
 use crate::suite::files_below;
 
 /// The endings that make a file in a directory a case file.
-pub const CASE_FILE_ENDINGS: &[&str] = &[".cases.yaml", ".cases.yml", ".cases.json"];
+pub(crate) const CASE_FILE_ENDINGS: &[&str] = &[".cases.yaml", ".cases.yml", ".cases.json"];
 
 /// The case files `paths` stand for, each once, in order. A path that does not
 /// exist, or a directory without case files, is an error in `errors`.
-pub fn case_files(paths: &[PathBuf], errors: &mut Diagnostics) -> Vec<PathBuf> {
+pub(crate) fn case_files(paths: &[PathBuf], errors: &mut Diagnostics) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     for path in paths {
         if path.is_dir() {

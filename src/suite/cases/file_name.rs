@@ -10,14 +10,14 @@ use sha2::{Digest, Sha256};
 /// The longest part made, in bytes: with the longest ending added to it
 /// (`.trial-4294967295.jsonl`) a name stays well below the 255 bytes file systems
 /// allow.
-pub const MAX_PART: usize = 200;
+pub(super) const MAX_PART: usize = 200;
 
 /// `raw` as one file-name part: every character other than a letter, a digit, `-`,
 /// `_` or `.` becomes `_`, a leading `.` becomes `_`, and nothing becomes `_`; a
 /// part longer than [`MAX_PART`] bytes is cut ([`bounded`]). The result is never
 /// empty, `.` or `..`, never hidden, and holds no `/` or NUL; the same `raw` always
 /// gives the same part. Bytes that are not UTF-8 count as other characters.
-pub fn file_name_part(raw: &OsStr) -> String {
+pub(crate) fn file_name_part(raw: &OsStr) -> String {
     let text = raw.to_string_lossy();
     let mut part: String = text
         .chars()
@@ -41,7 +41,7 @@ pub fn file_name_part(raw: &OsStr) -> String {
 /// `part` if it is at most [`MAX_PART`] bytes long; else its start, a `-` and 16 hex
 /// digits of the SHA-256 of `raw`, [`MAX_PART`] bytes in all, so that long names
 /// that differ only at their end still get different parts.
-pub fn bounded(mut part: String, raw: &[u8]) -> String {
+pub(super) fn bounded(mut part: String, raw: &[u8]) -> String {
     const TAIL: usize = 1 + 16;
     if part.len() <= MAX_PART {
         return part;

@@ -14,7 +14,7 @@ use super::model::{CallStatus, HookExpect, ToolExpect};
 
 crate::wire_enum! {
     /// How a case ended.
-    pub enum CaseStatus {
+    pub(crate) enum CaseStatus {
         /// Every expectation held.
         Passed = "passed",
         /// The extension answered, and not as expected.
@@ -27,7 +27,7 @@ crate::wire_enum! {
 
 /// A case's verdict.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub status: CaseStatus,
     /// What differed, one line each, in the order the expectations are written.
     pub problems: Vec<String>,
@@ -66,7 +66,7 @@ impl Verdict {
 
 /// What one tool call came to, as a case reads it.
 #[derive(Debug, Clone, Copy)]
-pub struct ToolSeen<'a> {
+pub(crate) struct ToolSeen<'a> {
     pub status: CallStatus,
     /// The result of an `ok` call.
     pub result: Option<&'a Json>,
@@ -77,7 +77,7 @@ pub struct ToolSeen<'a> {
 
 /// The stored snapshot of a case that asks for one.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Stored {
+pub(crate) enum Stored {
     Missing,
     Unreadable(String),
     Found(Json),
@@ -85,7 +85,7 @@ pub enum Stored {
 
 /// The snapshot a case compares with, and whether it may be rewritten.
 #[derive(Debug, Clone, Copy)]
-pub struct SnapshotCheck<'a> {
+pub(crate) struct SnapshotCheck<'a> {
     /// The snapshot's path, as messages show it.
     pub shown: &'a str,
     pub stored: &'a Stored,
@@ -93,7 +93,7 @@ pub struct SnapshotCheck<'a> {
 }
 
 /// A tool case's verdict. `snapshot` is consulted only when the case asks for one.
-pub fn judge_tool(
+pub(crate) fn judge_tool(
     expect: &ToolExpect,
     seen: &ToolSeen<'_>,
     snapshot: Option<SnapshotCheck<'_>>,
@@ -154,7 +154,7 @@ pub fn judge_tool(
 
 /// What one hook call came to, as a case reads it: the words `hook test` prints.
 #[derive(Debug, Clone, Copy)]
-pub struct HookSeen<'a> {
+pub(crate) struct HookSeen<'a> {
     pub decision: HookDecision,
     /// A JSON-RPC hook's action (`approved`, `denied`), else the decision again.
     pub action: &'a str,
@@ -164,7 +164,7 @@ pub struct HookSeen<'a> {
 /// A hook case's verdict. The expected decision matches either word `hook test`
 /// prints, so `deny` covers a JSON-RPC hook's `deny_tool` too; without one, any
 /// answer but a failure will do.
-pub fn judge_hook(expect: &HookExpect, seen: &HookSeen<'_>) -> Verdict {
+pub(crate) fn judge_hook(expect: &HookExpect, seen: &HookSeen<'_>) -> Verdict {
     let failed = seen.decision == HookDecision::Failed;
     let answered = match &expect.decision {
         Some(word) => word.value == seen.action || word.value == seen.decision.as_str(),

@@ -31,7 +31,7 @@ const HOOK_EXPECT: &[&str] = &["decision", "reason"];
 const ON_RESULT: &[&str] = &["result", "pointer", "snapshot"];
 
 /// Reads and checks the case file at `path`.
-pub fn load(path: &Path) -> Result<Loaded<CaseFile>, Rejected> {
+pub(crate) fn load(path: &Path) -> Result<Loaded<CaseFile>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;

@@ -4,14 +4,14 @@
 use regex::Regex;
 use serde_json::Value as Json;
 
-pub use crate::evals::same;
+pub(crate) use crate::evals::same;
 
 /// How much of a value a message shows before it is cut.
 const SHOWN_CHARS: usize = 160;
 
 /// Where two values first part, and what each holds there (`None`: nothing).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Difference {
+pub(crate) struct Difference {
     /// A JSON pointer; empty for the whole value.
     pub pointer: String,
     pub expected: Option<Json>,
@@ -20,7 +20,7 @@ pub struct Difference {
 
 /// The first place, in the expected value's order, where `actual` differs from
 /// `expected`; keys only `actual` has come after every expected one.
-pub fn first_difference(expected: &Json, actual: &Json) -> Option<Difference> {
+pub(crate) fn first_difference(expected: &Json, actual: &Json) -> Option<Difference> {
     difference_at(String::new(), expected, actual)
 }
 
@@ -75,7 +75,7 @@ fn child(base: &str, segment: &str) -> String {
 
 impl Difference {
     /// "`what` at /a/b: expected X, got Y".
-    pub fn describe(&self, what: &str) -> String {
+    pub(crate) fn describe(&self, what: &str) -> String {
         let place = if self.pointer.is_empty() {
             what.to_string()
         } else {
@@ -91,12 +91,12 @@ impl Difference {
 }
 
 /// `result:` — the whole result equals `expected`.
-pub fn check_result(expected: &Json, actual: &Json) -> Option<String> {
+pub(crate) fn check_result(expected: &Json, actual: &Json) -> Option<String> {
     first_difference(expected, actual).map(|d| d.describe("result"))
 }
 
 /// One entry of `pointer:` — the value at `pointer` in the result equals `expected`.
-pub fn check_pointer(pointer: &str, expected: &Json, result: &Json) -> Option<String> {
+pub(crate) fn check_pointer(pointer: &str, expected: &Json, result: &Json) -> Option<String> {
     let what = format!("pointer {pointer}");
     match result.pointer(pointer) {
         None => Some(format!(
@@ -113,7 +113,7 @@ pub fn check_pointer(pointer: &str, expected: &Json, result: &Json) -> Option<St
 }
 
 /// `matches:` or `reason:` — the pattern is found in `text`.
-pub fn check_matches(what: &str, pattern: &Regex, text: &str) -> Option<String> {
+pub(crate) fn check_matches(what: &str, pattern: &Regex, text: &str) -> Option<String> {
     if pattern.is_match(text) {
         return None;
     }
@@ -125,12 +125,12 @@ pub fn check_matches(what: &str, pattern: &Regex, text: &str) -> Option<String> 
 }
 
 /// A value as compact JSON, cut when long.
-pub fn show(value: &Json) -> String {
+pub(crate) fn show(value: &Json) -> String {
     cut(&value.to_string())
 }
 
 /// A text quoted, cut when long.
-pub fn show_text(text: &str) -> String {
+pub(crate) fn show_text(text: &str) -> String {
     cut(&format!("{text:?}"))
 }
 

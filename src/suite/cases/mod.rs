@@ -15,22 +15,19 @@ mod matchers;
 mod model;
 mod snapshot;
 
-pub use bind::{BoundTool, HookPoint, bind_hook, bind_tool, decision_words};
-pub use discover::{CASE_FILE_ENDINGS, case_files};
-pub use file_name::file_name_part;
-pub use judge::{
-    CaseStatus, HookSeen, SnapshotCheck, Stored, ToolSeen, Verdict, judge_hook, judge_tool,
+pub(crate) use bind::{BoundTool, HookPoint, bind_hook, bind_tool};
+pub(crate) use discover::case_files;
+pub(crate) use file_name::file_name_part;
+pub(crate) use judge::{
+    CaseStatus, HookSeen, SnapshotCheck, ToolSeen, Verdict, judge_hook, judge_tool,
 };
-pub use load::load;
-pub use matchers::{
-    Difference, check_matches, check_pointer, check_result, first_difference, same, show, show_text,
+pub(crate) use load::load;
+pub(crate) use model::{
+    CallStatus, Case, CaseFile, HookCase, HookExpect, Target, ToolCase, ToolExpect,
 };
-pub use model::{
-    CallStatus, Case, CaseFile, HookCase, HookExpect, Located, Target, ToolCase, ToolExpect,
-};
-pub use snapshot::{SNAPSHOT_DIR, slug, snapshot_path};
+pub(crate) use snapshot::snapshot_path;
 
 /// Reading and writing snapshot files.
-pub mod snapshots {
-    pub use super::snapshot::{read, write};
+pub(crate) mod snapshots {
+    pub(crate) use super::snapshot::{read, write};
 }

@@ -13,7 +13,7 @@ use crate::tools::ToolStatus;
 /// One case file: the cases in file order, and the pack their tool arguments are
 /// checked against.
 #[derive(Debug, Clone)]
-pub struct CaseFile {
+pub(crate) struct CaseFile {
     pub path: PathBuf,
     /// `pack:`, resolved against the case file's directory.
     pub pack: Option<Located<PathBuf>>,
@@ -22,13 +22,13 @@ pub struct CaseFile {
 
 /// A value and where the case file writes it, for messages about it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Located<T> {
+pub(crate) struct Located<T> {
     pub value: T,
     pub pos: Pos,
 }
 
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(crate) struct Case {
     pub name: String,
     /// Where the case's mapping starts.
     pub pos: Pos,
@@ -37,13 +37,13 @@ pub struct Case {
 
 /// What a case calls: exactly one tool or one hook.
 #[derive(Debug, Clone)]
-pub enum Target {
+pub(crate) enum Target {
     Tool(ToolCase),
     Hook(HookCase),
 }
 
 #[derive(Debug, Clone)]
-pub struct ToolCase {
+pub(crate) struct ToolCase {
     pub tool: Located<String>,
     /// A JSON object; `{}` when the case gives none.
     pub args: Located<Json>,
@@ -53,7 +53,7 @@ pub struct ToolCase {
 }
 
 #[derive(Debug, Clone)]
-pub struct ToolExpect {
+pub(crate) struct ToolExpect {
     pub status: CallStatus,
     /// Equal to the result, numbers by value.
     pub result: Option<Json>,
@@ -81,7 +81,7 @@ impl Default for ToolExpect {
 crate::wire_enum! {
     /// How a tool call ended: `invoke-tool`'s statuses, and the arguments breaking the
     /// pack's schema (the tool is then not called).
-    pub enum CallStatus {
+    pub(crate) enum CallStatus {
         Ok = "ok",
         Error = "error",
         Pending = "pending",
@@ -93,7 +93,7 @@ crate::wire_enum! {
 
 impl CallStatus {
     /// The tool process itself failed: a crash, invalid output, a timeout.
-    pub fn is_extension_failure(self) -> bool {
+    pub(crate) fn is_extension_failure(self) -> bool {
         matches!(self, CallStatus::Failed | CallStatus::Timeout)
     }
 }
@@ -111,7 +111,7 @@ impl From<ToolStatus> for CallStatus {
 }
 
 #[derive(Debug, Clone)]
-pub struct HookCase {
+pub(crate) struct HookCase {
     pub hook: Located<String>,
     /// The exec hook phase or JSON-RPC method; `None` for the hook's first.
     pub phase: Option<Located<String>>,
@@ -121,7 +121,7 @@ pub struct HookCase {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct HookExpect {
+pub(crate) struct HookExpect {
     /// A word `hook test` prints: the decision, or a JSON-RPC hook's action.
     /// `None` accepts any answer, but not a failure.
     pub decision: Option<Located<String>>,

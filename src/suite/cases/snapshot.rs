@@ -14,11 +14,11 @@ use super::file_name::{bounded, file_name_part};
 use super::judge::Stored;
 
 /// The directory beside a case file that holds its snapshots.
-pub const SNAPSHOT_DIR: &str = "__snapshots__";
+pub(crate) const SNAPSHOT_DIR: &str = "__snapshots__";
 
 /// A case name as a file name: letters and digits lowercased, every run of anything
 /// else one `-`, cut to a bounded length ([`bounded`]).
-pub fn slug(name: &str) -> String {
+pub(crate) fn slug(name: &str) -> String {
     let mut slug = String::with_capacity(name.len());
     for c in name.chars() {
         if c.is_alphanumeric() {
@@ -38,7 +38,7 @@ pub fn slug(name: &str) -> String {
 
 /// Where the snapshot of case `case_name` of `case_file` is kept: always two plain
 /// components below the `__snapshots__` beside the file.
-pub fn snapshot_path(case_file: &Path, case_name: &str) -> PathBuf {
+pub(crate) fn snapshot_path(case_file: &Path, case_name: &str) -> PathBuf {
     let dir = case_file.parent().unwrap_or(Path::new(""));
     let stem = file_name_part(case_file.file_stem().unwrap_or_default());
     dir.join(SNAPSHOT_DIR)
@@ -47,7 +47,7 @@ pub fn snapshot_path(case_file: &Path, case_name: &str) -> PathBuf {
 }
 
 /// The snapshot stored at `path`, if any.
-pub fn read(path: &Path) -> Stored {
+pub(crate) fn read(path: &Path) -> Stored {
     match std::fs::read_to_string(path) {
         Ok(text) => match serde_json::from_str(&text) {
             Ok(value) => Stored::Found(value),
@@ -59,7 +59,7 @@ pub fn read(path: &Path) -> Stored {
 }
 
 /// Stores `value` at `path` as pretty JSON, creating its directory.
-pub fn write(path: &Path, value: &Json) -> io::Result<()> {
+pub(crate) fn write(path: &Path, value: &Json) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

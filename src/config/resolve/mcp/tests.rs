@@ -2,7 +2,8 @@ use std::path::Path;
 
 use super::*;
 use crate::config::resolve::document::tests::resolve_text;
-use crate::doc::{Checker, Severity, snippet};
+use crate::doc::snippet::snippet;
+use crate::doc::{Checker, Severity};
 
 const FILE: &str = "/project/conf/runtimeconfig.yaml";
 
