@@ -1,5 +1,39 @@
 //! promptexec runs LLM-agent extensions (exec tools, hooks and evals) for real, outside
 //! any agent, and manages `{{slot}}` prompt templates.
+//!
+//! # Module map
+//!
+//! Layers from the bottom up. A module imports only modules of lower layers; modules of
+//! one layer do not import each other. The user guide is in `docs/` (an mdBook).
+//!
+//! 0. `doc`: YAML and JSON read into trees with positions; diagnostics with their source
+//!    lines. `peer_text`: text from peers escaped for the terminal. `secret`: the
+//!    process-wide list of secrets and the writer that masks them. `conversation`: the
+//!    words every layer shares (event kinds, PicoClaw's runtime names, hook actions, why a
+//!    turn ended).
+//! 1. `wire`: `wire_enum!`, each fixed word (phase, mode, status) declared once.
+//!    `atomic_file`: every file promptexec writes, whole or not at all, secrets masked.
+//!    `template`: `{{slot}}` templates parsed and rendered. `config`: the RuntimeConfig
+//!    walked into validated types, a resolver file per subject.
+//! 2. `library`: PromptKind templates, the SQLite store, signatures, bundles and sync
+//!    packets. `exec`: extension processes started, bounded and classified; JSON-RPC to
+//!    long-running ones under a restart policy; the subreaper's sweep.
+//! 3. `tools`: tool requests and answers, exec tools called. `hooks`: payloads, verdicts
+//!    and actions, the hook chain at each phase.
+//! 4. `provider`: model calls behind one trait: the scripted mock, the HTTP APIs,
+//!    recordings and replay.
+//! 5. `mcp`: MCP servers through rmcp's client, supervised and bounded.
+//! 6. `tool_caller`: one tool called however it runs (one-shot, server, MCP). `pack`: the
+//!    PromptPack walked into validated types.
+//! 7. `evals`: exec evals and built-in checks at their triggers.
+//! 8. `session`: the turn loop, emitting typed events; guardrails, injected failures and
+//!    approvals beside it.
+//! 9. `report`: the records and their renderings (human, JSON, JUnit, transcripts).
+//! 10. `suite`: scenario and case files read, planned and judged. `check`: conformance
+//!     probes and the schema fuzzer.
+//! 11. `cli`: clap's types, the console, errors and exit codes.
+//! 12. `commands`: one folder or file per command: arguments to a plan, the engine, the
+//!     report.
 
 #![warn(unreachable_pub)]
 
