@@ -61,6 +61,11 @@ mod tool_caller;
 pub mod tools;
 mod wire;
 
+#[cfg(test)]
+mod loader_tests;
+#[cfg(test)]
+mod test_support;
+
 /// Runs promptexec with these arguments (the first is the program's name) on the
 /// process's stdout and stderr, and returns its exit code.
 pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {

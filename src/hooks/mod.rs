@@ -20,6 +20,15 @@ mod runner;
 mod shape;
 mod verdict;
 
+#[cfg(test)]
+mod chain_tests;
+#[cfg(test)]
+mod dispatch_tests;
+#[cfg(test)]
+mod failure_tests;
+#[cfg(test)]
+mod rpc_hook_tests;
+
 pub use crate::conversation::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub use action::{
     Action, ActionKind, AnswerError, Approval, on_failure, read_action, read_approval,

@@ -11,6 +11,9 @@ mod log;
 mod replay;
 mod status;
 
+#[cfg(test)]
+mod driver_tests;
+
 pub use crate::config::{Phase, Place};
 pub use crate::conversation::{HookAction, TurnEndReason};
 pub use approval::{Approvals, Asker, Decision, PendingCall, ToolSet};

@@ -7,6 +7,9 @@ mod name;
 mod response;
 mod server;
 
+#[cfg(test)]
+mod server_tests;
+
 pub use crate::exec::rpc::RestartPolicy;
 pub use args::{ArgsError, ArgsSchema, INVALID_ARGUMENTS, SchemaError, validate_args};
 pub use call::{ToolMode, ToolReport, ToolRequest, ToolStatus, call_tool, tool_request};

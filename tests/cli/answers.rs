@@ -17,8 +17,8 @@ fn invoke(tool: &str, args: &str) -> Json {
         .in_dir(answers_dir())
         .args(&["-c", "answers.yaml", "invoke-tool", tool, "--args", args])
         .run();
-    assert_eq!(out.code, 0, "{tool} {args}: {}", out.stderr);
-    serde_json::from_str(&out.stdout).expect("the result as JSON")
+    out.expect_code(0);
+    out.json()
 }
 
 #[test]

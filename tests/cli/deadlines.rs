@@ -72,14 +72,9 @@ fn row26_a_hook_that_stops_reading_while_events_flood_in_times_out_and_the_run_f
             nix::sys::signal::Signal::SIGKILL,
         );
     }
-    assert_eq!(
-        output.code, 3,
-        "the run finished, the hook's timeouts failing it:\n{stderr}"
-    );
-    assert!(
-        stderr.contains("could not be delivered"),
-        "the queue filled:\n{stderr}"
-    );
+    // The run finished, the hook's timeouts failing it, after the queue filled.
+    output.expect_code(3);
+    output.stderr_has("could not be delivered");
     assert_eq!(
         stderr
             .matches("hook `deaf` failed: no reply within 500 ms")

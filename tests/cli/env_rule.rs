@@ -22,8 +22,8 @@ fn names_seen(config: &str, tool: &str) -> Vec<String> {
             ("HOME", "/home/tester"),
         ])
         .run();
-    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
-    serde_json::from_str(&out.stdout).expect("a list of names")
+    out.expect_code(0);
+    serde_json::from_value(out.json()).expect("a list of names")
 }
 
 /// promptexec's own variables, which every child gets whatever its `env_mode`.

@@ -22,7 +22,7 @@ fn invoke(tool: &str, args: &str, env: &[(&str, &str)]) -> Outcome {
 #[track_caller]
 fn result(out: &Outcome) -> Json {
     out.expect_code(0);
-    serde_json::from_str(&out.stdout).expect("the result is JSON")
+    out.json()
 }
 
 #[test]
@@ -31,7 +31,7 @@ fn lookup_order_reads_its_json_file() {
     assert_eq!(found["status"], "delayed");
     assert_eq!(found["item"], "rain jacket");
     let missing = invoke("lookup_order", r#"{"order_id": "A-0404"}"#, &[]);
-    assert_eq!(missing.code, 1);
+    missing.expect_code(1);
     missing.stderr_has("no order A-0404");
 }
 
@@ -93,7 +93,7 @@ fn example_arguments_are_checked_against_the_pack() {
         r#"{"order_id": "A-1002", "amount": -5}"#,
         &[],
     );
-    assert_eq!(out.code, 2);
+    out.expect_code(2);
     out.stderr_has("/amount");
 }
 

@@ -1,7 +1,8 @@
 //! What hooks receive and may answer, in real runs: tool calls in PicoClaw's OpenAI shape
 //! for JSON-RPC hooks, a `modify` that cannot be read treated as a failure of its hook,
-//! every ToolResult field in `after_tool`, exec hooks run as servers, a PicoClaw-shaped
-//! process hook config, and every hook failure recorded for the run to report.
+//! every ToolResult field in `after_tool`, exec hooks run as servers and a PicoClaw-shaped
+//! process hook config. That every hook failure is recorded for the run to report is
+//! tested next to the dispatcher, in `src/hooks/failure_tests.rs`.
 //!
 //! Fixtures: `tests/fixtures/hooks/flow` (pack, mock script, one config per subject;
 //! `protocol_hook.py` and `exec_server.py` are the hooks). The `probe` tool appends each
@@ -9,15 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use promptexec::config;
-use promptexec::config::HookPhase;
-use promptexec::hooks::{
-    Gate, HookDispatcher, HookFailure, ProviderRequest, ProviderResponse, SessionInfo, message,
-};
 use serde_json::{Value as Json, json};
-use tokio_util::sync::CancellationToken;
 
-use crate::util::{Outcome, fixtures, gone, load_hooks, promptexec};
+use crate::util::{Outcome, fixtures, gone, promptexec};
 
 fn flow_dir() -> PathBuf {
     fixtures().join("hooks/flow")
@@ -90,7 +85,7 @@ fn tool_content(report: &Json, call_id: &str) -> String {
 #[test]
 fn an_after_llm_hook_rewriting_a_call_in_the_openai_shape_changes_what_the_tool_gets() {
     let played = play("rewrite.yaml", "probe", &["hi"]);
-    assert_eq!(played.out.code, 0, "{}", played.out.stderr);
+    played.out.expect_code(0);
     let args: Vec<&Json> = played.tool_requests.iter().map(|r| &r["args"]).collect();
     assert_eq!(args, [&json!({"topic": "rewritten"})]);
     let report = report(&played.out);
@@ -105,10 +100,8 @@ fn an_after_llm_hook_rewriting_a_call_in_the_openai_shape_changes_what_the_tool_
 #[test]
 fn an_unreadable_modify_is_a_failure_skipped_with_a_warning_or_denied_by_policy() {
     let skipped = play("garble_skip.yaml", "probe", &["hi"]);
-    let stderr = &skipped.out.stderr;
-    assert!(
-        stderr.contains("hook `garbler` failed: its `modify` could not be read: tool call `call_1_probe`: arguments are not valid JSON"),
-        "{stderr}"
+    skipped.out.stderr_has(
+        "hook `garbler` failed: its `modify` could not be read: tool call `call_1_probe`: arguments are not valid JSON",
     );
     let args: Vec<&Json> = skipped.tool_requests.iter().map(|r| &r["args"]).collect();
     assert_eq!(
@@ -118,7 +111,7 @@ fn an_unreadable_modify_is_a_failure_skipped_with_a_warning_or_denied_by_policy(
     );
 
     let denied = play("garble_deny.yaml", "probe", &["hi"]);
-    assert_ne!(denied.out.code, 0, "{}", denied.out.stderr);
+    denied.out.expect_code_not(0);
     assert!(denied.tool_requests.is_empty(), "no tool ran");
     let report = report(&denied.out);
     assert_eq!(report["turns"][0]["outcome"], "aborted", "{report:#}");
@@ -130,55 +123,64 @@ fn an_unreadable_modify_is_a_failure_skipped_with_a_warning_or_denied_by_policy(
     );
 }
 
-#[test]
-fn after_tool_gets_every_tool_result_field_and_is_error_follows_the_tool() {
-    for (scenario, is_error, text) in [
-        ("broken", true, "out of stock"),
-        ("probe", false, "\"ran\":true"),
-    ] {
-        let played = play("after_tool.yaml", scenario, &["hi"]);
-        assert_eq!(played.out.code, 0, "{}", played.out.stderr);
-        let call = played
-            .hook_log
-            .iter()
-            .find(|m| m["method"] == "hook.after_tool")
-            .expect("after_tool was called");
-        let result = &call["params"]["result"];
-        let mut keys: Vec<&str> = result
-            .as_object()
-            .expect("an object")
-            .keys()
-            .map(String::as_str)
-            .collect();
-        keys.sort_unstable();
-        assert_eq!(
-            keys,
-            [
-                "artifact_tags",
-                "async",
-                "for_llm",
-                "for_user",
-                "is_error",
-                "media",
-                "response_handled",
-                "silent"
-            ]
-        );
-        assert_eq!(result["is_error"], is_error, "{scenario}: {result}");
-        assert!(
-            result["for_llm"]
-                .as_str()
-                .unwrap_or_default()
-                .contains(text),
-            "{result}"
-        );
+/// One test per tool: one that fails and one that answers.
+mod after_tool_gets_every_tool_result_field_and_is_error_follows_the_tool {
+    #[test]
+    fn broken() {
+        super::after_tool_sees("broken", true, "out of stock");
     }
+
+    #[test]
+    fn probe() {
+        super::after_tool_sees("probe", false, "\"ran\":true");
+    }
+}
+
+/// What `after_tool` got for the tool call of `scenario`: every ToolResult field,
+/// `is_error` as the tool ended, and `text` in `for_llm`.
+fn after_tool_sees(scenario: &str, is_error: bool, text: &str) {
+    let played = play("after_tool.yaml", scenario, &["hi"]);
+    played.out.expect_code(0);
+    let call = played
+        .hook_log
+        .iter()
+        .find(|m| m["method"] == "hook.after_tool")
+        .expect("after_tool was called");
+    let result = &call["params"]["result"];
+    let mut keys: Vec<&str> = result
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "artifact_tags",
+            "async",
+            "for_llm",
+            "for_user",
+            "is_error",
+            "media",
+            "response_handled",
+            "silent"
+        ]
+    );
+    assert_eq!(result["is_error"], is_error, "{scenario}: {result}");
+    assert!(
+        result["for_llm"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(text),
+        "{result}"
+    );
 }
 
 #[test]
 fn exec_hooks_run_as_servers_deny_and_observe_with_one_process_each_for_the_run() {
     let played = play("server_hooks.yaml", "secrets", &["look", "again"]);
-    assert_eq!(played.out.code, 0, "{}", played.out.stderr);
+    played.out.expect_code(0);
     let report = report(&played.out);
     assert_eq!(
         tool_content(&report, "call_1_probe"),
@@ -230,7 +232,7 @@ fn exec_hooks_run_as_servers_deny_and_observe_with_one_process_each_for_the_run(
 #[test]
 fn a_process_hook_configured_as_picoclaw_documents_it_hears_runtime_events() {
     let played = play("picoclaw.yaml", "probe", &["hi"]);
-    assert_eq!(played.out.code, 0, "{}", played.out.stderr);
+    played.out.expect_code(0);
     let hello = &played.hook_log[0];
     assert_eq!(hello["method"], "hook.hello");
     assert_eq!(
@@ -266,104 +268,6 @@ fn a_process_hook_configured_as_picoclaw_documents_it_hears_runtime_events() {
     );
 }
 
-/// Hooks from a config written into `dir`; `FLOW` stands for the flow fixtures.
-fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<config::Hook> {
-    load_hooks(
-        dir,
-        &hooks_yaml.replace("FLOW", &flow_dir().display().to_string()),
-    )
-}
-
-#[tokio::test]
-async fn every_hook_failure_is_recorded_with_its_name_phase_and_stderr() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let failing = |name: &str, kind: &str, phases: &str| {
-        format!(
-            "    {name}:\n      command: sh\n      args: [-c, 'cat > /dev/null; echo {name} broke >&2; exit 2']\n      hook: {kind}\n      phases: [{phases}]\n"
-        )
-    };
-    let yaml = [
-        failing("filter", "provider", "before_call"),
-        failing("watcher", "session", "session_start"),
-        "    garbler:\n      command: FLOW/protocol_hook.py\n      args: [--garble]\n      runtime: server\n      intercept: [after_llm]\n".to_string(),
-    ]
-    .concat();
-    let mut dispatcher = HookDispatcher::new(hooks_in(dir.path(), &yaml), CancellationToken::new());
-    let request = ProviderRequest {
-        provider_id: "mock".into(),
-        model: "mock-model".into(),
-        messages: vec![message("user", "hello")].into(),
-        system_prompt: "Be kind.".into(),
-        round: 1,
-    };
-    let phase = dispatcher.before_call(request.clone(), Vec::new()).await;
-    assert!(
-        matches!(phase.gate, Gate::AbortTurn { .. }),
-        "a failed filter denies"
-    );
-    let mut answer = message("assistant", "Let me check.");
-    answer["tool_calls"] = json!([{"id": "c1", "name": "probe", "args": {"topic": "x"}}]);
-    let response = ProviderResponse {
-        provider_id: "mock".into(),
-        model: "mock-model".into(),
-        message: answer.clone(),
-        latency_ms: 1,
-    };
-    let phase = dispatcher.after_call(&request, response).await;
-    let Gate::Proceed(kept) = phase.gate else {
-        panic!("skipped by its failure policy")
-    };
-    assert_eq!(kept.message, answer, "an unreadable modify changes nothing");
-    let session = SessionInfo {
-        session_id: "sess_1".into(),
-        conversation_id: "conv_1".into(),
-        messages: Default::default(),
-        turn_index: 0,
-    };
-    dispatcher.session(HookPhase::SessionStart, &session).await;
-    let mut failures = dispatcher.take_failures();
-    let filter = failures
-        .iter()
-        .find(|f| f.hook == "filter")
-        .expect("filter failure");
-    assert_eq!(
-        (
-            filter.phase.as_str(),
-            filter.reason.as_str(),
-            filter.stderr_tail.as_str()
-        ),
-        ("before_call", "exited with status 2", "filter broke")
-    );
-    let garbler = failures
-        .iter()
-        .find(|f| f.hook == "garbler")
-        .expect("garbler failure");
-    assert_eq!(garbler.phase.as_str(), "after_llm");
-    assert!(
-        garbler.reason.contains("its `modify` could not be read"),
-        "{garbler:?}"
-    );
-    dispatcher.finish().await;
-    failures.extend(dispatcher.take_failures());
-    let watcher: Vec<&HookFailure> = failures.iter().filter(|f| f.hook == "watcher").collect();
-    assert_eq!(
-        watcher,
-        [&HookFailure {
-            hook: "watcher".into(),
-            phase: HookPhase::SessionStart.into(),
-            reason: "exited with status 2".into(),
-            stderr_tail: "watcher broke".into(),
-            turn: Some(0),
-        }],
-        "the observer's failure is recorded once its call ends"
-    );
-    assert_eq!(failures.len(), 3, "{failures:?}");
-    assert!(
-        dispatcher.take_failures().is_empty(),
-        "each failure is taken once"
-    );
-}
-
 #[test]
 fn hook_test_sends_a_server_mode_exec_hook_its_payload_over_execute() {
     let temp = tempfile::tempdir().expect("temp dir");
@@ -383,7 +287,7 @@ fn hook_test_sends_a_server_mode_exec_hook_its_payload_over_execute() {
         .envs(&[("SERVER_LOG", &log.display().to_string())])
         .run();
     out.expect_code(1);
-    let decision: Json = serde_json::from_str(&out.stdout).expect("a decision");
+    let decision = out.json();
     assert_eq!(decision["decision"], "deny");
     assert_eq!(decision["reason"], "secrets stay hidden");
     let lines = json_lines(&log);

@@ -96,10 +96,23 @@ fn dropped(report: &Json) -> u64 {
         .expect("dropped_events")
 }
 
-#[test]
-fn row36_a_signal_while_a_slow_observer_drains_exits_130_at_once_with_the_report() {
-    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
-        interrupt_the_drain(signal);
+/// One test per signal that ends a run.
+mod row36_a_signal_while_a_slow_observer_drains_exits_130_at_once_with_the_report {
+    use nix::sys::signal::Signal;
+
+    #[test]
+    fn sigterm() {
+        super::interrupt_the_drain(Signal::SIGTERM);
+    }
+
+    #[test]
+    fn sigint() {
+        super::interrupt_the_drain(Signal::SIGINT);
+    }
+
+    #[test]
+    fn sighup() {
+        super::interrupt_the_drain(Signal::SIGHUP);
     }
 }
 
@@ -112,7 +125,7 @@ fn interrupt_the_drain(signal: Signal) {
     });
     kill(Pid::from_raw(run.id() as i32), signal).expect("send the signal");
     let out = finish(run);
-    assert_eq!(out.code, 130, "{signal}: {}", out.stderr);
+    out.expect_code(130);
     assert!(
         out.elapsed < Duration::from_secs(3),
         "{signal}: took {:?}",
@@ -124,7 +137,7 @@ fn interrupt_the_drain(signal: Signal) {
         survivors.is_empty(),
         "{signal}: still running: {survivors:?}"
     );
-    let report: Json = serde_json::from_str(&out.stdout).expect("the report, on stdout");
+    let report = out.json();
     assert_eq!(report["exit_code"], 130, "{signal}: {report:#}");
     assert_eq!(
         report["tool_calls"].as_array().map(Vec::len),
@@ -165,7 +178,7 @@ fn row37_the_end_of_run_drain_gets_the_observer_deadline_in_all_and_reports_what
         drain < Duration::from_millis(2500 + 1500),
         "drained for {drain:?}"
     );
-    let report: Json = serde_json::from_str(&out.stdout).expect("the report, on stdout");
+    let report = out.json();
     let (_, done) = observer_log(temp.path());
     let dropped = dropped(&report);
     assert!(dropped > 0 && done > 0, "heard {done}, dropped {dropped}");
@@ -219,7 +232,7 @@ fn a_signal_while_a_suite_scenario_drains_keeps_the_suite_report_and_starts_no_o
     });
     kill(Pid::from_raw(run.id() as i32), Signal::SIGTERM).expect("send SIGTERM");
     let out = finish(run);
-    assert_eq!(out.code, 130, "{}", out.stderr);
+    out.expect_code(130);
     assert!(
         out.elapsed < Duration::from_secs(3),
         "took {:?}",

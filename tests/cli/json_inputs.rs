@@ -2,7 +2,7 @@
 //! every number and escape, any JSON whitespace; past the limit, or on a repeated key,
 //! a positioned error and exit 2. The packs are written by each test.
 
-use crate::util::{Outcome, promptexec};
+use crate::util::{Outcome, filtered, promptexec};
 
 /// How deeply arrays and objects may nest in a JSON file (README).
 const LIMIT: usize = 256;
@@ -108,7 +108,7 @@ fn a_pack_nested_past_the_limit_is_refused_where_it_goes_too_deep() {
              (the limit for a JSON file)"
         )
     );
-    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    out.stdout_empty();
 }
 
 /// A pack written with CRLF line ends and tabs between tokens, with a surrogate pair in
@@ -141,7 +141,7 @@ fn floats_exponents_a_surrogate_pair_tabs_and_crlf_load() {
         ],
     );
     out.expect_code(0);
-    assert_eq!(out.stdout, "Smile 😀 at Ada é\t!");
+    out.stdout_is("Smile 😀 at Ada é\t!");
 }
 
 #[test]
@@ -150,10 +150,15 @@ fn a_duplicate_key_is_refused_at_the_second_one() {
                 \"name\": \"again\"}\n";
     let out = validate(pack);
     out.expect_code(2);
-    assert_eq!(
-        out.stderr.lines().next(),
-        Some("pack.json:3:3: duplicate mapping key: name")
-    );
+    filtered(|| {
+        insta::assert_snapshot!(out.stderr, @r#"
+        pack.json:3:3: duplicate mapping key: name
+          |
+        3 |   "name": "again"}
+          |   ^^^^^^
+        validate: 1 error, 0 warnings
+        "#);
+    });
 }
 
 #[test]
@@ -204,5 +209,5 @@ fn a_json_runtime_config_with_a_long_key_and_deep_schema_loads() {
         .args(["-c", "config.json", "validate"])
         .run();
     out.expect_code(0);
-    assert!(!out.stderr.contains("budget"), "{}", out.stderr);
+    out.stderr_lacks("budget");
 }

@@ -239,19 +239,33 @@ fn one_page_or_one_tool_past_the_limits_is_an_error_naming_the_limit() {
     items.nothing_left();
 }
 
-#[test]
-fn prompts_and_resources_are_listed_within_the_same_limits() {
-    for what in ["prompts", "resources"] {
-        let paged = Paged::new(&["--paged", what, "--pages", "0"]);
-        let out = paged.promptexec(&["tools"]);
-        out.expect_code(3);
-        out.stderr_has(&past_the_pages(what));
-        let asked = paged.pages();
-        let of_what = asked.iter().filter(|p| p.starts_with(what)).count();
-        assert_eq!(of_what, MAX_PAGES, "{what}");
-        paged.nothing_left();
+/// A server paging `what` without end: the listing stops at the limit, saying so.
+fn listed_within_the_limit(what: &str) {
+    let paged = Paged::new(&["--paged", what, "--pages", "0"]);
+    let out = paged.promptexec(&["tools"]);
+    out.expect_code(3);
+    out.stderr_has(&past_the_pages(what));
+    let asked = paged.pages();
+    let of_what = asked.iter().filter(|p| p.starts_with(what)).count();
+    assert_eq!(of_what, MAX_PAGES, "{what}");
+    paged.nothing_left();
+}
+
+/// One test each, and one that within the limits every page is listed.
+mod prompts_and_resources_are_listed_within_the_same_limits {
+    #[test]
+    fn prompts() {
+        super::listed_within_the_limit("prompts");
     }
-    // Within the limits, every page of them is listed.
+
+    #[test]
+    fn resources() {
+        super::listed_within_the_limit("resources");
+    }
+}
+
+#[test]
+fn within_the_limits_every_page_of_resources_is_listed() {
     let paged = Paged::new(&["--paged", "resources", "--pages", "3", "--per-page", "2"]);
     let out = paged.promptexec(&["tools", "--format", "json"]);
     out.expect_code(0);

@@ -182,12 +182,7 @@ impl Setup {
 #[track_caller]
 fn none_printed(out: &Outcome, values: &[&str]) {
     for value in values {
-        assert!(
-            !out.stdout.contains(value) && !out.stderr.contains(value),
-            "{value:?} was printed:\n{}\n{}",
-            out.stdout,
-            out.report()
-        );
+        out.stdout_lacks(value).stderr_lacks(value);
     }
 }
 

@@ -8,8 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value as Json;
-
 use crate::util::{fixtures, mock_config_head, promptexec, run_all};
 
 fn flow_dir() -> PathBuf {
@@ -121,7 +119,7 @@ fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_l
         .run();
     out.expect_code(0);
     out.stderr_lacks("Too many open files");
-    let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
+    let report = out.json_report();
     let tool_calls = report["tool_calls"].as_array().expect("tool_calls");
     assert_eq!(tool_calls.len(), calls);
     assert!(
@@ -143,13 +141,9 @@ fn three_hundred_calls_with_a_slow_observer_all_succeed_under_a_low_open_files_l
         .as_u64()
         .expect("dropped_events");
     assert!(dropped >= 600 - 258, "dropped {dropped}");
-    assert!(
-        out.stderr.contains(&format!(
-            "observer `laggard` fell behind: {dropped} event(s) dropped"
-        )),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has(&format!(
+        "observer `laggard` fell behind: {dropped} event(s) dropped"
+    ));
 }
 
 #[test]
@@ -188,8 +182,9 @@ fn at_the_end_a_hanging_observer_loses_the_rest_of_its_queue_at_its_first_missed
         args.extend(["--message", "hi"]);
     }
     let out = promptexec().in_dir(temp.path()).args(&args).run();
-    assert_eq!(out.code, 3, "its timeouts fail the run:\n{}", out.stderr);
-    let report: Json = serde_json::from_str(&out.stdout).expect("a JSON report");
+    // Its timeouts fail the run.
+    out.expect_code(3);
+    let report = out.json_report();
     assert_eq!(
         report["extension_failures"][0]["name"], "stuck",
         "{}",
@@ -201,11 +196,7 @@ fn at_the_end_a_hanging_observer_loses_the_rest_of_its_queue_at_its_first_missed
         .as_u64()
         .expect("dropped_events");
     assert!(dropped > 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(&format!(
-            "observer `stuck` fell behind: {dropped} event(s) dropped"
-        )),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has(&format!(
+        "observer `stuck` fell behind: {dropped} event(s) dropped"
+    ));
 }

@@ -27,7 +27,7 @@ fn eval_to(target: &Path) -> Outcome {
 
 /// The same, with the given umask (set by a shell in front of the binary).
 #[track_caller]
-fn eval_under_umask(umask: &str, target: &Path) -> i32 {
+fn eval_under_umask(umask: &str, target: &Path) -> Outcome {
     promptexec()
         .after_shell(&format!("umask {umask}"))
         .args(["eval", "contains", "--content", "hi", "--params"])
@@ -35,7 +35,6 @@ fn eval_under_umask(umask: &str, target: &Path) -> i32 {
         .arg("--output")
         .arg(target)
         .run()
-        .code
 }
 
 fn mode(path: &Path) -> u32 {
@@ -45,8 +44,7 @@ fn mode(path: &Path) -> u32 {
 #[test]
 fn output_to_dev_null_leaves_it_a_character_device() {
     let out = eval_to(Path::new("/dev/null"));
-    out.expect_code(0);
-    assert_eq!(out.stdout, "");
+    out.expect_code(0).stdout_empty();
     let meta = std::fs::symlink_metadata("/dev/null").expect("/dev/null");
     assert!(meta.file_type().is_char_device(), "{meta:?}");
     assert_eq!(std::fs::read("/dev/null").expect("reads"), b"");
@@ -87,10 +85,10 @@ fn a_dangling_symlink_creates_its_target() {
 fn a_new_file_gets_the_umask_mode() {
     let dir = tempfile::tempdir().expect("temp dir");
     let open = dir.path().join("open.json");
-    assert_eq!(eval_under_umask("022", &open), 0);
+    eval_under_umask("022", &open).expect_code(0);
     assert_eq!(mode(&open), 0o644);
     let private = dir.path().join("private.json");
-    assert_eq!(eval_under_umask("077", &private), 0);
+    eval_under_umask("077", &private).expect_code(0);
     assert_eq!(mode(&private), 0o600);
 }
 
@@ -100,7 +98,7 @@ fn an_existing_file_keeps_its_mode() {
     let path = dir.path().join("report.json");
     std::fs::write(&path, "old").expect("write");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-    assert_eq!(eval_under_umask("022", &path), 0);
+    eval_under_umask("022", &path).expect_code(0);
     assert_eq!(mode(&path), 0o640);
     let written = std::fs::read_to_string(&path).expect("read");
     assert!(written.starts_with(REPORT_START), "{written}");
@@ -115,7 +113,7 @@ fn a_private_key_is_0600_whatever_the_umask() {
         .args(["prompt", "keygen", "--out"])
         .arg(&key)
         .run();
-    assert_eq!(keygen.code, 0);
+    keygen.expect_code(0);
     assert_eq!(mode(&key), 0o600);
 }
 

@@ -116,61 +116,81 @@ pub(crate) fn tool_result_sent(request: &Json) -> String {
     found.unwrap_or_else(|| panic!("no tool result in {request}"))
 }
 
-#[test]
-fn a_tool_call_round_trip_works_for_each_api_whole_and_streamed() {
-    for api in ["openai", "claude"] {
-        for stream in [false, true] {
-            let dir = tempfile::tempdir().expect("temp dir");
-            let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Echoed hi.")]));
-            config(dir.path(), api, &llm.base_url(), "");
-            let flags: &[&str] = if stream { &["--stream"] } else { &[] };
-            let out = conversation(dir.path(), &["Say hi"], flags).run();
-            out.expect_code(0);
-            let report = out.json_report();
-            let case = format!("{api}, stream {stream}");
-            let call = &report["tool_calls"][0];
-            assert_eq!(
-                (call["name"].as_str(), call["status"].as_str()),
-                (Some("echo"), Some("ok")),
-                "{case}: {call}"
-            );
-            assert_eq!(call["args"], json!({"text": "hi"}), "{case}");
-            let last = report["messages"].as_array().and_then(|m| m.last());
-            assert_eq!(
-                last.map(|m| m["content"].clone()),
-                Some(json!("Echoed hi.")),
-                "{case}"
-            );
-            let model = &report["totals"]["model"];
-            assert_eq!(
-                (
-                    &model["calls"],
-                    &model["input_tokens"],
-                    &model["output_tokens"]
-                ),
-                (&json!(2), &json!(50), &json!(9)),
-                "{case}: {model}"
-            );
-            assert!(
-                (model["cost_usd"].as_f64().expect("priced") - 0.0385).abs() < 1e-9,
-                "{case}: {model}"
-            );
-            let requests = llm.requests();
-            assert_eq!(requests.len(), 2, "{case}");
-            assert_eq!(
-                requests[0]["body"]["stream"].as_bool().unwrap_or(false),
-                stream
-            );
-            assert!(
-                tool_result_sent(&requests[1]).contains("echoed"),
-                "{case}: the tool's result goes back to the model"
-            );
-            let headers = &requests[0]["headers"];
-            match api {
-                "openai" => assert_eq!(headers["authorization"], format!("Bearer {KEY}")),
-                _ => assert_eq!(headers["x-api-key"], KEY),
-            }
-        }
+/// One test per API, the answer whole and streamed.
+mod a_tool_call_round_trip_works_for_each_api_whole_and_streamed {
+    #[test]
+    fn openai_whole() {
+        super::a_round_trip("openai", false);
+    }
+
+    #[test]
+    fn openai_streamed() {
+        super::a_round_trip("openai", true);
+    }
+
+    #[test]
+    fn claude_whole() {
+        super::a_round_trip("claude", false);
+    }
+
+    #[test]
+    fn claude_streamed() {
+        super::a_round_trip("claude", true);
+    }
+}
+
+/// A tool call and its result through `api`, streamed or not: the report, the totals
+/// and what the model was sent.
+fn a_round_trip(api: &str, stream: bool) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Echoed hi.")]));
+    config(dir.path(), api, &llm.base_url(), "");
+    let flags: &[&str] = if stream { &["--stream"] } else { &[] };
+    let out = conversation(dir.path(), &["Say hi"], flags).run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let case = format!("{api}, stream {stream}");
+    let call = &report["tool_calls"][0];
+    assert_eq!(
+        (call["name"].as_str(), call["status"].as_str()),
+        (Some("echo"), Some("ok")),
+        "{case}: {call}"
+    );
+    assert_eq!(call["args"], json!({"text": "hi"}), "{case}");
+    let last = report["messages"].as_array().and_then(|m| m.last());
+    assert_eq!(
+        last.map(|m| m["content"].clone()),
+        Some(json!("Echoed hi.")),
+        "{case}"
+    );
+    let model = &report["totals"]["model"];
+    assert_eq!(
+        (
+            &model["calls"],
+            &model["input_tokens"],
+            &model["output_tokens"]
+        ),
+        (&json!(2), &json!(50), &json!(9)),
+        "{case}: {model}"
+    );
+    assert!(
+        (model["cost_usd"].as_f64().expect("priced") - 0.0385).abs() < 1e-9,
+        "{case}: {model}"
+    );
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2, "{case}");
+    assert_eq!(
+        requests[0]["body"]["stream"].as_bool().unwrap_or(false),
+        stream
+    );
+    assert!(
+        tool_result_sent(&requests[1]).contains("echoed"),
+        "{case}: the tool's result goes back to the model"
+    );
+    let headers = &requests[0]["headers"];
+    match api {
+        "openai" => assert_eq!(headers["authorization"], format!("Bearer {KEY}")),
+        _ => assert_eq!(headers["x-api-key"], KEY),
     }
 }
 
@@ -189,36 +209,61 @@ fn a_model_server_on_loopback_needs_no_ca_certificates_on_the_machine() {
     assert_eq!(out.json_report()["messages"][1]["content"], "Here I am.");
 }
 
-#[test]
-fn a_429_and_a_500_are_retried_and_the_run_passes() {
-    let retry_after = json!({"status": 429, "headers": {"Retry-After": "0"}, "body": {"error": {"message": "slow down"}}});
-    let server_error = json!({"status": 500, "body": {"error": {"message": "try again"}}});
-    for failure in [retry_after, server_error] {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let llm = FakeLlm::start(&json!([failure, says("Here I am.")]));
-        config(dir.path(), "openai", &llm.base_url(), "");
-        let out = conversation(dir.path(), &["Hello?"], &[]).run();
-        out.expect_code(0);
-        assert_eq!(llm.requests().len(), 2, "{failure}");
-        let report = out.json_report();
-        assert_eq!(report["messages"][1]["content"], "Here I am.");
+/// One test per failure that is retried.
+mod a_429_and_a_500_are_retried_and_the_run_passes {
+    use serde_json::json;
+
+    #[test]
+    fn a_429_with_retry_after() {
+        super::retried_and_passes(
+            json!({"status": 429, "headers": {"Retry-After": "0"}, "body": {"error": {"message": "slow down"}}}),
+        );
+    }
+
+    #[test]
+    fn a_500() {
+        super::retried_and_passes(
+            json!({"status": 500, "body": {"error": {"message": "try again"}}}),
+        );
     }
 }
 
-#[test]
-fn a_stream_that_stalls_is_exit_3_naming_the_provider() {
-    for api in ["openai", "claude"] {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let stalls =
-            json!([{"reply": {"content": "This answer never ends"}, "stall_after_events": 2}]);
-        let llm = FakeLlm::start(&stalls);
-        config(dir.path(), api, &llm.base_url(), "");
-        let out = conversation(dir.path(), &["Talk to me"], &["--stream"]).run();
-        out.expect_code(3)
-            .stderr_has("provider `fake`")
-            .stderr_has("the stream stalled");
-        assert_eq!(out.json_report()["turns"][0]["outcome"], "failed", "{api}");
+/// The model first answers with `failure`, then with the answer: the run passes.
+fn retried_and_passes(failure: Json) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let llm = FakeLlm::start(&json!([failure, says("Here I am.")]));
+    config(dir.path(), "openai", &llm.base_url(), "");
+    let out = conversation(dir.path(), &["Hello?"], &[]).run();
+    out.expect_code(0);
+    assert_eq!(llm.requests().len(), 2, "{failure}");
+    let report = out.json_report();
+    assert_eq!(report["messages"][1]["content"], "Here I am.");
+}
+
+/// One test per API.
+mod a_stream_that_stalls_is_exit_3_naming_the_provider {
+    #[test]
+    fn openai() {
+        super::a_stalled_stream("openai");
     }
+
+    #[test]
+    fn claude() {
+        super::a_stalled_stream("claude");
+    }
+}
+
+/// A streamed answer from `api` that stops after two events fails the run.
+fn a_stalled_stream(api: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stalls = json!([{"reply": {"content": "This answer never ends"}, "stall_after_events": 2}]);
+    let llm = FakeLlm::start(&stalls);
+    config(dir.path(), api, &llm.base_url(), "");
+    let out = conversation(dir.path(), &["Talk to me"], &["--stream"]).run();
+    out.expect_code(3)
+        .stderr_has("provider `fake`")
+        .stderr_has("the stream stalled");
+    assert_eq!(out.json_report()["turns"][0]["outcome"], "failed", "{api}");
 }
 
 #[test]
@@ -281,51 +326,60 @@ fn malformed_answers_are_findings_the_reports_show() {
         .stderr_has("1 malformed answer(s)");
 }
 
-#[test]
-fn the_key_reaches_the_server_and_no_output_file_or_log() {
-    for (api, header, sent) in [
-        ("openai", "authorization", format!("Bearer {KEY}")),
-        ("claude", "x-api-key", KEY.to_string()),
-    ] {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Done.")]));
-        config(dir.path(), api, &llm.base_url(), "");
-        let outputs = ["report.json", "transcript.jsonl", "recording.json"];
-        let out = conversation(
-            dir.path(),
-            &["Say hi"],
-            &[
-                "-o",
-                outputs[0],
-                "--transcript",
-                outputs[1],
-                "--record",
-                outputs[2],
-            ],
-        )
-        .arg("-vv")
-        .run();
-        out.expect_code(0);
-        assert!(
-            !out.stderr.contains(KEY),
-            "{api}: the key is in the log:\n{}",
-            out.stderr
-        );
-        for file in outputs {
-            let text = std::fs::read_to_string(dir.path().join(file)).expect("written");
-            assert!(!text.contains(KEY), "{api}: the key is in {file}");
-            assert!(text.contains("echoed"), "{api}: {file} holds the run");
-        }
-        assert_eq!(llm.requests()[0]["headers"][header], sent, "{api}");
+/// One test per API, with the header that carries the key.
+mod the_key_reaches_the_server_and_no_output_file_or_log {
+    use super::KEY;
 
-        // An API that echoes the key in its refusal does not get it printed either.
-        let refusal = json!([{"status": 401, "body": {"error": {"message": format!("Incorrect API key provided: {KEY}")}}}]);
-        let llm = FakeLlm::start(&refusal);
-        config(dir.path(), api, &llm.base_url(), "");
-        let out = conversation(dir.path(), &["Hi"], &[]).run();
-        out.expect_code(3).stderr_has("401").stderr_lacks(KEY);
-        assert!(!out.stdout.contains(KEY), "{api}");
+    #[test]
+    fn openai() {
+        super::the_key_stays_hidden("openai", "authorization", &format!("Bearer {KEY}"));
     }
+
+    #[test]
+    fn claude() {
+        super::the_key_stays_hidden("claude", "x-api-key", KEY);
+    }
+}
+
+/// The key reaches `api`'s server as `header: sent`, and no output file or log line.
+fn the_key_stays_hidden(api: &str, header: &str, sent: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let llm = FakeLlm::start(&json!([calls_echo("hi"), says("Done.")]));
+    config(dir.path(), api, &llm.base_url(), "");
+    let outputs = ["report.json", "transcript.jsonl", "recording.json"];
+    let out = conversation(
+        dir.path(),
+        &["Say hi"],
+        &[
+            "-o",
+            outputs[0],
+            "--transcript",
+            outputs[1],
+            "--record",
+            outputs[2],
+        ],
+    )
+    .arg("-vv")
+    .run();
+    out.expect_code(0);
+    // The key is not in the log.
+    out.stderr_lacks(KEY);
+    for file in outputs {
+        let text = std::fs::read_to_string(dir.path().join(file)).expect("written");
+        assert!(!text.contains(KEY), "{api}: the key is in {file}");
+        assert!(text.contains("echoed"), "{api}: {file} holds the run");
+    }
+    assert_eq!(llm.requests()[0]["headers"][header], sent, "{api}");
+
+    // An API that echoes the key in its refusal does not get it printed either.
+    let refusal = json!([{"status": 401, "body": {"error": {"message": format!("Incorrect API key provided: {KEY}")}}}]);
+    let llm = FakeLlm::start(&refusal);
+    config(dir.path(), api, &llm.base_url(), "");
+    let out = conversation(dir.path(), &["Hi"], &[]).run();
+    out.expect_code(3)
+        .stderr_has("401")
+        .stderr_lacks(KEY)
+        .stdout_lacks(KEY);
 }
 
 #[test]

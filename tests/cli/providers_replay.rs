@@ -7,7 +7,7 @@ use serde_json::{Value as Json, json};
 
 use crate::fake_llm::FakeLlm;
 use crate::providers::{config, conversation, delete_then_hi, run_in};
-use crate::util::{fixtures, promptexec, repo_root};
+use crate::util::{Outcome, fixtures, promptexec, repo_root};
 
 /// The parts of a JSON report a replay must reproduce: tool calls, hook decisions
 /// and eval results, without their timings.
@@ -204,8 +204,9 @@ fn a_suite_recorded_once_replays_with_no_key_and_no_server() {
         .stderr_has("--replay-dir: no recording of scenario `echo-ping`");
 }
 
-#[test]
-fn a_promptkit_recording_drives_a_scenario() {
+/// A folder holding the late-order scenario and, as its recording, a session PromptKit
+/// recorded; `run` of it by the example config and pack, matching calls by `mode`.
+fn replay_promptkit_session(mode: &str) -> Outcome {
     let dir = tempfile::tempdir().expect("temp dir");
     let scenario = "apiVersion: promptkit.altairalabs.ai/v1alpha1
 kind: Scenario
@@ -234,39 +235,48 @@ spec:
     )
     .expect("copied");
     let root = repo_root();
-    for mode in ["content", "turn"] {
-        let out = promptexec()
-            .in_dir(dir.path())
-            .arg("-c")
-            .arg(root.join("runtimeconfig.example.yaml"))
-            .arg("run")
-            .arg(root.join("examples/assistant.pack.json"))
-            .arg(dir.path().join("late-order.scenario.yaml"))
-            .args([
-                "--replay-dir",
-                "recordings",
-                "--match",
-                mode,
-                "--format",
-                "json",
-            ])
-            .run();
-        let report = out.json_report();
-        if mode == "content" {
-            out.expect_code(0);
-            assert_eq!(report["summary"]["passed"], 1, "{}", assertions(&report));
-            // 140 + 201 + 236 input tokens, and 12 read from PromptKit's cache.
-            assert_eq!(
-                report["scenarios"][0]["model"]["input_tokens"], 589,
-                "the recording's token counts"
-            );
-        } else {
-            // By turn, the whole request is compared: the recording has no system
-            // prompt or tools to compare, but the example tool's own answer differs
-            // from the one PromptKit recorded, and that is shown.
-            out.expect_code(3)
-                .stderr_has("call 2 (turn 1, round 2) does not match the recorded call 2")
-                .stderr_has("messages[2] (tool).content differs at character 42");
-        }
-    }
+    promptexec()
+        .in_dir(dir.path())
+        .arg("-c")
+        .arg(root.join("runtimeconfig.example.yaml"))
+        .arg("run")
+        .arg(root.join("examples/assistant.pack.json"))
+        .arg(dir.path().join("late-order.scenario.yaml"))
+        .args([
+            "--replay-dir",
+            "recordings",
+            "--match",
+            mode,
+            "--format",
+            "json",
+        ])
+        .run()
+}
+
+/// The recording drives a scenario whose calls are matched by their content: the
+/// assertions pass on the recorded tokens.
+#[test]
+fn a_promptkit_recording_drives_a_scenario() {
+    let out = replay_promptkit_session("content");
+    let report = out.json_report();
+    out.expect_code(0);
+    assert_eq!(report["summary"]["passed"], 1, "{}", assertions(&report));
+    // 140 + 201 + 236 input tokens, and 12 read from PromptKit's cache.
+    assert_eq!(
+        report["scenarios"][0]["model"]["input_tokens"], 589,
+        "the recording's token counts"
+    );
+}
+
+/// By turn, the whole request is compared: the recording has no system prompt or
+/// tools to compare, but the example tool's own answer differs from the one PromptKit
+/// recorded, and that is shown.
+#[test]
+fn a_promptkit_recording_matched_by_turn_shows_the_first_difference() {
+    let out = replay_promptkit_session("turn");
+    // The JSON report is on stdout even so.
+    out.json_report();
+    out.expect_code(3)
+        .stderr_has("call 2 (turn 1, round 2) does not match the recorded call 2")
+        .stderr_has("messages[2] (tool).content differs at character 42");
 }

@@ -127,8 +127,7 @@ fn holds(bytes: &[u8], text: &str) -> bool {
 #[track_caller]
 fn nothing_leaked(out: &Outcome, dir: &Path, outputs: &[&str]) {
     for secret in [KEY, TOKEN] {
-        assert!(!out.stdout.contains(secret), "stdout:\n{}", out.stdout);
-        assert!(!out.stderr.contains(secret), "stderr:\n{}", out.stderr);
+        out.stdout_lacks(secret).stderr_lacks(secret);
         for (path, bytes) in files_under(dir) {
             assert!(!holds(&bytes, secret), "{secret} in {}", path.display());
         }

@@ -244,8 +244,22 @@ fn a_hundred_interrupted_suites_start_nothing_after_the_signal() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-#[test]
-fn a_server_that_cannot_start_is_named_as_written_not_by_its_tethered_start() {
+/// One test per way a server tool cannot start.
+mod a_server_that_cannot_start_is_named_as_written_not_by_its_tethered_start {
+    #[test]
+    fn a_command_that_does_not_exist() {
+        super::cannot_start("absent", "absent.sh` does not exist");
+    }
+
+    #[test]
+    fn a_command_that_is_not_executable() {
+        super::cannot_start("plain", "plain.sh` is not executable (permission denied)");
+    }
+}
+
+/// `invoke-tool TOOL` of a server tool that cannot start fails, saying `said` about
+/// the command as written and nothing of the tethered start.
+fn cannot_start(tool: &str, said: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let plain = dir.path().join("plain.sh");
     std::fs::write(&plain, "#!/bin/sh\n").expect("a file without an execute bit");
@@ -263,20 +277,15 @@ spec:
         plain = plain.display(),
     );
     std::fs::write(dir.path().join("c.yaml"), config).expect("config");
-    for (tool, said) in [
-        ("absent", "absent.sh` does not exist"),
-        ("plain", "plain.sh` is not executable (permission denied)"),
-    ] {
-        let out = promptexec()
-            .in_dir(dir.path())
-            .args(["-c", "c.yaml", "invoke-tool", tool, "--args", "{}"])
-            .timeout(Duration::from_secs(30))
-            .run();
-        assert_ne!(out.code, 0, "{tool}: {}", out.stderr);
-        out.stderr_has(said)
-            .stderr_lacks("tethered")
-            .stderr_lacks("/proc/self/exe");
-    }
+    let out = promptexec()
+        .in_dir(dir.path())
+        .args(["-c", "c.yaml", "invoke-tool", tool, "--args", "{}"])
+        .timeout(Duration::from_secs(30))
+        .run();
+    out.expect_code_not(0)
+        .stderr_has(said)
+        .stderr_lacks("tethered")
+        .stderr_lacks("/proc/self/exe");
 }
 
 #[test]

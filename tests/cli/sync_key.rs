@@ -85,15 +85,12 @@ fn a_packet_sent_to_b_is_refused_with_a_key_and_accepted_with_b_key() {
         )
     };
     let refused = receive("a", "a.key");
-    refused.expect_code(1);
-    assert!(
-        refused.stderr.contains(&format!(
+    refused
+        .expect_code(1)
+        .stderr_has(&format!(
             "sync packet is addressed to {b}, not to this receiver {a}"
-        )),
-        "{}",
-        refused.stderr
-    );
-    assert_eq!(refused.stdout, "");
+        ))
+        .stdout_empty();
     let listed = parties.prompt("a", &["list", "--format", "json"]);
     assert_eq!(
         listed.stdout.trim(),
@@ -130,10 +127,6 @@ fn sync_receive_needs_the_receiver_key() {
             &parties.path("nope.key"),
         ],
     );
-    missing.expect_code(2);
-    assert!(
-        missing.stderr.contains("nope.key"),
-        "names the key file: {}",
-        missing.stderr
-    );
+    // Names the key file.
+    missing.expect_code(2).stderr_has("nope.key");
 }

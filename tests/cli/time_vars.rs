@@ -25,17 +25,14 @@ fn time_variables_are_filled_from_now_in_utc() {
         ],
     );
     out.expect_code(0);
-    assert_eq!(
-        out.stdout,
-        "Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z."
-    );
+    out.stdout_is("Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z.");
 }
 
 #[test]
 fn the_clock_wins_over_a_declared_default_as_in_promptkit() {
     let out = render("defaulted", &["--now", "2025-06-01T11:05:07Z"]);
     out.expect_code(0);
-    assert_eq!(out.stdout, "Today is 2025-06-01.");
+    out.stdout_is("Today is 2025-06-01.");
 }
 
 #[test]
@@ -50,10 +47,7 @@ fn a_given_value_wins_over_the_clock() {
         ],
     );
     out.expect_code(0);
-    assert_eq!(
-        out.stdout,
-        "Continue the workflow on someday.\nContext: step 3"
-    );
+    out.stdout_is("Continue the workflow on someday.\nContext: step 3");
 }
 
 #[test]
@@ -81,15 +75,11 @@ fn without_now_the_date_is_today() {
 fn an_undeclared_placeholder_is_a_warning_at_load_pointing_into_the_template() {
     let out = promptexec().args(&["validate", "--pack", PACK]).run();
     out.expect_code(0);
-    assert!(out.stderr.contains(WORKFLOW_WARNING), "{}", out.stderr);
+    out.stderr_has(WORKFLOW_WARNING);
     // The warning shows the template's line, which uses time variables too.
-    assert!(
-        out.stderr.contains(&format!(
-            "{WORKFLOW_WARNING}\n   |\n28 |       \"system_template\": \"Continue the workflow on {{{{current_date}}}}.\\nContext: {{{{workflow_context}}}}\",\n"
-        )),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has(&format!(
+        "{WORKFLOW_WARNING}\n   |\n28 |       \"system_template\": \"Continue the workflow on {{{{current_date}}}}.\\nContext: {{{{workflow_context}}}}\",\n"
+    ));
     let diagnostics = out.stderr.lines().filter(|line| line.starts_with("packs/"));
     assert!(
         !diagnostics.clone().any(|line| line.contains("current_")),
@@ -102,7 +92,7 @@ fn an_undeclared_placeholder_is_a_warning_at_load_pointing_into_the_template() {
 fn an_undeclared_placeholder_without_a_value_fails_the_render() {
     let out = render("handoff", &["--now", "2025-06-01T09:05:07Z"]);
     out.expect_code(2);
-    assert_eq!(out.stdout, "");
+    out.stdout_empty();
     out.stderr_has("packs/time_vars.json:28:80: placeholder `{{workflow_context}}` has no value: prompt `handoff` does not declare it; give one with --var workflow_context=VALUE");
 
     let filled = render(
@@ -115,15 +105,8 @@ fn an_undeclared_placeholder_without_a_value_fails_the_render() {
         ],
     );
     filled.expect_code(0);
-    assert_eq!(
-        filled.stdout,
-        "Continue the workflow on 2025-06-01.\nContext: x"
-    );
-    assert!(
-        filled.stderr.contains(WORKFLOW_WARNING),
-        "{}",
-        filled.stderr
-    );
+    filled.stdout_is("Continue the workflow on 2025-06-01.\nContext: x");
+    filled.stderr_has(WORKFLOW_WARNING);
 }
 
 #[test]
@@ -158,7 +141,7 @@ fn run_renders_the_system_prompt_at_now() {
         ])
         .run();
     out.expect_code(0);
-    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON report");
+    let report = out.json_report();
     assert_eq!(
         report["system_prompt"],
         "Plan the day for Dana.\nToday is Sunday, 2025-06-01 (June 2025); the hour is 09 UTC, exactly 2025-06-01T09:05:07Z."

@@ -188,7 +188,13 @@ impl Invocation {
         command.write_stdin(self.stdin.clone().unwrap_or_default());
         let started = Instant::now();
         let output = command.output().expect("promptexec runs");
-        Outcome::of(output, started.elapsed())
+        Outcome::of(output, started.elapsed(), self.shown())
+    }
+
+    /// The command line as a failure message shows it.
+    fn shown(&self) -> String {
+        let args: Vec<_> = self.args.iter().map(|a| a.to_string_lossy()).collect();
+        format!("promptexec {}", args.join(" "))
     }
 
     /// Starts promptexec without waiting (stdin empty, stdout and stderr piped unless
@@ -229,7 +235,7 @@ impl Invocation {
 pub fn finish(child: Child) -> Outcome {
     let started = Instant::now();
     let output = child.wait_with_output().expect("promptexec is waited for");
-    Outcome::of(output, started.elapsed())
+    Outcome::of(output, started.elapsed(), "a spawned promptexec".into())
 }
 
 /// What one run printed and how it ended.
@@ -239,12 +245,14 @@ pub struct Outcome {
     pub stdout: String,
     pub stderr: String,
     pub elapsed: Duration,
+    /// The command line, for failure messages.
+    pub command: String,
 }
 
 impl Outcome {
     /// What a finished promptexec printed, checked for a panic.
     #[track_caller]
-    fn of(output: std::process::Output, elapsed: Duration) -> Self {
+    fn of(output: std::process::Output, elapsed: Duration, command: String) -> Self {
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         assert!(
             !stderr.contains("panicked"),
@@ -255,6 +263,7 @@ impl Outcome {
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr,
             elapsed,
+            command,
         }
     }
 
@@ -267,8 +276,8 @@ impl Outcome {
     pub fn expect_code(&self, code: i32) -> &Self {
         assert_eq!(
             self.code, code,
-            "exit code\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
+            "exit code of `{}`\n--- stdout\n{}\n--- stderr\n{}",
+            self.command, self.stdout, self.stderr
         );
         self
     }
@@ -288,6 +297,48 @@ impl Outcome {
         self.holds("stderr", &self.stderr, text, false)
     }
 
+    #[track_caller]
+    pub fn stdout_lacks(&self, text: &str) -> &Self {
+        self.holds("stdout", &self.stdout, text, false)
+    }
+
+    /// Any exit code but `code` (for a failure whose exact code is not the point).
+    #[track_caller]
+    pub fn expect_code_not(&self, code: i32) -> &Self {
+        assert_ne!(
+            self.code, code,
+            "exit code of `{}`\n--- stdout\n{}\n--- stderr\n{}",
+            self.command, self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Stdout is exactly `text`.
+    #[track_caller]
+    pub fn stdout_is(&self, text: &str) -> &Self {
+        assert_eq!(self.stdout, text, "stdout\n--- stderr\n{}", self.stderr);
+        self
+    }
+
+    /// Nothing on stdout.
+    #[track_caller]
+    pub fn stdout_empty(&self) -> &Self {
+        self.stdout_is("")
+    }
+
+    /// Stdout as JSON lines, one document a line.
+    #[track_caller]
+    pub fn json_lines(&self) -> Vec<Json> {
+        self.stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line).unwrap_or_else(|e| {
+                    panic!("a JSON document a line ({e}): {line}\n{}", self.report())
+                })
+            })
+            .collect()
+    }
+
     /// Checks that `stream` (called `name`) holds `text`, or does not when `wanted` is
     /// false.
     #[track_caller]
@@ -295,7 +346,8 @@ impl Outcome {
         let verb = if wanted { "lacks" } else { "has" };
         assert!(
             stream.contains(text) == wanted,
-            "{name} {verb} {text:?}:\n{stream}"
+            "{name} of `{}` {verb} {text:?}:\n{stream}",
+            self.command
         );
         self
     }
@@ -324,6 +376,46 @@ impl Outcome {
     }
 }
 
+/// The one set of snapshot filters: what varies between runs (the checkout's path,
+/// temporary folders, times, durations, pids, keys, table padding) becomes a
+/// placeholder. The specific filters come first, so `(12 ms)` reads `([ms])`.
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(true);
+    let root = regex::escape(&repo_root().display().to_string());
+    let filters = [
+        (root.as_str(), "[repo]"),
+        (r"/tmp/\.tmp\w+", "[tmp]"),
+        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[time]"),
+        (r#""duration_ms": ?\d+"#, r#""duration_ms": [ms]"#),
+        (
+            r"&quot;duration_ms&quot;: \d+",
+            "&quot;duration_ms&quot;: [ms]",
+        ),
+        (r#""pid": ?\d+"#, r#""pid": [pid]"#),
+        (r#""server_pid": ?\d+"#, r#""server_pid": [pid]"#),
+        (r#"time="[\d.]+""#, r#"time="[s]""#),
+        (r"\(\d+ ms\)", "([ms])"),
+        (r"after \d+ ms", "after [ms]"),
+        (r"\b\d+(\.\d+)? ?(ms|s|µs)\b", "[duration]"),
+        (r"did:key:z\w+", "[did]"),
+        // Column widths follow the values: keep cells, drop padding and rule length.
+        (r" +([│┆])", " $1"),
+        ("─{2,}([┬┴┼┐┘┤])", "─$1"),
+        ("═{2,}([╪╡])", "═$1"),
+    ];
+    for (pattern, replacement) in filters {
+        settings.add_filter(pattern, replacement);
+    }
+    settings
+}
+
+/// Runs `check`, an `insta` assertion, with [`snapshot_settings`] in force:
+/// `filtered(|| insta::assert_snapshot!(out.stderr, @"…"))`.
+pub fn filtered<R>(check: impl FnOnce() -> R) -> R {
+    snapshot_settings().bind(check)
+}
+
 /// The run the README shows: the bundled example pack with its config, one message.
 pub const README_RUN: [&str; 8] = [
     "-c",
@@ -350,33 +442,6 @@ spec:
         mock_config: {mock_file}
 "
     )
-}
-
-/// The hooks of a config written into `dir` as `runtimeconfig.yaml`, with `hooks_yaml`
-/// under `spec.hooks`.
-pub fn load_hooks(dir: &Path, hooks_yaml: &str) -> Vec<promptexec::config::Hook> {
-    let path = dir.join("runtimeconfig.yaml");
-    let text = format!(
-        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hooks:\n{hooks_yaml}"
-    );
-    std::fs::write(&path, text).expect("write config");
-    promptexec::config::load(&path, true)
-        .expect("loads")
-        .value
-        .hooks
-        .into_values()
-        .collect()
-}
-
-/// A provider request for the mock: one user message, `hello`, in round 1.
-pub fn provider_request() -> promptexec::hooks::ProviderRequest {
-    promptexec::hooks::ProviderRequest {
-        provider_id: "mock".into(),
-        model: "mock-model".into(),
-        messages: vec![promptexec::hooks::message("user", "hello")].into(),
-        system_prompt: "Be kind.".into(),
-        round: 1,
-    }
 }
 
 /// A command with the bundled example config, from the repository root.
@@ -515,12 +580,6 @@ pub fn gone_within(pid: i32, limit: Duration) -> bool {
 pub fn pid_in(path: &Path) -> i32 {
     let text = std::fs::read_to_string(path).expect("the fixture wrote its pid");
     text.trim().parse().expect("a pid")
-}
-
-/// Runs promptexec with `args` in `dir` (the built-in check tables still call this).
-#[track_caller]
-pub fn run_in(dir: &Path, args: &[&str]) -> Outcome {
-    promptexec().in_dir(dir).args(args).run()
 }
 
 /// Waits, boundedly, until `ready` holds.

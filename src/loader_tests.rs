@@ -5,7 +5,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use crate::util::repo_root;
+use crate::test_support::repo_root;
 
 fn example(name: &str) -> String {
     std::fs::read_to_string(repo_root().join(name)).expect("example file")
@@ -16,13 +16,13 @@ fn load_everything(text: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("input");
     std::fs::write(&path, text).expect("write");
-    let _ = promptexec::config::load(&path, true);
-    let _ = promptexec::pack::load(&path);
-    let _ = promptexec::library::load_template_file(&path);
-    let _ = promptexec::provider::load_mock(&path);
-    if let Ok(loaded) = promptexec::pack::load(&path) {
+    let _ = crate::config::load(&path, true);
+    let _ = crate::pack::load(&path);
+    let _ = crate::library::load_template_file(&path);
+    let _ = crate::provider::load_mock(&path);
+    if let Ok(loaded) = crate::pack::load(&path) {
         for prompt in loaded.value.prompts.values() {
-            let _ = promptexec::pack::render_prompt(&loaded.value, prompt, &Default::default());
+            let _ = crate::pack::render_prompt(&loaded.value, prompt, &Default::default());
         }
     }
 }
@@ -62,10 +62,9 @@ proptest! {
 #[test]
 fn the_examples_load_cleanly() {
     let root = repo_root();
-    assert!(promptexec::config::load(&root.join("runtimeconfig.example.yaml"), true).is_ok());
-    assert!(promptexec::pack::load(&root.join("examples/assistant.pack.json")).is_ok());
+    assert!(crate::config::load(&root.join("runtimeconfig.example.yaml"), true).is_ok());
+    assert!(crate::pack::load(&root.join("examples/assistant.pack.json")).is_ok());
     assert!(
-        promptexec::provider::load_mock(Path::new(&root.join("examples/mock-responses.yaml")))
-            .is_ok()
+        crate::provider::load_mock(Path::new(&root.join("examples/mock-responses.yaml"))).is_ok()
     );
 }

@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use promptexec::config::{self, Hook};
-use promptexec::hooks::{Gate, HookDispatcher, ToolCallInfo, ToolResultInfo};
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::util::{fixtures, load_hooks, provider_request, repo_root};
+use crate::config::{self, Hook};
+use crate::hooks::{Gate, HookDispatcher, ToolCallInfo, ToolResultInfo};
+use crate::test_support::{fixtures, load_hooks, provider_request, repo_root};
 
 /// Hooks from a config written into `dir`; `FIXTURES` stands for the hook fixtures.
 fn hooks_in(dir: &Path, hooks_yaml: &str) -> Vec<Hook> {

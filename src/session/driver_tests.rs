@@ -1,14 +1,14 @@
 //! The session driver over the bundled example: the scripted model calls a tool, every
 //! kind of hook is in place, and the turn ends with the model's answer.
 
-use promptexec::config;
-use promptexec::pack::{self, VarInputs};
-use promptexec::provider::{ScriptedProvider, load_mock};
-use promptexec::session::{Session, SessionEvent, TurnEnd};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::util::repo_root;
+use crate::config;
+use crate::pack::{self, VarInputs};
+use crate::provider::{ScriptedProvider, load_mock};
+use crate::session::{Session, SessionEvent, TurnEnd};
+use crate::test_support::repo_root;
 
 async fn play(user_text: &str) -> (TurnEnd, Vec<SessionEvent>) {
     let root = repo_root();
