@@ -1,5 +1,7 @@
 //! The one way tests start promptexec: a builder for the invocation, an [`Outcome`]
-//! with expectations on what it printed, and a few process probes.
+//! with expectations on what it printed, one set of snapshot filters, and a few
+//! process probes. A test states what it expects through them, not with asserts on
+//! the raw streams.
 //!
 //! ```ignore
 //! promptexec()
@@ -8,8 +10,19 @@
 //!     .env("PIDFILE", &pidfile)
 //!     .run()
 //!     .expect_code(0)
-//!     .stdout_has("A-1002");
+//!     .stdout_has("A-1002")
+//!     .stderr_lacks("warning");
 //! ```
+//!
+//! - [`Invocation`]: `arg`, `args`, `env`, `envs`, `env_remove`, `in_dir`, `stdin`,
+//!   `file`, `after_shell`, `timeout`, `discard_output`; then `run` (waits), or
+//!   `spawn` / `spawn_fed` and [`finish`].
+//! - [`Outcome`]: `expect_code`, `expect_code_not`, `stdout_has`, `stdout_lacks`,
+//!   `stdout_is`, `stdout_empty`, `stderr_has`, `stderr_lacks` (each returns the
+//!   outcome, so they chain); `json`, `json_report`, `json_lines` parse stdout; a
+//!   failure shows the command line, the exit code and both streams.
+//! - Snapshots: `filtered(|| insta::assert_snapshot!(out.stderr, @"…"))` applies
+//!   the one filter set (paths, times, durations, pids) of `util/snapshot.rs`.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -18,6 +31,14 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
+
+mod outcome;
+mod process;
+mod snapshot;
+
+pub use outcome::Outcome;
+pub use process::{alive, gone, gone_within, pid_in, wait_for};
+pub use snapshot::filtered;
 
 /// The fixtures directory; tests run inside it so paths in messages stay short.
 pub fn fixtures() -> PathBuf {
@@ -238,184 +259,6 @@ pub fn finish(child: Child) -> Outcome {
     Outcome::of(output, started.elapsed(), "a spawned promptexec".into())
 }
 
-/// What one run printed and how it ended.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-    pub elapsed: Duration,
-    /// The command line, for failure messages.
-    pub command: String,
-}
-
-impl Outcome {
-    /// What a finished promptexec printed, checked for a panic.
-    #[track_caller]
-    fn of(output: std::process::Output, elapsed: Duration, command: String) -> Self {
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(
-            !stderr.contains("panicked"),
-            "promptexec panicked:\n{stderr}"
-        );
-        Outcome {
-            code: output.status.code().expect("exited, not killed"),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr,
-            elapsed,
-            command,
-        }
-    }
-
-    /// Exit code and stderr together, the way a snapshot should show them.
-    pub fn report(&self) -> String {
-        format!("exit: {}\n--- stderr\n{}", self.code, self.stderr)
-    }
-
-    #[track_caller]
-    pub fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code, code,
-            "exit code of `{}`\n--- stdout\n{}\n--- stderr\n{}",
-            self.command, self.stdout, self.stderr
-        );
-        self
-    }
-
-    #[track_caller]
-    pub fn stdout_has(&self, text: &str) -> &Self {
-        self.holds("stdout", &self.stdout, text, true)
-    }
-
-    #[track_caller]
-    pub fn stderr_has(&self, text: &str) -> &Self {
-        self.holds("stderr", &self.stderr, text, true)
-    }
-
-    #[track_caller]
-    pub fn stderr_lacks(&self, text: &str) -> &Self {
-        self.holds("stderr", &self.stderr, text, false)
-    }
-
-    #[track_caller]
-    pub fn stdout_lacks(&self, text: &str) -> &Self {
-        self.holds("stdout", &self.stdout, text, false)
-    }
-
-    /// Any exit code but `code` (for a failure whose exact code is not the point).
-    #[track_caller]
-    pub fn expect_code_not(&self, code: i32) -> &Self {
-        assert_ne!(
-            self.code, code,
-            "exit code of `{}`\n--- stdout\n{}\n--- stderr\n{}",
-            self.command, self.stdout, self.stderr
-        );
-        self
-    }
-
-    /// Stdout is exactly `text`.
-    #[track_caller]
-    pub fn stdout_is(&self, text: &str) -> &Self {
-        assert_eq!(self.stdout, text, "stdout\n--- stderr\n{}", self.stderr);
-        self
-    }
-
-    /// Nothing on stdout.
-    #[track_caller]
-    pub fn stdout_empty(&self) -> &Self {
-        self.stdout_is("")
-    }
-
-    /// Stdout as JSON lines, one document a line.
-    #[track_caller]
-    pub fn json_lines(&self) -> Vec<Json> {
-        self.stdout
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line).unwrap_or_else(|e| {
-                    panic!("a JSON document a line ({e}): {line}\n{}", self.report())
-                })
-            })
-            .collect()
-    }
-
-    /// Checks that `stream` (called `name`) holds `text`, or does not when `wanted` is
-    /// false.
-    #[track_caller]
-    fn holds(&self, name: &str, stream: &str, text: &str, wanted: bool) -> &Self {
-        let verb = if wanted { "lacks" } else { "has" };
-        assert!(
-            stream.contains(text) == wanted,
-            "{name} of `{}` {verb} {text:?}:\n{stream}",
-            self.command
-        );
-        self
-    }
-
-    /// Stdout as one JSON report document, shown with the exit code on failure.
-    #[track_caller]
-    pub fn json_report(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|err| {
-            panic!(
-                "one JSON document on stdout ({err}):\n{}\n{}",
-                self.stdout,
-                self.report()
-            )
-        })
-    }
-
-    /// Stdout as one JSON document.
-    #[track_caller]
-    pub fn json(&self) -> Json {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}):\n{}\n--- stderr\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-}
-
-/// The one set of snapshot filters: what varies between runs (the checkout's path,
-/// temporary folders, times, durations, pids, keys, table padding) becomes a
-/// placeholder. The specific filters come first, so `(12 ms)` reads `([ms])`.
-pub fn snapshot_settings() -> insta::Settings {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_prepend_module_to_snapshot(true);
-    let root = regex::escape(&repo_root().display().to_string());
-    let filters = [
-        (root.as_str(), "[repo]"),
-        (r"/tmp/\.tmp\w+", "[tmp]"),
-        (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[time]"),
-        (r#""duration_ms": ?\d+"#, r#""duration_ms": [ms]"#),
-        (
-            r"&quot;duration_ms&quot;: \d+",
-            "&quot;duration_ms&quot;: [ms]",
-        ),
-        (r#""pid": ?\d+"#, r#""pid": [pid]"#),
-        (r#""server_pid": ?\d+"#, r#""server_pid": [pid]"#),
-        (r#"time="[\d.]+""#, r#"time="[s]""#),
-        (r"\(\d+ ms\)", "([ms])"),
-        (r"after \d+ ms", "after [ms]"),
-        (r"\b\d+(\.\d+)? ?(ms|s|µs)\b", "[duration]"),
-        (r"did:key:z\w+", "[did]"),
-        // Column widths follow the values: keep cells, drop padding and rule length.
-        (r" +([│┆])", " $1"),
-        ("─{2,}([┬┴┼┐┘┤])", "─$1"),
-        ("═{2,}([╪╡])", "═$1"),
-    ];
-    for (pattern, replacement) in filters {
-        settings.add_filter(pattern, replacement);
-    }
-    settings
-}
-
-/// Runs `check`, an `insta` assertion, with [`snapshot_settings`] in force:
-/// `filtered(|| insta::assert_snapshot!(out.stderr, @"…"))`.
-pub fn filtered<R>(check: impl FnOnce() -> R) -> R {
-    snapshot_settings().bind(check)
-}
-
 /// The run the README shows: the bundled example pack with its config, one message.
 pub const README_RUN: [&str; 8] = [
     "-c",
@@ -543,53 +386,4 @@ pub fn run_all(invocations: Vec<Invocation>) -> Vec<Outcome> {
     let mut done = done.into_inner().expect("no run panicked");
     done.sort_by_key(|(index, _)| *index);
     done.into_iter().map(|(_, outcome)| outcome).collect()
-}
-
-/// Whether process `pid` still runs (a zombie waiting to be reaped does not count).
-pub fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
-        Err(_) => false,
-    }
-}
-
-/// Whether process `pid` is gone, or goes within a few seconds: a signal that
-/// promptexec sent to a process that is not its child is delivered asynchronously,
-/// and nothing lets a test wait on a process that is not its own child. A process
-/// that promptexec leaked outlives the wait and fails the test.
-pub fn gone(pid: i32) -> bool {
-    gone_within(pid, Duration::from_secs(5))
-}
-
-/// As [`gone`], waiting at most `limit`.
-pub fn gone_within(pid: i32, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    while alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    true
-}
-
-/// The pid a fixture wrote to `path`.
-#[track_caller]
-pub fn pid_in(path: &Path) -> i32 {
-    let text = std::fs::read_to_string(path).expect("the fixture wrote its pid");
-    text.trim().parse().expect("a pid")
-}
-
-/// Waits, boundedly, until `ready` holds.
-pub fn wait_for(what: &str, ready: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !ready() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{what} never happened"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
