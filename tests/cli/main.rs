@@ -21,6 +21,7 @@ mod interrupts;
 mod invoke;
 mod json_inputs;
 mod junit;
+mod layers;
 mod lenient_params;
 mod library;
 mod long_run;
