@@ -376,7 +376,8 @@ pub(crate) struct HookTestArgs {
 #[derive(Debug, Args)]
 pub(crate) struct TestArgs {
     /// Case files, or directories searched for *.cases.yaml, *.cases.yml and *.cases.json
-    #[arg(required = true, value_name = "FILE|DIR")]
+    /// [default: the current folder]
+    #[arg(value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
 
     /// Only the cases whose name contains TEXT
@@ -485,6 +486,10 @@ pub(crate) struct CheckArgs {
     /// testsuite per extension
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     pub format: CheckFormat,
+
+    /// Write the report to FILE (atomically) instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -60,7 +60,11 @@ fn execute(cli: Cli, console: &mut Console) -> Exit {
     logging::init(cli.verbose, cli.quiet, cli.color);
     output::set_quiet(cli.quiet);
     style::set_enabled(cli.color.enabled(std::io::stderr().is_terminal()));
-    let settings = Settings { config: cli.config };
+    let settings = Settings {
+        config: cli.config,
+        verbose: cli.verbose,
+        quiet: cli.quiet,
+    };
     match crate::commands::dispatch(cli.command, &settings, console) {
         Ok(exit) => exit,
         Err(err) => {

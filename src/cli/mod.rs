@@ -4,7 +4,6 @@
 pub(crate) mod args;
 mod entry;
 mod error;
-mod exit;
 #[cfg(test)]
 #[cfg(test)]
 mod in_process;
@@ -13,9 +12,9 @@ pub(crate) mod output;
 mod settings;
 pub(crate) mod style;
 
+pub(crate) use crate::report::Exit;
 pub(crate) use args::{Cli, ColorWhen, Command, HookCommand, PromptCommand};
 pub(crate) use entry::{command_tree, run};
-pub(crate) use error::CliError;
-pub(crate) use exit::Exit;
+pub(crate) use error::{CliError, Unknown, UsageError};
 pub(crate) use output::Console;
 pub(crate) use settings::Settings;

@@ -9,9 +9,9 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::VarArgs;
-use crate::cli::{CliError, Console, Settings};
+use crate::cli::{CliError, Console, Settings, Unknown, UsageError};
 use crate::config::{self, ConfigSource, RuntimeConfig};
-use crate::doc::{Diagnostic, Diagnostics, Value, one_of, parse_by_extension};
+use crate::doc::{Diagnostic, Diagnostics, Value, parse_by_extension};
 use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, VarInputs};
 
@@ -30,9 +30,7 @@ pub(super) fn current_dir() -> PathBuf {
 
 /// What a command that needs a config says when there is none.
 pub(super) fn no_config() -> CliError {
-    CliError::Usage(
-        "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is".into(),
-    )
+    UsageError::NoConfig.into()
 }
 
 /// The config, which this command cannot do without; its warnings are shown.
@@ -71,22 +69,16 @@ pub(super) fn lookup<'a, T>(
     place: &str,
 ) -> Result<&'a T, CliError> {
     map.get(name).ok_or_else(|| {
-        let names: Vec<&str> = map.keys().map(String::as_str).collect();
-        let hint = crate::doc::suggest(name, names.iter().copied());
-        let have = if names.is_empty() {
-            "none".to_string()
-        } else {
-            one_of(&names)
+        let phrase = Unknown::HasNo {
+            place: place.to_string(),
+            kind: what.to_string(),
         };
-        CliError::Usage(format!(
-            "{place} has no {what} `{name}`{hint} (it has {have})"
-        ))
+        UsageError::unknown(name, map.keys().map(String::as_str), phrase).into()
     })
 }
 
 /// The named prompt, or the pack's only one.
 pub(super) fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p Prompt, CliError> {
-    let ids: Vec<&str> = pack.prompts.keys().map(String::as_str).collect();
     match id {
         Some(id) => lookup(
             &pack.prompts,
@@ -96,11 +88,13 @@ pub(super) fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p 
         ),
         None => match pack.prompts.values().next() {
             Some(only) if pack.prompts.len() == 1 => Ok(only),
-            _ => Err(CliError::Usage(format!(
-                "{} has several prompts; choose one with --prompt: {}",
-                pack.path.display(),
-                one_of(&ids)
-            ))),
+            _ => Err(UsageError::Ambiguous {
+                place: pack.path.display().to_string(),
+                kind: "prompt",
+                flag: "--prompt",
+                names: pack.prompts.keys().cloned().collect(),
+            }
+            .into()),
         },
     }
 }
@@ -167,13 +161,13 @@ pub(super) fn read_json_object(given: &str, flag: &str, what: &str) -> Result<Js
         None => flag.to_string(),
     };
     let text = read_given(given)?;
-    let value: Json = serde_json::from_str(&text)
-        .map_err(|err| CliError::Usage(format!("{origin}: {what} are not valid JSON: {err}")))?;
+    let value: Json = serde_json::from_str(&text).map_err(|err| {
+        UsageError::bad_value(&origin, None, format!("{what} are not valid JSON: {err}"))
+    })?;
     if !value.is_object() {
-        return Err(CliError::Usage(format!(
-            "{origin}: {what} must be a JSON object, found {}",
-            json_kind(&value)
-        )));
+        let found = json_kind(&value);
+        let expected = format!("{what} must be a JSON object, found {found}");
+        return Err(UsageError::bad_value(origin, None, expected).into());
     }
     Ok(value)
 }
@@ -182,9 +176,9 @@ pub(super) fn read_json_object(given: &str, flag: &str, what: &str) -> Result<Js
 pub(super) fn read_event(given: &str) -> Result<Json, CliError> {
     let text = read_given(given)?;
     let value: Json = serde_json::from_str(&text)
-        .map_err(|err| CliError::Usage(format!("--event is not valid JSON: {err}")))?;
+        .map_err(|err| UsageError::not_a("--event", None, format!("is not valid JSON: {err}")))?;
     if !value.is_object() {
-        return Err(CliError::Usage("--event must be a JSON object".into()));
+        return Err(UsageError::not_a("--event", None, "must be a JSON object").into());
     }
     Ok(value)
 }
@@ -251,7 +245,7 @@ mod tests {
 
     fn usage(result: Result<impl std::fmt::Debug, CliError>) -> String {
         match result {
-            Err(CliError::Usage(message)) => message,
+            Err(CliError::Misuse(usage)) => usage.to_string(),
             other => panic!("expected a usage error, got {other:?}"),
         }
     }

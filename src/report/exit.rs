@@ -1,8 +1,11 @@
+//! The exit codes every command shares. Records compute theirs, so the type lives
+//! here, below the command line that turns it into the process's exit code.
+
 use std::process::ExitCode;
 
 /// The exit codes every command shares; scripts depend on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// The call answered, the hook allowed, the evals passed.
     Success,
     /// A definite "no": a tool error, a denial, a failed eval or assertion.
@@ -18,7 +21,7 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Success => 0,
             Exit::No => 1,
@@ -31,7 +34,7 @@ impl Exit {
 
     /// The exit a code stands for; a code no exit has counts as an extension
     /// failure, never as success.
-    pub fn from_code(code: u8) -> Self {
+    pub(crate) fn from_code(code: u8) -> Self {
         match code {
             0 => Exit::Success,
             1 => Exit::No,
