@@ -43,6 +43,7 @@ mod cli;
 mod commands;
 pub mod config;
 mod conversation;
+pub mod diff;
 mod doc;
 mod evals;
 pub mod exec;

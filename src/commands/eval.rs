@@ -9,10 +9,10 @@ use crate::cli::args::{EvalArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
-use crate::evals::{EvalInput, EvalResult, Evaluator, eval_counts};
+use crate::evals::{EvalInput, EvalResult, Evaluator};
 use crate::pack::{Bound, EvalDef, Threshold, Trigger};
-use crate::report::{RunRecord, describe, evals_table, junit_report};
-use crate::session::{EvalPoints, EventLog, SessionEvent};
+use crate::report::{EvalReplay, eval_junit, evals_table, result_lines};
+use crate::session::{EvalPoints, SessionEvent};
 
 use super::emit::{pretty, write_output};
 use super::exit::of_evals;
@@ -148,10 +148,10 @@ fn report_one(
     eval_type: &str,
     result: EvalResult,
 ) -> Result<Exit, CliError> {
-    if let Some(line) = describe(&SessionEvent::Eval(Box::new(result.clone()))) {
-        console.note(line.trim_start());
-    }
     let results = [result];
+    for line in result_lines(&results) {
+        console.note(&line);
+    }
     let report = match args.format.unwrap_or(RunFormat::Json) {
         RunFormat::Json => pretty(&results[0]),
         RunFormat::Junit => junit(eval_type, &results)?,
@@ -242,37 +242,25 @@ fn report_replay(
     plan: &ReplayPlan,
     results: &[EvalResult],
 ) -> Result<Exit, CliError> {
-    for line in differences(&plan.recording.results, results) {
+    let exit = of_evals(results);
+    let replay = EvalReplay {
+        prompt: &plan.prompt,
+        transcript: plan.transcript.display().to_string(),
+        results,
+        recorded: &plan.recording.results,
+        exit_code: exit.code(),
+    };
+    for line in replay.disagreements() {
         console.note(&format!("warning: {line}"));
     }
-    let exit = of_evals(results);
-    let all: Vec<&EvalResult> = results.iter().collect();
     let report = match args.format.unwrap_or(RunFormat::Human) {
         RunFormat::Human => {
-            for result in results {
-                if let Some(line) = describe(&SessionEvent::Eval(Box::new(result.clone()))) {
-                    console.note(line.trim_start());
-                }
-            }
-            console.note(&format!(
-                "{} eval result(s) over {}: {}; exit {}",
-                results.len(),
-                plan.transcript.display(),
-                eval_counts(&all),
-                exit.code()
-            ));
-            if !results.is_empty() {
-                console.note(&evals_table(&all));
+            for note in replay.human() {
+                console.note(&note);
             }
             return Ok(exit);
         }
-        RunFormat::Json => pretty(&json!({
-            "prompt": plan.prompt,
-            "transcript": plan.transcript.display().to_string(),
-            "evals": results,
-            "totals": eval_counts(&all).to_json(),
-            "exit_code": exit.code(),
-        })),
+        RunFormat::Json => replay.json(),
         RunFormat::Junit => junit(&plan.prompt, results)?,
     };
     write_output(console, args.output.as_deref(), &report)?;
@@ -328,66 +316,8 @@ fn read_transcript(path: &Path) -> Result<Recording, CliError> {
     Ok(recording)
 }
 
-/// Where the new results disagree with the recorded ones.
-fn differences(recorded: &[EvalResult], now: &[EvalResult]) -> Vec<String> {
-    now.iter()
-        .filter_map(|new| {
-            let old = recorded
-                .iter()
-                .find(|r| r.eval_id == new.eval_id && r.turn == new.turn)?;
-            let same = old.status == new.status
-                && match (old.score, new.score) {
-                    (Some(a), Some(b)) => (a - b).abs() < 1e-9,
-                    (a, b) => a == b,
-                };
-            let show = |r: &EvalResult| {
-                format!(
-                    "{:?}{}",
-                    r.status,
-                    r.score.map(|s| format!(" {s:.2}")).unwrap_or_default()
-                )
-                .to_lowercase()
-            };
-            let place = new
-                .turn
-                .map_or_else(|| "the session".to_string(), |t| format!("turn {t}"));
-            (!same).then(|| {
-                format!(
-                    "eval `{}` on {place}: the run recorded {}, now {}",
-                    new.eval_id,
-                    show(old),
-                    show(new)
-                )
-            })
-        })
-        .collect()
-}
-
 fn junit(name: &str, results: &[EvalResult]) -> Result<String, CliError> {
-    let record = RunRecord {
-        prompt: name.to_string(),
-        scenario: String::new(),
-        variables: Json::Null,
-        system_prompt: String::new(),
-        messages: Default::default(),
-        events: EventLog::from_events(
-            results
-                .iter()
-                .cloned()
-                .map(|r| SessionEvent::Eval(Box::new(r))),
-        ),
-        turns: Vec::new(),
-        dropped_events: 0,
-        duration_ms: results.iter().map(|r| r.duration_ms).sum(),
-        exit_code: of_evals(results).code(),
-        warnings: Default::default(),
-    };
-    let report = junit_report(&record, &format!("promptexec eval {name}"))
-        .map_err(|e| CliError::Output(std::io::Error::other(e)))?;
-    record
-        .events
-        .error()
-        .map_or(Ok(report), |err| Err(CliError::Output(err)))
+    eval_junit(name, results, of_evals(results).code()).map_err(CliError::Output)
 }
 
 fn inclusive(value: f64) -> Bound {

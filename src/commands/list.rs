@@ -2,18 +2,15 @@
 //! `--filter` and `--shard`), the test cases of the case files given, and the
 //! tools, hooks and evals the config and pack bring.
 
-use serde_json::{Value as Json, json};
-
 use crate::cli::args::{ListArgs, ListFormat, ReplayMatch};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{HookKind, RuntimeConfig, RuntimeMode};
 use crate::doc::Diagnostics;
 use crate::evals::{is_builtin, prompt_evals};
 use crate::pack::Pack;
-use crate::report::table;
+use crate::report::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 use crate::suite::cases;
 
-use super::emit::pretty;
 use super::scenario_files::{self, plan::PlanOptions, plan::ScenarioPlan};
 use super::warnings::LoadWarnings;
 
@@ -41,16 +38,16 @@ pub(super) fn run(
     let mut warnings = LoadWarnings::new(false);
     let case_files = read_cases(&args.cases, &mut warnings, console)?;
     let (config, pack) = (&planned.config, &planned.pack);
-    let listing = json!({
-        "scenarios": planned.scenarios.iter().map(scenario_json).collect::<Vec<_>>(),
-        "cases": case_files.iter().flat_map(cases_json).collect::<Vec<_>>(),
-        "tools": tools_json(config, pack),
-        "hooks": hooks_json(config),
-        "evals": evals_json(config, pack),
-    });
+    let listing = Listing {
+        scenarios: planned.scenarios.iter().map(listed_scenario).collect(),
+        cases: case_files.iter().flat_map(listed_cases).collect(),
+        tools: listed_tools(config, pack),
+        hooks: listed_hooks(config),
+        evals: listed_evals(config, pack),
+    };
     match args.format {
-        ListFormat::Json => console.out(&pretty(&listing))?,
-        ListFormat::Human => console.out(&human(&listing))?,
+        ListFormat::Json => console.out(&listing.json())?,
+        ListFormat::Human => console.out(&listing.human())?,
     }
     Ok(Exit::Success)
 }
@@ -84,28 +81,28 @@ fn read_cases(
     Ok(read)
 }
 
-fn scenario_json(plan: &ScenarioPlan) -> Json {
+fn listed_scenario(plan: &ScenarioPlan) -> ListedScenario {
     let s = &plan.scenario;
     let skipped = plan
         .checks
         .iter()
         .filter(|c| c.not_played.is_some())
         .count();
-    json!({
-        "id": s.id,
-        "file": s.path.display().to_string(),
-        "prompt": s.task_type,
-        "description": s.description,
-        "labels": s.labels,
-        "turns": s.turns.len(),
-        "unplayed_turns": s.unplayed.len(),
-        "assertions": plan.checks.len(),
-        "skipped": skipped,
-        "trials": s.trials,
-    })
+    ListedScenario {
+        id: s.id.clone(),
+        file: s.path.display().to_string(),
+        prompt: s.task_type.clone(),
+        description: s.description.clone(),
+        labels: s.labels.clone(),
+        turns: s.turns.len(),
+        unplayed_turns: s.unplayed.len(),
+        assertions: plan.checks.len(),
+        skipped,
+        trials: s.trials,
+    }
 }
 
-fn cases_json(file: &cases::CaseFile) -> Vec<Json> {
+fn listed_cases(file: &cases::CaseFile) -> Vec<ListedCase> {
     file.cases
         .iter()
         .map(|case| {
@@ -113,19 +110,19 @@ fn cases_json(file: &cases::CaseFile) -> Vec<Json> {
                 cases::Target::Tool(tool) => ("tool", tool.tool.value.clone()),
                 cases::Target::Hook(hook) => ("hook", hook.hook.value.clone()),
             };
-            json!({
-                "file": file.path.display().to_string(),
-                "name": case.name,
-                "kind": kind,
-                "target": target,
-            })
+            ListedCase {
+                file: file.path.display().to_string(),
+                name: case.name.clone(),
+                kind,
+                target,
+            }
         })
         .collect()
 }
 
 /// The pack's tools with how the config runs each (`exec`, `server`, or `unbound`)
 /// and the prompts that offer it.
-fn tools_json(config: &RuntimeConfig, pack: &Pack) -> Vec<Json> {
+fn listed_tools(config: &RuntimeConfig, pack: &Pack) -> Vec<ListedTool> {
     pack.tools
         .values()
         .map(|tool| {
@@ -134,23 +131,23 @@ fn tools_json(config: &RuntimeConfig, pack: &Pack) -> Vec<Json> {
                 Some(_) => "exec",
                 None => "unbound",
             };
-            let prompts: Vec<&str> = pack
+            let prompts = pack
                 .prompts
                 .values()
                 .filter(|p| p.tools.iter().any(|(name, _)| *name == tool.name))
-                .map(|p| p.id.as_str())
+                .map(|p| p.id.clone())
                 .collect();
-            json!({
-                "name": tool.name,
-                "mode": mode,
-                "prompts": prompts,
-                "input_schema": tool.parameters,
-            })
+            ListedTool {
+                name: tool.name.clone(),
+                mode,
+                prompts,
+                input_schema: tool.parameters.clone(),
+            }
         })
         .collect()
 }
 
-fn hooks_json(config: &RuntimeConfig) -> Vec<Json> {
+fn listed_hooks(config: &RuntimeConfig) -> Vec<ListedHook> {
     let names = |list: &[_]| -> Vec<String> {
         list.iter()
             .map(|p: &crate::config::HookPhase| p.to_string())
@@ -173,19 +170,19 @@ fn hooks_json(config: &RuntimeConfig) -> Vec<Json> {
                     "intercept".to_string(),
                 ),
             };
-            json!({
-                "name": hook.name,
-                "kind": kind,
-                "at": at,
-                "mode": mode,
-                "priority": hook.priority,
-            })
+            ListedHook {
+                name: hook.name.clone(),
+                kind,
+                at,
+                mode,
+                priority: hook.priority,
+            }
         })
         .collect()
 }
 
 /// Every prompt's evals: how each runs and whether it can fail a run.
-fn evals_json(config: &RuntimeConfig, pack: &Pack) -> Vec<Json> {
+fn listed_evals(config: &RuntimeConfig, pack: &Pack) -> Vec<ListedEval> {
     pack.prompts
         .values()
         .flat_map(|prompt| {
@@ -202,104 +199,14 @@ fn evals_json(config: &RuntimeConfig, pack: &Pack) -> Vec<Json> {
                 None => "unbound",
             };
             let gate = eval.threshold.is_some() || eval.eval_type == "assertion";
-            json!({
-                "prompt": prompt,
-                "id": eval.id,
-                "type": eval.eval_type,
-                "trigger": eval.trigger.as_str(),
-                "runs": runs,
-                "gate": gate,
-            })
+            ListedEval {
+                prompt,
+                id: eval.id.clone(),
+                eval_type: eval.eval_type.clone(),
+                trigger: eval.trigger.as_str(),
+                runs,
+                gate,
+            }
         })
         .collect()
-}
-
-/// The listing as tables, one per kind of thing.
-fn human(listing: &Json) -> String {
-    let section = |title: &str, key: &str, columns: &[(&str, &str)]| {
-        let rows = listing[key].as_array().cloned().unwrap_or_default();
-        if rows.is_empty() {
-            return format!("{title}: none\n");
-        }
-        let header: Vec<&str> = columns.iter().map(|(h, _)| *h).collect();
-        let mut grid = table(&header);
-        for row in &rows {
-            grid.add_row(
-                columns
-                    .iter()
-                    .map(|(_, field)| match &row[*field] {
-                        Json::String(s) => s.clone(),
-                        Json::Array(items) => items
-                            .iter()
-                            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        Json::Object(map) => map
-                            .iter()
-                            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        other => other.to_string(),
-                    })
-                    // Names and labels from shared files: safe for the terminal.
-                    .map(|cell| crate::cli::style::peer(&cell, false).into_owned())
-                    .collect::<Vec<_>>(),
-            );
-        }
-        format!("{title} ({}):\n{grid}\n", rows.len())
-    };
-    [
-        section(
-            "scenarios",
-            "scenarios",
-            &[
-                ("id", "id"),
-                ("prompt", "prompt"),
-                ("turns", "turns"),
-                ("assertions", "assertions"),
-                ("skipped", "skipped"),
-                ("trials", "trials"),
-                ("labels", "labels"),
-                ("file", "file"),
-            ],
-        ),
-        section(
-            "cases",
-            "cases",
-            &[
-                ("file", "file"),
-                ("case", "name"),
-                ("kind", "kind"),
-                ("calls", "target"),
-            ],
-        ),
-        section(
-            "tools",
-            "tools",
-            &[("tool", "name"), ("mode", "mode"), ("prompts", "prompts")],
-        ),
-        section(
-            "hooks",
-            "hooks",
-            &[
-                ("hook", "name"),
-                ("kind", "kind"),
-                ("at", "at"),
-                ("mode", "mode"),
-            ],
-        ),
-        section(
-            "evals",
-            "evals",
-            &[
-                ("prompt", "prompt"),
-                ("eval", "id"),
-                ("type", "type"),
-                ("trigger", "trigger"),
-                ("runs", "runs"),
-                ("gate", "gate"),
-            ],
-        ),
-    ]
-    .join("")
 }

@@ -2,17 +2,14 @@
 //! schema a model would see. MCP servers are started, asked what they offer (tools,
 //! and prompts and resources when they have them), and stopped again.
 
-use serde_json::{Value as Json, json};
-
 use crate::cli::args::{ListFormat, ToolsArgs};
-use crate::cli::style::peer;
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeConfig, RuntimeMode};
 use crate::mcp::{Catalog, McpClient, McpFailure, glob_matches, shown_url};
 use crate::pack::{self, Pack};
-use crate::report::table;
+use crate::report::style::peer;
+use crate::report::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 
-use super::emit::pretty;
 use super::runtime::{interrupted, with_runtime};
 use super::warnings::LoadWarnings;
 
@@ -45,13 +42,13 @@ pub(super) fn run(
             })
         })
         .collect();
-    let listing = json!({
-        "tools": tools_json(&config, pack.as_ref(), &asked),
-        "mcp_servers": asked.iter().map(server_json).collect::<Vec<_>>(),
-    });
+    let listing = ToolListing {
+        tools: listed_tools(&config, pack.as_ref(), &asked),
+        mcp_servers: asked.iter().map(listed_server).collect(),
+    };
     match args.format {
-        ListFormat::Json => console.out(&pretty(&listing))?,
-        ListFormat::Human => console.out(&human(&listing))?,
+        ListFormat::Json => console.out(&listing.json())?,
+        ListFormat::Human => console.out(&listing.human())?,
     }
     // What a server wrote (its names, its errors) has its control characters escaped.
     for failure in &failed {
@@ -92,8 +89,12 @@ async fn ask_every_server(config: &RuntimeConfig) -> Result<Vec<Asked>, CliError
 
 /// The config's exec and server tools, the pack's tools nothing binds, then each MCP
 /// server's tools.
-fn tools_json(config: &RuntimeConfig, pack: Option<&Pack>, asked: &[Asked]) -> Vec<Json> {
-    let offered_by = |name: &str| -> Vec<String> {
+fn listed_tools<'a>(
+    config: &'a RuntimeConfig,
+    pack: Option<&'a Pack>,
+    asked: &'a [Asked],
+) -> Vec<ListedToolEntry<'a>> {
+    let offered_by = |name: &str| -> Vec<&'a str> {
         pack.map(|p| {
             p.prompts
                 .values()
@@ -103,7 +104,7 @@ fn tools_json(config: &RuntimeConfig, pack: Option<&Pack>, asked: &[Asked]) -> V
                         .iter()
                         .any(|(entry, _)| glob_matches(entry, name))
                 })
-                .map(|prompt| prompt.id.clone())
+                .map(|prompt| prompt.id.as_str())
                 .collect()
         })
         .unwrap_or_default()
@@ -116,44 +117,43 @@ fn tools_json(config: &RuntimeConfig, pack: Option<&Pack>, asked: &[Asked]) -> V
             Some(exec) => (mode_of(exec), command_line(exec)),
             None => ("unbound", "config (no exec block)".to_string()),
         };
-        tools.push(json!({
-            "name": binding.name,
-            "mode": mode,
-            "source": source,
-            "description": def.map(|d| d.description.clone()),
-            "input_schema": def.map(|d| d.parameters.clone()),
-            "prompts": offered_by(&binding.name),
-        }));
+        tools.push(ListedToolEntry {
+            name: &binding.name,
+            mode,
+            source,
+            description: def.map(|d| d.description.as_str()),
+            input_schema: def.map(|d| &d.parameters),
+            prompts: offered_by(&binding.name),
+            output_schema: None,
+        });
     }
     let unbound = pack
         .into_iter()
         .flat_map(|p| p.tools.values())
         .filter(|t| !config.tools.contains_key(&t.name) && !crate::mcp::is_mcp(&t.name));
     for def in unbound {
-        tools.push(json!({
-            "name": def.name,
-            "mode": "unbound",
-            "source": "pack (nothing binds it)",
-            "description": def.description,
-            "input_schema": def.parameters,
-            "prompts": offered_by(&def.name),
-        }));
+        tools.push(ListedToolEntry {
+            name: &def.name,
+            mode: "unbound",
+            source: "pack (nothing binds it)".to_string(),
+            description: Some(&def.description),
+            input_schema: Some(&def.parameters),
+            prompts: offered_by(&def.name),
+            output_schema: None,
+        });
     }
     for (server, answer) in asked {
         let Ok(catalog) = answer else { continue };
         for tool in &catalog.tools {
-            let mut entry = json!({
-                "name": tool.name,
-                "mode": "mcp",
-                "source": format!("MCP server `{}`", server.name),
-                "description": tool.description,
-                "input_schema": tool.input_schema,
-                "prompts": offered_by(&tool.name),
+            tools.push(ListedToolEntry {
+                name: &tool.name,
+                mode: "mcp",
+                source: format!("MCP server `{}`", server.name),
+                description: Some(&tool.description),
+                input_schema: Some(&tool.input_schema),
+                prompts: offered_by(&tool.name),
+                output_schema: tool.output_schema.as_ref(),
             });
-            if let Some(output) = &tool.output_schema {
-                entry["output_schema"] = output.clone();
-            }
-            tools.push(entry);
         }
     }
     tools
@@ -172,92 +172,28 @@ fn command_line(exec: &ExecSpec) -> String {
     words.join(" ")
 }
 
-fn server_json((server, answer): &Asked) -> Json {
-    let (transport, at) = match &server.endpoint {
+fn listed_server((server, answer): &Asked) -> ListedServer<'_> {
+    let (transport, endpoint) = match &server.endpoint {
         McpEndpoint::Stdio { exec, .. } => ("stdio", command_line(exec)),
         McpEndpoint::Http { url, .. } => ("streamable_http", shown_url(url)),
     };
-    let mut entry = json!({"name": server.name, "transport": transport, "endpoint": at});
-    match answer {
-        Ok(catalog) => {
-            entry["server_info"] = catalog.server_info.clone().unwrap_or(Json::Null);
-            entry["tools"] = catalog.tools.iter().map(|t| t.name.clone()).collect();
-            entry["rejected"] = json!(catalog.rejected);
-            entry["prompts"] = Json::Array(catalog.prompts.clone());
-            entry["resources"] = Json::Array(catalog.resources.clone());
-        }
-        Err(failure) => {
-            entry["error"] = json!(failure.to_string());
-            entry["stderr_tail"] = json!(failure.stderr_tail());
-        }
+    let answer = match answer {
+        Ok(catalog) => ServerAnswer::Catalog {
+            server_info: catalog.server_info.as_ref(),
+            tools: catalog.tools.iter().map(|t| t.name.as_str()).collect(),
+            rejected: &catalog.rejected,
+            prompts: &catalog.prompts,
+            resources: &catalog.resources,
+        },
+        Err(failure) => ServerAnswer::Failed {
+            error: failure.to_string(),
+            stderr_tail: failure.stderr_tail(),
+        },
+    };
+    ListedServer {
+        name: &server.name,
+        transport,
+        endpoint,
+        answer,
     }
-    entry
-}
-
-fn human(listing: &Json) -> String {
-    let mut out = String::new();
-    let tools = listing["tools"].as_array().map_or(&[][..], Vec::as_slice);
-    if tools.is_empty() {
-        out.push_str("tools: none\n");
-    } else {
-        let mut grid = table(&["tool", "mode", "source", "prompts"]);
-        for tool in tools {
-            let prompts: Vec<&str> = tool["prompts"]
-                .as_array()
-                .map(|p| p.iter().filter_map(Json::as_str).collect())
-                .unwrap_or_default();
-            grid.add_row(vec![
-                text(&tool["name"]),
-                text(&tool["mode"]),
-                text(&tool["source"]),
-                prompts.join(", "),
-            ]);
-        }
-        out.push_str(&format!("tools ({}):\n{grid}\n", tools.len()));
-    }
-    for server in listing["mcp_servers"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice)
-    {
-        out.push_str(&format!(
-            "MCP server `{}` ({}",
-            text(&server["name"]),
-            text(&server["endpoint"])
-        ));
-        if let Some(info) = server["server_info"].as_object() {
-            out.push_str(&format!(
-                "; {} {}",
-                peer(info["name"].as_str().unwrap_or_default(), false),
-                peer(info["version"].as_str().unwrap_or_default(), false)
-            ));
-        }
-        out.push_str(")\n");
-        if let Some(error) = server["error"].as_str() {
-            out.push_str(&format!("  could not be asked: {}\n", peer(error, true)));
-            continue;
-        }
-        let named = |key: &str, field: &str| -> String {
-            let items: Vec<String> = server[key]
-                .as_array()
-                .map(|list| list.iter().map(|i| text(&i[field])).collect())
-                .unwrap_or_default();
-            if items.is_empty() {
-                "none".into()
-            } else {
-                items.join(", ")
-            }
-        };
-        out.push_str(&format!("  prompts: {}\n", named("prompts", "name")));
-        out.push_str(&format!("  resources: {}\n", named("resources", "uri")));
-    }
-    out
-}
-
-/// A value of the listing as one line of text, safe for the terminal: much of it
-/// comes from MCP servers.
-fn text(value: &Json) -> String {
-    let text = value
-        .as_str()
-        .map_or_else(|| value.to_string(), str::to_string);
-    peer(&text, false).into_owned()
 }

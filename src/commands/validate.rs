@@ -11,6 +11,7 @@ use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
 use crate::pack::{self, EvalDef, Pack};
+use crate::report::{Loaded, ValidateRecord};
 use crate::suite;
 
 use super::launch_check::launch_problems;
@@ -19,13 +20,6 @@ use super::scenario_files::{
     self,
     plan::{Context, check_alone, plan_each},
 };
-use super::warnings::strict_verdict;
-
-/// What validating found: every problem, and a description of each file that loaded.
-struct Findings {
-    diagnostics: Diagnostics,
-    summary: Vec<String>,
-}
 
 /// `validate`: checks what there is, then says what it found.
 pub(super) fn run(
@@ -52,7 +46,10 @@ pub(super) fn run(
         };
         check_scenarios(args, config.as_ref(), pack.as_ref(), &mut findings)?;
     }
-    Ok(report(findings, args.strict, console))
+    findings.strict = args.strict;
+    console.diagnostics(&findings.problems());
+    console.note(&findings.verdict());
+    Ok(findings.exit())
 }
 
 /// The scenario files `args` names, loaded and planned as `run` plays them: with the
@@ -62,7 +59,7 @@ fn check_scenarios(
     args: &ValidateArgs,
     config: Option<&RuntimeConfig>,
     pack: Option<&Pack>,
-    findings: &mut Findings,
+    findings: &mut ValidateRecord,
 ) -> Result<(), CliError> {
     let files = suite::scenario_files(&args.scenarios)
         .map_err(|(path, source)| CliError::Read { path, source })?;
@@ -109,18 +106,12 @@ fn check_scenarios(
         }
     }
     let skipped = checks.iter().filter(|c| c.not_played.is_some()).count();
-    let unchecked = if pack.is_none() {
-        ", prompts not checked without --pack"
-    } else {
-        ""
-    };
-    findings.summary.push(format!(
-        "{} scenario file{} ({} assertion{}, {skipped} of them skipped when played{unchecked})",
-        files.len(),
-        plural(files.len()),
-        checks.len(),
-        plural(checks.len()),
-    ));
+    findings.loaded.push(Loaded::Scenarios {
+        files: files.len(),
+        assertions: checks.len(),
+        skipped,
+        prompts_checked: pack.is_some(),
+    });
     Ok(())
 }
 
@@ -129,14 +120,14 @@ fn check_scenarios(
 fn check(
     config_path: Option<&Path>,
     pack_path: Option<&Path>,
-) -> (Findings, Option<RuntimeConfig>, Option<Pack>) {
+) -> (ValidateRecord, Option<RuntimeConfig>, Option<Pack>) {
     let cwd = current_dir();
     let mut diagnostics = Diagnostics::default();
-    let mut summary = Vec::new();
+    let mut loaded_files = Vec::new();
     let config = config_path.and_then(|path| match config::load(path, true) {
         Ok(loaded) => {
             diagnostics.extend(loaded.warnings);
-            summary.push(describe_config(&loaded.value));
+            loaded_files.push(describe_config(&loaded.value));
             Some(loaded.value)
         }
         Err(rejected) => {
@@ -165,7 +156,7 @@ fn check(
     let pack = pack_path.and_then(|path| match pack::load(path) {
         Ok(loaded) => {
             diagnostics.extend(loaded.warnings);
-            summary.push(describe_pack(&loaded.value));
+            loaded_files.push(describe_pack(&loaded.value));
             Some(loaded.value)
         }
         Err(rejected) => {
@@ -179,38 +170,12 @@ fn check(
     if let Some(pack) = &pack {
         diagnostics.extend(eval_diagnostics(pack, config.as_ref()));
     }
-    let findings = Findings {
+    let findings = ValidateRecord {
         diagnostics,
-        summary,
+        loaded: loaded_files,
+        strict: false,
     };
     (findings, config, pack)
-}
-
-/// Every problem, then the verdict: exit 2 on any error, or any warning under
-/// `--strict`.
-fn report(findings: Findings, strict: bool, console: &mut Console) -> Exit {
-    let Findings {
-        mut diagnostics,
-        summary,
-    } = findings;
-    let (errors, warnings) = (diagnostics.error_count(), diagnostics.warning_count());
-    if strict && errors == 0 && warnings > 0 {
-        diagnostics.push(strict_verdict(warnings));
-    }
-    console.diagnostics(&diagnostics);
-    if errors > 0 || (strict && warnings > 0) {
-        console.note(&format!(
-            "validate: {} error{}, {} warning{}",
-            errors,
-            plural(errors),
-            warnings,
-            plural(warnings)
-        ));
-        Exit::BadInput
-    } else {
-        console.note(&format!("ok: {}", summary.join("; ")));
-        Exit::Success
-    }
 }
 
 /// Evals that could not run with this config, each reported once even when
@@ -244,39 +209,25 @@ fn eval_diagnostics(pack: &Pack, config: Option<&RuntimeConfig>) -> Diagnostics 
     diagnostics
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+fn describe_config(config: &RuntimeConfig) -> Loaded {
+    Loaded::Config {
+        path: config
+            .path
+            .as_ref()
+            .map_or_else(String::new, |p| p.display().to_string()),
+        providers: config.providers.len(),
+        tools: config.tools.len(),
+        evals: config.evals.len(),
+        hooks: config.hooks.len(),
+        mcp_servers: config.mcp_servers.len(),
+    }
 }
 
-fn describe_config(config: &RuntimeConfig) -> String {
-    let path = config
-        .path
-        .as_ref()
-        .map_or_else(String::new, |p| p.display().to_string());
-    format!(
-        "{path} ({} provider{}, {} tool{}, {} eval{}, {} hook{}, {} MCP server{})",
-        config.providers.len(),
-        plural(config.providers.len()),
-        config.tools.len(),
-        plural(config.tools.len()),
-        config.evals.len(),
-        plural(config.evals.len()),
-        config.hooks.len(),
-        plural(config.hooks.len()),
-        config.mcp_servers.len(),
-        plural(config.mcp_servers.len()),
-    )
-}
-
-fn describe_pack(pack: &Pack) -> String {
-    format!(
-        "{} ({} prompt{}, {} tool{}, {} eval{})",
-        pack.path.display(),
-        pack.prompts.len(),
-        plural(pack.prompts.len()),
-        pack.tools.len(),
-        plural(pack.tools.len()),
-        pack.evals.len(),
-        plural(pack.evals.len()),
-    )
+fn describe_pack(pack: &Pack) -> Loaded {
+    Loaded::Pack {
+        path: pack.path.display().to_string(),
+        prompts: pack.prompts.len(),
+        tools: pack.tools.len(),
+        evals: pack.evals.len(),
+    }
 }

@@ -2,22 +2,29 @@
 //! summary on stderr, one JSON document, JUnit XML, and the JSONL transcript.
 
 mod check;
+mod eval;
 mod exit;
 mod human;
 mod json;
 mod junit;
+mod listing;
 mod model_totals;
 mod record;
+pub(crate) mod style;
 mod suite;
 mod summary;
 mod terminal;
+mod tool_listing;
 mod transcript;
+mod validate;
 
 pub(crate) use check::{check_human, check_json, check_junit};
+pub(crate) use eval::{EvalReplay, eval_junit, result_lines};
 pub(crate) use exit::Exit;
 pub(crate) use human::{HumanStream, describe};
 pub(crate) use json::JsonReport;
 pub(crate) use junit::junit_report;
+pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};
 pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
 pub(crate) use suite::{
@@ -25,4 +32,6 @@ pub(crate) use suite::{
 };
 pub(crate) use summary::{evals_table, problems, problems_except, summary, table};
 pub(crate) use terminal::Terminal;
+pub(crate) use tool_listing::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 pub(crate) use transcript::Transcript;
+pub(crate) use validate::{Loaded, ValidateRecord};

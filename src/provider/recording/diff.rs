@@ -4,6 +4,8 @@
 
 use serde_json::Value as Json;
 
+use crate::diff::text::{Excerpt, first_difference};
+
 use super::{NormalizedMessage, NormalizedToolCall, NormalizedToolResult, RequestMatch};
 
 /// How many differences are shown before the rest are only counted.
@@ -64,25 +66,17 @@ fn texts_line(label: &str, recorded: &str, made: &str, quoted: bool) -> Option<S
     if recorded == made {
         return None;
     }
-    let at = recorded
-        .chars()
-        .zip(made.chars())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let at = first_difference(recorded, made);
     let long = recorded.chars().count() > SHORT || made.chars().count() > SHORT;
-    let show = |text: &str| {
+    let shown = |text: &str| {
         let excerpt = if long {
             excerpt(text, at)
         } else {
-            Excerpt {
-                text: text.to_string(),
-                cut_before: false,
-                cut_after: false,
-            }
+            Excerpt::whole(text)
         };
-        excerpt.show(quoted)
+        show(&excerpt, quoted)
     };
-    let (recorded, made) = (show(recorded), show(made));
+    let (recorded, made) = (shown(recorded), shown(made));
     Some(if long {
         format!(
             "{label} differs at character {}: recorded {recorded} — made {made}",
@@ -93,54 +87,32 @@ fn texts_line(label: &str, recorded: &str, made: &str, quoted: bool) -> Option<S
     })
 }
 
-struct Excerpt {
-    text: String,
-    cut_before: bool,
-    cut_after: bool,
-}
-
-impl Excerpt {
-    fn show(&self, quoted: bool) -> String {
-        let body = if quoted {
-            let json = Json::String(self.text.clone()).to_string();
-            json[1..json.len() - 1].to_string()
-        } else {
-            self.text.clone()
-        };
-        let before = if self.cut_before { "…" } else { "" };
-        let after = if self.cut_after { "…" } else { "" };
-        let quote = if quoted { "\"" } else { "" };
-        format!("{quote}{before}{body}{after}{quote}")
-    }
+/// An excerpt as shown: `…` where it was cut, quoted and escaped as a JSON string
+/// when `quoted`.
+fn show(excerpt: &Excerpt, quoted: bool) -> String {
+    let body = if quoted {
+        let json = Json::String(excerpt.text.clone()).to_string();
+        json[1..json.len() - 1].to_string()
+    } else {
+        excerpt.text.clone()
+    };
+    let before = if excerpt.cut_before { "…" } else { "" };
+    let after = if excerpt.cut_after { "…" } else { "" };
+    let quote = if quoted { "\"" } else { "" };
+    format!("{quote}{before}{body}{after}{quote}")
 }
 
 /// A text quoted, only its start when it is long.
 pub fn quoted(text: &str) -> String {
     if text.chars().count() <= SHORT {
-        return Excerpt {
-            text: text.to_string(),
-            cut_before: false,
-            cut_after: false,
-        }
-        .show(true);
+        return show(&Excerpt::whole(text), true);
     }
-    excerpt(text, 0).show(true)
+    show(&excerpt(text, 0), true)
 }
 
 /// The characters of `text` around character `at`.
 fn excerpt(text: &str, at: usize) -> Excerpt {
-    let total = text.chars().count();
-    let start = at.saturating_sub(BEFORE);
-    let end = (at + FROM).min(total);
-    Excerpt {
-        text: text
-            .chars()
-            .skip(start)
-            .take(end.saturating_sub(start))
-            .collect(),
-        cut_before: start > 0,
-        cut_after: end < total,
-    }
+    Excerpt::around(text, at, BEFORE, FROM)
 }
 
 fn list(names: &[String]) -> String {
