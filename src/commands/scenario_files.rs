@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CliError, Console};
+use crate::cli::{CliError, Console, UsageError};
 use crate::doc::{Diagnostic, Diagnostics, one_of};
 use crate::suite::{self, Scenario};
 
@@ -78,17 +78,19 @@ pub(super) fn check_filters(scenarios: &[Scenario], filters: &[String]) -> Resul
         return Ok(());
     };
     let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
-    Err(CliError::Usage(format!(
+    Err(UsageError::NoMatch(format!(
         "--filter {idle} matches no scenario (the suite has {}){}",
         one_of(&ids),
         crate::doc::suggest(idle, ids.iter().copied())
-    )))
+    ))
+    .into())
 }
 
 /// What a suite with nothing to play says.
 pub(super) fn none_in(place: &Path) -> CliError {
-    CliError::Usage(format!(
+    UsageError::Nothing(format!(
         "no scenarios to play in {}: give scenario files or folders of `*.scenario.yaml` files, or --message TEXT to play one conversation",
         place.display()
     ))
+    .into()
 }

@@ -6,6 +6,7 @@ mod http;
 mod mock;
 pub mod recording;
 mod scripted;
+mod select;
 
 pub use completion::{Completion, Exchange, ModelCall, ModelError, Provider, Usage};
 pub use http::{
@@ -17,3 +18,6 @@ pub use recording::{
     MatchMode, ProviderInfo, RecordedSession, Recorder, Recording, Replayer, SessionTape,
 };
 pub use scripted::{AssistantMessage, ScriptedProvider, ToolCall};
+pub(crate) use select::{
+    Answers, ModelPlan, SelectError, choose, live, live_answers, mock_answers, replay_answers,
+};

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::style;
+use super::style;
 use crate::evals::{EvalResult, EvalStatus};
 use crate::exec::last_lines;
 use crate::session::SessionEvent;

@@ -4,29 +4,36 @@
 mod check;
 mod eval;
 mod exit;
+mod exit_fold;
 mod human;
 mod json;
 mod junit;
 mod listing;
 mod model_totals;
 mod record;
+mod shard;
 pub(crate) mod style;
 mod suite;
+#[cfg(test)]
+mod suite_tests;
 mod summary;
 mod terminal;
 mod tool_listing;
 mod transcript;
+mod verdict;
 mod validate;
 
 pub(crate) use check::{check_human, check_json, check_junit};
 pub(crate) use eval::{EvalReplay, eval_junit, result_lines};
 pub(crate) use exit::Exit;
+pub(crate) use exit_fold::{run_exit, worse};
 pub(crate) use human::{HumanStream, describe};
 pub(crate) use json::JsonReport;
 pub(crate) use junit::junit_report;
 pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};
 pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
+pub(crate) use shard::Shard;
 pub(crate) use suite::{
     ScenarioRecord, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
 };
@@ -34,4 +41,5 @@ pub(crate) use summary::{evals_table, problems, problems_except, summary, table}
 pub(crate) use terminal::Terminal;
 pub(crate) use tool_listing::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 pub(crate) use transcript::Transcript;
+pub(crate) use verdict::{Check, Outcome, UnplayedTurn, Verdict};
 pub(crate) use validate::{Loaded, ValidateRecord};

@@ -27,6 +27,11 @@ pub(crate) struct RunRecord {
 }
 
 impl RunRecord {
+    /// The exit code the run comes to.
+    pub(crate) fn exit(&self) -> super::Exit {
+        super::Exit::from_code(self.exit_code)
+    }
+
     /// The eval results, read as they are reached.
     pub(crate) fn evals(&self) -> impl Iterator<Item = EvalResult> + '_ {
         evals_of(self.events.iter())

@@ -10,13 +10,15 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::json;
 
-use crate::cli::style::{self, Tone};
+use super::style::{self, Tone};
 use crate::doc::Diagnostics;
 use crate::session::{SessionEvent, TurnEnd};
-use crate::suite::{Outcome, Shard, UnplayedTurn, Verdict};
 
 use super::junit::{eval_status, model_properties, non_success};
-use super::{JsonReport, ModelTotals, RunRecord, dollars, problems_except, table, warnings_json};
+use super::{
+    Exit, JsonReport, ModelTotals, Outcome, RunRecord, Shard, UnplayedTurn, Verdict, dollars,
+    problems_except, table, warnings_json,
+};
 
 /// A finished suite.
 #[derive(Debug)]
@@ -68,7 +70,19 @@ pub(crate) fn result_word(exit_code: u8) -> &'static str {
     }
 }
 
+impl SuiteRecord {
+    /// The exit code the suite comes to.
+    pub(crate) fn exit(&self) -> Exit {
+        Exit::from_code(self.exit_code)
+    }
+}
+
 impl ScenarioRecord {
+    /// The exit code the scenario comes to.
+    pub(crate) fn exit(&self) -> Exit {
+        Exit::from_code(self.exit_code)
+    }
+
     /// What reports call its result: `partial`, or the word of its exit code.
     pub(crate) fn result(&self) -> &'static str {
         if self.partial {
@@ -113,7 +127,7 @@ impl ScenarioRecord {
         lines.extend(
             self.unplayed_turns
                 .iter()
-                .filter(|turn| turn.assertions.is_empty())
+                .filter(|turn| !turn.asserted)
                 .map(unplayed_line),
         );
         lines.extend(

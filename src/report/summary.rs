@@ -192,7 +192,7 @@ pub(crate) fn problems_except(record: &RunRecord, skip: impl Fn(&str) -> bool) -
     // Reasons quote what hooks, tools, servers and models wrote.
     lines
         .into_iter()
-        .map(|line| crate::cli::style::peer(&line, true).into_owned())
+        .map(|line| super::style::peer(&line, true).into_owned())
         .collect()
 }
 

@@ -2,34 +2,11 @@
 //! each conversation assertion when the conversation is over, and every one is a
 //! gate (a score of 1, or the bounds of an `assertion` wrapper).
 
-use crate::doc::{Diagnostic, Pos};
+use crate::doc::Diagnostic;
 use crate::pack::{Bound, EvalDef, Threshold, Trigger};
+use crate::report::Check;
 
 use super::{Assertion, Scenario, UnplayedTurn};
-
-/// One assertion as planned: the eval that checks it, and what a report says of it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub(crate) struct Check {
-    /// The eval id its results carry.
-    pub id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub message: Option<String>,
-    /// The played turn it judges (from 1); `None`: the whole conversation, or a
-    /// turn that is not played.
-    pub turn: Option<u32>,
-    pub pass_threshold: f64,
-    /// Where it stands, as reports name it: `turn 2`, `conversation`, or the
-    /// file's turn it is written under when that turn is not played.
-    #[serde(skip)]
-    pub place: String,
-    /// Why it is not judged: its turn is not played, or its type needs what
-    /// promptexec does not run. Such a check has no eval and is reported skipped.
-    #[serde(skip)]
-    pub not_played: Option<String>,
-    #[serde(skip)]
-    pub pos: Pos,
-}
 
 /// PromptArena assertion types that need a real model, media, or a runtime
 /// promptexec is not (agents, workflows, memories, remote evaluators).

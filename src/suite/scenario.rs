@@ -87,7 +87,17 @@ pub(crate) struct UnplayedTurn {
 impl UnplayedTurn {
     /// Where it is, as reports name it.
     pub(crate) fn place(&self) -> String {
-        format!("turn {} of the file (`{}`)", self.index, self.role)
+        self.fact().place()
+    }
+
+    /// What reports say of it.
+    pub(crate) fn fact(&self) -> crate::report::UnplayedTurn {
+        crate::report::UnplayedTurn {
+            index: self.index,
+            role: self.role.clone(),
+            reason: self.reason.clone(),
+            asserted: !self.assertions.is_empty(),
+        }
     }
 }
 

@@ -1,39 +1,6 @@
 //! Which scenarios a run plays: `--filter` by id or label, then `--shard K/N`.
 
-use std::fmt;
-use std::str::FromStr;
-
-use super::Scenario;
-
-/// `--shard K/N`: the K-th of N slices (from 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let expected = || format!("`{text}` is not K/N with 1 <= K <= N (for example 2/3)");
-        let (k, n) = text.split_once('/').ok_or_else(expected)?;
-        let (index, count) = (
-            k.trim().parse::<usize>().map_err(|_| expected())?,
-            n.trim().parse::<usize>().map_err(|_| expected())?,
-        );
-        if index == 0 || index > count {
-            return Err(expected());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
+use super::{Scenario, Shard};
 
 /// Whether `--filter` picks the scenario: a `KEY=VALUE` filter matches a label
 /// exactly; any other text is a part of the scenario's id.
@@ -98,15 +65,6 @@ mod tests {
 
     fn ids(scenarios: &[Scenario]) -> Vec<&str> {
         scenarios.iter().map(|s| s.id.as_str()).collect()
-    }
-
-    #[test]
-    fn a_shard_is_k_of_n() {
-        assert_eq!("2/3".parse(), Ok(Shard { index: 2, count: 3 }));
-        for bad in ["0/3", "4/3", "3", "a/b", "1/0", ""] {
-            let err = bad.parse::<Shard>().expect_err(bad);
-            assert!(err.contains("K/N"), "{err}");
-        }
     }
 
     #[test]

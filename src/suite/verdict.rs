@@ -1,40 +1,8 @@
 //! Folding each assertion's results over a scenario's trials into one verdict:
 //! it passes when its share of passing trials reaches its `pass_threshold`.
 
-use serde::Serialize;
-
 use crate::evals::{EvalResult, EvalStatus};
-
-use super::Check;
-
-crate::wire_enum! {
-    /// What an assertion came to over the trials.
-    pub(crate) enum Outcome {
-        Passed = "passed",
-        Failed = "failed",
-        /// It could not be judged in some trial (an eval that failed to score).
-        Error = "error",
-        /// It was not judged at all: its turn is not played, or its type needs what
-        /// promptexec does not run. Its scenario is partial, never passed.
-        Skipped = "skipped",
-    }
-}
-
-/// One assertion over every trial.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Verdict {
-    #[serde(flatten)]
-    pub check: Check,
-    pub outcome: Outcome,
-    /// Trials it passed in (an assertion whose precondition did not hold passes).
-    pub passes: u32,
-    pub trials: u32,
-    /// Why it failed in the first trial it did not pass; why it was skipped when it
-    /// was skipped in every trial, or why it is not played.
-    pub detail: Option<String>,
-    /// Skipped in every trial (its precondition did not hold), or not played.
-    pub skipped: bool,
-}
+use crate::report::{Check, Outcome, Verdict};
 
 /// Each check's verdict, given each trial's eval results. A check with no result
 /// in a trial was never reached there (its turn ended early, or the conversation

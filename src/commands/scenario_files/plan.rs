@@ -15,13 +15,13 @@ use crate::cli::{CliError, Console, Settings};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Diagnostics, suggest};
 use crate::evals::{Evaluator, prompt_evals};
-use crate::pack::{self, EvalDef, Pack, Prompt, ToolPolicy, VarInputs};
-use crate::provider::{MockScript, load_mock};
-use crate::suite::{self, Check, Scenario, Shard};
+use crate::pack::{self, Pack, Prompt, ToolPolicy, VarInputs};
+use crate::provider::{self, MockScript, ModelPlan, load_mock};
+pub(in crate::commands) use crate::suite::ScenarioPlan;
+use crate::suite::{self, Check, Scenario, Shard, recording_path, variables_json};
 
-use super::super::conversation::variables_json;
 use super::super::load::{self, mock_path};
-use super::super::model::{self, Answers, ModelPlan, NamedBy};
+use super::super::model::{self, NamedBy};
 use super::super::warnings::LoadWarnings;
 
 /// What a command was given that decides how its scenarios play.
@@ -40,28 +40,14 @@ pub(in crate::commands) struct PlanOptions<'a> {
     pub strict: bool,
 }
 
-/// A suite loaded and checked; nothing has started.
-pub(in crate::commands) struct SuitePlan {
+/// A suite's files loaded and checked; nothing has started.
+pub(in crate::commands) struct Loaded {
     pub config: RuntimeConfig,
     pub pack: Pack,
     /// Every warning found loading it (shown already, unless `--strict` made them
     /// fatal).
     pub warnings: Diagnostics,
     pub scenarios: Vec<ScenarioPlan>,
-}
-
-/// One scenario, ready to play: its prompt (with the scenario's tool policy), the
-/// rendered system prompt, and the evals that check it.
-pub(in crate::commands) struct ScenarioPlan {
-    pub scenario: Scenario,
-    pub prompt: Prompt,
-    pub system_prompt: String,
-    pub variables: Json,
-    /// The pack's and prompt's evals, then the scenario's assertions played.
-    pub evals: Vec<EvalDef>,
-    /// Every assertion of the scenario, those not played included.
-    pub checks: Vec<Check>,
-    pub model: ModelPlan,
 }
 
 /// What every scenario of a suite plays with, beside the scenario itself.
@@ -86,7 +72,7 @@ pub(in crate::commands) fn plan(
     options: &PlanOptions<'_>,
     required: bool,
     console: &mut Console,
-) -> Result<SuitePlan, CliError> {
+) -> Result<Loaded, CliError> {
     let mut warnings = LoadWarnings::new(options.strict);
     let config = warnings.config_or_empty(settings, console)?;
     let mut pack = warnings.keep(pack::load(options.pack), console)?;
@@ -132,7 +118,7 @@ pub(in crate::commands) fn plan(
     let (plans, found) = plan_each(picked, &context)?;
     warnings.sort(&found, console)?;
     let warnings = warnings.settle()?;
-    Ok(SuitePlan {
+    Ok(Loaded {
         config,
         pack,
         warnings,
@@ -185,7 +171,7 @@ pub(in crate::commands) fn plan_each(
         let Some(model) = model else {
             continue;
         };
-        let mocked = matches!(model.answers, Answers::Mock { .. });
+        let mocked = model.is_mock();
         if mocked && cx.script.path.is_some() && !cx.script.scenarios.contains_key(&scenario.id) {
             found.push(Diagnostic::warning(
                 &scenario.path,
@@ -325,7 +311,7 @@ fn scenario_model(
         }
     };
     let chosen = model::choose(cx.config, named)?;
-    let answers = match (cx.replay_dir, model::live(chosen)) {
+    let answers = match (cx.replay_dir, provider::live(chosen)) {
         (Some(dir), _) => {
             let path = recording_path(dir, &scenario.id);
             if !path.is_file() {
@@ -345,22 +331,10 @@ fn scenario_model(
             model::replay_answers(&path, cx.replay_match)?
         }
         (None, Some(live)) => model::live_answers(live, cx.config, cx.mock_given)?,
-        (None, None) => model::mock_answers(cx.script.clone(), &scenario.id),
+        (None, None) => provider::mock_answers(cx.script.clone(), &scenario.id),
     };
     let stream = scenario.streaming.unwrap_or(cx.stream);
-    Ok(model::plan(answers, chosen, stream))
-}
-
-/// A scenario id as one plain file name ([`suite::cases::file_name_part`]): other
-/// characters than letters, digits, `-`, `_` and `.` become `_`, and so does a
-/// leading `.`, so whatever the id, its files stay in the folder they are written to.
-pub(in crate::commands) fn file_stem(id: &str) -> String {
-    suite::cases::file_name_part(std::ffi::OsStr::new(id))
-}
-
-/// `DIR/ID.recording.json`: every trial of the scenario, one session each.
-pub(in crate::commands) fn recording_path(dir: &Path, id: &str) -> PathBuf {
-    dir.join(format!("{}.recording.json", file_stem(id)))
+    Ok(ModelPlan::new(answers, chosen, stream))
 }
 
 /// A scenario checked without a pack: its assertions planned, and their evals

@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::cli::style;
+use crate::report::style;
 use crate::secret;
 use crate::session::{Asker, Decision, PendingCall};
 
