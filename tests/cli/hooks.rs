@@ -94,7 +94,7 @@ fn hook_test_of_one_hook_is_not_held_by_a_sleeping_observer() {
         &[("PIDFILE", &pidfile), ("ORDER_LOG", &order)],
     );
     out.expect_code(0);
-    assert_eq!(out.stdout.lines().count(), 2, "one decision per phase");
+    assert_eq!(out.json_lines().len(), 2, "one decision per phase");
     assert!(out.elapsed < Duration::from_secs(5), "{:?}", out.elapsed);
     assert!(
         !Path::new(&pidfile).exists(),
