@@ -46,114 +46,168 @@ pub(super) struct FuzzTarget<'a> {
     pub output: Option<&'a Json>,
 }
 
+/// What fuzzing has seen so far, over every target.
+#[derive(Default)]
+struct Tally {
+    calls: usize,
+    valid: usize,
+    invalid: usize,
+    /// Results held to an output schema.
+    checked_results: usize,
+    /// Targets whose ordinary call worked, so they were fuzzed.
+    fuzzed: usize,
+    /// The fuzz probe's failure; fuzzing stops at the first.
+    fuzz_failure: Option<ProbeResult>,
+    /// The output contract's failure; the first one found is kept.
+    contract: Option<ProbeResult>,
+}
+
 /// The fuzz verdict, and an output-contract verdict when a target declares an output
 /// schema.
 pub(super) async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<ProbeResult> {
     let started = tokio::time::Instant::now();
-    let mut calls = 0usize;
-    let (mut valid, mut invalid) = (0usize, 0usize);
-    let mut fuzz_failure = None;
-    let mut contract: Option<ProbeResult> = None;
-    let mut checked_results = 0usize;
-    let mut fuzzed = 0usize;
+    let mut tally = Tally::default();
     let cancel = CancellationToken::new();
-    'targets: for target in targets {
-        let mut fuzzer = match Fuzzer::new(target.input, options.seed) {
-            Ok(fuzzer) => fuzzer,
-            Err(err) => {
-                let hint = if err.past_a_limit() {
-                    "keep the schema within the sizes check generates (see `check` in the guide)"
-                } else {
-                    "give the tool a schema that arguments can satisfy"
-                };
-                fuzz_failure = Some(not_fuzzed(
-                    &target.name,
-                    format!("no arguments can be generated from its schema: {err}"),
-                    hint,
-                ));
+    for target in targets {
+        let mut fuzzer = match ready(target, options, &cancel).await {
+            Ok(Some(fuzzer)) => fuzzer,
+            Ok(None) => continue,
+            Err(failure) => {
+                tally.fuzz_failure = Some(failure);
                 break;
             }
         };
-        // A tool that fails its ordinary call fails a probe of its own already, so
-        // what fuzzing finds is what depends on the input. Only when that probe is
-        // not run does this one say so.
-        if let Some(why) = failure(&target.caller.call(&fuzzer.example(), &cancel).await, true) {
-            if options.only.is_some() {
-                fuzz_failure = Some(not_fuzzed(
-                    &target.name,
-                    format!("its ordinary call with {} fails: {why}", fuzzer.example()),
-                    "make the ordinary call succeed first",
-                ));
-                break;
-            }
+        tally.fuzzed += 1;
+        fuzz_target(target, &mut fuzzer, options, &cancel, &mut tally).await;
+        if tally.fuzz_failure.is_some() {
+            break;
+        }
+    }
+    verdicts(tally, targets, options, started.elapsed())
+}
+
+/// A fuzzer for the target's schema, once its ordinary call works. A tool that fails
+/// its ordinary call fails a probe of its own already, so what fuzzing finds is what
+/// depends on the input: it is skipped (`None`), and only when that probe is not run
+/// does this one say so. A schema no arguments can be generated from fails the probe.
+async fn ready(
+    target: &FuzzTarget<'_>,
+    options: &Options,
+    cancel: &CancellationToken,
+) -> Result<Option<Fuzzer>, ProbeResult> {
+    let fuzzer = Fuzzer::new(target.input, options.seed).map_err(|err| {
+        let hint = if err.past_a_limit() {
+            "keep the schema within the sizes check generates (see `check` in the guide)"
+        } else {
+            "give the tool a schema that arguments can satisfy"
+        };
+        not_fuzzed(
+            &target.name,
+            format!("no arguments can be generated from its schema: {err}"),
+            hint,
+        )
+    })?;
+    let Some(why) = failure(&target.caller.call(&fuzzer.example(), cancel).await, true) else {
+        return Ok(Some(fuzzer));
+    };
+    if options.only.is_none() {
+        return Ok(None);
+    }
+    Err(not_fuzzed(
+        &target.name,
+        format!("its ordinary call with {} fails: {why}", fuzzer.example()),
+        "make the ordinary call succeed first",
+    ))
+}
+
+/// The target called with each generated case until one fails the fuzz probe (then
+/// shrunk, in `tally.fuzz_failure`); valid results are held to the output schema.
+async fn fuzz_target(
+    target: &FuzzTarget<'_>,
+    fuzzer: &mut Fuzzer,
+    options: &Options,
+    cancel: &CancellationToken,
+    tally: &mut Tally,
+) {
+    let output = target.output.map(ArgsSchema::new);
+    for _ in 0..options.cases {
+        let case = fuzzer.next_case();
+        // A run only ever sends an object: arguments of another type say nothing
+        // about the tool, and `invoke-tool` could not repeat them.
+        if !case.args.is_object() {
             continue;
         }
-        fuzzed += 1;
-        let output = target.output.map(ArgsSchema::new);
-        for _ in 0..options.cases {
-            let case = fuzzer.next_case();
-            // A run only ever sends an object: arguments of another type say nothing
-            // about the tool, and `invoke-tool` could not repeat them.
-            if !case.args.is_object() {
-                continue;
-            }
-            let report = target.caller.call(&case.args, &cancel).await;
-            calls += 1;
-            if case.valid {
-                valid += 1;
-            } else {
-                invalid += 1;
-            }
-            let is_valid = case.valid;
-            if let Some(why) = failure(&report, is_valid) {
-                let hangs = report.status == ToolStatus::Timeout;
-                let judge = |report: &ToolReport| failure(report, is_valid);
-                fuzz_failure = Some(
-                    shrunk(
-                        target,
-                        case,
-                        Probe::Fuzz,
-                        &judge,
-                        why,
-                        hangs,
-                        options,
-                        &cancel,
-                    )
-                    .await,
-                );
-                break 'targets;
-            }
-            let Some(schema) = output
-                .as_ref()
-                .filter(|_| is_valid && report.result.is_some())
-            else {
-                continue;
-            };
-            checked_results += 1;
-            if contract.is_none()
-                && let Some(why) = breaks_contract(schema, &report)
-            {
-                let judge = |report: &ToolReport| breaks_contract(schema, report);
-                let found = shrunk(
-                    target,
-                    case,
-                    Probe::OutputContract,
-                    &judge,
-                    why,
-                    false,
-                    options,
-                    &cancel,
-                );
-                contract = Some(found.await);
-            }
+        let report = target.caller.call(&case.args, cancel).await;
+        tally.calls += 1;
+        if case.valid {
+            tally.valid += 1;
+        } else {
+            tally.invalid += 1;
+        }
+        let is_valid = case.valid;
+        if let Some(why) = failure(&report, is_valid) {
+            let hangs = report.status == ToolStatus::Timeout;
+            let judge = |report: &ToolReport| failure(report, is_valid);
+            let found = shrunk(
+                target,
+                case,
+                Probe::Fuzz,
+                &judge,
+                why,
+                hangs,
+                options,
+                cancel,
+            );
+            tally.fuzz_failure = Some(found.await);
+            return;
+        }
+        let Some(schema) = output
+            .as_ref()
+            .filter(|_| is_valid && report.result.is_some())
+        else {
+            continue;
+        };
+        tally.checked_results += 1;
+        if tally.contract.is_none()
+            && let Some(why) = breaks_contract(schema, &report)
+        {
+            let judge = |report: &ToolReport| breaks_contract(schema, report);
+            let found = shrunk(
+                target,
+                case,
+                Probe::OutputContract,
+                &judge,
+                why,
+                false,
+                options,
+                cancel,
+            );
+            tally.contract = Some(found.await);
         }
     }
-    let took = started.elapsed();
-    if fuzzed == 0 && fuzz_failure.is_none() {
+}
+
+/// The fuzz verdict (none when no target could be fuzzed and nothing failed), and
+/// the output contract's when a target declares an output schema.
+fn verdicts(
+    tally: Tally,
+    targets: &[FuzzTarget<'_>],
+    options: &Options,
+    took: std::time::Duration,
+) -> Vec<ProbeResult> {
+    if tally.fuzzed == 0 && tally.fuzz_failure.is_none() {
         return Vec::new();
     }
+    let Tally {
+        calls,
+        valid,
+        invalid,
+        checked_results,
+        ..
+    } = tally;
     let mut results = vec![
-        fuzz_failure
+        tally
+            .fuzz_failure
             .unwrap_or_else(|| {
                 ProbeResult::pass(
                     Probe::Fuzz,
@@ -167,7 +221,8 @@ pub(super) async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<P
     ];
     if targets.iter().any(|t| t.output.is_some()) {
         results.push(
-            contract
+            tally
+                .contract
                 .unwrap_or_else(|| {
                     ProbeResult::pass(
                         Probe::OutputContract,

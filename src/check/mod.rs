@@ -1,6 +1,7 @@
 //! `check`: conformance probes and schema-driven fuzzing for every extension a config
-//! binds. Drivers run an extension and record what it did; each probe is a small pure
-//! verdict over that record.
+//! binds. [`subjects`] makes each extension ready to probe, [`run`] is the engine
+//! (a [`CheckPlan`] in, a [`CheckRecord`] out). Drivers run an extension and record
+//! what it did; each probe is a small pure verdict over that record.
 
 mod ending;
 mod error;
@@ -11,11 +12,15 @@ mod line_process;
 mod mcp;
 mod oneshot;
 mod run;
+#[cfg(test)]
+mod run_tests;
 mod subject;
+mod subjects;
 mod verdict;
 
-pub(crate) use run::check;
+pub(crate) use crate::report::{CheckRecord, CheckedKind, ExtensionCheck, Probe, ProbeResult};
+pub(crate) use run::{CheckError, CheckEvent, CheckPlan, run};
 pub(crate) use subject::{
     LineServer, McpSubject, OneShot, Options, ReplyShape, Subject, ToolSchemas,
 };
-pub(crate) use verdict::{CheckReport, CheckedKind, ExtensionCheck, Probe, ProbeResult};
+pub(crate) use subjects::{extension_names, subjects};

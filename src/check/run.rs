@@ -1,14 +1,91 @@
-//! One extension through every probe of its kind, then its tools through the fuzzer.
+//! The engine of `check`: every planned extension through every probe of its kind,
+//! several at once, then its tools through the fuzzer, into one [`CheckRecord`].
 
+use std::cell::RefCell;
 use std::sync::Arc;
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
 
 use crate::tool_caller::ToolCaller;
 
 use super::fuzzing::{Caller, FuzzTarget, fuzz};
 use super::subject::{Options, Subject, ToolSchemas};
-use super::{ExtensionCheck, Probe, line, mcp, oneshot};
+use super::{CheckRecord, ExtensionCheck, Probe, line, mcp, oneshot};
 
-pub(crate) async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
+/// A check run, planned: the extensions to check, in the order the report lists
+/// them, and how.
+#[derive(Debug, Clone)]
+pub(crate) struct CheckPlan {
+    pub subjects: Vec<Subject>,
+    pub options: Options,
+    /// How many extensions are checked at once.
+    pub jobs: usize,
+    /// Cancelled when the command is interrupted: the run ends
+    /// [`CheckError::Interrupted`].
+    pub stop: CancellationToken,
+}
+
+/// What a check run shows as it goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CheckEvent<'r> {
+    /// An extension's probes started.
+    Started(&'r Subject),
+    /// An extension's probes finished (in the order they finish).
+    Finished(&'r ExtensionCheck),
+}
+
+/// Why a check run has no record.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CheckError {
+    #[error("interrupted")]
+    Interrupted,
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Checks every planned extension, up to `jobs` at once, and shows each to
+/// `on_event` as it starts and finishes. An extension that no probe applied to (as
+/// with `--probe`) is left out of the record.
+pub(crate) fn run(
+    plan: &CheckPlan,
+    on_event: impl FnMut(CheckEvent<'_>),
+) -> Result<CheckRecord, CheckError> {
+    let on_event = RefCell::new(on_event);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CheckError::Runtime)?;
+    let checked = runtime.block_on(async {
+        if plan.stop.is_cancelled() {
+            return Err(CheckError::Interrupted);
+        }
+        let checking = futures::stream::iter(plan.subjects.iter())
+            .map(|subject| async {
+                (on_event.borrow_mut())(CheckEvent::Started(subject));
+                let checked = check(subject, &plan.options).await;
+                (on_event.borrow_mut())(CheckEvent::Finished(&checked));
+                checked
+            })
+            .buffered(plan.jobs.max(1))
+            .collect::<Vec<ExtensionCheck>>();
+        tokio::select! {
+            checked = checking => Ok(checked),
+            () = plan.stop.cancelled() => Err(CheckError::Interrupted),
+        }
+    })?;
+    Ok(CheckRecord {
+        seed: plan.options.seed,
+        cases: plan.options.cases,
+        extensions: checked
+            .into_iter()
+            .filter(|e| !e.probes.is_empty())
+            .collect(),
+    })
+}
+
+/// One extension through every probe of its kind, then its tools through the fuzzer.
+async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
     let fuzzing = options.wants(Probe::Fuzz) || options.wants(Probe::OutputContract);
     let mut probes = match subject {
         Subject::OneShot(s) => {

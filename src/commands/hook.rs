@@ -5,16 +5,12 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
-use crate::cli::style::status;
-use crate::cli::{CliError, Console, Exit};
-use crate::config::{Hook, HookKind, HookMode, HookPhase, RuntimeConfig};
-use crate::doc::one_of;
-use crate::exec::last_lines;
-use crate::hooks::{ExecHook, HookDecision};
+use crate::cli::{CliError, Console, Exit, Unknown, UsageError};
+use crate::config::{Hook, HookKind, HookPhase, RuntimeConfig};
+use crate::hooks::{ExecHook, HookReport, call_exec, sample_payload, wrap_event};
+use crate::report::explain_exec;
 
-use super::hook_call::{call_exec, wrap_event};
-use super::hook_report::{HookReport, explain_line, print_decisions};
-use super::hook_samples;
+use super::hook_report::print_decisions;
 use super::load::read_event;
 use super::runtime::{interrupted, with_runtime};
 
@@ -34,7 +30,7 @@ pub(super) fn test(
 ) -> Result<Exit, CliError> {
     let plan = plan(hook, args, config, console)?;
     let reports = execute(&plan)?;
-    print_decisions(console, &reports, |console, r| explain(console, hook, r))
+    print_decisions(console, &reports, |r| explain_exec(hook, r))
 }
 
 fn plan<'h>(
@@ -50,8 +46,8 @@ fn plan<'h>(
         .map(|phase| {
             let payload = match &explicit {
                 Some(event) => wrap_event(hook, phase, event.clone())
-                    .map_err(|e| CliError::Usage(e.to_string()))?,
-                None => hook_samples::payload(phase, config),
+                    .map_err(|e| UsageError::bad_value("--event", None, e.to_string()))?,
+                None => sample_payload(phase, config),
             };
             Ok((phase, payload))
         })
@@ -112,11 +108,14 @@ fn phases_to_run(
     let phase = HookPhase::from_wire(name)
         .filter(|p| valid.contains(p))
         .ok_or_else(|| {
-            CliError::Usage(format!(
-                "`{name}` is not a phase of hook `{}`; it can take {}",
-                hook.name,
-                one_of(&names)
-            ))
+            UsageError::unknown(
+                name,
+                names,
+                Unknown::NotA {
+                    kind: format!("a phase of hook `{}`", hook.name),
+                    listing: "it can take".into(),
+                },
+            )
         })?;
     if !configured.contains(&phase) {
         console.note(&format!(
@@ -125,46 +124,4 @@ fn phases_to_run(
         ));
     }
     Ok(vec![Some(phase)])
-}
-
-/// What ran and why it decided so, on stderr.
-fn explain(console: &mut Console, hook: &Hook, r: &HookReport) {
-    let mut command = vec![hook.exec.command.display().to_string()];
-    command.extend(hook.exec.args.iter().cloned());
-    let filter = matches!(
-        hook.kind,
-        HookKind::Provider {
-            mode: HookMode::Filter,
-            ..
-        } | HookKind::Tool {
-            mode: HookMode::Filter,
-            ..
-        }
-    );
-    let reason = r.reason.as_deref().unwrap_or_default();
-    let verdict = match (r.decision, filter) {
-        (HookDecision::Allow, _) => status("allowed"),
-        (HookDecision::Deny, _) => format!("{}: {reason}", status("denied")),
-        (HookDecision::Failed, true) => format!(
-            "{}: {reason}; a filter hook that fails denies, so in a run this would deny",
-            status("failed")
-        ),
-        (HookDecision::Failed, false) => format!(
-            "{}: {reason}; in a run an observer's failure does not change the pipeline but fails the run",
-            status("failed")
-        ),
-        (HookDecision::Ack, _) => format!("{} (observers cannot block)", status("observed")),
-    };
-    let mut lines = vec![format!("hook `{}` at {}: {verdict}", r.hook, r.phase)];
-    lines.push(format!(
-        "  command: {} (in {})",
-        command.join(" "),
-        hook.exec.working_dir.display()
-    ));
-    let tail = last_lines(&r.stderr_tail, 10);
-    if r.decision == HookDecision::Failed && !tail.is_empty() {
-        lines.push("  stderr (last lines):".into());
-        lines.extend(tail.iter().map(|line| format!("    {line}")));
-    }
-    explain_line(console, r, &lines.join("\n"));
 }

@@ -4,15 +4,12 @@
 use serde_json::Value as Json;
 
 use crate::cli::args::HookTestArgs;
-use crate::cli::style::status;
-use crate::cli::{CliError, Console, Exit};
+use crate::cli::{CliError, Console, Exit, Unknown, UsageError};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
-use crate::doc::one_of;
-use crate::hooks::RpcHook;
+use crate::hooks::{HookReport, RpcHook, call_rpc, sample_params, start_rpc};
+use crate::report::explain_rpc;
 
-use super::hook_call::{call_rpc, start_rpc};
-use super::hook_report::{HookReport, explain_line, print_decisions};
-use super::hook_samples;
+use super::hook_report::print_decisions;
 use super::load::read_event;
 use super::runtime::{interrupted, with_runtime};
 
@@ -33,13 +30,7 @@ pub(super) fn test(
 ) -> Result<Exit, CliError> {
     let plan = plan(hook, server, args, config, console)?;
     let reports = execute(&plan)?;
-    print_decisions(console, &reports, |console, r| {
-        let mut line = format!("hook `{}` at {}: {}", r.hook, r.phase, status(r.action));
-        if let Some(reason) = &r.reason {
-            line.push_str(&format!(": {reason}"));
-        }
-        explain_line(console, r, &line);
-    })
+    print_decisions(console, &reports, explain_rpc)
 }
 
 fn plan<'h>(
@@ -56,7 +47,7 @@ fn plan<'h>(
         .map(|intercept| {
             let params = explicit
                 .clone()
-                .unwrap_or_else(|| hook_samples::params(intercept, config));
+                .unwrap_or_else(|| sample_params(intercept, config));
             (intercept, params)
         })
         .collect();
@@ -67,10 +58,9 @@ fn plan<'h>(
 fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
     let hook = plan.hook;
     let Some(rpc) = RpcHook::new(hook) else {
-        return Err(CliError::Usage(format!(
-            "hook `{}` is not a server hook",
-            hook.name
-        )));
+        return Err(
+            UsageError::Unusable(format!("hook `{}` is not a server hook", hook.name)).into(),
+        );
     };
     with_runtime(|| async {
         let work = async {
@@ -105,10 +95,14 @@ fn methods_to_run(
         return Ok(server.intercept.first().copied().into_iter().collect());
     };
     let intercept = Intercept::from_wire(name).ok_or_else(|| {
-        CliError::Usage(format!(
-            "`{name}` is not a JSON-RPC hook method; methods are {}",
-            one_of(Intercept::NAMES)
-        ))
+        UsageError::unknown(
+            name,
+            Intercept::NAMES.iter().copied(),
+            Unknown::NotA {
+                kind: "a JSON-RPC hook method".into(),
+                listing: "methods are".into(),
+            },
+        )
     })?;
     if !server.intercept.contains(&intercept) {
         console.note(&format!(

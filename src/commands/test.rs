@@ -1,20 +1,17 @@
-//! `test CASES...`: extension test cases. Every case file is loaded and bound to the
-//! config before anything starts; then the files run (several at once with `-j`),
-//! each with its own extension processes, its cases in file order, through the same
-//! calls as `invoke-tool` and `hook test`; then one report.
+//! `test [CASES...]`: extension test cases. Every case file is loaded and bound to
+//! the config before anything starts; then the files run (several at once with
+//! `-j`), each with its own extension processes, its cases in file order, through the
+//! same calls as `invoke-tool` and `hook test`; then one report.
 
-mod execute;
-mod human;
-mod junit;
 mod plan;
-mod record;
 
 use crate::cli::args::{RunFormat, TestArgs};
 use crate::cli::{CliError, Console, Exit, Settings};
+use crate::report::{CaseStatus, TestRecord, case_text, style, test_junit, test_summary};
+use crate::suite::cases::{self, CaseEvent, CasesError};
 
 use super::emit::{pretty, write_output};
-use human::HumanLines;
-use record::TestRecord;
+use super::runtime::InterruptWatch;
 
 /// `test`: plan, run, report.
 pub(super) fn run(
@@ -22,11 +19,37 @@ pub(super) fn run(
     args: &TestArgs,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let plan = plan::plan(settings, args, console)?;
-    let mut lines = HumanLines::new(args.format == RunFormat::Human);
-    let record = execute::execute(&plan, |file, case| lines.case(console, file, case))?;
-    lines.summary(console, &record);
-    report(console, &record, lines, args)?;
+    let mut plan = plan::plan(settings, args, console)?;
+    let watch = InterruptWatch::start()?;
+    plan.stop = watch.token();
+    let human = args.format == RunFormat::Human;
+    // The human lines, uncoloured and in the order the cases finished, for `--output`.
+    let mut text = String::new();
+    let record = cases::run(&plan, |event| match event {
+        CaseEvent::Finished { file, case } => {
+            let file = file.display().to_string();
+            let line = case_text(&file, case, style::enabled());
+            match case.status {
+                CaseStatus::Passed if human => console.note(&line),
+                CaseStatus::Passed => {}
+                // A failure is an error line, which `-q` does not silence.
+                CaseStatus::Failed | CaseStatus::Error => console.error(&line),
+            }
+            text.push_str(&case_text(&file, case, false));
+            text.push('\n');
+        }
+    })
+    .map_err(|err| match err {
+        CasesError::Interrupted => CliError::Interrupted,
+        CasesError::Runtime(source) => CliError::Runtime(source),
+    })?;
+    let summary = test_summary(&record);
+    if human {
+        console.note(&summary);
+    }
+    text.push_str(&summary);
+    text.push('\n');
+    report(console, &record, text, args)?;
     Ok(record.exit())
 }
 
@@ -35,17 +58,17 @@ pub(super) fn run(
 fn report(
     console: &mut Console,
     record: &TestRecord,
-    lines: HumanLines,
+    lines: String,
     args: &TestArgs,
 ) -> Result<(), CliError> {
     let text = match args.format {
         RunFormat::Human => match &args.output {
-            Some(_) => lines.into_text(),
+            Some(_) => lines,
             None => return Ok(()),
         },
         RunFormat::Json => pretty(record),
         RunFormat::Junit => {
-            junit::junit_report(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?
+            test_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?
         }
     };
     write_output(console, args.output.as_deref(), &text)

@@ -20,6 +20,7 @@
 
 mod env;
 pub(crate) mod group;
+mod launch_check;
 mod leftovers;
 #[cfg(test)]
 mod leftovers_tests;
@@ -35,6 +36,7 @@ pub(crate) mod tail;
 pub mod tether;
 
 pub use env::{BASE_ENV, child_env};
+pub(crate) use launch_check::launch_problems;
 pub use leftovers::{LEFTOVER_SETTLE, Leftover};
 pub use outcome::{
     Finished, Outcome, ProcessEnd, StopReason, classify, classify_raw, describe_exit,

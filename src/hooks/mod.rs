@@ -4,6 +4,7 @@
 //! chain and observers beside the pipeline.
 
 mod action;
+mod call;
 mod chain;
 mod decide;
 mod dispatch;
@@ -17,6 +18,7 @@ mod payload;
 mod rpc_hook;
 mod rpc_wire;
 mod runner;
+mod samples;
 mod shape;
 mod verdict;
 
@@ -33,6 +35,7 @@ pub use crate::conversation::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub use action::{
     Action, ActionKind, AnswerError, Approval, on_failure, read_action, read_approval,
 };
+pub(crate) use call::{HookReport, call_exec, call_rpc, start_rpc, wrap_event};
 pub use chain::{Gate, Phase, ordered};
 pub use decide::{Decision, Step, fold, step_for};
 pub use dispatch::HookDispatcher;
@@ -53,5 +56,6 @@ pub use rpc_wire::{
 };
 pub(crate) use runner::ExecHook;
 pub use runner::{HookRun, hook_context, hook_type, run_hook};
+pub(crate) use samples::{params as sample_params, payload as sample_payload};
 pub use shape::{ArgumentsError, ShapeError, openai_call, read_call};
 pub use verdict::{Verdict, VerdictError, read_verdict};

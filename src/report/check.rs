@@ -6,16 +6,18 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
-use crate::check::{CheckReport, ExtensionCheck, ProbeResult};
-use crate::cli::style::{self, Tone};
+use super::style::{self, Tone};
+use super::{CheckRecord, ExtensionCheck, ProbeResult};
 
 use super::junit::non_success;
 use super::table;
 
 /// Per extension: a `PASS`/`FAIL` heading, a table of its probes, then what each
-/// failure saw, how to fix it and how to see it again. One line of totals ends it.
-/// Colour only when `color` is set (and the process-wide switch allows it).
-pub(crate) fn check_human(report: &CheckReport, color: bool) -> String {
+/// failure saw, how to fix it and how to see it again. An extension whose probes all
+/// passed is its heading alone, with how many passed, unless `verbose`. One line of
+/// totals ends it. Colour only when `color` is set (and the process-wide switch
+/// allows it).
+pub(crate) fn check_human(report: &CheckRecord, color: bool, verbose: bool) -> String {
     let paint = |text: &str, tone: Tone| {
         if color {
             style::paint(text, tone)
@@ -30,15 +32,25 @@ pub(crate) fn check_human(report: &CheckReport, color: bool) -> String {
             false => ("FAIL", Tone::Bad),
         };
         text.push_str(&format!(
-            "{} {} ({})\n",
+            "{} {} ({})",
             paint(word, tone),
             paint(&style::peer(&extension.name, false), Tone::Strong),
             extension.kind
         ));
         if extension.probes.is_empty() {
-            text.push_str("  no probes ran\n");
+            text.push_str("\n  no probes ran\n");
             continue;
         }
+        if extension.passed() && !verbose {
+            let took: Duration = extension.probes.iter().map(|p| p.duration).sum();
+            text.push_str(&format!(
+                ": {} passed ({} ms)\n",
+                plural(extension.probes.len(), "probe"),
+                took.as_millis()
+            ));
+            continue;
+        }
+        text.push('\n');
         text.push_str(&format!("{}\n", probe_table(extension)));
         for failure in extension.probes.iter().filter(|p| !p.passed) {
             text.push_str(&format!(
@@ -105,7 +117,7 @@ fn in_cell(text: &str) -> String {
     }
 }
 
-fn counts(report: &CheckReport) -> (usize, usize) {
+fn counts(report: &CheckRecord) -> (usize, usize) {
     let probes = report.extensions.iter().flat_map(|e| &e.probes);
     let (passed, failed): (Vec<_>, Vec<_>) = probes.partition(|p| p.passed);
     (passed.len(), failed.len())
@@ -123,11 +135,11 @@ fn plural(n: usize, noun: &str) -> String {
 struct CheckJson<'a> {
     passed: bool,
     #[serde(flatten)]
-    report: &'a CheckReport,
+    report: &'a CheckRecord,
 }
 
 /// The report as pretty JSON, with a top-level `"passed"`.
-pub(crate) fn check_json(report: &CheckReport) -> String {
+pub(crate) fn check_json(report: &CheckRecord) -> String {
     let document = CheckJson {
         passed: report.passed(),
         report,
@@ -143,7 +155,7 @@ pub(crate) fn check_json(report: &CheckReport) -> String {
 /// properties), one `<testcase>` per
 /// probe, classname `<kind>.<name>`. A failed probe is a `<failure>`: the reason is
 /// its message, the hint and the command that reproduces it its text.
-pub(crate) fn check_junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
+pub(crate) fn check_junit(report: &CheckRecord) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("promptexec check");
     for extension in &report.extensions {
         let mut suite = TestSuite::new(extension.name.as_str());
@@ -188,14 +200,14 @@ fn junit_status(probe: &ProbeResult) -> TestCaseStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{CheckedKind, Probe};
+    use crate::report::{CheckedKind, Probe};
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
     }
 
     /// A tool that passes everything and a server tool that loses one id.
-    fn report() -> CheckReport {
+    fn report() -> CheckRecord {
         let search = ExtensionCheck {
             name: "search".into(),
             kind: CheckedKind::Tool,
@@ -228,7 +240,7 @@ mod tests {
                 .took(ms(2003)),
             ],
         };
-        CheckReport {
+        CheckRecord {
             seed: 42,
             cases: 100,
             extensions: vec![search, lookup],
@@ -237,21 +249,26 @@ mod tests {
 
     #[test]
     fn human_report_shows_each_extension_and_its_failures() {
-        insta::assert_snapshot!(check_human(&report(), false));
+        insta::assert_snapshot!(check_human(&report(), false, true));
+    }
+
+    #[test]
+    fn a_passing_extension_is_one_line_without_verbose() {
+        insta::assert_snapshot!(check_human(&report(), false, false));
     }
 
     #[test]
     fn human_report_in_colour_reads_the_same_without_the_codes() {
         let report = report();
         assert_eq!(
-            style::strip(&check_human(&report, true)),
-            check_human(&report, false)
+            style::strip(&check_human(&report, true, true)),
+            check_human(&report, false, true)
         );
     }
 
     #[test]
     fn human_report_without_colour_has_no_escape_codes() {
-        assert!(!check_human(&report(), false).contains('\x1b'));
+        assert!(!check_human(&report(), false, true).contains('\x1b'));
     }
 
     #[test]
@@ -259,12 +276,12 @@ mod tests {
         let mut report = report();
         report.extensions.truncate(1);
         report.extensions[0].probes.truncate(1);
-        let text = check_human(&report, false);
+        let text = check_human(&report, false, false);
         assert_eq!(
-            text.lines().last(),
-            Some("check: 1 extension, 1 probe: 1 passed, 0 failed (seed 42)")
+            text,
+            "PASS search (tool): 1 probe passed (31 ms)\n\
+             check: 1 extension, 1 probe: 1 passed, 0 failed (seed 42)\n"
         );
-        assert!(text.starts_with("PASS search (tool)\n"), "{text}");
     }
 
     #[test]

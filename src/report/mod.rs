@@ -1,10 +1,13 @@
 //! Turns a session's events into what people and machines read: the human stream and
 //! summary on stderr, one JSON document, JUnit XML, and the JSONL transcript.
 
+mod cases;
 mod check;
+mod check_record;
 mod eval;
 mod exit;
 mod exit_fold;
+mod hook_test;
 mod human;
 mod json;
 mod junit;
@@ -23,10 +26,15 @@ mod transcript;
 mod verdict;
 mod validate;
 
+pub(crate) use cases::{
+    CaseKind, CaseRecord, CaseStatus, FileRecord, TestRecord, case_text, test_junit, test_summary,
+};
 pub(crate) use check::{check_human, check_json, check_junit};
+pub(crate) use check_record::{CheckRecord, CheckedKind, ExtensionCheck, Probe, ProbeResult};
 pub(crate) use eval::{EvalReplay, eval_junit, result_lines};
 pub(crate) use exit::Exit;
 pub(crate) use exit_fold::{run_exit, worse};
+pub(crate) use hook_test::{explain_exec, explain_rpc, hook_decisions};
 pub(crate) use human::{HumanStream, describe};
 pub(crate) use json::JsonReport;
 pub(crate) use junit::junit_report;

@@ -1,96 +1,35 @@
-//! Everything a test run will do, decided before any process starts: the case files
-//! read and bound to the config, tool arguments checked against their pack's schema,
-//! hook payloads built. A problem anywhere is exit 2 with every problem of every
-//! file, each at its place.
+//! The case files a command line names, read and planned before any process starts.
+//! A problem anywhere is exit 2 with every problem of every file, each at its place.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
-use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::TestArgs;
-use crate::cli::{CliError, Console, Settings};
-use crate::config::{ExecSpec, Hook, McpServer, RuntimeConfig};
-use crate::doc::{Diagnostic, Diagnostics, Rejected, suggest};
-use crate::pack::{self, Pack};
-use crate::suite::cases::{
-    self, BoundTool, CallStatus, Case, CaseFile, HookCase, HookExpect, HookPoint, Target, ToolCase,
-    ToolExpect, bind_hook, bind_tool, case_files, snapshot_path,
-};
-use crate::tools::ArgsSchema;
+use crate::cli::{CliError, Console, Settings, UsageError};
+use crate::doc::{Diagnostics, Rejected};
+use crate::suite::cases::{self, CasesPlan, PlannedFile, case_files, plan_files};
 
-use super::super::hook_call::wrap_event;
-use super::super::hook_samples;
 use super::super::load;
+use super::super::runtime::default_jobs;
 
-/// A test run, planned.
-pub(super) struct Plan {
-    /// In command-line order.
-    pub files: Vec<PlannedFile>,
-    /// How many files run at once.
-    pub jobs: usize,
-    pub fail_fast: bool,
-    pub update_snapshots: bool,
-}
-
-pub(super) struct PlannedFile {
-    pub path: PathBuf,
-    /// The selected cases, in file order.
-    pub cases: Vec<PlannedCase>,
-}
-
-pub(super) struct PlannedCase {
-    pub name: String,
-    pub call: PlannedCall,
-}
-
-pub(super) enum PlannedCall {
-    Tool(ToolCall),
-    Hook(HookCall),
-}
-
-pub(super) struct ToolCall {
-    pub tool: String,
-    pub target: ToolTarget,
-    pub args: Json,
-    pub timeout: Option<Duration>,
-    /// How the arguments break the pack's schema; only a case that expects
-    /// `invalid_args` gets this far with any, and its tool is then not called.
-    pub violations: Vec<String>,
-    pub expect: ToolExpect,
-    /// Where the result's snapshot is kept, when the case compares with one.
-    pub snapshot: Option<PathBuf>,
-}
-
-/// What runs a tool case's tool.
-pub(super) enum ToolTarget {
-    Exec(ExecSpec),
-    /// A tool of an MCP server: its schema is the server's, checked when the server
-    /// has listed it.
-    Mcp {
-        server: Box<McpServer>,
-        tool: String,
-    },
-}
-
-pub(super) struct HookCall {
-    pub hook: Hook,
-    pub point: HookPoint,
-    pub payload: Json,
-    pub expect: HookExpect,
-}
-
-/// Reads the config and every case file, and plans every selected case.
+/// Reads the config and every case file (those under the current folder when no
+/// path is given), and plans every selected case.
 pub(super) fn plan(
     settings: &Settings,
     args: &TestArgs,
     console: &mut Console,
-) -> Result<Plan, CliError> {
+) -> Result<CasesPlan, CliError> {
     let config = load::config(settings, console)?;
     let mut problems = Diagnostics::default();
+    let here = [PathBuf::from(".")];
+    let paths = if args.paths.is_empty() {
+        &here[..]
+    } else {
+        &args.paths[..]
+    };
     let mut loaded = Vec::new();
-    for path in case_files(&args.paths, &mut problems) {
+    for path in case_files(paths, &mut problems) {
         match cases::load(&path) {
             Ok(file) => {
                 problems.extend(file.warnings);
@@ -99,29 +38,24 @@ pub(super) fn plan(
             Err(Rejected(found)) => problems.extend(found),
         }
     }
-    let packs = load_packs(&loaded, &mut problems);
-    let mut snapshots = HashMap::new();
-    let mut files: Vec<PlannedFile> = loaded
-        .iter()
-        .map(|file| plan_file(file, &config, &packs, &mut snapshots, &mut problems))
-        .collect();
+    let mut files = plan_files(&loaded, &config, &mut problems);
     if problems.has_errors() {
         return Err(CliError::Invalid(problems));
     }
     console.diagnostics(&problems);
     select(&mut files, args.filter.as_deref())?;
-    let cores = super::super::runtime::default_jobs();
-    Ok(Plan {
+    Ok(CasesPlan {
         files,
-        jobs: args.jobs.map_or(cores, |n| n as usize),
+        jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
         fail_fast: args.fail_fast,
         update_snapshots: args.update_snapshots,
+        stop: CancellationToken::new(),
     })
 }
 
 /// Keeps the cases whose name contains `filter`, and the files that still have some;
 /// running nothing at all is a mistake worth saying.
-fn select(files: &mut Vec<PlannedFile>, filter: Option<&str>) -> Result<(), CliError> {
+fn select(files: &mut Vec<PlannedFile>, filter: Option<&str>) -> Result<(), UsageError> {
     if let Some(text) = filter {
         for file in files.iter_mut() {
             file.cases.retain(|case| case.name.contains(text));
@@ -131,221 +65,8 @@ fn select(files: &mut Vec<PlannedFile>, filter: Option<&str>) -> Result<(), CliE
     if !files.is_empty() {
         return Ok(());
     }
-    Err(CliError::Usage(match filter {
-        Some(text) => format!("no case name contains `{text}`"),
-        None => "the case files hold no cases".into(),
-    }))
-}
-
-/// Each pack the case files name, read once; one that cannot be read is a problem
-/// at the `pack:` that names it.
-fn load_packs(files: &[CaseFile], problems: &mut Diagnostics) -> HashMap<PathBuf, Pack> {
-    let mut packs = HashMap::new();
-    let mut tried = std::collections::HashSet::new();
-    for file in files {
-        let Some(named) = &file.pack else {
-            continue;
-        };
-        if let Err(err) = std::fs::metadata(&named.value) {
-            problems.push(Diagnostic::error(
-                &file.path,
-                named.pos,
-                format!("pack: cannot read `{}`: {err}", named.value.display()),
-            ));
-            continue;
-        }
-        if !tried.insert(named.value.clone()) {
-            continue;
-        }
-        match pack::load(&named.value) {
-            Ok(pack) => {
-                problems.extend(pack.warnings);
-                packs.insert(named.value.clone(), pack.value);
-            }
-            Err(Rejected(found)) => problems.extend(found),
-        }
-    }
-    packs
-}
-
-/// Which case stores its snapshot where, so two case files whose names differ only
-/// in their extension cannot overwrite each other's snapshots.
-type SnapshotOwners = HashMap<PathBuf, (PathBuf, String)>;
-
-fn plan_file(
-    file: &CaseFile,
-    config: &RuntimeConfig,
-    packs: &HashMap<PathBuf, Pack>,
-    snapshots: &mut SnapshotOwners,
-    problems: &mut Diagnostics,
-) -> PlannedFile {
-    let pack = file.pack.as_ref().and_then(|p| packs.get(&p.value));
-    let cases = file
-        .cases
-        .iter()
-        .filter_map(|case| {
-            let call = match &case.target {
-                Target::Tool(tool) => plan_tool(file, case, tool, pack, config, problems)
-                    .filter(|call| owns_snapshot(file, case, call, snapshots, problems))
-                    .map(PlannedCall::Tool),
-                Target::Hook(hook) => {
-                    plan_hook(&file.path, case, hook, config, problems).map(PlannedCall::Hook)
-                }
-            }?;
-            Some(PlannedCase {
-                name: case.name.clone(),
-                call,
-            })
-        })
-        .collect();
-    PlannedFile {
-        path: file.path.clone(),
-        cases,
-    }
-}
-
-fn plan_tool(
-    file: &CaseFile,
-    case: &Case,
-    tool: &ToolCase,
-    pack: Option<&Pack>,
-    config: &RuntimeConfig,
-    problems: &mut Diagnostics,
-) -> Option<ToolCall> {
-    let target = match bind_tool(tool, &file.path, config, problems)? {
-        BoundTool::Exec(spec) => ToolTarget::Exec(spec.clone()),
-        BoundTool::Mcp(server, name) => ToolTarget::Mcp {
-            server: Box::new(server.clone()),
-            tool: name.to_string(),
-        },
-    };
-    let violations = match (pack, &target) {
-        (Some(pack), ToolTarget::Exec(_)) => {
-            schema_violations(&file.path, case, tool, pack, problems)?
-        }
-        _ => Vec::new(),
-    };
-    Some(ToolCall {
-        tool: tool.tool.value.clone(),
-        target,
-        args: tool.args.value.clone(),
-        timeout: tool.timeout,
-        violations,
-        expect: tool.expect.clone(),
-        snapshot: tool
-            .expect
-            .snapshot
-            .then(|| snapshot_path(&file.path, &case.name)),
-    })
-}
-
-/// Whether the case's snapshot file is its own; if another case of another file
-/// has it, that is a problem at this case.
-fn owns_snapshot(
-    file: &CaseFile,
-    case: &Case,
-    call: &ToolCall,
-    owners: &mut SnapshotOwners,
-    problems: &mut Diagnostics,
-) -> bool {
-    let Some(path) = &call.snapshot else {
-        return true;
-    };
-    match owners.get(path) {
-        Some((other_file, other_case)) => {
-            problems.push(Diagnostic::error(
-                &file.path,
-                case.pos,
-                format!(
-                    "case `{}`: its snapshot {} is also that of case `{other_case}` of {}; rename one",
-                    case.name,
-                    path.display(),
-                    other_file.display()
-                ),
-            ));
-            false
-        }
-        None => {
-            owners.insert(path.clone(), (file.path.clone(), case.name.clone()));
-            true
-        }
-    }
-}
-
-/// The arguments checked against the pack's schema for the tool, as `invoke-tool
-/// --pack` checks them. Violations the case does not expect are problems at its
-/// `args`; `None` when there is a problem.
-fn schema_violations(
-    file: &Path,
-    case: &Case,
-    tool: &ToolCase,
-    pack: &Pack,
-    problems: &mut Diagnostics,
-) -> Option<Vec<String>> {
-    let name = &tool.tool.value;
-    let Some(definition) = pack.tools.get(name) else {
-        let hint = suggest(name, pack.tools.keys().map(String::as_str));
-        problems.push(Diagnostic::error(
-            file,
-            tool.tool.pos,
-            format!(
-                "the pack {} defines no tool `{name}`{hint}",
-                pack.path.display()
-            ),
-        ));
-        return None;
-    };
-    let violations: Vec<String> = ArgsSchema::new(&definition.parameters)
-        .check(&tool.args.value)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    if violations.is_empty() || tool.expect.status == CallStatus::InvalidArgs {
-        return Some(violations);
-    }
-    for violation in &violations {
-        problems.push(Diagnostic::error(
-            file,
-            tool.args.pos,
-            format!(
-                "case `{}`: arguments for tool `{name}` break its schema at {violation}",
-                case.name
-            ),
-        ));
-    }
-    None
-}
-
-fn plan_hook(
-    file: &Path,
-    case: &Case,
-    hook_case: &HookCase,
-    config: &RuntimeConfig,
-    problems: &mut Diagnostics,
-) -> Option<HookCall> {
-    let (hook, point) = bind_hook(hook_case, file, config, problems)?;
-    let payload = match (&hook_case.event, point) {
-        (Some(event), HookPoint::Exec(phase)) => {
-            match wrap_event(hook, phase, event.value.clone()) {
-                Ok(payload) => payload,
-                Err(why) => {
-                    problems.push(Diagnostic::error(
-                        file,
-                        event.pos,
-                        format!("case `{}`: event: {why}", case.name),
-                    ));
-                    return None;
-                }
-            }
-        }
-        (Some(event), HookPoint::Rpc(_)) => event.value.clone(),
-        (None, HookPoint::Exec(phase)) => hook_samples::payload(phase, config),
-        (None, HookPoint::Rpc(intercept)) => hook_samples::params(intercept, config),
-    };
-    Some(HookCall {
-        hook: hook.clone(),
-        point,
-        payload,
-        expect: hook_case.expect.clone(),
+    Err(match filter {
+        Some(text) => UsageError::NoMatch(format!("no case name contains `{text}`")),
+        None => UsageError::Nothing("the case files hold no cases".into()),
     })
 }

@@ -6,24 +6,13 @@
 use serde_json::Value as Json;
 
 use crate::hooks::HookDecision;
+pub(crate) use crate::report::CaseStatus;
 
 use super::matchers::{
-    check_matches, check_pointer, check_result, first_difference, same, show_text,
+    check_matches, check_matches_result, check_pointer, check_result, first_difference, same,
+    show_text,
 };
 use super::model::{CallStatus, HookExpect, ToolExpect};
-
-crate::wire_enum! {
-    /// How a case ended.
-    pub(crate) enum CaseStatus {
-        /// Every expectation held.
-        Passed = "passed",
-        /// The extension answered, and not as expected.
-        Failed = "failed",
-        /// The extension failed (crash, timeout, invalid output) and the case did not
-        /// expect that.
-        Error = "error",
-    }
-}
 
 /// A case's verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,11 +111,10 @@ pub(crate) fn judge_tool(
         problems.extend(check_pointer(pointer, expected, result));
     }
     if let Some(pattern) = &expect.matches {
-        let text = match seen.result {
-            Some(result) => result.to_string(),
-            None => seen.text.to_string(),
-        };
-        problems.extend(check_matches("matches", pattern, &text));
+        problems.extend(match seen.result {
+            Some(result) => check_matches_result(pattern, result),
+            None => check_matches("matches", pattern, seen.text),
+        });
     }
     let mut store_snapshot = false;
     if let (true, Some(check)) = (expect.snapshot, snapshot) {

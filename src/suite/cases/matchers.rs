@@ -124,6 +124,21 @@ pub(crate) fn check_matches(what: &str, pattern: &Regex, text: &str) -> Option<S
     ))
 }
 
+/// `matches:` on a result: the pattern is searched in the result written as compact
+/// JSON (no spaces, strings quoted), which the message shows, so a pattern written
+/// for the bare text can be seen not to fit.
+pub(crate) fn check_matches_result(pattern: &Regex, result: &Json) -> Option<String> {
+    let text = result.to_string();
+    if pattern.is_match(&text) {
+        return None;
+    }
+    Some(format!(
+        "matches: /{}/ not found in the result as compact JSON: {}",
+        pattern.as_str(),
+        cut(&text)
+    ))
+}
+
 /// A value as compact JSON, cut when long.
 pub(crate) fn show(value: &Json) -> String {
     cut(&value.to_string())
@@ -210,6 +225,24 @@ mod tests {
         assert_eq!(
             check_matches("matches", &re, "shipped").as_deref(),
             Some(r#"matches: /del[a-z]+/ not found in "shipped""#)
+        );
+    }
+
+    #[test]
+    fn a_result_is_matched_as_compact_json_and_shown_so() {
+        let pattern = Regex::new("^delayed$").expect("a pattern");
+        assert_eq!(
+            check_matches_result(&pattern, &json!("shipped")),
+            Some(
+                r#"matches: /^delayed$/ not found in the result as compact JSON: "shipped""#.into()
+            )
+        );
+        let spaced = Regex::new(r#""status": "ok""#).expect("a pattern");
+        assert!(check_matches_result(&spaced, &json!({"status": "ok"})).is_some());
+        let compact = Regex::new(r#""status":"ok""#).expect("a pattern");
+        assert_eq!(
+            check_matches_result(&compact, &json!({"status": "ok"})),
+            None
         );
     }
 

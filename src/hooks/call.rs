@@ -1,23 +1,57 @@
 //! One call to a hook, and its answer read into a [`HookReport`]: the path `hook test`
-//! and `test` share, so a case sees exactly the decision `hook test` prints.
+//! and case files share, so a case sees exactly the decision `hook test` prints.
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::{Map, Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Hook, HookKind, HookPhase, Intercept, ServerHook};
-use crate::exec::{CallKind, Outcome};
-use crate::hooks::{
+use super::{
     Action, Approval, ExecAnswer, ExecHook, HookDecision, Intercepted, RpcHook, on_failure,
     read_exec_answer,
 };
+use crate::config::{Hook, HookKind, HookPhase, Intercept, ServerHook};
+use crate::exec::{CallKind, Outcome};
 
-use super::hook_report::HookReport;
+/// What one call to a hook came to, as `hook test` prints it: the same for exec and
+/// JSON-RPC hooks, so one script can read both.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct HookReport {
+    pub hook: String,
+    pub phase: String,
+    pub decision: HookDecision,
+    /// What the hook answered: a JSON-RPC hook's action, `approved` or `denied`;
+    /// an exec hook's decision again; or `failed`.
+    pub action: &'static str,
+    pub reason: Option<String>,
+    pub metadata: Map<String, Json>,
+    /// What the pipeline would go on with after `modify` or `respond`.
+    pub output: Option<Json>,
+    pub duration_ms: u64,
+    pub stderr_tail: String,
+}
+
+impl HookReport {
+    /// A report of `decision` with nothing else known yet.
+    pub(crate) fn new(hook: &str, phase: &str, decision: HookDecision, duration_ms: u64) -> Self {
+        Self {
+            hook: hook.to_string(),
+            phase: phase.to_string(),
+            decision,
+            action: decision.as_str(),
+            reason: None,
+            metadata: Map::new(),
+            output: None,
+            duration_ms,
+            stderr_tail: String::new(),
+        }
+    }
+}
 
 /// Sends `payload` to an exec hook at `phase` (`None`: an eval hook) and reads its
 /// answer as a run would.
-pub(super) async fn call_exec(
+pub(crate) async fn call_exec(
     hook: &ExecHook,
     phase: Option<HookPhase>,
     payload: &Json,
@@ -35,7 +69,7 @@ pub(super) async fn call_exec(
 
 /// Starts a JSON-RPC hook and does its handshake; a failure is reported as the
 /// answer to `hook.hello`.
-pub(super) async fn start_rpc(rpc: &RpcHook) -> Result<(), HookReport> {
+pub(crate) async fn start_rpc(rpc: &RpcHook) -> Result<(), HookReport> {
     let started = Instant::now();
     match rpc.start().await {
         Ok(_) => Ok(()),
@@ -49,7 +83,7 @@ pub(super) async fn start_rpc(rpc: &RpcHook) -> Result<(), HookReport> {
 }
 
 /// Calls one method of a started JSON-RPC hook with `params`.
-pub(super) async fn call_rpc(rpc: &RpcHook, intercept: Intercept, params: Json) -> HookReport {
+pub(crate) async fn call_rpc(rpc: &RpcHook, intercept: Intercept, params: Json) -> HookReport {
     let started = Instant::now();
     let answer = rpc.intercept(intercept, params).await;
     let mut report = judge_rpc(&rpc.hook, &rpc.server, intercept, answer, started);
@@ -67,13 +101,13 @@ fn call_kind(hook: &Hook) -> CallKind {
 /// A bare request or event that cannot be wrapped for its phase.
 #[derive(Debug, thiserror::Error)]
 #[error("for `{}` give the whole payload (with `hook`, `phase`, `request` and `response`)", phase.as_str())]
-pub(super) struct NeedsWholePayload {
+pub(crate) struct NeedsWholePayload {
     phase: HookPhase,
 }
 
 /// A whole payload (it has `hook`) goes as it is; a bare request or event is wrapped.
 /// The error says what to give instead.
-pub(super) fn wrap_event(
+pub(crate) fn wrap_event(
     hook: &Hook,
     phase: Option<HookPhase>,
     event: Json,
@@ -168,4 +202,17 @@ fn judge_rpc(
         }
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_starts_with_its_decision_as_the_answer() {
+        let report = HookReport::new("guard", "before_call", HookDecision::Deny, 4);
+        let json = serde_json::to_value(&report).expect("a report serializes");
+        assert_eq!(json["decision"], "deny");
+        assert_eq!(json["action"], "deny");
+    }
 }

@@ -1,31 +1,42 @@
-//! What a test run came to: a record per case and per file, and their summary. The
-//! JSON report is this record as it is; the human lines and JUnit are read from it.
+//! What a run of case files came to: a record per case and per file, and their
+//! summary. The JSON report is this record as it is; the human lines and JUnit are
+//! read from it.
 
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::cli::Exit;
-use crate::suite::cases::CaseStatus;
+use crate::report::Exit;
 
-use super::super::exit::worse;
+crate::wire_enum! {
+    /// How a case ended.
+    pub(crate) enum CaseStatus {
+        /// Every expectation held.
+        Passed = "passed",
+        /// The extension answered, and not as expected.
+        Failed = "failed",
+        /// The extension failed (crash, timeout, invalid output) and the case did not
+        /// expect that.
+        Error = "error",
+    }
+}
 
 crate::wire_enum! {
     /// What a case calls.
-    pub(super) enum CaseKind {
+    pub(crate) enum CaseKind {
         Tool = "tool",
         Hook = "hook",
     }
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct TestRecord {
+pub(crate) struct TestRecord {
     pub summary: Summary,
     /// In the order the command line gave them, whatever order they ran in.
     pub files: Vec<FileRecord>,
 }
 
 #[derive(Debug, Default, Serialize)]
-pub(super) struct Summary {
+pub(crate) struct Summary {
     pub passed: usize,
     pub failed: usize,
     pub errors: usize,
@@ -35,7 +46,7 @@ pub(super) struct Summary {
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct FileRecord {
+pub(crate) struct FileRecord {
     /// The path as given, or as found under a directory given.
     pub file: String,
     /// In file order.
@@ -47,7 +58,7 @@ pub(super) struct FileRecord {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(super) struct CaseRecord {
+pub(crate) struct CaseRecord {
     pub name: String,
     pub kind: CaseKind,
     /// The tool's or hook's name.
@@ -70,7 +81,7 @@ pub(super) struct CaseRecord {
 
 impl CaseRecord {
     /// `message` from the problems and a note.
-    pub(super) fn set_message(&mut self, note: Option<String>) {
+    pub(crate) fn set_message(&mut self, note: Option<String>) {
         let mut parts = self.problems.clone();
         parts.extend(note);
         self.message = (!parts.is_empty()).then(|| parts.join("; "));
@@ -78,7 +89,7 @@ impl CaseRecord {
 }
 
 impl TestRecord {
-    pub(super) fn new(files: Vec<FileRecord>, duration_ms: u64) -> Self {
+    pub(crate) fn new(files: Vec<FileRecord>, duration_ms: u64) -> Self {
         let mut summary = Summary {
             duration_ms,
             ..Summary::default()
@@ -97,15 +108,41 @@ impl TestRecord {
     }
 
     /// 3 when an extension failed unexpectedly, else 1 when a case failed, else 0.
-    pub(super) fn exit(&self) -> Exit {
-        self.files
-            .iter()
-            .flat_map(|file| &file.cases)
-            .map(|case| match case.status {
-                CaseStatus::Passed => Exit::Success,
-                CaseStatus::Failed => Exit::No,
-                CaseStatus::Error => Exit::ExtensionFailed,
-            })
-            .fold(Exit::Success, worse)
+    pub(crate) fn exit(&self) -> Exit {
+        let statuses = || {
+            self.files
+                .iter()
+                .flat_map(|file| &file.cases)
+                .map(|c| c.status)
+        };
+        if statuses().any(|s| s == CaseStatus::Error) {
+            Exit::ExtensionFailed
+        } else if statuses().any(|s| s == CaseStatus::Failed) {
+            Exit::No
+        } else {
+            Exit::Success
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::record;
+    use super::*;
+
+    #[test]
+    fn the_json_report_is_the_record_as_it_is() {
+        let json = serde_json::to_string_pretty(&record()).expect("a record serializes");
+        insta::assert_snapshot!(json);
+    }
+
+    #[test]
+    fn an_error_outranks_a_failure_in_the_exit_code() {
+        let mut record = record();
+        assert_eq!(record.exit(), Exit::ExtensionFailed);
+        record.files.pop();
+        assert_eq!(record.exit(), Exit::No);
+        record.files[0].cases.pop();
+        assert_eq!(record.exit(), Exit::Success);
     }
 }

@@ -1,15 +1,15 @@
-//! The realistic payloads `hook test` sends when no `--event` is given: a short
+//! The realistic payloads `hook test`, `check` and case files send when no `--event` is given: a short
 //! support conversation, a tool call with arguments, a session with messages, or an
 //! eval result, in the exec hook shapes and the JSON-RPC method shapes.
 
 use serde_json::{Value as Json, json};
 
-use crate::config::{HookPhase, Intercept, Provider, RuntimeConfig};
-use crate::hooks::{
+use super::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, after_llm_params,
     after_tool_params, before_llm_params, message, provider_payload, session_payload, tool_params,
     tool_payload,
 };
+use crate::config::{HookPhase, Intercept, Provider, RuntimeConfig};
 
 /// The config's first tool, else a made-up one.
 fn tool(config: &RuntimeConfig) -> String {
@@ -23,7 +23,7 @@ fn tool(config: &RuntimeConfig) -> String {
 
 /// A realistic payload: a short support conversation, a tool call with arguments, a
 /// session with messages, or an eval result.
-pub(super) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json {
+pub(crate) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json {
     let (provider_id, model) = Provider::hook_names(config.default_provider());
     let messages = vec![
         message(
@@ -100,7 +100,7 @@ pub(super) fn payload(phase: Option<HookPhase>, config: &RuntimeConfig) -> Json 
 }
 
 /// Realistic params for each method, built by the same functions a run uses.
-pub(super) fn params(intercept: Intercept, config: &RuntimeConfig) -> Json {
+pub(crate) fn params(intercept: Intercept, config: &RuntimeConfig) -> Json {
     let (_, model) = Provider::hook_names(config.default_provider());
     let tool = tool(config);
     let call = ToolCallInfo {

@@ -7,11 +7,9 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::suite::cases::CaseStatus;
+use super::record::{CaseRecord, CaseStatus, TestRecord};
 
-use super::record::{CaseRecord, TestRecord};
-
-pub(super) fn junit_report(record: &TestRecord) -> Result<String, quick_junit::SerializeError> {
+pub(crate) fn test_junit(record: &TestRecord) -> Result<String, quick_junit::SerializeError> {
     let mut report = Report::new("promptexec test");
     report.set_time(Duration::from_millis(record.summary.duration_ms));
     for file in &record.files {
@@ -56,4 +54,17 @@ fn test_case(case: &CaseRecord) -> TestCase {
         }
     }
     test
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::record;
+    use super::*;
+
+    #[test]
+    fn junit_has_a_suite_per_file_and_says_what_each_failure_answered() {
+        let mut record = record();
+        record.files[1].not_run.push("left out".into());
+        insta::assert_snapshot!(test_junit(&record).expect("XML"));
+    }
 }

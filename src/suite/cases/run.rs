@@ -2,6 +2,7 @@
 //! work is waiting on extension processes, which run in parallel anyway. Each file
 //! gets its own extensions (a server tool or JSON-RPC hook starts when its first
 //! case calls it), runs its cases in file order, and shuts them all down at its end.
+//! Calls go through the same engine as `invoke-tool` and `hook test`.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -14,49 +15,72 @@ use serde_json::{Value as Json, json};
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::CliError;
-use crate::exec::Outcome;
-use crate::exec::RawJson;
-use crate::hooks::{ExecHook, HookDecision, RpcHook};
+use crate::exec::{Outcome, RawJson};
+use crate::hooks::{ExecHook, HookDecision, HookReport, RpcHook, call_exec, call_rpc, start_rpc};
 use crate::mcp::McpClient;
-use crate::suite::cases::{
-    CallStatus, CaseStatus, HookPoint, HookSeen, SnapshotCheck, ToolSeen, Verdict, judge_hook,
-    judge_tool, snapshots,
-};
+use crate::report::{CaseKind, CaseRecord, CaseStatus, FileRecord, TestRecord};
 use crate::tool_caller::ToolCaller;
 use crate::tools::{ArgsSchema, ToolMode, ToolReport, ToolStatus};
 
-use super::super::hook_call::{call_exec, call_rpc, start_rpc};
-use super::super::hook_report::HookReport;
-use super::super::runtime::{interrupted, with_runtime};
-use super::plan::{HookCall, Plan, PlannedCall, PlannedCase, PlannedFile, ToolCall, ToolTarget};
-use super::record::{CaseKind, CaseRecord, FileRecord, TestRecord};
+use super::bind::HookPoint;
+use super::judge::{HookSeen, SnapshotCheck, ToolSeen, Verdict, judge_hook, judge_tool};
+use super::model::CallStatus;
+use super::plan::{
+    CasesPlan, HookCall, PlannedCall, PlannedCase, PlannedFile, ToolCall, ToolTarget,
+};
+use super::snapshot;
 
-/// Runs every planned file and shows each case to `watch` as it finishes. An
-/// interrupt stops the calls in flight, shuts every extension down, and is the
-/// command's outcome.
-pub(super) fn execute(
-    plan: &Plan,
-    mut watch: impl FnMut(&Path, &CaseRecord),
-) -> Result<TestRecord, CliError> {
+/// What a run of case files shows as it goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CaseEvent<'r> {
+    /// A case finished (in the order cases finish), in the file at `file`.
+    Finished {
+        file: &'r Path,
+        case: &'r CaseRecord,
+    },
+}
+
+/// Why a run of case files has no record.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CasesError {
+    /// The plan's `stop` was cancelled: the calls in flight were stopped and every
+    /// extension shut down.
+    #[error("interrupted")]
+    Interrupted,
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Runs every planned file and shows each case to `on_event` as it finishes.
+pub(crate) fn run(
+    plan: &CasesPlan,
+    mut on_event: impl FnMut(CaseEvent<'_>),
+) -> Result<TestRecord, CasesError> {
     let started = Instant::now();
     let run = Run {
         plan,
         cancel: CancellationToken::new(),
         failed: Cell::new(false),
-        watch: RefCell::new(&mut watch),
+        watch: RefCell::new(&mut on_event),
     };
-    let files = with_runtime(|| async {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CasesError::Runtime)?;
+    let files = runtime.block_on(async {
+        if plan.stop.is_cancelled() {
+            return Err(CasesError::Interrupted);
+        }
         let every_file = futures::stream::iter(plan.files.iter().map(|file| run.file(file)))
-            .buffered(plan.jobs)
+            .buffered(plan.jobs.max(1))
             .collect::<Vec<_>>();
         tokio::pin!(every_file);
         tokio::select! {
             files = &mut every_file => Ok(files),
-            () = interrupted() => {
+            () = plan.stop.cancelled() => {
                 run.cancel.cancel();
                 every_file.await;
-                Err(CliError::Interrupted)
+                Err(CasesError::Interrupted)
             }
         }
     })?;
@@ -64,11 +88,11 @@ pub(super) fn execute(
 }
 
 /// Where each finished case is shown.
-type Watch<'w> = &'w mut dyn FnMut(&Path, &CaseRecord);
+type Watch<'w> = &'w mut dyn FnMut(CaseEvent<'_>);
 
 /// What every file's run shares.
 struct Run<'p, 'w> {
-    plan: &'p Plan,
+    plan: &'p CasesPlan,
     /// Cancelled on an interrupt.
     cancel: CancellationToken,
     /// A case failed, so `--fail-fast` starts no more.
@@ -94,7 +118,10 @@ impl Run<'_, '_> {
             if record.status != CaseStatus::Passed {
                 self.failed.set(true);
             }
-            (self.watch.borrow_mut())(&file.path, &record);
+            (self.watch.borrow_mut())(CaseEvent::Finished {
+                file: &file.path,
+                case: &record,
+            });
             cases.push(record);
         }
         extensions.shutdown().await;
@@ -151,7 +178,7 @@ impl Run<'_, '_> {
             _ => None,
         };
         let text = answer_text(&report);
-        let stored = call.snapshot.as_deref().map(snapshots::read);
+        let stored = call.snapshot.as_deref().map(snapshot::read);
         let shown = call.snapshot.as_ref().map(|p| p.display().to_string());
         let check = match (&stored, &shown) {
             (Some(stored), Some(shown)) => Some(SnapshotCheck {
@@ -247,7 +274,7 @@ fn case_record(
 /// Writes `result` as the case's snapshot (`--update-snapshots`), and says so; a
 /// snapshot that cannot be written fails the case.
 fn store_snapshot(record: &mut CaseRecord, path: &Path, result: &Json) {
-    match snapshots::write(path, result) {
+    match snapshot::write(path, result) {
         Ok(()) => record.set_message(Some(format!("snapshot written to {}", path.display()))),
         Err(err) => {
             record.status = CaseStatus::Failed;
