@@ -70,5 +70,5 @@ mod test_support;
 /// Runs promptexec with these arguments (the first is the program's name) on the
 /// process's stdout and stderr, and returns its exit code.
 pub fn run(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
-    cli::run(args)
+    commands::run(args)
 }

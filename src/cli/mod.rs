@@ -1,12 +1,9 @@
-//! The command line: arguments, logging, dispatch, and turning every outcome into a
-//! documented exit code.
+//! The command line: arguments, settings, logging, the console and errors, each
+//! error mapped to a documented exit code. Running a command is `commands`' job.
 
 pub(crate) mod args;
 mod entry;
 mod error;
-#[cfg(test)]
-#[cfg(test)]
-mod in_process;
 mod logging;
 pub(crate) mod output;
 mod settings;
@@ -14,7 +11,9 @@ pub(crate) mod style;
 
 pub(crate) use crate::report::Exit;
 pub(crate) use args::{Cli, ColorWhen, Command, HookCommand, PromptCommand};
-pub(crate) use entry::{command_tree, run};
+#[cfg(test)]
+pub(crate) use entry::clap_says_to;
+pub(crate) use entry::{clap_says, command_tree, parse, set_up};
 pub(crate) use error::{CliError, Unknown, UsageError};
 pub(crate) use output::Console;
 pub(crate) use settings::Settings;

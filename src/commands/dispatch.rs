@@ -1,10 +1,59 @@
-//! Which command runs, given the parsed command line.
+//! Where the program starts: read the command line, run the command it names, turn
+//! its outcome into an exit code.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
 
 use crate::cli::{CliError, Command, Console, Exit, HookCommand, PromptCommand, Settings};
 use crate::config::HookKind;
 
+/// Runs promptexec with these arguments (the first is the program's name) on the
+/// process's stdout and stderr, and returns its exit code.
+pub(crate) fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    // Before anything is spawned, so that every detached descendant comes back here.
+    crate::exec::become_subreaper();
+    let exit = match crate::cli::parse(args) {
+        Ok(cli) => execute(cli, &mut Console::stdio()),
+        Err(err) => crate::cli::clap_says(&err),
+    };
+    // Every command has returned, interrupted or not: what its extensions left goes.
+    crate::exec::kill_remaining_children();
+    exit.into()
+}
+
+/// Like [`run`], with the command's output written to `console`; clap's help and
+/// usage messages go there too, uncoloured.
+#[cfg(test)]
+pub(crate) fn run_with<I, T>(args: I, console: &mut Console) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    match crate::cli::parse(args) {
+        Ok(cli) => execute(cli, console),
+        Err(err) => crate::cli::clap_says_to(&err, console),
+    }
+}
+
+/// Sets up the global options once, then runs the command; an error is reported on
+/// the console and becomes its exit code.
+fn execute(cli: crate::cli::Cli, console: &mut Console) -> Exit {
+    let (command, settings) = crate::cli::set_up(cli);
+    match dispatch(command, &settings, console) {
+        Ok(exit) => exit,
+        Err(err) => {
+            err.report(console);
+            err.exit()
+        }
+    }
+}
+
 /// Runs one command.
-pub(crate) fn dispatch(
+fn dispatch(
     command: Command,
     settings: &Settings,
     console: &mut Console,

@@ -21,6 +21,8 @@ mod validate;
 mod dispatch;
 mod emit;
 mod exit;
+#[cfg(test)]
+mod in_process;
 mod hook_report;
 mod load;
 mod model;
@@ -29,6 +31,6 @@ mod scenario_files;
 mod store;
 mod warnings;
 
-pub(crate) use dispatch::dispatch;
+pub(crate) use dispatch::run;
 // `run` with no message, as the dispatcher names it: the same command.
 use run::suite;

@@ -1,12 +1,12 @@
-//! The whole CLI driven in process through [`super::run_with`], with buffers for
-//! stdout and stderr.
+//! The whole CLI driven in process through [`super::dispatch::run_with`], with
+//! buffers for stdout and stderr.
 
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
-use super::entry::run_with;
-use super::{Console, Exit};
+use super::dispatch::run_with;
+use crate::cli::{Console, Exit};
 
 /// A writer whose bytes can be read back after the console that owned it is gone.
 #[derive(Clone, Default)]
