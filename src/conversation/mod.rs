@@ -1,9 +1,21 @@
-//! The conversation's vocabulary, shared by every layer above it: the names of the
-//! events a conversation emits and the words for how its steps ended. It imports
-//! nothing of promptexec's own but `wire_enum!`, so any module may use it.
+//! The conversation's vocabulary, shared by every layer above it: the history and its
+//! messages, what a model call, a tool call and a session are as hooks and providers
+//! see them, the names of the events a conversation emits and the words for how its
+//! steps ended. It imports nothing of promptexec's own but `wire_enum!`, so any
+//! module may use it, and hooks, providers and the session speak of one conversation.
 
+mod calls;
 mod events;
+mod history;
+mod judged;
+mod messages;
 mod outcomes;
 
+pub use calls::{
+    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolChoice, ToolResultInfo,
+};
 pub use events::{EVENT_NAMES, runtime_name, selects, selects_any};
+pub use history::History;
+pub(crate) use judged::{EvalInput, HookRecord, ToolCallRecord};
+pub use messages::{assistant_message, message, tool_message};
 pub use outcomes::{HookAction, TurnEndReason};

@@ -2,7 +2,8 @@
 
 use serde_json::{Value as Json, json};
 
-use super::EvalInput;
+use crate::conversation::EvalInput;
+use crate::pack::builtin::Scored;
 
 /// The request an exec eval reads on stdin.
 pub(crate) fn eval_request(eval_type: &str, params: &Json, input: &EvalInput) -> Json {
@@ -12,14 +13,6 @@ pub(crate) fn eval_request(eval_type: &str, params: &Json, input: &EvalInput) ->
         "content": input.content,
         "context": input.context(),
     })
-}
-
-/// A valid answer: the score, the explanation and the extra data.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Scored {
-    pub score: f64,
-    pub detail: String,
-    pub data: Json,
 }
 
 /// Why an eval's answer is not a valid score.

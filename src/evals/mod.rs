@@ -1,22 +1,21 @@
 //! Evals: exec evals (an external script scores a turn from 0 to 1) and built-in
 //! checks, run at their triggers, with thresholds that make an eval a gate.
 
-mod builtin;
 mod exec_eval;
-mod input;
 mod precondition;
 mod result;
 mod runner;
 mod schedule;
 mod unread;
 
-pub(crate) use builtin::{
-    Judge, ParamError, builtin_names, canonical as canonical_check, is_builtin,
-    prepare as prepare_check, same,
+// The built-in checks live with the pack that names them; these paths stay for
+// the modules above that still use them.
+pub(crate) use crate::conversation::{EvalInput, HookRecord, ToolCallRecord};
+pub(crate) use crate::pack::builtin::{
+    Judge, canonical as canonical_check, drop_unread, is_builtin, prepare as prepare_check, same,
 };
 pub(crate) use exec_eval::{eval_request, read_score};
-pub(crate) use input::{EvalInput, HookRecord, ToolCallRecord};
 pub(crate) use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub(crate) use runner::{Evaluator, prompt_evals};
 pub(crate) use schedule::{Point, due};
-pub(crate) use unread::{drop_unread, drop_unread_params};
+pub(crate) use unread::drop_unread_params;

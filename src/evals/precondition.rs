@@ -3,8 +3,8 @@
 
 use crate::pack::{Bound, EvalDef, Threshold, When};
 
-use super::ToolCallRecord;
-use super::builtin::{ParamError, Params};
+use crate::conversation::ToolCallRecord;
+use crate::pack::builtin::{ParamError, Params};
 
 /// Why an `assertion` cannot be unwrapped.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -10,10 +10,10 @@ use crate::exec::{self, Call, CallKind, Outcome};
 use crate::pack::{EvalDef, Prompt};
 use crate::tools::{ToolServer, ToolStatus};
 
-use super::builtin::{Judge, JudgeError, builtin_names, prepare};
-use super::exec_eval::{ScoreError, Scored, eval_request, read_score};
+use super::exec_eval::{ScoreError, eval_request, read_score};
 use super::precondition::{skip_reason, unwrap_assertion};
 use super::{EvalInput, EvalResult, EvalStatus, Point, due, judge};
+use crate::pack::builtin::{Judge, JudgeError, Scored, builtin_names, prepare};
 
 /// An eval that cannot run as written: its type is unknown, or a built-in check's
 /// params are wrong.

@@ -3,13 +3,12 @@
 //! (with the param meant, when one is close) and is left out, never a refusal.
 
 use indexmap::IndexMap;
-use serde_json::Value as Json;
 
 use crate::config::EvalBinding;
 use crate::doc::Diagnostic;
 use crate::pack::Pack;
 
-use super::builtin::{ParamError, is_builtin, prepare};
+use crate::pack::builtin::{drop_unread, is_builtin};
 
 /// Drops from every eval of `pack` (its own and each prompt's) that runs as a
 /// built-in check the params that check does not read; a warning for each, at the
@@ -34,40 +33,4 @@ pub(crate) fn drop_unread_params(
         }
     }
     warnings
-}
-
-/// A key a built-in check does not read, taken out of its params.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unread {
-    pub key: String,
-    /// What is said of it: the check, the key, and the name meant when one is close.
-    pub message: String,
-}
-
-/// Removes from `params` each key `check` does not read, and `message` (the
-/// check's human message, which no check reads); each unread key, in the order found.
-/// The loaders warn of each at the place it is written.
-pub(crate) fn drop_unread(check: &str, params: &mut Json) -> Vec<Unread> {
-    let mut found = Vec::new();
-    let Json::Object(map) = params else {
-        return found;
-    };
-    // `message` is what a person reads of the check, never a param of it.
-    map.remove("message");
-    loop {
-        match prepare(check, &Json::Object(map.clone())) {
-            Err(err @ ParamError::Unknown { .. }) => {
-                let ParamError::Unknown { key, .. } = &err else {
-                    return found;
-                };
-                let key = key.clone();
-                map.remove(&key);
-                found.push(Unread {
-                    key,
-                    message: err.to_string(),
-                });
-            }
-            _ => return found,
-        }
-    }
 }

@@ -10,6 +10,9 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Hook, HookKind, HookPhase, Intercept};
+use crate::conversation::{
+    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo,
+};
 use crate::exec::CallKind;
 
 use super::action::Action;
@@ -17,10 +20,7 @@ use super::chain::{DenyMeans, Entry, Gate, Phase, Shapes, Stage, ordered};
 use super::failure::{Failures, HookFailure};
 use super::modify::{modified_call, modified_request, modified_response, modified_result};
 use super::observer::Observers;
-use super::payload::{
-    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, provider_payload,
-    session_payload_text, tool_payload,
-};
+use super::payload::{provider_payload, session_payload_text, tool_payload};
 use super::rpc_hook::{RpcHook, StartError};
 use super::rpc_wire::{after_llm_params, after_tool_params, before_llm_params, meta, tool_params};
 use super::runner::ExecHook;

@@ -10,7 +10,6 @@ mod decide;
 mod dispatch;
 mod exec_step;
 mod failure;
-mod history;
 mod judge;
 mod modify;
 mod observer;
@@ -40,15 +39,15 @@ pub use chain::{Gate, Phase, ordered};
 pub use decide::{Decision, Step, fold, step_for};
 pub use dispatch::HookDispatcher;
 pub use failure::HookFailure;
-pub use history::History;
 pub use judge::{ExecAnswer, HookDecision, read_exec_answer};
 pub use modify::ModifyError;
 pub use observer::OBSERVER_QUEUE;
-pub use payload::{
-    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo,
-    assistant_message, message, provider_payload, session_payload, tool_message, tool_payload,
-    wrap_bare,
+// The conversation's words, at the paths they had before they moved down.
+pub use crate::conversation::{
+    History, ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo,
+    assistant_message, message, tool_message,
 };
+pub use payload::{provider_payload, session_payload, tool_payload, wrap_bare};
 pub use rpc_hook::{Intercepted, RpcHook, StartError};
 pub use rpc_wire::{
     PROTOCOL_VERSION, after_llm_params, after_tool_params, before_llm_params, event_params,

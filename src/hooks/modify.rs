@@ -3,8 +3,8 @@
 
 use serde_json::Value as Json;
 
-use super::payload::{ProviderRequest, ProviderResponse, ToolCallInfo, ToolResultInfo};
 use super::shape::{ArgumentsError, ShapeError, read_arguments, read_message};
+use crate::conversation::{ProviderRequest, ProviderResponse, ToolCallInfo, ToolResultInfo};
 
 /// Why a `modify` cannot be applied.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

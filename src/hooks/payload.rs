@@ -4,80 +4,9 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use crate::config::{HookKind, HookPhase, HookType};
-
-use super::History;
-
-/// A message in the shape hooks written for PromptKit read: the text in `content` and
-/// again in `parts`.
-pub fn message(role: &str, content: &str) -> Json {
-    json!({
-        "role": role,
-        "content": content,
-        "parts": [{"type": "text", "text": content}],
-    })
-}
-
-/// An assistant message: its text, and the calls it makes (`[{"id", "name", "args"}]`)
-/// when there are any.
-pub fn assistant_message(content: &str, tool_calls: &[Json]) -> Json {
-    let mut msg = message("assistant", content);
-    if !tool_calls.is_empty() {
-        msg["tool_calls"] = Json::Array(tool_calls.to_vec());
-    }
-    msg
-}
-
-/// A tool's result as the model reads it; `error` holds the text again when the call
-/// did not succeed.
-pub fn tool_message(call_id: &str, name: &str, content: &str, error: Option<&str>) -> Json {
-    let mut msg = message("tool", content);
-    msg["tool_result"] = json!({"id": call_id, "name": name, "content": content, "error": error});
-    msg
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ProviderRequest {
-    pub provider_id: String,
-    pub model: String,
-    pub messages: History,
-    pub system_prompt: String,
-    pub round: u32,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ProviderResponse {
-    pub provider_id: String,
-    pub model: String,
-    pub message: Json,
-    pub latency_ms: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolCallInfo {
-    pub name: String,
-    pub args: Json,
-    pub call_id: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolResultInfo {
-    pub name: String,
-    pub call_id: String,
-    /// The result as the model will see it: JSON text.
-    pub content: String,
-    pub latency_ms: u64,
-    /// The tool did not answer ok; JSON-RPC hooks see it as `is_error`.
-    #[serde(skip)]
-    pub is_error: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SessionInfo {
-    pub session_id: String,
-    pub conversation_id: String,
-    pub messages: History,
-    pub turn_index: u32,
-}
+use crate::conversation::{
+    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo,
+};
 
 /// The envelope every payload has: the hook type, the phase, and what it is about.
 fn envelope(hook_type: HookType, phase: HookPhase, section: &str, value: Json) -> Json {
@@ -193,6 +122,7 @@ pub(super) mod samples {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conversation::{History, message};
 
     #[test]
     fn payloads_use_the_reference_fields() {

@@ -7,9 +7,9 @@ use serde_json::{Value as Json, json};
 use crate::config::{EventMethod, Intercept, ObserveEvents, ServerHook};
 use crate::exec::rpc::{Refused, Reply};
 
-use super::payload::{ToolCallInfo, ToolResultInfo};
 use super::shape::openai_message;
 use crate::conversation::runtime_name;
+use crate::conversation::{ToolCallInfo, ToolResultInfo};
 
 /// The protocol version promptexec speaks in `hook.hello`.
 pub const PROTOCOL_VERSION: u64 = 1;

@@ -1,6 +1,7 @@
 //! The PromptPack: prompts, their variables and templates, tools with JSON Schemas,
 //! evals and fragments; loaded with positions and checked across references.
 
+pub(crate) mod builtin;
 mod check;
 mod load;
 mod model;

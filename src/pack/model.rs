@@ -147,16 +147,7 @@ pub struct Validation {
     pub maximum: Option<f64>,
 }
 
-crate::wire_enum! {
-    /// `tool_policy.tool_choice`.
-    #[derive(Default)]
-    pub enum ToolChoice {
-        #[default]
-        Auto = "auto",
-        Required = "required",
-        None = "none",
-    }
-}
+pub use crate::conversation::ToolChoice;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolPolicy {

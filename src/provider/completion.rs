@@ -3,8 +3,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use super::AssistantMessage;
-use crate::hooks::History;
-use crate::pack::ToolChoice;
+use crate::conversation::{History, ToolChoice};
 
 /// One model call as the session makes it: where in the conversation, and what the
 /// model is shown.
@@ -18,7 +17,7 @@ pub struct ModelCall<'a> {
     pub model: &'a str,
     /// The prompt's `tool_policy.tool_choice` (with `none`, `tools` is empty).
     pub tool_choice: ToolChoice,
-    /// The conversation so far, in the hook payload shape (`hooks::message`).
+    /// The conversation so far, in the hook payload shape (`conversation::message`).
     pub messages: &'a History,
     /// The tools on offer, `{"type": "function", "function": {name, description, parameters}}`.
     pub tools: &'a [Json],

@@ -27,10 +27,11 @@ use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{HookPhase, RuntimeConfig};
+use crate::conversation::{History, ProviderRequest, ProviderResponse, ToolChoice, message};
 use crate::evals::{Evaluator, Point};
-use crate::hooks::{Gate, History, HookDispatcher, ProviderRequest, ProviderResponse, message};
+use crate::hooks::{Gate, HookDispatcher};
 use crate::mcp::McpToolSet;
-use crate::pack::{Pack, Prompt, ToolChoice};
+use crate::pack::{Pack, Prompt};
 use crate::provider::{ModelCall, Provider};
 use crate::tool_caller::ToolCaller;
 

@@ -6,8 +6,8 @@ use std::borrow::Borrow;
 
 use serde_json::{Value as Json, json};
 
+use crate::conversation::{History, assistant_message, message, tool_message};
 use crate::evals::{EvalInput, HookRecord, Point, ToolCallRecord};
-use crate::hooks::{History, assistant_message, message, tool_message};
 
 use super::SessionEvent;
 

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::doc::{Node, Pos, UnknownKeys, Value};
-use crate::evals::{ParamError, drop_unread, prepare_check};
+use crate::pack::builtin::{ParamError, builtin_names, drop_unread, is_builtin, prepare};
 use crate::pack::model::*;
 
 use super::document::{Resolver, ptr};
@@ -115,7 +115,7 @@ impl Resolver<'_> {
         if !enabled {
             // As in PromptKit, a disabled validator is not built, so nothing but a
             // type nobody knows (likely a typo) is worth a word.
-            if check != PII_LEAKAGE && !crate::evals::is_builtin(&check) {
+            if check != PII_LEAKAGE && !is_builtin(&check) {
                 let why = unknown_type(&kind);
                 self.cx
                     .warning(type_pos, format!("{at}: {why} (it is disabled)"));
@@ -153,7 +153,7 @@ impl Resolver<'_> {
     ) -> Option<bool> {
         let at = site.at;
         let mut given = Json::Object(std::mem::take(params));
-        let unread = if crate::evals::is_builtin(check) {
+        let unread = if is_builtin(check) {
             drop_unread(check, &mut given)
         } else {
             Vec::new()
@@ -167,7 +167,7 @@ impl Resolver<'_> {
                 format!("{at}/params: {}; it is not applied", unread.message),
             );
         }
-        match prepare_check(check, &Json::Object(params.clone())) {
+        match prepare(check, &Json::Object(params.clone())) {
             Ok(_) => Some(true),
             Err(ParamError::NotBuiltin(_)) => {
                 self.cx
@@ -207,7 +207,7 @@ impl Resolver<'_> {
 
 /// Why `kind` is no guardrail, with a "did you mean".
 fn unknown_type(kind: &str) -> String {
-    let known = crate::evals::builtin_names()
+    let known = builtin_names()
         .chain(VALIDATOR_ALIASES.iter().map(|(n, _)| *n))
         .chain([PII_LEAKAGE]);
     format!(

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Value as Json, json};
 
 use crate::config::Pricing;
-use crate::hooks::History;
+use crate::conversation::History;
 use crate::provider::{AssistantMessage, ToolCall, Usage};
 
 /// What one model call answered.
@@ -135,7 +135,7 @@ impl Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::assistant_message;
+    use crate::conversation::assistant_message;
 
     #[test]
     fn arguments_are_parsed_leniently() {

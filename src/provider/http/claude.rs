@@ -8,7 +8,7 @@ use super::api_error::error_in;
 use super::error::AnswerError;
 use super::openai::{insert_some, text_of};
 use crate::config::ModelDefaults;
-use crate::pack::ToolChoice;
+use crate::conversation::ToolChoice;
 use crate::provider::ModelCall;
 
 /// `max_tokens` is required by this API; this is sent when the config sets none.
@@ -171,7 +171,7 @@ fn tool_use(block: &Json) -> Result<Call, AnswerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::{History, assistant_message, message, tool_message};
+    use crate::conversation::{History, assistant_message, message, tool_message};
 
     #[test]
     fn the_body_merges_roles_and_carries_tool_results() {
@@ -203,7 +203,7 @@ mod tests {
             round: 2,
             system_prompt: "Be brief.",
             model: "fake-model",
-            tool_choice: crate::pack::ToolChoice::Auto,
+            tool_choice: crate::conversation::ToolChoice::Auto,
             messages: &history,
             tools: &tools,
             stream: true,

@@ -11,8 +11,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::HttpProvider;
 use crate::config::{Credential, Pricing, Provider as ProviderConfig};
-use crate::hooks::{History, message};
-use crate::pack::ToolChoice;
+use crate::conversation::{History, ToolChoice, message};
 use crate::provider::{ModelCall, ModelError, Provider};
 
 /// What the server does with one request.

@@ -7,7 +7,7 @@ use super::answer::{Answer, Call, Tokens, args_from_value};
 use super::api_error::error_in;
 use super::error::AnswerError;
 use crate::config::ModelDefaults;
-use crate::pack::ToolChoice;
+use crate::conversation::ToolChoice;
 use crate::provider::ModelCall;
 
 /// The body of a chat completions request.
@@ -158,7 +158,7 @@ fn parse_call(call: &Json) -> Result<Call, AnswerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::{History, assistant_message, message, tool_message};
+    use crate::conversation::{History, assistant_message, message, tool_message};
 
     fn history() -> History {
         let mut history = History::default();
@@ -178,7 +178,7 @@ mod tests {
             round: 2,
             system_prompt: "Be brief.",
             model: "fake-model",
-            tool_choice: crate::pack::ToolChoice::Auto,
+            tool_choice: crate::conversation::ToolChoice::Auto,
             messages: history,
             tools,
             stream,

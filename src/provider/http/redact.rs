@@ -20,7 +20,7 @@ pub(super) fn register(key: Option<&ApiKey>, headers: &IndexMap<String, String>)
 /// `text` (an error that may quote what a server sent back) with every secret
 /// hidden and every control character escaped, ready for any output.
 pub(super) fn shown(text: &str) -> String {
-    crate::cli::style::peer(&crate::secret::redact(text), true).into_owned()
+    crate::peer_text::peer(&crate::secret::redact(text), true).into_owned()
 }
 
 #[cfg(test)]

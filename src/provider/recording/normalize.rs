@@ -96,7 +96,7 @@ fn text(value: &Json) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::{History, assistant_message, message, tool_message};
+    use crate::conversation::{History, assistant_message, message, tool_message};
     use serde_json::json;
 
     #[test]
@@ -140,7 +140,7 @@ mod tests {
             round: 1,
             system_prompt: "Be brief.",
             model: "fake-model",
-            tool_choice: crate::pack::ToolChoice::Auto,
+            tool_choice: crate::conversation::ToolChoice::Auto,
             messages: &history,
             tools: &tools,
             stream: false,

@@ -137,7 +137,7 @@ fn exchange(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::{History, assistant_message, message, tool_message};
+    use crate::conversation::{History, assistant_message, message, tool_message};
     use crate::provider::recording::{MatchMode, ProviderInfo, Recording, Replayer};
     use crate::provider::{Exchange, MockScript, MockTurn, ScriptedCall, ScriptedProvider, Usage};
     use serde_json::json;
@@ -195,7 +195,7 @@ mod tests {
             round,
             system_prompt: "You help with orders.",
             model: "fake-model",
-            tool_choice: crate::pack::ToolChoice::Auto,
+            tool_choice: crate::conversation::ToolChoice::Auto,
             messages: history,
             tools: &tools,
             stream: false,
@@ -347,7 +347,7 @@ mod tests {
             round: 1,
             system_prompt: "",
             model: "fake-model",
-            tool_choice: crate::pack::ToolChoice::Auto,
+            tool_choice: crate::conversation::ToolChoice::Auto,
             messages: &history,
             tools: &[],
             stream: false,

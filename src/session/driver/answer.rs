@@ -3,7 +3,7 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::hooks::assistant_message;
+use crate::conversation::assistant_message;
 use crate::provider::{AssistantMessage, ModelError, ToolCall};
 use crate::session::TurnEndReason;
 

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::hooks::{ProviderResponse, message};
+use crate::conversation::{ProviderResponse, message};
 use crate::pack::Direction;
 use crate::session::guardrails::Blocked;
 use crate::session::{SessionEvent, TurnEndReason};

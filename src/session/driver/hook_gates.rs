@@ -3,7 +3,8 @@
 //! turn or the run.
 
 use crate::config::HookPhase;
-use crate::hooks::{Gate, SessionInfo};
+use crate::conversation::SessionInfo;
+use crate::hooks::Gate;
 use crate::session::{ExtensionKind, HookAction, Phase, SessionEvent, TurnEndReason};
 
 use super::{SESSION_ID, Session, TurnEnd};

@@ -4,7 +4,8 @@
 use serde_json::{Value as Json, json};
 
 use crate::config::HookPhase;
-use crate::hooks::{Gate, ToolCallInfo, ToolResultInfo, tool_message};
+use crate::conversation::{ToolCallInfo, ToolResultInfo, tool_message};
+use crate::hooks::Gate;
 use crate::provider::ToolCall;
 use crate::session::{
     CallStatus, ExtensionKind, FailureMode, HookAction, PendingCall, Phase, SLOW_DELAY,

@@ -1,5 +1,5 @@
 use super::*;
-use crate::hooks::{History, assistant_message, message, tool_message};
+use crate::conversation::{History, assistant_message, message, tool_message};
 use crate::provider::Usage;
 use serde_json::json;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ fn call<'a>(turn: u32, round: u32, history: &'a History) -> ModelCall<'a> {
         round,
         system_prompt: "You help with orders.",
         model: "fake-model",
-        tool_choice: crate::pack::ToolChoice::Auto,
+        tool_choice: crate::conversation::ToolChoice::Auto,
         messages: history,
         tools: &[],
         stream: false,

@@ -4,8 +4,8 @@ use serde_json::{Value as Json, json};
 
 use super::{Judge, ParamError, Params, verdict};
 use crate::conversation::HookAction;
+use crate::conversation::HookRecord;
 use crate::doc::{one_of, suggest};
-use crate::evals::HookRecord;
 
 /// What `action` may expect: a hook that was consulted and let things be, or one
 /// of the interventions a run records.

@@ -19,7 +19,7 @@ pub struct History(Arc<Vec<Stored>>);
 /// One message as [`History`] keeps it.
 #[derive(Debug, Clone, PartialEq)]
 enum Stored {
-    /// Exactly `payload::message(role, text)`, which most messages are.
+    /// Exactly `messages::message(role, text)`, which most messages are.
     Text(Role, Arc<str>),
     /// Anything else, as compact JSON text.
     Json(Arc<str>),
@@ -54,14 +54,14 @@ impl Stored {
 
     fn to_json(&self) -> Json {
         match self {
-            Stored::Text(role, text) => super::payload::message(role.name(), text),
+            Stored::Text(role, text) => super::messages::message(role.name(), text),
             // Text this type wrote, so always valid JSON.
             Stored::Json(text) => serde_json::from_str(text).unwrap_or_default(),
         }
     }
 }
 
-/// The role and text of a message that is exactly `payload::message(role, text)`,
+/// The role and text of a message that is exactly `messages::message(role, text)`,
 /// keys in that order, so that it reads back the same.
 fn plain_text(message: &Json) -> Option<(Role, &str)> {
     let fields = message.as_object()?;
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn plain_text_messages_are_kept_as_their_text_and_read_back_the_same() {
-        let plain = crate::hooks::payload::message("user", "hi \"there\"");
+        let plain = super::super::messages::message("user", "hi \"there\"");
         let history: History = vec![plain.clone()].into();
         assert!(
             matches!(&history.0[0], Stored::Text(Role::User, text) if &**text == "hi \"there\"")

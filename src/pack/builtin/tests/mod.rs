@@ -13,9 +13,10 @@ mod tools;
 
 use serde_json::{Value as Json, json};
 
+use super::Scored;
 use super::{JudgeError, prepare};
-use crate::evals::exec_eval::Scored;
-use crate::evals::{EvalInput, EvalStatus, judge};
+use crate::conversation::EvalInput;
+use crate::evals::{EvalStatus, judge};
 use crate::pack::{Bound, Threshold};
 
 /// One input to one check.

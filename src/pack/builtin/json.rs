@@ -2,8 +2,8 @@
 
 use serde_json::{Value as Json, json};
 
+use super::Scored;
 use super::{Judge, JudgeError, ParamError, Params, same, verdict};
-use crate::evals::exec_eval::Scored;
 
 const FIND: [&[&str]; 2] = [&["allow_wrapped"], &["extract_json"]];
 

@@ -4,9 +4,9 @@
 use regex::Regex;
 use serde_json::{Map, Value as Json, json};
 
+use super::Scored;
 use super::{Judge, ParamError, Params, same, verdict};
-use crate::evals::ToolCallRecord;
-use crate::evals::exec_eval::Scored;
+use crate::conversation::ToolCallRecord;
 
 /// The conditions a call can be held to (`args_match`, `result_includes`,
 /// `result_matches`, `no_error`, and `expected_args` where a check takes it).

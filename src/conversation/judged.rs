@@ -1,7 +1,10 @@
+//! What an eval judges: the answer, the conversation around it, the tool calls
+//! and hook decisions of the turn. Transcripts keep it, so evals run again later.
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
-use crate::hooks::History;
+use super::History;
 
 /// A tool call as evals see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

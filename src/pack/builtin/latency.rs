@@ -2,8 +2,8 @@
 
 use serde_json::{Value as Json, json};
 
+use super::Scored;
 use super::{Judge, JudgeError, ParamError, Params};
-use crate::evals::exec_eval::Scored;
 
 /// Within `max_ms` scores 1; past it the score falls as `max_ms / latency`. The
 /// latency is the context's `metadata.latency_ms`, which `run` fills in.

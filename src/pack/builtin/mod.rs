@@ -12,14 +12,24 @@ mod pii;
 mod tests;
 mod tool_patterns;
 mod tools;
+mod unread;
 
 use serde_json::Value as Json;
 
-use super::EvalInput;
-use super::exec_eval::Scored;
+use crate::conversation::EvalInput;
 
 pub(crate) use error::{JudgeError, ParamError};
-pub(super) use params::Params;
+pub(crate) use params::Params;
+pub(crate) use unread::drop_unread;
+
+/// A score from 0 to 1, the explanation and the extra data: what a built-in check
+/// and an exec eval answer.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scored {
+    pub score: f64,
+    pub detail: String,
+    pub data: Json,
+}
 
 /// A prepared check: scores one input.
 pub(crate) type Judge = Box<dyn Fn(&EvalInput) -> Result<Scored, JudgeError>>;

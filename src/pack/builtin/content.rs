@@ -3,9 +3,9 @@
 use regex::{Regex, RegexBuilder};
 use serde_json::{Value as Json, json};
 
+use super::Scored;
 use super::{Judge, ParamError, Params, verdict};
-use crate::evals::EvalInput;
-use crate::evals::exec_eval::Scored;
+use crate::conversation::EvalInput;
 
 /// The assistant's messages, the judged content among them.
 fn assistant_texts(input: &EvalInput) -> Vec<String> {

@@ -3,9 +3,9 @@
 use regex::Regex;
 use serde_json::{Value as Json, json};
 
+use super::Scored;
 use super::{Judge, ParamError, Params, same, verdict};
-use crate::evals::exec_eval::Scored;
-use crate::evals::{EvalInput, ToolCallRecord};
+use crate::conversation::{EvalInput, ToolCallRecord};
 use crate::tools::INVALID_ARGUMENTS;
 
 const TOOL_NAMES: &[&str] = &["tool_names", "tools"];

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::doc::Pos;
 use crate::evals::Evaluator;
-use crate::evals::builtin::prepare;
+use crate::pack::builtin::prepare;
 use crate::pack::{EvalDef, Trigger, When};
 
 #[test]
