@@ -94,9 +94,40 @@ impl HumanStream {
 /// One event as the person watching reads it; `None` for events that only count.
 /// What a model, tool, hook or server wrote has its control characters escaped.
 pub(crate) fn describe(event: &SessionEvent) -> Option<String> {
-    let name = |text: &str| style::peer(text, false).into_owned();
-    let prose = |text: &str| style::peer(text, true).into_owned();
     let text = match event {
+        SessionEvent::SessionStart { .. }
+        | SessionEvent::User { .. }
+        | SessionEvent::Assistant { .. }
+        | SessionEvent::ModelFinding { .. }
+        | SessionEvent::Eval(_)
+        | SessionEvent::TurnEnd { .. } => conversation_line(event),
+        SessionEvent::Hook { .. }
+        | SessionEvent::ToolCall { .. }
+        | SessionEvent::Pending { .. }
+        | SessionEvent::Decision { .. }
+        | SessionEvent::Guardrail { .. }
+        | SessionEvent::Injected { .. }
+        | SessionEvent::ExtensionFailed { .. } => extension_line(event),
+        SessionEvent::ModelCall { .. }
+        | SessionEvent::HooksRan { .. }
+        | SessionEvent::ToolStarted { .. }
+        | SessionEvent::EvalPoint { .. }
+        | SessionEvent::SessionEnd { .. } => None,
+    }?;
+    Some(text.trim_end().to_string())
+}
+
+fn name(text: &str) -> String {
+    style::peer(text, false).into_owned()
+}
+
+fn prose(text: &str) -> String {
+    style::peer(text, true).into_owned()
+}
+
+/// What the user, the model and the evals did.
+fn conversation_line(event: &SessionEvent) -> Option<String> {
+    Some(match event {
         SessionEvent::SessionStart { prompt, .. } => format!("── session: prompt `{prompt}`"),
         SessionEvent::User { turn, content } => format!("── turn {turn}\nuser: {content}"),
         SessionEvent::Assistant {
@@ -114,6 +145,23 @@ pub(crate) fn describe(event: &SessionEvent) -> Option<String> {
             }
             text
         }
+        SessionEvent::ModelFinding { finding, .. } => {
+            format!(
+                "  model: {}",
+                style::paint(&prose(finding), style::Tone::Warn)
+            )
+        }
+        SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
+        SessionEvent::TurnEnd { turn, reason } => {
+            format!("── turn {turn} ended: {}", prose(&reason.to_string()))
+        }
+        _ => return None,
+    })
+}
+
+/// What a hook, tool, guardrail or injected failure did.
+fn extension_line(event: &SessionEvent) -> Option<String> {
+    Some(match event {
         SessionEvent::Hook {
             phase,
             hook,
@@ -185,29 +233,14 @@ pub(crate) fn describe(event: &SessionEvent) -> Option<String> {
             name(tool),
             style::paint(&format!("injected {mode}"), style::Tone::Warn)
         ),
-        SessionEvent::ModelFinding { finding, .. } => {
-            format!(
-                "  model: {}",
-                style::paint(&prose(finding), style::Tone::Warn)
-            )
-        }
-        SessionEvent::Eval(result) => format!("  eval {}", eval_line(result)),
-        SessionEvent::TurnEnd { turn, reason } => {
-            format!("── turn {turn} ended: {}", prose(&reason.to_string()))
-        }
         SessionEvent::ExtensionFailed { .. } => {
             let failure = failures_of(std::slice::from_ref(event)).next()?;
             let mut text = format!("  FAILED {}", prose(&failure.headline()));
             text.push_str(&stderr_excerpt(&failure.stderr_tail, "    "));
             text
         }
-        SessionEvent::ModelCall { .. }
-        | SessionEvent::HooksRan { .. }
-        | SessionEvent::ToolStarted { .. }
-        | SessionEvent::EvalPoint { .. }
-        | SessionEvent::SessionEnd { .. } => return None,
-    };
-    Some(text.trim_end().to_string())
+        _ => return None,
+    })
 }
 
 fn eval_line(result: &EvalResult) -> String {

@@ -121,10 +121,9 @@ fn scenario(
     }
 }
 
-/// A suite of three scenarios and one never started: one passes, one fails an
-/// assertion in one of its two trials, one is partial.
-fn record() -> SuiteRecord {
-    let passed = scenario(
+/// Passes its one assertion.
+fn passed() -> ScenarioRecord {
+    scenario(
         "greets",
         vec![trial(
             "greets",
@@ -139,8 +138,12 @@ fn record() -> SuiteRecord {
             None,
         )],
         0,
-    );
-    let failed = scenario(
+    )
+}
+
+/// Fails its one assertion in one of its two trials.
+fn failed() -> ScenarioRecord {
+    scenario(
         "names-the-city",
         vec![
             trial(
@@ -162,7 +165,11 @@ fn record() -> SuiteRecord {
             Some("missing `Paris`"),
         )],
         1,
-    );
+    )
+}
+
+/// One assertion passed, one skipped; a turn not played, one played in part.
+fn partial() -> ScenarioRecord {
     let mut skipped = check("a2", "turn 2 of the file (`assistant`)", None);
     skipped.turn = None;
     skipped.not_played = Some("not played: an `assistant` turn".into());
@@ -204,11 +211,16 @@ fn record() -> SuiteRecord {
         "turn 1: played in part, its `image` part(s) not sent (only its text reaches the model)"
             .into(),
     ];
+    partial
+}
+
+/// A suite of three scenarios and one never started.
+fn record() -> SuiteRecord {
     SuiteRecord {
         pack: "greeter.pack.json".into(),
         shard: Some(Shard { index: 1, count: 2 }),
         jobs: 2,
-        scenarios: vec![passed, failed, partial],
+        scenarios: vec![passed(), failed(), partial()],
         not_started: vec!["late".into()],
         duration_ms: 130,
         exit_code: 1,

@@ -7,51 +7,109 @@ use crate::session::{Phase, SessionEvent, TurnEnd};
 
 use super::{ModelTotals, RunRecord};
 
+/// What one pass over a run's events gathers for its summary.
+#[derive(Default)]
+struct Tally {
+    /// Per tool: calls, calls not ok, milliseconds.
+    tools: BTreeMap<String, (usize, usize, u64)>,
+    /// Per hook: calls, and the phases it ran at.
+    hooks: BTreeMap<String, (usize, Vec<Phase>)>,
+    /// Per hook: the times it changed what happened.
+    decisions: BTreeMap<String, usize>,
+    model_calls: usize,
+    evals: Vec<EvalResult>,
+}
+
+impl Tally {
+    fn of(record: &RunRecord) -> Self {
+        let mut tally = Tally::default();
+        for event in record.events.iter() {
+            match event {
+                SessionEvent::ToolCall {
+                    name,
+                    status,
+                    duration_ms,
+                    ..
+                } => {
+                    let entry = tally.tools.entry(name).or_default();
+                    entry.0 += 1;
+                    entry.1 += usize::from(!status.is_ok());
+                    entry.2 += duration_ms;
+                }
+                SessionEvent::HooksRan { phase, hooks: ran } => {
+                    for hook in ran {
+                        let entry = tally.hooks.entry(hook).or_default();
+                        entry.0 += 1;
+                        if !entry.1.contains(&phase) {
+                            entry.1.push(phase);
+                        }
+                    }
+                }
+                SessionEvent::Hook { hook, .. } => *tally.decisions.entry(hook).or_default() += 1,
+                SessionEvent::ModelCall { .. } => tally.model_calls += 1,
+                SessionEvent::Eval(result) => tally.evals.push(*result),
+                _ => {}
+            }
+        }
+        tally
+    }
+
+    /// The tables of tools, hooks and evals, each when there is something in it.
+    fn tables(&self) -> String {
+        let mut text = String::new();
+        if !self.tools.is_empty() {
+            let mut table = table(&["tool", "calls", "not ok", "time"]);
+            for (name, (calls, failed, ms)) in &self.tools {
+                table.add_row(vec![
+                    name.to_string(),
+                    calls.to_string(),
+                    failed.to_string(),
+                    format!("{ms} ms"),
+                ]);
+            }
+            text.push_str(&format!("\n{table}"));
+        }
+        if !self.hooks.is_empty() {
+            let mut table = table(&["hook", "phases", "calls", "interventions"]);
+            for (name, (calls, phases)) in &self.hooks {
+                table.add_row(vec![
+                    name.to_string(),
+                    phases
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    calls.to_string(),
+                    self.decisions
+                        .get(name)
+                        .copied()
+                        .unwrap_or_default()
+                        .to_string(),
+                ]);
+            }
+            text.push_str(&format!("\n{table}"));
+        }
+        if !self.evals.is_empty() {
+            let evals: Vec<&EvalResult> = self.evals.iter().collect();
+            text.push_str(&format!("\n{}", evals_table(&evals)));
+        }
+        text
+    }
+}
+
 /// The closing summary: one line of totals, what stopped a turn, then tables of
 /// tools, hooks and evals.
 pub(crate) fn summary(record: &RunRecord) -> String {
-    let mut tools: BTreeMap<String, (usize, usize, u64)> = BTreeMap::new();
-    let mut hooks: BTreeMap<String, (usize, Vec<Phase>)> = BTreeMap::new();
-    let mut decisions: BTreeMap<String, usize> = BTreeMap::new();
-    let mut model_calls = 0;
-    let mut evals = Vec::new();
     // One pass over the run's events gathers everything the summary shows.
-    for event in record.events.iter() {
-        match event {
-            SessionEvent::ToolCall {
-                name,
-                status,
-                duration_ms,
-                ..
-            } => {
-                let entry = tools.entry(name).or_default();
-                entry.0 += 1;
-                entry.1 += usize::from(!status.is_ok());
-                entry.2 += duration_ms;
-            }
-            SessionEvent::HooksRan { phase, hooks: ran } => {
-                for hook in ran {
-                    let entry = hooks.entry(hook).or_default();
-                    entry.0 += 1;
-                    if !entry.1.contains(&phase) {
-                        entry.1.push(phase);
-                    }
-                }
-            }
-            SessionEvent::Hook { hook, .. } => *decisions.entry(hook).or_default() += 1,
-            SessionEvent::ModelCall { .. } => model_calls += 1,
-            SessionEvent::Eval(result) => evals.push(*result),
-            _ => {}
-        }
-    }
+    let tally = Tally::of(record);
     let mut text = format!(
         "summary: {} turn(s), {} model call(s), {} tool call(s), {} hook call(s), {} hook intervention(s), {} eval result(s); exit {}",
         record.turns.len(),
-        model_calls,
-        tools.values().map(|t| t.0).sum::<usize>(),
-        hooks.values().map(|h| h.0).sum::<usize>(),
-        decisions.values().sum::<usize>(),
-        evals.len(),
+        tally.model_calls,
+        tally.tools.values().map(|t| t.0).sum::<usize>(),
+        tally.hooks.values().map(|h| h.0).sum::<usize>(),
+        tally.decisions.values().sum::<usize>(),
+        tally.evals.len(),
         record.exit_code
     );
     if let Some(line) = ModelTotals::of(record.events.iter()).line() {
@@ -68,38 +126,7 @@ pub(crate) fn summary(record: &RunRecord) -> String {
             record.dropped_events
         ));
     }
-    if !tools.is_empty() {
-        let mut table = table(&["tool", "calls", "not ok", "time"]);
-        for (name, (calls, failed, ms)) in &tools {
-            table.add_row(vec![
-                name.to_string(),
-                calls.to_string(),
-                failed.to_string(),
-                format!("{ms} ms"),
-            ]);
-        }
-        text.push_str(&format!("\n{table}"));
-    }
-    if !hooks.is_empty() {
-        let mut table = table(&["hook", "phases", "calls", "interventions"]);
-        for (name, (calls, phases)) in &hooks {
-            table.add_row(vec![
-                name.to_string(),
-                phases
-                    .iter()
-                    .map(|p| p.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                calls.to_string(),
-                decisions.get(name).copied().unwrap_or_default().to_string(),
-            ]);
-        }
-        text.push_str(&format!("\n{table}"));
-    }
-    if !evals.is_empty() {
-        let evals: Vec<&EvalResult> = evals.iter().collect();
-        text.push_str(&format!("\n{}", evals_table(&evals)));
-    }
+    text.push_str(&tally.tables());
     text
 }
 

@@ -65,32 +65,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded<Scenario>, Rejected> {
 
 fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
     let mut top = cx.map(root, "the scenario")?;
-    match top.get("apiVersion") {
-        Some(node) => {
-            if let Some(version) = cx.string(node, "/apiVersion")
-                && version != API_VERSION
-            {
-                cx.error(
-                    node.pos,
-                    format!("/apiVersion: `{version}` is not `{API_VERSION}`"),
-                );
-            }
-        }
-        None => cx.error(root.pos, "the scenario: missing key `apiVersion`"),
-    }
-    match top.get("kind") {
-        Some(node) => {
-            if let Some(kind) = cx.string(node, "/kind")
-                && kind != "Scenario"
-            {
-                cx.error(
-                    node.pos,
-                    format!("/kind: expected `Scenario`, found `{kind}`"),
-                );
-            }
-        }
-        None => cx.error(root.pos, "the scenario: missing key `kind`"),
-    }
+    check_header(cx, &mut top, root);
     let (name, mut labels) = match top.get("metadata") {
         Some(node) => metadata(cx, node),
         None => (None, IndexMap::new()),
@@ -103,17 +78,7 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         return None;
     };
     let mut spec = cx.map(spec_node, "/spec")?;
-    // PromptArena names a scenario by `metadata.name`, over `spec.id`.
-    let spec_id_node = spec.get("id");
-    let spec_id = spec_id_node.and_then(|node| cx.nonempty_string(node, "/spec/id"));
-    let id = name.clone().or(spec_id);
-    // A `spec.id` that is there but wrong has been reported already.
-    if id.is_none() && spec_id_node.is_none() {
-        cx.error(
-            spec_node.pos,
-            "/spec: missing key `id` (and no `metadata.name` to stand for it)",
-        );
-    }
+    let id = scenario_id(cx, &mut spec, spec_node, name);
     let task_type = required_string(cx, &mut spec, spec_node, "task_type");
     let task_type_pos = spec.get("task_type").map_or(spec_node.pos, |n| n.pos);
     let description = required_string(cx, &mut spec, spec_node, "description");
@@ -168,6 +133,57 @@ fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Scenario> {
         streaming,
         pos: spec_node.pos,
     })
+}
+
+/// `apiVersion` and `kind`, each there and the one there is.
+fn check_header(cx: &mut Checker, top: &mut Fields<'_>, root: &Node) {
+    match top.get("apiVersion") {
+        Some(node) => {
+            if let Some(version) = cx.string(node, "/apiVersion")
+                && version != API_VERSION
+            {
+                cx.error(
+                    node.pos,
+                    format!("/apiVersion: `{version}` is not `{API_VERSION}`"),
+                );
+            }
+        }
+        None => cx.error(root.pos, "the scenario: missing key `apiVersion`"),
+    }
+    match top.get("kind") {
+        Some(node) => {
+            if let Some(kind) = cx.string(node, "/kind")
+                && kind != "Scenario"
+            {
+                cx.error(
+                    node.pos,
+                    format!("/kind: expected `Scenario`, found `{kind}`"),
+                );
+            }
+        }
+        None => cx.error(root.pos, "the scenario: missing key `kind`"),
+    }
+}
+
+/// The scenario's id: PromptArena names a scenario by `metadata.name` (`name`),
+/// over `spec.id`.
+fn scenario_id(
+    cx: &mut Checker,
+    spec: &mut Fields<'_>,
+    spec_node: &Node,
+    name: Option<String>,
+) -> Option<String> {
+    let spec_id_node = spec.get("id");
+    let spec_id = spec_id_node.and_then(|node| cx.nonempty_string(node, "/spec/id"));
+    let id = name.or(spec_id);
+    // A `spec.id` that is there but wrong has been reported already.
+    if id.is_none() && spec_id_node.is_none() {
+        cx.error(
+            spec_node.pos,
+            "/spec: missing key `id` (and no `metadata.name` to stand for it)",
+        );
+    }
+    id
 }
 
 /// `spec.providers`: PromptArena plays the scenario against each one listed.
@@ -364,22 +380,11 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     cx.unknown_keys(&f, at, UnknownKeys::Error);
     let role = role?;
     if role != "user" {
-        let reason = match persona {
-            Some(persona) => format!(
-                "not played: self-play (persona `{persona}`) needs a second model to play the user"
-            ),
-            None if role == "assistant" => {
-                "not played: promptexec plays `user` turns, not `assistant` turns".to_string()
-            }
-            None => format!(
-                "not played: a `{role}` turn is self-play, which needs a second model to play the user"
-            ),
-        };
         return Some(Read::Unplayed(UnplayedTurn {
             index,
             after: 0,
+            reason: not_played(&role, persona.as_deref()),
             role,
-            reason,
             assertions,
         }));
     }
@@ -417,6 +422,21 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
         chaos,
         streaming,
     }))
+}
+
+/// Why a turn of `role` (not `user`) is not played.
+fn not_played(role: &str, persona: Option<&str>) -> String {
+    match persona {
+        Some(persona) => format!(
+            "not played: self-play (persona `{persona}`) needs a second model to play the user"
+        ),
+        None if role == "assistant" => {
+            "not played: promptexec plays `user` turns, not `assistant` turns".to_string()
+        }
+        None => format!(
+            "not played: a `{role}` turn is self-play, which needs a second model to play the user"
+        ),
+    }
 }
 
 /// The text of `parts`, joined by blank lines, and the kinds of the media parts left

@@ -411,3 +411,40 @@ fn a_user_turn_of_media_alone_is_kept_and_not_played() {
         .run()
         .expect_code(1);
 }
+
+/// `run` of the fixture suite under `-q`.
+fn quiet_suite() -> Invocation {
+    promptexec().in_dir(partial_dir()).args([
+        "-q",
+        "-c",
+        "partial.yaml",
+        "run",
+        "partial.pack.json",
+    ])
+}
+
+#[test]
+fn quiet_suites_print_only_what_failed_in_every_format() {
+    let outs = run_all(vec![
+        quiet_suite().arg("scenarios/plain.scenario.yaml"),
+        quiet_suite().arg("--fail-on-partial"),
+        quiet_suite().args(["--fail-on-partial", "--format", "json"]),
+        quiet_suite().args(["--fail-on-partial", "--format", "junit"]),
+    ]);
+    // A suite that passes says nothing.
+    outs[0].expect_code(0);
+    assert_eq!(outs[0].stderr, "", "a quiet suite that passes is silent");
+    for out in &outs[1..] {
+        out.expect_code(1);
+        // What failed, and why, still reaches stderr; the rest does not.
+        out.stderr_has("PARTIAL mixed");
+        out.stderr_has("conversation · llm_judge — not played");
+        out.stderr_lacks("PASS  plain");
+        out.stderr_lacks("suite:");
+        out.stderr_lacks("scenario(s) PARTIAL");
+        out.stderr_lacks("┆");
+    }
+    let report = outs[2].json_report();
+    assert_eq!(report["summary"]["exit_code"], 1);
+    outs[3].stdout_has(r#"<testsuite name="mixed""#);
+}
