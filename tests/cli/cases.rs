@@ -412,3 +412,44 @@ fn a_directory_without_case_files_and_a_missing_file_are_bad_input() {
         .stderr_has(".: the directory holds no case file (*.cases.yaml, *.cases.yml, *.cases.json)")
         .stderr_has("missing.cases.yaml: no such file or directory");
 }
+
+#[test]
+fn with_no_path_the_case_files_under_the_current_folder_run() {
+    let config = cases_dir().join("cases.yaml");
+    let here = promptexec()
+        .in_dir(cases_dir().join("good"))
+        .arg("-c")
+        .arg(&config)
+        .args(["test", "--format", "json"])
+        .run();
+    here.expect_code(0);
+    let report: Json = serde_json::from_str(&here.stdout).expect("a JSON report");
+    let files: Vec<&str> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|file| file["file"].as_str().expect("a file name"))
+        .collect();
+    assert_eq!(files, ["hooks.cases.json", "tools.cases.yaml"]);
+    // The same cases as naming the folder from above.
+    let named = test_cases(&["good", "--format", "json"]).run();
+    named.expect_code(0);
+    let named: Json = serde_json::from_str(&named.stdout).expect("a JSON report");
+    for index in 0..2 {
+        assert_eq!(names(&report, index), names(&named, index));
+    }
+    // A folder without case files says so, as naming it would.
+    let empty = tempfile::tempdir().expect("temp dir");
+    test_cases_in(empty.path(), &[])
+        .run()
+        .expect_code(2)
+        .stderr_has("the directory holds no case file");
+}
+
+#[test]
+fn a_failed_pattern_shows_the_result_it_searched_as_compact_json() {
+    test_cases(&["failing.cases.yaml", "--filter", "pattern not found"])
+        .run()
+        .expect_code(1)
+        .stderr_has(r#"matches: /^delayed$/ not found in the result as compact JSON: "shipped""#);
+}

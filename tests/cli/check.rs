@@ -436,3 +436,57 @@ fn validate_names_an_output_schema_that_is_not_json_schema() {
         .expect_code(2)
         .stderr_has("bad_output_schema.pack.json:15:5: /tools/t/output_schema/type: not a valid JSON Schema");
 }
+
+/// `promptexec [-v] -c good.yaml check good_tool --pack pack.json --cases 5 EXTRA...`,
+/// the human report.
+fn check_good_tool(verbose: bool, extra: &[&str]) -> Outcome {
+    let global: &[&str] = if verbose { &["-v"] } else { &[] };
+    promptexec()
+        .in_dir(fixtures().join("check"))
+        .args(global)
+        .args([
+            "-c",
+            "good.yaml",
+            "check",
+            "good_tool",
+            "--pack",
+            "pack.json",
+        ])
+        .args(["--cases", "5", "--seed", "3"])
+        .args(extra)
+        .run()
+}
+
+#[test]
+fn a_passing_extension_is_one_line_and_its_table_comes_with_v() {
+    let short = check_good_tool(false, &[]);
+    short
+        .expect_code(0)
+        .stdout_has("PASS good_tool (tool): ")
+        .stdout_has(" probes passed (")
+        .stdout_lacks("one_json_answer")
+        // No progress bar when stderr is not a terminal.
+        .stderr_lacks("extensions");
+    assert_eq!(short.stdout.lines().count(), 2, "{}", short.stdout);
+    check_good_tool(true, &[])
+        .expect_code(0)
+        .stdout_has("PASS good_tool (tool)\n")
+        .stdout_has("one_json_answer")
+        .stdout_has("fuzz");
+}
+
+#[test]
+fn the_report_goes_whole_to_the_output_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("check.json");
+    let out = check_good_tool(
+        false,
+        &["--format", "json", "--output", &path.display().to_string()],
+    );
+    out.expect_code(0).stdout_empty();
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the report")).expect("JSON");
+    assert_eq!(report["passed"], true);
+    assert_eq!(report["seed"], 3);
+    assert!(probes_of(&report, "good_tool").contains(&"fuzz"));
+}

@@ -1,7 +1,7 @@
 //! The case files a command line names, read and planned before any process starts.
 //! A problem anywhere is exit 2 with every problem of every file, each at its place.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
@@ -22,14 +22,8 @@ pub(super) fn plan(
 ) -> Result<CasesPlan, CliError> {
     let config = load::config(settings, console)?;
     let mut problems = Diagnostics::default();
-    let here = [PathBuf::from(".")];
-    let paths = if args.paths.is_empty() {
-        &here[..]
-    } else {
-        &args.paths[..]
-    };
     let mut loaded = Vec::new();
-    for path in case_files(paths, &mut problems) {
+    for path in files(&args.paths, &mut problems) {
         match cases::load(&path) {
             Ok(file) => {
                 problems.extend(file.warnings);
@@ -51,6 +45,23 @@ pub(super) fn plan(
         update_snapshots: args.update_snapshots,
         stop: CancellationToken::new(),
     })
+}
+
+/// The case files `paths` name; with none, those under the current folder, named
+/// from there (`tools.cases.yaml`, not `./tools.cases.yaml`).
+fn files(paths: &[PathBuf], problems: &mut Diagnostics) -> Vec<PathBuf> {
+    if !paths.is_empty() {
+        return case_files(paths, problems);
+    }
+    let here = Path::new(".");
+    case_files(&[here.to_path_buf()], problems)
+        .into_iter()
+        .map(|file| {
+            file.strip_prefix(here)
+                .map(Path::to_path_buf)
+                .unwrap_or(file)
+        })
+        .collect()
 }
 
 /// Keeps the cases whose name contains `filter`, and the files that still have some;
