@@ -142,7 +142,14 @@ fn unknown(name: &str, known: &[String], phrase: &Unknown) -> String {
     };
     match phrase {
         Unknown::HasNo { place, kind } => {
-            format!("{place} has no {kind} `{name}`{hint} (it has {have})")
+            let mut text = format!("{place} has no {kind} `{name}`{hint} (it has {have})");
+            if super::args::is_pack_path(name) {
+                let upper = kind.to_uppercase();
+                text.push_str(&format!(
+                    "; `{name}` is a pack file; did you mean `{upper} {name}` (a {kind} name, then the pack)?"
+                ));
+            }
+            text
         }
         Unknown::OffersNo { place, kind } => {
             format!("{place} offers no {kind} `{name}`{hint} (it offers {have})")
@@ -366,6 +373,20 @@ mod tests {
         assert_eq!(
             text(UsageError::NoConfig),
             "no config: give -c FILE, set PROMPTEXEC_CONFIG, or run where runtimeconfig.yaml is"
+        );
+    }
+
+    #[test]
+    fn a_pack_file_given_for_a_name_is_said_to_be_one() {
+        let phrase = Unknown::HasNo {
+            place: "the config".into(),
+            kind: "tool".into(),
+        };
+        assert_eq!(
+            UsageError::unknown("examples/assistant.pack.json", ["echo"], phrase).to_string(),
+            "the config has no tool `examples/assistant.pack.json` (it has `echo`); \
+             `examples/assistant.pack.json` is a pack file; did you mean \
+             `TOOL examples/assistant.pack.json` (a tool name, then the pack)?"
         );
     }
 

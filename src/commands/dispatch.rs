@@ -54,10 +54,11 @@ fn execute(cli: crate::cli::Cli, console: &mut Console) -> Exit {
 
 /// Runs one command.
 fn dispatch(
-    command: Command,
+    mut command: Command,
     settings: &Settings,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
+    command.settle()?;
     match command {
         // With no message to play, `run` plays the pack's suite of scenarios.
         Command::Run(args) if args.messages.is_empty() && args.messages_from.is_none() => {
@@ -85,6 +86,7 @@ fn dispatch(
         Command::Prompt(PromptCommand::Render(args)) => super::prompt::render(&args, console),
         Command::Prompt(PromptCommand::Library(command)) => super::library::run(&command, console),
         Command::Prompt(PromptCommand::Share(command)) => super::share::run(&command, console),
+        Command::Init(args) => super::init::run(&args, console),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             let mut tree = crate::cli::command_tree();

@@ -7,6 +7,7 @@ mod check;
 mod eval;
 mod hook;
 mod hook_rpc;
+mod init;
 mod invoke;
 mod launch_check;
 mod library;

@@ -17,6 +17,7 @@ mod honest_run;
 mod hook_protocol;
 mod hook_test_shape;
 mod hooks;
+mod init;
 mod interrupts;
 mod invoke;
 mod json_inputs;
