@@ -14,6 +14,8 @@ mod junit;
 mod listing;
 mod model_totals;
 mod record;
+#[cfg(test)]
+mod run_tests;
 mod shard;
 pub(crate) mod style;
 mod suite;

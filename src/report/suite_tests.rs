@@ -13,7 +13,7 @@ use super::{
     Verdict, suite_junit, suite_summary, totals_line,
 };
 
-fn eval(id: &str, status: EvalStatus, why: &str) -> EvalResult {
+pub(super) fn eval(id: &str, status: EvalStatus, why: &str) -> EvalResult {
     let mut result = EvalResult::skipped(id, "content_includes", "every_turn", why.into());
     result.status = status;
     result.passed = Some(status == EvalStatus::Passed);
@@ -28,7 +28,7 @@ fn eval(id: &str, status: EvalStatus, why: &str) -> EvalResult {
 }
 
 /// One trial: a user turn, the model's answer, and the results of its evals.
-fn trial(scenario: &str, answer: &str, evals: Vec<EvalResult>) -> RunRecord {
+pub(super) fn trial(scenario: &str, answer: &str, evals: Vec<EvalResult>) -> RunRecord {
     let mut events = vec![
         SessionEvent::SessionStart {
             session_id: format!("{scenario}-1"),
