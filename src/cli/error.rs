@@ -134,7 +134,12 @@ pub(crate) enum Unknown {
 }
 
 fn unknown(name: &str, known: &[String], phrase: &Unknown) -> String {
-    let hint = suggest(name, known.iter().map(String::as_str));
+    // A pack file is none of the names; the hint after the message says what it is.
+    let hint = if super::args::is_pack_path(name) {
+        String::new()
+    } else {
+        suggest(name, known.iter().map(String::as_str))
+    };
     let have = if known.is_empty() {
         "none".to_string()
     } else {

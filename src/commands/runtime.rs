@@ -1,7 +1,5 @@
 //! The async runtime commands execute their plans on, and the interrupt they race.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::CliError;
@@ -19,19 +17,8 @@ where
     runtime.block_on(work())
 }
 
-/// Set by the first watcher that sees a signal, on whichever thread or runtime, before
-/// anything is cancelled because of it: whatever stopped because of a signal finds
-/// it set, so no worker takes that for a reason to start the next scenario.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Whether promptexec has seen Ctrl-C, SIGTERM or SIGHUP. Nothing new (a scenario, a
-/// conversation) starts once it has.
-pub(super) fn interrupt_seen() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
-
 /// Ctrl-C, SIGTERM, or SIGHUP (the terminal went away: the servers promptexec runs
-/// must not be left behind); [`interrupt_seen`] says so from then on. The handlers are in place as soon as this is called,
+/// must not be left behind). The handlers are in place as soon as this is called,
 /// before the future is first polled, so a signal that comes while the work it races
 /// is starting is not missed (a `select!` may poll the work first).
 pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
@@ -50,52 +37,6 @@ pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
             _ = term.recv() => {}
             _ = hup.recv() => {}
         }
-        INTERRUPTED.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Watches for a signal, or for `stop`, for as long as it lives, and then cancels
-/// `cancel`: whatever is under way on that token stops, the observers still draining
-/// at the end of a run included, and [`CancelOnInterrupt::fired`] says so, so the
-/// command ends 130 with what it has. Started inside the runtime the work runs on,
-/// before the work: its handlers are in place when `start` returns.
-pub(super) struct CancelOnInterrupt {
-    fired: CancellationToken,
-    watch: tokio::task::JoinHandle<()>,
-}
-
-impl CancelOnInterrupt {
-    pub(super) fn start(cancel: &CancellationToken, stop: &CancellationToken) -> Self {
-        let signal = interrupted();
-        let fired = CancellationToken::new();
-        // A signal seen elsewhere before this started stops the work at once.
-        if interrupt_seen() {
-            fired.cancel();
-            cancel.cancel();
-        }
-        let watch = tokio::spawn({
-            let (cancel, stop, fired) = (cancel.clone(), stop.clone(), fired.clone());
-            async move {
-                tokio::select! {
-                    () = signal => {}
-                    () = stop.cancelled() => {}
-                }
-                fired.cancel();
-                cancel.cancel();
-            }
-        });
-        Self { fired, watch }
-    }
-
-    /// Whether a signal (or `stop`) came while it watched.
-    pub(super) fn fired(&self) -> bool {
-        self.fired.is_cancelled()
-    }
-}
-
-impl Drop for CancelOnInterrupt {
-    fn drop(&mut self) {
-        self.watch.abort();
     }
 }
 
