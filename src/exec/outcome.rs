@@ -51,9 +51,14 @@ pub struct Finished {
 impl Finished {
     /// A call whose process could not be started.
     pub fn not_started(err: SpawnError) -> Self {
+        Self::never_ran(StopReason::NotStarted(err))
+    }
+
+    /// A call stopped before a process existed.
+    pub(crate) fn never_ran(stop: StopReason) -> Self {
         Self {
             end: None,
-            stop: Some(StopReason::NotStarted(err)),
+            stop: Some(stop),
             stdout: Vec::new(),
             stderr_tail: String::new(),
             duration: Duration::ZERO,

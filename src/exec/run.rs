@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Child;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::group::GroupGuard;
 use super::outcome::{Finished, ProcessEnd, StopReason};
 use super::spawn::spawn_one_shot;
 use super::tail::{LineLog, Tail, read_stderr};
@@ -126,14 +128,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     // Nothing starts once the caller has given up: an interrupt that came while the
     // call was on its way stops it before a process exists.
     if cancel.is_cancelled() {
-        return Finished {
-            end: None,
-            stop: Some(StopReason::Interrupted),
-            stdout: Vec::new(),
-            stderr_tail: String::new(),
-            duration: Duration::ZERO,
-            leftovers: Vec::new(),
-        };
+        return Finished::never_ran(StopReason::Interrupted);
     }
     let deadline = started + call.timeout;
     let env = call.environment();
@@ -189,24 +184,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
                 }
             }
         };
-        let status = match ended {
-            Some(status) => {
-                if let (true, Ok(_), Some(guard)) = (call.watch_leftovers, &status, &guard) {
-                    leftovers = guard.leftovers(LEFTOVER_SETTLE).await;
-                }
-                status
-            }
-            None => {
-                signal(Signal::SIGTERM);
-                match tokio::time::timeout(call.grace, child.wait()).await {
-                    Ok(status) => status,
-                    Err(_) => {
-                        signal(Signal::SIGKILL);
-                        child.wait().await
-                    }
-                }
-            }
-        };
+        let status = reap(ended, &mut child, guard.as_ref(), call, &mut leftovers).await;
         // The direct child is gone; whatever it left in its group goes too, so a
         // grandchild holding our pipes cannot keep the call open.
         signal(Signal::SIGKILL);
@@ -228,18 +206,7 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         status
     };
     drop(guard);
-
-    let end = match status {
-        Ok(status) => Some(match (status.code(), status.signal()) {
-            (Some(code), _) => ProcessEnd::Exited(code),
-            (None, Some(sig)) => ProcessEnd::Signaled(sig),
-            (None, None) => ProcessEnd::Exited(-1),
-        }),
-        Err(err) => {
-            stop = Some(StopReason::Lost(Arc::new(err)));
-            None
-        }
-    };
+    let end = process_end(status, &mut stop);
     Finished {
         end,
         stop,
@@ -247,6 +214,60 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         stderr_tail: tail.into_string(),
         duration: started.elapsed(),
         leftovers,
+    }
+}
+
+/// The child's exit status once it is gone. When it exited, what it left in its
+/// group is collected (if the call asks); else it is stopped, TERM first and KILL
+/// after the grace period.
+async fn reap(
+    ended: Option<io::Result<ExitStatus>>,
+    child: &mut Child,
+    guard: Option<&GroupGuard>,
+    call: &Call<'_>,
+    leftovers: &mut Vec<Leftover>,
+) -> io::Result<ExitStatus> {
+    let signal = |s: Signal| {
+        if let Some(g) = guard {
+            g.signal(s);
+        }
+    };
+    match ended {
+        Some(status) => {
+            if let (true, Ok(_), Some(guard)) = (call.watch_leftovers, &status, guard) {
+                *leftovers = guard.leftovers(LEFTOVER_SETTLE).await;
+            }
+            status
+        }
+        None => {
+            signal(Signal::SIGTERM);
+            match tokio::time::timeout(call.grace, child.wait()).await {
+                Ok(status) => status,
+                Err(_) => {
+                    signal(Signal::SIGKILL);
+                    child.wait().await
+                }
+            }
+        }
+    }
+}
+
+/// How the process ended, from its wait status; a wait that failed loses the
+/// process, which is the call's stop reason.
+fn process_end(
+    status: io::Result<ExitStatus>,
+    stop: &mut Option<StopReason>,
+) -> Option<ProcessEnd> {
+    match status {
+        Ok(status) => Some(match (status.code(), status.signal()) {
+            (Some(code), _) => ProcessEnd::Exited(code),
+            (None, Some(sig)) => ProcessEnd::Signaled(sig),
+            (None, None) => ProcessEnd::Exited(-1),
+        }),
+        Err(err) => {
+            *stop = Some(StopReason::Lost(Arc::new(err)));
+            None
+        }
     }
 }
 

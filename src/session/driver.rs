@@ -27,12 +27,12 @@ use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{HookPhase, RuntimeConfig};
-use crate::conversation::{History, ProviderRequest, ProviderResponse, ToolChoice, message};
+use crate::conversation::{History, ToolChoice, message};
 use crate::evals::{Evaluator, Point};
-use crate::hooks::{Gate, HookDispatcher};
+use crate::hooks::HookDispatcher;
 use crate::mcp::McpToolSet;
 use crate::pack::{Pack, Prompt};
-use crate::provider::{ModelCall, Provider};
+use crate::provider::Provider;
 use crate::tool_caller::ToolCaller;
 
 use super::{
@@ -44,10 +44,9 @@ mod answer;
 mod evaluate;
 mod guard;
 mod hook_gates;
+mod round;
 mod startup;
 mod tool_call;
-
-use answer::{assistant_json, tool_calls_of};
 
 /// The id sessions report to hooks and evals; the same on every run, so sampled
 /// evals pick the same turns.
@@ -328,6 +327,26 @@ impl<'a> Session<'a> {
     }
 
     async fn play_turn(&mut self, user_text: &str) -> TurnEnd {
+        let turn = self.start_turn(user_text);
+        if let Some(blocked) = self.guardrails.check_input(user_text) {
+            return self.block_input(turn, blocked);
+        }
+        let max_rounds = self
+            .max_rounds
+            .unwrap_or(self.prompt.tool_policy.max_rounds);
+        let max_rounds = u32::try_from(max_rounds).unwrap_or(u32::MAX);
+        for round in 1..=max_rounds {
+            if let Some(end) = self.play_round(turn, round).await {
+                return end;
+            }
+        }
+        self.end_turn(turn, TurnEndReason::RoundLimit);
+        TurnEnd::RoundLimit
+    }
+
+    /// Clears what a turn counts, records the user's message and says the turn
+    /// started; the turn's number.
+    fn start_turn(&mut self, user_text: &str) -> u32 {
         self.turn += 1;
         self.hooks.set_turn(self.turn);
         self.calls_this_turn = 0;
@@ -343,163 +362,7 @@ impl<'a> Session<'a> {
         self.messages.push(message("user", user_text));
         self.hooks
             .event("turn_start", &json!({"turn": turn, "user": user_text}));
-        if let Some(blocked) = self.guardrails.check_input(user_text) {
-            return self.block_input(turn, blocked);
-        }
-        let max_rounds = self
-            .max_rounds
-            .unwrap_or(self.prompt.tool_policy.max_rounds);
-        let max_rounds = u32::try_from(max_rounds).unwrap_or(u32::MAX);
-        for round in 1..=max_rounds {
-            if let Some(end) = self.cancelled() {
-                return end;
-            }
-            let request = ProviderRequest {
-                provider_id: self.provider_id.clone(),
-                model: self.model.clone(),
-                messages: self.messages.clone(),
-                system_prompt: self.system_prompt.clone(),
-                round,
-            };
-            let before = self.hooks.before_call(request, self.prompt_tools()).await;
-            self.hooks_ran(HookPhase::BeforeCall, before.ran);
-            let (request, tools) = match before.gate {
-                Gate::Proceed(value) => value,
-                Gate::Replaced {
-                    hook,
-                    reason,
-                    replacement,
-                    ..
-                } => {
-                    self.hook_event(
-                        HookPhase::BeforeCall,
-                        &hook,
-                        HookAction::Replaced,
-                        Some(reason),
-                    );
-                    return self.answer_for_hook(turn, &hook, replacement);
-                }
-                gate => return self.stop(HookPhase::BeforeCall, gate, turn),
-            };
-            self.messages = request.messages.clone();
-            self.offered = tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect();
-            let started = Instant::now();
-            self.hooks.event(
-                "llm_request",
-                &json!({"round": round, "messages": self.messages.len()}),
-            );
-            let call = ModelCall {
-                turn,
-                round,
-                system_prompt: &self.system_prompt,
-                model: &request.model,
-                tool_choice: self.prompt.tool_policy.tool_choice,
-                messages: &self.messages,
-                tools: &tools,
-                stream: self.stream,
-            };
-            if let Some(end) = self.cancelled() {
-                return end;
-            }
-            let completion = match self.provider.complete(call).await {
-                Ok(completion) => completion,
-                Err(err) => return self.model_failed(turn, round, err),
-            };
-            let answer = completion.message;
-            let mut findings = completion.findings;
-            if answer.content.trim().is_empty() && answer.tool_calls.is_empty() {
-                findings.push("the answer is empty: no text and no tool call".into());
-            }
-            for finding in findings {
-                self.emit(SessionEvent::ModelFinding {
-                    turn,
-                    round,
-                    finding,
-                });
-            }
-            self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));
-            let latency_ms = started.elapsed().as_millis() as u64;
-            self.emit(SessionEvent::ModelCall {
-                turn,
-                round,
-                answered_by: completion.answered_by,
-                latency_ms,
-                usage: completion.usage,
-            });
-            let response = ProviderResponse {
-                provider_id: request.provider_id.clone(),
-                model: request.model.clone(),
-                message: assistant_json(&answer),
-                latency_ms,
-            };
-            let after = self.hooks.after_call(&request, response).await;
-            // The request shares the history; let it go so appending copies nothing.
-            drop(request);
-            self.hooks_ran(HookPhase::AfterCall, after.ran);
-            let response = match after.gate {
-                Gate::Proceed(response) => response,
-                Gate::Replaced {
-                    hook,
-                    reason,
-                    replacement,
-                    mut value,
-                } => {
-                    // The hook enforced its policy on the answer: its text stands (or
-                    // the hook's replacement), and no tool call it carried runs.
-                    self.hook_event(
-                        HookPhase::AfterCall,
-                        &hook,
-                        HookAction::Replaced,
-                        Some(reason),
-                    );
-                    let text = replacement.unwrap_or_else(|| {
-                        value.message["content"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_string()
-                    });
-                    value.message = message("assistant", &text);
-                    value.message["finish_reason"] = json!(SAFETY);
-                    value
-                }
-                gate => return self.stop(HookPhase::AfterCall, gate, turn),
-            };
-            let (response, guarded) = self.guard(turn, response);
-            let calls = tool_calls_of(&response.message, &answer);
-            self.emit(SessionEvent::Assistant {
-                turn,
-                content: response.message["content"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                tool_calls: response
-                    .message
-                    .get("tool_calls")
-                    .and_then(Json::as_array)
-                    .cloned()
-                    .unwrap_or_default(),
-            });
-            self.messages.push(response.message.clone());
-            if guarded {
-                self.end_turn(turn, TurnEndReason::AnsweredForSafety);
-                return TurnEnd::Answered;
-            }
-            if calls.is_empty() {
-                self.end_turn(turn, TurnEndReason::Answered);
-                return TurnEnd::Answered;
-            }
-            for (i, call) in calls.iter().enumerate() {
-                if let Some(end) = self.tool_call(call.clone()).await {
-                    self.close_unanswered(&calls[i..], &end);
-                    return end;
-                }
-            }
-        }
-        self.end_turn(turn, TurnEndReason::RoundLimit);
-        TurnEnd::RoundLimit
+        turn
     }
 
     fn end_turn(&mut self, turn: u32, reason: TurnEndReason) {

@@ -6,15 +6,17 @@ use nix::sys::signal::Signal;
 use serde::Serialize;
 use serde_json::Value as Json;
 use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::envelope::{Incoming, id_at_start, read_line, request_line};
 use super::framing::{Line, LineReader};
 use super::pending::Calls;
 use crate::config::ExecSpec;
-use crate::exec::group::signal_group;
+use crate::exec::group::{GroupGuard, signal_group};
 use crate::exec::spawn::{SpawnError, spawn};
 use crate::exec::tail::{LineLog, Tail, read_stderr_shared, stderr_note};
 use crate::exec::{CallKind, RawJson, describe_exit};
@@ -127,88 +129,41 @@ impl RpcClient {
     ) -> Result<Self, SpawnError> {
         let (mut child, guard) = spawn(spec, env)?;
         let pid = child.id().unwrap_or_default();
-        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             return Err(SpawnError::NotPiped);
         };
         let calls: Arc<Calls> = Arc::default();
         let tail = Arc::new(Mutex::new(Tail::default()));
-        let (line_tx, mut line_rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE);
+        let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE);
         let (exit_tx, exit_rx) = watch::channel(None);
 
-        // Writer: whatever queued up while the last write ran goes out in one
-        // write; closing the channel closes stdin.
-        tokio::spawn(async move {
-            let mut burst = Vec::new();
-            while let Some(line) = line_rx.recv().await {
-                burst.clear();
-                burst.extend_from_slice(&line);
-                while burst.len() < WRITE_BURST {
-                    match line_rx.try_recv() {
-                        Ok(line) => burst.extend_from_slice(&line),
-                        Err(_) => break,
-                    }
-                }
-                if stdin.write_all(&burst).await.is_err() {
-                    break;
-                }
-            }
-        });
+        tokio::spawn(write_lines(line_rx, stdin));
 
         let stderr_tail = Arc::clone(&tail);
         let stderr_log = LineLog::new(kind.as_str(), name);
         let stderr_task = tokio::spawn(read_stderr_shared(stderr, stderr_tail, stderr_log));
 
-        let reader_name = name.to_string();
-        let reader_calls = Arc::clone(&calls);
-        let reader = tokio::spawn(async move {
-            let mut lines = LineReader::new(stdout, max_line);
-            let mut routed = 0usize;
-            while let Ok(Some(line)) = lines.next_line().await {
-                reader_calls.saw_stdout();
-                route(&reader_name, line, max_line, &reader_calls);
-                routed += 1;
-                if routed.is_multiple_of(ROUTE_BURST) {
-                    tokio::task::yield_now().await;
-                }
-            }
-        });
+        let reader = tokio::spawn(read_replies(
+            stdout,
+            name.to_string(),
+            max_line,
+            Arc::clone(&calls),
+        ));
 
         // Deadlines: one timer for every call in flight.
         let timer_calls = Arc::clone(&calls);
         let timer_exited = exit_rx.clone();
         tokio::spawn(async move { timer_calls.expire_until_exit(timer_exited).await });
 
-        // Supervisor of the process: when it ends, read what it wrote, clean up its
-        // group, and fail every call still waiting.
-        let exit_name = name.to_string();
-        let exit_calls = Arc::clone(&calls);
-        let exit_tail = Arc::clone(&tail);
-        tokio::spawn(async move {
-            let status = child.wait().await;
-            if let Some(guard) = &guard {
-                guard.signal(Signal::SIGKILL);
-            }
-            let _ = tokio::time::timeout(DRAIN_LIMIT, async {
-                let _ = reader.await;
-                let _ = stderr_task.await;
-            })
-            .await;
-            let described = describe_exit(&status);
-            let stderr_tail = exit_tail.lock().map(|t| t.to_text()).unwrap_or_default();
-            tracing::debug!("server `{exit_name}` {described}");
-            // Status first, then the waiters: a call registering in between sees the
-            // status and does not wait.
-            let _ = exit_tx.send(Some(described.clone()));
-            for waiter in exit_calls.take_all() {
-                let _ = waiter.send(Err(RpcError::Exited {
-                    status: described.clone(),
-                    stderr_tail: stderr_tail.clone(),
-                }));
-            }
-            drop(guard);
-        });
+        let exit = Exit {
+            name: name.to_string(),
+            calls: Arc::clone(&calls),
+            tail: Arc::clone(&tail),
+            status: exit_tx,
+        };
+        tokio::spawn(exit.watch(child, guard, [reader, stderr_task]));
 
         Ok(Self {
             name: name.to_string(),
@@ -331,6 +286,82 @@ impl RpcClient {
 }
 
 /// Hands a reply to the call waiting for its id; anything else is logged and skipped.
+/// The writer: whatever queued up while the last write ran goes out in one write;
+/// closing the channel closes stdin.
+async fn write_lines(mut queue: mpsc::Receiver<Vec<u8>>, mut stdin: ChildStdin) {
+    let mut burst = Vec::new();
+    while let Some(line) = queue.recv().await {
+        burst.clear();
+        burst.extend_from_slice(&line);
+        while burst.len() < WRITE_BURST {
+            match queue.try_recv() {
+                Ok(line) => burst.extend_from_slice(&line),
+                Err(_) => break,
+            }
+        }
+        if stdin.write_all(&burst).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// The reader: each line the child writes, routed to the call it answers.
+async fn read_replies(stdout: ChildStdout, name: String, max_line: usize, calls: Arc<Calls>) {
+    let mut lines = LineReader::new(stdout, max_line);
+    let mut routed = 0usize;
+    while let Ok(Some(line)) = lines.next_line().await {
+        calls.saw_stdout();
+        route(&name, line, max_line, &calls);
+        routed += 1;
+        if routed.is_multiple_of(ROUTE_BURST) {
+            tokio::task::yield_now().await;
+        }
+    }
+}
+
+/// What the supervisor of the process tells when it ends, and to whom.
+struct Exit {
+    name: String,
+    calls: Arc<Calls>,
+    tail: Arc<Mutex<Tail>>,
+    status: watch::Sender<Option<String>>,
+}
+
+impl Exit {
+    /// Waits for the process to end; then reads what it wrote (`readers`), cleans
+    /// up its group, and fails every call still waiting.
+    async fn watch(
+        self,
+        mut child: Child,
+        guard: Option<GroupGuard>,
+        readers: [JoinHandle<()>; 2],
+    ) {
+        let status = child.wait().await;
+        if let Some(guard) = &guard {
+            guard.signal(Signal::SIGKILL);
+        }
+        let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+            for reader in readers {
+                let _ = reader.await;
+            }
+        })
+        .await;
+        let described = describe_exit(&status);
+        let stderr_tail = self.tail.lock().map(|t| t.to_text()).unwrap_or_default();
+        tracing::debug!("server `{}` {described}", self.name);
+        // Status first, then the waiters: a call registering in between sees the
+        // status and does not wait.
+        let _ = self.status.send(Some(described.clone()));
+        for waiter in self.calls.take_all() {
+            let _ = waiter.send(Err(RpcError::Exited {
+                status: described.clone(),
+                stderr_tail: stderr_tail.clone(),
+            }));
+        }
+        drop(guard);
+    }
+}
+
 fn route(name: &str, line: Line<'_>, limit: usize, calls: &Calls) {
     let text = match line {
         Line::Text(text) => text,

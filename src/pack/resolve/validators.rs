@@ -75,38 +75,8 @@ impl Resolver<'_> {
         let own = |params: &mut Map<String, Json>, key: &str| params.remove(key);
         let message = top_message
             .or_else(|| own(&mut params, "message").and_then(|m| m.as_str().map(str::to_string)));
-        let direction = match own(&mut params, "direction") {
-            None => Direction::Output,
-            Some(written) => {
-                let read = written.as_str().and_then(Direction::from_wire);
-                if read.is_none() {
-                    self.cx.warning(
-                        site.param_pos("direction"),
-                        format!(
-                            "{at}/params/direction: {written} is not `input`, `output` or `both`, so the guardrail judges the model's answers (`output`){}",
-                            crate::doc::suggest(
-                                written.as_str().unwrap_or_default(),
-                                Direction::NAMES.iter().copied()
-                            )
-                        ),
-                    );
-                }
-                read.unwrap_or_default()
-            }
-        };
-        let bound = |value: Option<Json>| {
-            value.and_then(|v| v.as_f64()).map(|value| Bound {
-                value,
-                inclusive: true,
-            })
-        };
-        let mut threshold = Threshold {
-            min: bound(own(&mut params, "min_score")),
-            max: bound(own(&mut params, "max_score")),
-        };
-        if threshold.min.is_none() && threshold.max.is_none() {
-            threshold.min = bound(Some(Json::from(1.0)));
-        }
+        let direction = self.direction(own(&mut params, "direction"), &site);
+        let threshold = threshold(own(&mut params, "min_score"), own(&mut params, "max_score"));
         let check = VALIDATOR_ALIASES
             .iter()
             .find(|(name, _)| *name == kind)
@@ -138,6 +108,29 @@ impl Resolver<'_> {
             direction,
             pos: node.pos,
         })
+    }
+
+    /// The side of the model call the guardrail judges, as `direction` says; the
+    /// model's answers when it is not written or not understood (a warning).
+    fn direction(&mut self, written: Option<Json>, site: &Site<'_>) -> Direction {
+        let Some(written) = written else {
+            return Direction::Output;
+        };
+        let read = written.as_str().and_then(Direction::from_wire);
+        if read.is_none() {
+            self.cx.warning(
+                site.param_pos("direction"),
+                format!(
+                    "{}/params/direction: {written} is not `input`, `output` or `both`, so the guardrail judges the model's answers (`output`){}",
+                    site.at,
+                    crate::doc::suggest(
+                        written.as_str().unwrap_or_default(),
+                        Direction::NAMES.iter().copied()
+                    )
+                ),
+            );
+        }
+        read.unwrap_or_default()
     }
 
     /// Prepares the built-in check with the validator's params: `None` (an error)
@@ -203,6 +196,25 @@ impl Resolver<'_> {
             );
         }
     }
+}
+
+/// The score bounds that make a guardrail fire (both inclusive); a score of at
+/// least 1 when neither is written.
+fn threshold(min_score: Option<Json>, max_score: Option<Json>) -> Threshold {
+    let bound = |value: Option<Json>| {
+        value.and_then(|v| v.as_f64()).map(|value| Bound {
+            value,
+            inclusive: true,
+        })
+    };
+    let mut threshold = Threshold {
+        min: bound(min_score),
+        max: bound(max_score),
+    };
+    if threshold.min.is_none() && threshold.max.is_none() {
+        threshold.min = bound(Some(Json::from(1.0)));
+    }
+    threshold
 }
 
 /// Why `kind` is no guardrail, with a "did you mean".

@@ -15,6 +15,13 @@ use crate::tools::{INVALID_ARGUMENTS, ToolReport, ToolStatus, validate_args};
 
 use super::{Session, TurnEnd, TurnEndReason};
 
+/// Why a tool call went no further: it was answered without running the tool (the
+/// turn goes on), or the turn ended.
+enum Stopped {
+    Answered,
+    TurnEnded(TurnEnd),
+}
+
 impl Session<'_> {
     /// Why this call may not run, if it may not: the prompt's policy, what is on
     /// offer, and the tool's JSON Schema.
@@ -68,8 +75,24 @@ impl Session<'_> {
     }
 
     /// One tool call: policy, schema, hooks, the tool itself (and a decision when it
-    /// waits on one); the result goes back to the model.
+    /// waits on one); the result goes back to the model. `Some` when the turn ends.
     pub(super) async fn tool_call(&mut self, call: ToolCall) -> Option<TurnEnd> {
+        match self.play_tool_call(call).await {
+            Ok(()) | Err(Stopped::Answered) => None,
+            Err(Stopped::TurnEnded(end)) => Some(end),
+        }
+    }
+
+    async fn play_tool_call(&mut self, call: ToolCall) -> Result<(), Stopped> {
+        let info = self.admit(call)?;
+        let info = self.tool_gate(info).await?;
+        self.inject_failure(&info).await?;
+        let (status, content, duration_ms) = self.run_tool(&info).await?;
+        self.result_gate(&info, status, content, duration_ms).await
+    }
+
+    /// The call counted and held to the prompt's policy and the tool's schema.
+    fn admit(&mut self, call: ToolCall) -> Result<ToolCallInfo, Stopped> {
         self.calls_this_turn += 1;
         self.calls_in_session += 1;
         let info = ToolCallInfo {
@@ -82,11 +105,17 @@ impl Session<'_> {
         }
         if let Some(refusal) = self.refusal(&info) {
             self.skip_tool(&info, CallStatus::Error, &refusal);
-            return None;
+            return Err(Stopped::Answered);
         }
         if let Some(end) = self.cancelled() {
-            return Some(end);
+            return Err(Stopped::TurnEnded(end));
         }
+        Ok(info)
+    }
+
+    /// The call through the `before_execution` hooks: the call as they left it,
+    /// unless one answered for the tool, denied it, or ended the turn.
+    async fn tool_gate(&mut self, info: ToolCallInfo) -> Result<ToolCallInfo, Stopped> {
         let before = self.hooks.before_execution(info.clone()).await;
         self.hooks_ran(HookPhase::BeforeExecution, before.ran);
         let modified = match before.gate {
@@ -98,7 +127,7 @@ impl Session<'_> {
                     .and_then(Json::as_str)
                     .map_or_else(|| result.to_string(), str::to_string);
                 self.skip_tool(&info, CallStatus::Ok, &content);
-                return None;
+                return Err(Stopped::Answered);
             }
             Gate::DenyTool { hook, reason } => {
                 self.hook_event(
@@ -109,9 +138,12 @@ impl Session<'_> {
                 );
                 let text = format!("blocked by hook `{hook}`: {reason}");
                 self.skip_tool(&info, CallStatus::Blocked, &text);
-                return None;
+                return Err(Stopped::Answered);
             }
-            gate => return Some(self.stop(HookPhase::BeforeExecution, gate, self.turn)),
+            gate => {
+                let end = self.stop(HookPhase::BeforeExecution, gate, self.turn);
+                return Err(Stopped::TurnEnded(end));
+            }
         };
         // A hook's `modify` passes the same checks as the model's own call: it cannot
         // reach a blocklisted tool or break the schema.
@@ -120,41 +152,58 @@ impl Session<'_> {
         {
             let text = format!("the call as modified by a hook was refused: {refusal}");
             self.skip_tool(&modified, CallStatus::Error, &text);
-            return None;
+            return Err(Stopped::Answered);
         }
-        let info = modified;
-        if !self.tools.contains_key(&info.name) {
-            let text = format!("tool `{}` is not available", info.name);
-            self.skip_tool(&info, CallStatus::Error, &text);
-            return None;
+        if !self.tools.contains_key(&modified.name) {
+            let text = format!("tool `{}` is not available", modified.name);
+            self.skip_tool(&modified, CallStatus::Error, &text);
+            return Err(Stopped::Answered);
         }
-        if let Some(failure) = self.chaos.strike(&info.name) {
-            self.emit(SessionEvent::Injected {
-                turn: self.turn,
-                tool: info.name.clone(),
-                call_id: info.call_id.clone(),
-                mode: failure.mode,
-            });
-            let injected = |what: &str| {
-                failure
-                    .message
-                    .clone()
-                    .unwrap_or_else(|| format!("tool `{}` {what} (injected failure)", info.name))
-            };
-            match failure.mode {
-                FailureMode::Error => {
-                    self.skip_tool(&info, CallStatus::Error, &injected("failed"));
-                    return None;
-                }
-                FailureMode::Timeout => {
-                    self.skip_tool(&info, CallStatus::Error, &injected("timed out"));
-                    return None;
-                }
-                FailureMode::Slow => tokio::time::sleep(SLOW_DELAY).await,
+        Ok(modified)
+    }
+
+    /// A failure the run injects into this tool, if one strikes: an error or a
+    /// timeout answers for the tool; a slow tool runs late.
+    async fn inject_failure(&mut self, info: &ToolCallInfo) -> Result<(), Stopped> {
+        let Some(failure) = self.chaos.strike(&info.name) else {
+            return Ok(());
+        };
+        self.emit(SessionEvent::Injected {
+            turn: self.turn,
+            tool: info.name.clone(),
+            call_id: info.call_id.clone(),
+            mode: failure.mode,
+        });
+        let injected = |what: &str| {
+            failure
+                .message
+                .clone()
+                .unwrap_or_else(|| format!("tool `{}` {what} (injected failure)", info.name))
+        };
+        match failure.mode {
+            FailureMode::Error => {
+                self.skip_tool(info, CallStatus::Error, &injected("failed"));
+                Err(Stopped::Answered)
+            }
+            FailureMode::Timeout => {
+                self.skip_tool(info, CallStatus::Error, &injected("timed out"));
+                Err(Stopped::Answered)
+            }
+            FailureMode::Slow => {
+                tokio::time::sleep(SLOW_DELAY).await;
+                Ok(())
             }
         }
+    }
+
+    /// The tool called (and decided on, when it waits on a decision): its status,
+    /// the result as the model reads it, and how long it took.
+    async fn run_tool(
+        &mut self,
+        info: &ToolCallInfo,
+    ) -> Result<(CallStatus, String, u64), Stopped> {
         if let Some(end) = self.cancelled() {
-            return Some(end);
+            return Err(Stopped::TurnEnded(end));
         }
         self.emit(SessionEvent::ToolStarted {
             turn: self.turn,
@@ -168,17 +217,28 @@ impl Session<'_> {
         let report = self.tools[&info.name]
             .call(&info.args, None, &self.cancel)
             .await;
-        let (status, content, duration_ms) = match report.status {
-            ToolStatus::Pending => match self.decide(&info, &report).await {
-                Ok(settled) => settled,
-                Err(end) => return Some(end),
-            },
+        let settled = match report.status {
+            ToolStatus::Pending => self
+                .decide(info, &report)
+                .await
+                .map_err(Stopped::TurnEnded)?,
             _ => self.settle(&report),
         };
         self.hooks.event(
             "tool_exec_end",
-            &json!({"Tool": info.name, "Status": status}),
+            &json!({"Tool": info.name, "Status": settled.0}),
         );
+        Ok(settled)
+    }
+
+    /// The result through the `after_execution` hooks, then to the model.
+    async fn result_gate(
+        &mut self,
+        info: &ToolCallInfo,
+        status: CallStatus,
+        content: String,
+        duration_ms: u64,
+    ) -> Result<(), Stopped> {
         let result = ToolResultInfo {
             name: info.name.clone(),
             call_id: info.call_id.clone(),
@@ -186,7 +246,7 @@ impl Session<'_> {
             latency_ms: duration_ms,
             is_error: !status.is_ok(),
         };
-        let after = self.hooks.after_execution(&info, result).await;
+        let after = self.hooks.after_execution(info, result).await;
         self.hooks_ran(HookPhase::AfterExecution, after.ran);
         let (status, result) = match after.gate {
             Gate::Proceed(result) => (status, result),
@@ -205,10 +265,13 @@ impl Session<'_> {
                 value.content = format!("result withheld by hook `{hook}`: {reason}");
                 (CallStatus::Blocked, value)
             }
-            gate => return Some(self.stop(HookPhase::AfterExecution, gate, self.turn)),
+            gate => {
+                let end = self.stop(HookPhase::AfterExecution, gate, self.turn);
+                return Err(Stopped::TurnEnded(end));
+            }
         };
-        self.tool_result(&info, status, &result.content, result.latency_ms);
-        None
+        self.tool_result(info, status, &result.content, result.latency_ms);
+        Ok(())
     }
 
     /// A `pending` answer: the flags or a person decide; approval calls the tool
