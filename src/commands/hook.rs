@@ -1,44 +1,39 @@
 //! `hook test NAME` for exec hooks: one event per phase to one hook, its decision on
 //! stdout, the why on stderr.
 
-use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
 use crate::cli::{CliError, Console, Exit, Unknown, UsageError};
 use crate::config::{Hook, HookKind, HookPhase, RuntimeConfig};
-use crate::hooks::{ExecHook, HookReport, call_exec, sample_payload, wrap_event};
+use crate::hooks::{HookCalls, HookTrialPlan, run_trial, sample_payload, wrap_event};
 use crate::report::explain_exec;
 
-use super::hook_report::print_decisions;
+use super::hook_report::{print_decisions, trial_error};
 use super::load::read_event;
-use super::runtime::{interrupted, with_runtime};
+use super::runtime::InterruptWatch;
 
-/// What `hook test` will send: one payload per phase, all built before any process
-/// starts. `None` stands for an eval hook's single, implicit phase.
-struct Plan<'h> {
-    hook: &'h Hook,
-    calls: Vec<(Option<HookPhase>, Json)>,
-}
-
-/// `hook test NAME` on an exec hook.
+/// `hook test NAME` on an exec hook: plan, the engine, the decisions.
 pub(super) fn test(
     hook: &Hook,
     args: &HookTestArgs,
     config: &RuntimeConfig,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let plan = plan(hook, args, config, console)?;
-    let reports = execute(&plan)?;
+    let mut plan = plan(hook, args, config, console)?;
+    let watch = InterruptWatch::start()?;
+    plan.stop = watch.token();
+    let reports = run_trial(&plan).map_err(trial_error)?;
     print_decisions(console, &reports, |r| explain_exec(hook, r))
 }
 
-fn plan<'h>(
-    hook: &'h Hook,
+/// One payload per phase, all built before any process starts.
+fn plan(
+    hook: &Hook,
     args: &HookTestArgs,
     config: &RuntimeConfig,
     console: &mut Console,
-) -> Result<Plan<'h>, CliError> {
+) -> Result<HookTrialPlan, CliError> {
     let phases = phases_to_run(hook, args, console)?;
     let explicit = args.event.as_deref().map(read_event).transpose()?;
     let calls = phases
@@ -52,33 +47,10 @@ fn plan<'h>(
             Ok((phase, payload))
         })
         .collect::<Result<_, CliError>>()?;
-    Ok(Plan { hook, calls })
-}
-
-/// Sends each payload in turn, a process (or server) for each call; an interrupt
-/// stops the hook and the command.
-fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
-    let hook = plan.hook;
-    with_runtime(|| async {
-        let cancel = CancellationToken::new();
-        let mut reports = Vec::new();
-        for (phase, payload) in &plan.calls {
-            let exec = ExecHook::new(hook.clone());
-            let call = call_exec(&exec, *phase, payload, &cancel);
-            tokio::pin!(call);
-            let report = tokio::select! {
-                report = &mut call => report,
-                () = interrupted() => {
-                    cancel.cancel();
-                    call.await;
-                    exec.shutdown().await;
-                    return Err(CliError::Interrupted);
-                }
-            };
-            exec.shutdown().await;
-            reports.push(report);
-        }
-        Ok(reports)
+    Ok(HookTrialPlan {
+        hook: hook.clone(),
+        calls: HookCalls::Exec(calls),
+        stop: CancellationToken::new(),
     })
 }
 

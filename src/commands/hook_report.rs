@@ -1,7 +1,8 @@
-//! Where `hook test`'s decisions go: each on stdout, its explanation on stderr.
+//! Where `hook test`'s decisions go: each on stdout, its explanation on stderr; and
+//! what a trial that gave none means for the command.
 
-use crate::cli::{CliError, Console, Exit};
-use crate::hooks::{HookDecision, HookReport};
+use crate::cli::{CliError, Console, Exit, UsageError};
+use crate::hooks::{HookDecision, HookReport, HookTrialError};
 use crate::report::hook_decisions;
 
 use super::exit::{of_decision, worse};
@@ -26,4 +27,13 @@ pub(super) fn print_decisions(
         exit = worse(exit, of_decision(report.decision));
     }
     Ok(exit)
+}
+
+/// A trial that gave no reports, as the command's error.
+pub(super) fn trial_error(err: HookTrialError) -> CliError {
+    match err {
+        HookTrialError::Interrupted => CliError::Interrupted,
+        HookTrialError::NotAServer(_) => UsageError::Unusable(err.to_string()).into(),
+        HookTrialError::Runtime(source) => CliError::Runtime(source),
+    }
 }

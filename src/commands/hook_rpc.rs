@@ -1,26 +1,19 @@
 //! `hook test` for `runtime: server` hooks: the handshake, then one interceptor call
 //! (or each, with `--all-phases`), with a generated or given payload.
 
-use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::HookTestArgs;
 use crate::cli::{CliError, Console, Exit, Unknown, UsageError};
 use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
-use crate::hooks::{HookReport, RpcHook, call_rpc, sample_params, start_rpc};
+use crate::hooks::{HookCalls, HookTrialPlan, run_trial, sample_params};
 use crate::report::explain_rpc;
 
-use super::hook_report::print_decisions;
+use super::hook_report::{print_decisions, trial_error};
 use super::load::read_event;
-use super::runtime::{interrupted, with_runtime};
+use super::runtime::InterruptWatch;
 
-/// What `hook test` will ask the server: one method call per intercept, with params
-/// built before the server starts.
-struct Plan<'h> {
-    hook: &'h Hook,
-    calls: Vec<(Intercept, Json)>,
-}
-
-/// `hook test NAME` on a JSON-RPC hook.
+/// `hook test NAME` on a JSON-RPC hook: plan, the engine, the decisions.
 pub(super) fn test(
     hook: &Hook,
     server: &ServerHook,
@@ -28,18 +21,21 @@ pub(super) fn test(
     config: &RuntimeConfig,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let plan = plan(hook, server, args, config, console)?;
-    let reports = execute(&plan)?;
+    let mut plan = plan(hook, server, args, config, console)?;
+    let watch = InterruptWatch::start()?;
+    plan.stop = watch.token();
+    let reports = run_trial(&plan).map_err(trial_error)?;
     print_decisions(console, &reports, explain_rpc)
 }
 
-fn plan<'h>(
-    hook: &'h Hook,
+/// One method call per intercept, with params built before the server starts.
+fn plan(
+    hook: &Hook,
     server: &ServerHook,
     args: &HookTestArgs,
     config: &RuntimeConfig,
     console: &mut Console,
-) -> Result<Plan<'h>, CliError> {
+) -> Result<HookTrialPlan, CliError> {
     let methods = methods_to_run(hook, server, args, console)?;
     let explicit = args.event.as_deref().map(read_event).transpose()?;
     let calls = methods
@@ -51,34 +47,10 @@ fn plan<'h>(
             (intercept, params)
         })
         .collect();
-    Ok(Plan { hook, calls })
-}
-
-/// The handshake, then each call in turn; the server is shut down however it ends.
-fn execute(plan: &Plan) -> Result<Vec<HookReport>, CliError> {
-    let hook = plan.hook;
-    let Some(rpc) = RpcHook::new(hook) else {
-        return Err(
-            UsageError::Unusable(format!("hook `{}` is not a server hook", hook.name)).into(),
-        );
-    };
-    with_runtime(|| async {
-        let work = async {
-            if let Err(failed) = start_rpc(&rpc).await {
-                return Ok(vec![failed]);
-            }
-            let mut reports = Vec::new();
-            for (intercept, params) in &plan.calls {
-                reports.push(call_rpc(&rpc, *intercept, params.clone()).await);
-            }
-            Ok::<_, CliError>(reports)
-        };
-        let outcome = tokio::select! {
-            reports = work => reports,
-            () = interrupted() => Err(CliError::Interrupted),
-        };
-        rpc.shutdown().await;
-        outcome
+    Ok(HookTrialPlan {
+        hook: hook.clone(),
+        calls: HookCalls::Rpc(calls),
+        stop: CancellationToken::new(),
     })
 }
 

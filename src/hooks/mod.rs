@@ -19,6 +19,7 @@ mod rpc_wire;
 mod runner;
 mod samples;
 mod shape;
+mod trial;
 mod verdict;
 
 #[cfg(test)]
@@ -57,4 +58,5 @@ pub(crate) use runner::ExecHook;
 pub use runner::{HookRun, hook_context, hook_type, run_hook};
 pub(crate) use samples::{params as sample_params, payload as sample_payload};
 pub use shape::{ArgumentsError, ShapeError, openai_call, read_call};
+pub(crate) use trial::{HookCalls, HookTrialError, HookTrialPlan, run_trial};
 pub use verdict::{Verdict, VerdictError, read_verdict};
