@@ -185,9 +185,7 @@ fn write_report(
     let output = report.output.as_deref();
     match report.format {
         RunFormat::Human => {
-            if !console.quiet() {
-                console.error(&suite_summary(record));
-            }
+            console.note(&suite_summary(record));
             if output.is_some() {
                 let mut lines: Vec<String> =
                     record.scenarios.iter().map(ScenarioRecord::line).collect();
@@ -198,9 +196,7 @@ fn write_report(
             Ok(())
         }
         RunFormat::Json => {
-            if !console.quiet() {
-                console.error(&totals_line(record));
-            }
+            console.note(&totals_line(record));
             let document = SuiteJson(record);
             match output {
                 None => console.out(&pretty(&document)),
@@ -216,9 +212,7 @@ fn write_report(
             }
         }
         RunFormat::Junit => {
-            if !console.quiet() {
-                console.error(&totals_line(record));
-            }
+            console.note(&totals_line(record));
             let xml =
                 suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?;
             write_output(console, output, &xml)
