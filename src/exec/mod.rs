@@ -2,6 +2,12 @@
 //! in its own process group, feed stdin while draining stdout and stderr, enforce the
 //! deadline and the output cap, and classify how the call ended.
 //!
+//! What it promises: every call returns within its deadline plus the grace period
+//! plus a small margin, leaves no process of its own behind, and says how it ended
+//! as facts, never as text to parse. It knows nothing of tools, hooks, evals or MCP:
+//! the layers above give it a spec and bytes, so every kind of extension is bounded
+//! and cleaned up the same way, and a fix here fixes them all.
+//!
 //! Theory of operation: a call is a single task polling four things at once (the
 //! stdin writer, the stdout reader, the stderr reader and the child's exit) against
 //! a deadline, an output cap and a cancellation token. Whatever ends the call first

@@ -2,6 +2,15 @@
 //! params (`rpc_wire`), the reading of a hook's answer, the pure fold of answers into
 //! one decision, and the dispatcher that runs filter hooks and interceptors as one
 //! chain and observers beside the pipeline.
+//!
+//! What it promises: at each phase the session asks once and gets one [`Gate`]:
+//! go on with this (possibly modified) value, answer in the tool's or model's place,
+//! deny, or stop. Why it is shaped so: reading answers (`action`, `judge`,
+//! `verdict`) and folding them (`decide`) are pure functions tested on values, and
+//! only the dispatcher and the runners touch processes, so a hook's policy can be
+//! checked without starting anything. Hooks speak the conversation's words
+//! (`crate::conversation`) and never see the session that calls them; observers
+//! have queues of their own, so a slow one never holds up a turn.
 
 mod action;
 mod call;

@@ -1,6 +1,15 @@
 //! The turn loop: user message, model call, tool calls, hooks at every phase, evals
 //! at their triggers. It emits [`SessionEvent`]s and never prints; reports render
 //! the events.
+//!
+//! What it promises: one conversation played in the order PromptKit plays it, every
+//! step told as an event the moment it happens, and a [`TurnEnd`] that says why each
+//! turn stopped. Why it is shaped so: the driver only puts decisions in order; what
+//! a hook's answer means (`hooks`), how a child ended (`exec`), what a check scores
+//! (`evals`) are decided below it by functions that can be tested alone. Having one
+//! event stream and no printing lets the human output, the JSON and JUnit reports,
+//! transcripts and `eval --transcript` all come from the same record. Guardrails,
+//! injected failures and approvals sit beside the loop, each behind a small type.
 
 mod approval;
 mod chaos;
