@@ -6,7 +6,7 @@ use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{EvalArgs, RunFormat};
-use crate::cli::{CliError, Console, Exit, Settings};
+use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
 use crate::evals::{EvalInput, EvalResult, Evaluator};
@@ -37,9 +37,10 @@ pub(super) fn run(
             let results = execute_replay(&plan)?;
             report_replay(console, args, &plan, &results)
         }
-        _ => Err(CliError::Usage(
+        _ => Err(UsageError::Nothing(
             "give an eval TYPE with --content, or --pack with --transcript".into(),
-        )),
+        )
+        .into()),
     }
 }
 
@@ -62,9 +63,7 @@ fn plan_one(
     let content = match args.content.as_deref() {
         Some(given) => read_given(given)?,
         None => {
-            return Err(CliError::Usage(
-                "give the text to judge with --content".into(),
-            ));
+            return Err(UsageError::Nothing("give the text to judge with --content".into()).into());
         }
     };
     let mut params = match &args.params {
@@ -88,9 +87,13 @@ fn plan_one(
         Some(given) => {
             let context = read_json_object(given, "--context", "the context")?;
             serde_json::from_value(context).map_err(|err| {
-                CliError::Usage(format!(
-                    "--context: expected messages, turn_index, tool_calls, variables and metadata: {err}"
-                ))
+                UsageError::bad_value(
+                    "--context",
+                    None,
+                    format!(
+                        "expected messages, turn_index, tool_calls, variables and metadata: {err}"
+                    ),
+                )
             })?
         }
         None => EvalInput::default(),
@@ -115,7 +118,7 @@ fn plan_one(
     };
     let cancel = CancellationToken::new();
     let evaluator = Evaluator::new(vec![eval.clone()], &config.evals, cancel.clone())
-        .map_err(|problems| CliError::Usage(problems[0].message.clone()))?;
+        .map_err(|problems| UsageError::Unusable(problems[0].message.clone()))?;
     Ok(OnePlan {
         eval,
         input,
@@ -188,7 +191,7 @@ fn plan_replay(
         .clone()
         .or_else(|| recording.prompt.clone())
         .ok_or_else(|| {
-            CliError::Usage(format!(
+            UsageError::Nothing(format!(
                 "{} does not say which prompt it played; give --prompt",
                 transcript.display()
             ))

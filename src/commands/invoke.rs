@@ -13,14 +13,13 @@ use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{InvokeArgs, InvokeFormat};
-use crate::cli::{CliError, Console, Exit, Settings};
+use crate::cli::{CliError, Console, Exit, Settings, Unknown, UsageError};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeMode};
 use crate::doc::{Diagnostic, Diagnostics};
-use crate::exec::{Outcome, last_lines};
+use crate::report::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout};
 use crate::tool_caller::ToolCaller;
-use crate::tools::{ArgsSchema, ToolReport, ToolStatus};
+use crate::tools::{ArgsSchema, ToolReport};
 
-use super::emit::pretty;
 use super::exit::of_tool;
 use super::load::{self, lookup, read_json_object};
 use super::runtime::{interrupted, with_runtime};
@@ -66,10 +65,11 @@ pub(super) fn run(
     let spec = match &plan.target {
         Target::Exec(spec) => spec,
         Target::Mcp { .. } if args.batch.is_some() => {
-            return Err(CliError::Usage(
-                "--batch calls exec and server tools; an MCP tool is called one call at a time"
-                    .into(),
-            ));
+            return Err(UsageError::not_here(
+                "--batch",
+                "calls exec and server tools; an MCP tool is called one call at a time",
+            )
+            .into());
         }
         Target::Mcp { server, tool } => {
             let report = mcp_call::execute(&plan, server, tool, args)?;
@@ -118,10 +118,11 @@ fn target(
     let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
     match &binding.exec {
         Some(spec) => Ok(Target::Exec(spec.clone())),
-        None => Err(CliError::Usage(format!(
+        None => Err(UsageError::Unusable(format!(
             "tool `{}` has no `exec` block, so promptexec cannot call it",
             args.name
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -190,7 +191,11 @@ fn tool_schema(
     pack.tools
         .get(name)
         .map(|tool| tool.parameters.clone())
-        .ok_or_else(|| CliError::Usage(format!("{} defines no tool `{name}`", pack_path.display())))
+        .ok_or_else(|| {
+            let place = pack_path.display().to_string();
+            let kind = "tool".to_string();
+            UsageError::unknown(name, [], Unknown::DefinesNo { place, kind }).into()
+        })
 }
 
 /// Arguments that break the pack's schema stop here, before any process starts.
@@ -240,67 +245,33 @@ fn execute_one(plan: &Plan, spec: &ExecSpec, tool_args: &Json) -> Result<ToolRep
 /// The result or the whole envelope on stdout, what went wrong on stderr.
 fn show(console: &mut Console, report: &ToolReport, plan: &Plan) -> Result<Exit, CliError> {
     let shown = match plan.format {
-        InvokeFormat::Json => Some(pretty(report)),
-        InvokeFormat::Result => report.result.as_ref().map(pretty),
+        InvokeFormat::Json => InvokeShown::Envelope,
+        InvokeFormat::Result => InvokeShown::Result,
     };
-    if let Some(text) = shown {
+    if let Some(text) = invoke_stdout(report, shown) {
         console.out(&text)?;
     }
-    match report.status {
-        ToolStatus::Ok => {}
-        ToolStatus::Error => console.note(&format!(
-            "tool `{}` answered with an error: {}",
-            report.tool,
-            report.error.as_deref().unwrap_or_default()
-        )),
-        ToolStatus::Pending => {
-            let pending = report.pending.as_ref();
-            console.note(&format!(
-                "tool `{}` is waiting for a decision ({}): {}",
-                report.tool,
-                pending.map_or("", |p| p.reason.as_str()),
-                pending.map_or("", |p| p.message.as_str())
-            ));
-        }
-        ToolStatus::Failed | ToolStatus::Timeout => {
-            console.error(&explain_failure(report, &plan.target));
-        }
+    match invoke_notice(report, &ran(&plan.target)) {
+        Some(Notice::Note(text)) => console.note(&text),
+        Some(Notice::Error(text)) => console.error(&text),
+        None => {}
     }
     Ok(of_tool(report))
 }
 
-/// What ran, where, what it printed, and why that counts as a failure.
-fn explain_failure(report: &ToolReport, target: &Target) -> String {
-    let mut lines = vec![format!(
-        "error: tool `{}` {}",
-        report.tool,
-        report.outcome.describe()
-    )];
+/// What runs the tool, as a failure names it.
+fn ran(target: &Target) -> Ran {
     let spec = match target {
-        Target::Exec(spec) => Some(spec),
+        Target::Exec(spec) => spec,
         Target::Mcp { server, .. } => match &server.endpoint {
-            McpEndpoint::Stdio { exec, .. } => Some(exec),
-            McpEndpoint::Http { url, .. } => {
-                lines.push(format!("  url: {}", crate::mcp::shown_url(url)));
-                None
-            }
+            McpEndpoint::Stdio { exec, .. } => exec,
+            McpEndpoint::Http { url, .. } => return Ran::Url(crate::mcp::shown_url(url)),
         },
     };
-    if let Some(spec) = spec {
-        let mut command = vec![spec.command.display().to_string()];
-        command.extend(spec.args.iter().cloned());
-        lines.push(format!("  command: {}", command.join(" ")));
-        lines.push(format!("  directory: {}", spec.working_dir.display()));
+    let mut command = vec![spec.command.display().to_string()];
+    command.extend(spec.args.iter().cloned());
+    Ran::Command {
+        command: command.join(" "),
+        directory: spec.working_dir.display().to_string(),
     }
-    if let Outcome::InvalidOutput { .. } = report.outcome
-        && !report.stdout_head.is_empty()
-    {
-        lines.push(format!("  stdout began: {:?}", report.stdout_head));
-    }
-    let tail = last_lines(&report.stderr_tail, 20);
-    if !tail.is_empty() {
-        lines.push("  stderr (last lines):".to_string());
-        lines.extend(tail.iter().map(|line| format!("    {line}")));
-    }
-    lines.join("\n")
 }

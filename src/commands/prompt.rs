@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::cli::args::RenderArgs;
-use crate::cli::{CliError, Console, Exit};
+use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::library::{load_template_file, parse_template};
 use crate::pack;
 
@@ -25,9 +25,10 @@ pub(super) fn render(args: &RenderArgs, console: &mut Console) -> Result<Exit, C
         let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
         pack::render_prompt_at(&pack, prompt, &inputs, now).map_err(CliError::Invalid)?
     } else {
-        return Err(CliError::Usage(
+        return Err(UsageError::Nothing(
             "give a library prompt ID, --file TEMPLATE or --pack PACK".into(),
-        ));
+        )
+        .into());
     };
     console.out(&text)?;
     Ok(Exit::Success)

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value as Json, json};
 
 use crate::cli::args::{LibraryArgs, LibraryFormat, ShareCommand};
-use crate::cli::{CliError, Console, Exit};
+use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::library::{
     KeyPair, Receiving, ShareError, SignError, check_packet, inspect_bundle, make_bundle,
     make_packet, open_bundle, parse_template, read_key_file, write_key_files,
@@ -15,7 +15,7 @@ use crate::library::{
 
 use super::emit::{pretty, write_output};
 use super::load::read_text;
-use super::store::{open, refused, say, who};
+use super::store::{open, refused, say_doc, who};
 
 /// Runs one sharing command.
 pub(super) fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
@@ -103,7 +103,7 @@ fn import(
             .map(|(id, v)| json!({"id": id, "version": v}))
             .collect::<Vec<_>>()
     );
-    say(console, library.format, &doc, || {
+    say_doc(console, library.format, &doc, || {
         let names: Vec<String> = stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
         format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
     })
@@ -119,7 +119,8 @@ fn sync_send(
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     let key = key(sign_key)?;
-    crate::library::validate_did(target).map_err(|e| CliError::Usage(format!("--target: {e}")))?;
+    crate::library::validate_did(target)
+        .map_err(|e| UsageError::bad_value("--target", None, e.to_string()))?;
     let prompt = open(library)?.get(id, None).map_err(refused)?;
     let packet = make_packet(
         &key,
@@ -145,7 +146,7 @@ fn sync_receive(
         .receive(&verified.digest, &template, &verified.source)
         .map_err(refused)?;
     let doc = json!({"id": verified.prompt_id, "version": version, "source": verified.source});
-    say(console, library.format, &doc, || {
+    say_doc(console, library.format, &doc, || {
         format!(
             "received `{}` from {} as version {version}",
             verified.prompt_id, verified.source
@@ -154,10 +155,10 @@ fn sync_receive(
 }
 
 fn keygen(out: &Path, console: &mut Console) -> Result<Exit, CliError> {
-    let key = KeyPair::generate().map_err(|e| CliError::Usage(e.to_string()))?;
+    let key = KeyPair::generate().map_err(|e| UsageError::Unusable(e.to_string()))?;
     let public = write_key_files(out, &key).map_err(|e| match e {
         SignError::WriteKey { path, source } => CliError::Write { path, source },
-        other => CliError::Usage(other.to_string()),
+        other => UsageError::Unusable(other.to_string()).into(),
     })?;
     console.note(&format!(
         "wrote the private key to {} (mode 0600) and the public key to {}",
@@ -187,7 +188,7 @@ fn verify(
         "trusted": !trust.is_empty(),
         "prompts": info.entries.iter().map(|e| json!({"id": e.id, "version": e.version, "owner": e.owner, "content_hash": e.content_hash})).collect::<Vec<_>>(),
     });
-    say(console, format, &doc, || {
+    say_doc(console, format, &doc, || {
         let names: Vec<String> = info
             .entries
             .iter()
@@ -217,7 +218,7 @@ fn checked(source: &Path, templates: impl Iterator<Item = Json>) -> Result<Vec<J
 }
 
 fn key(path: &Path) -> Result<KeyPair, CliError> {
-    read_key_file(path).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+    read_key_file(path).map_err(|e| UsageError::Unusable(format!("{}: {e}", path.display())).into())
 }
 
 /// The JSON document at `path` (`-`: stdin), opened by the path as given: one that
@@ -232,7 +233,7 @@ fn read_json(path: &Path) -> Result<Json, CliError> {
         })?
     };
     serde_json::from_str(&text)
-        .map_err(|e| CliError::Usage(format!("{}: not JSON: {e}", path.display())))
+        .map_err(|e| UsageError::Unusable(format!("{}: not JSON: {e}", path.display())).into())
 }
 
 fn share(err: ShareError) -> CliError {

@@ -5,6 +5,7 @@ use serde_json::Value as Json;
 use crate::cli::args::{LibraryArgs, LibraryFormat};
 use crate::cli::{CliError, Console, Exit};
 use crate::library::{Library, LibraryError};
+use crate::report::LibraryAnswer;
 
 /// The library named by `--library` or `PROMPTEXEC_LIBRARY`, else the per-user one.
 pub(super) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
@@ -27,8 +28,22 @@ pub(super) fn refused(err: LibraryError) -> CliError {
     CliError::from(err)
 }
 
-/// JSON on stdout, or the human text on stdout.
+/// A library command's answer on stdout, as JSON or as text.
 pub(super) fn say(
+    console: &mut Console,
+    format: LibraryFormat,
+    answer: &LibraryAnswer<'_>,
+) -> Result<Exit, CliError> {
+    let text = match format {
+        LibraryFormat::Json => answer.json(),
+        LibraryFormat::Human => answer.human(),
+    };
+    console.out(&format!("{}\n", text.trim_end()))?;
+    Ok(Exit::Success)
+}
+
+/// JSON on stdout, or the human text on stdout.
+pub(super) fn say_doc(
     console: &mut Console,
     format: LibraryFormat,
     doc: &Json,

@@ -6,7 +6,7 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{ReplayMatch, ValidateArgs};
-use crate::cli::{CliError, Console, Exit, Settings};
+use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::evals::{Evaluator, is_builtin, prompt_evals};
@@ -29,9 +29,9 @@ pub(super) fn run(
 ) -> Result<Exit, CliError> {
     let config_path = config_path(settings);
     if config_path.is_none() && args.pack.is_none() && args.scenarios.is_empty() {
-        return Err(CliError::Usage(
+        return Err(CliError::from(UsageError::Nothing(
             "nothing to validate: no config (-c FILE, $PROMPTEXEC_CONFIG or ./runtimeconfig.yaml), no --pack and no scenario files".into(),
-        ));
+        )));
     }
     let (mut findings, config, pack) = check(config_path.as_deref(), args.pack.as_deref());
     if !args.scenarios.is_empty() {

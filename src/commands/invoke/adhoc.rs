@@ -5,7 +5,7 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 
-use crate::cli::CliError;
+use crate::cli::{CliError, UsageError};
 use crate::config::{EnvMode, ExecSpec, McpEndpoint, McpServer, McpToolFilter, RuntimeMode};
 use crate::doc::Pos;
 
@@ -18,9 +18,9 @@ pub(super) fn exec_spec(
     runtime: RuntimeMode,
 ) -> Result<ExecSpec, CliError> {
     let words = shlex::split(command_line)
-        .ok_or_else(|| CliError::Usage(format!("{flag} `{command_line}`: unbalanced quotes")))?;
+        .ok_or_else(|| UsageError::bad_value(flag, Some(command_line), "unbalanced quotes"))?;
     let Some((command, args)) = words.split_first() else {
-        return Err(CliError::Usage(format!("{flag}: the command is empty")));
+        return Err(UsageError::bad_value(flag, None, "the command is empty").into());
     };
     Ok(ExecSpec {
         command: command.into(),

@@ -6,26 +6,26 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::cli::CliError;
+use crate::cli::{CliError, UsageError};
 
 /// The arguments object for `pairs`, typed by `schema` when it is known.
 pub(super) fn arguments(pairs: &[String], schema: Option<&Json>) -> Result<Json, CliError> {
     let mut object = Map::new();
     for pair in pairs {
         let Some((key, text)) = pair.split_once('=') else {
-            return Err(CliError::Usage(format!(
-                "--arg `{pair}`: expected KEY=VALUE"
-            )));
+            return Err(UsageError::bad_value("--arg", Some(pair), "expected KEY=VALUE").into());
         };
         if key.is_empty() {
-            return Err(CliError::Usage(format!(
-                "--arg `{pair}`: the key before `=` is empty"
-            )));
+            return Err(
+                UsageError::bad_value("--arg", Some(pair), "the key before `=` is empty").into(),
+            );
         }
         if object.contains_key(key) {
-            return Err(CliError::Usage(format!(
-                "--arg: `{key}` is given twice; give each key once"
-            )));
+            return Err(UsageError::conflict(
+                "--arg",
+                format!("`{key}` is given twice; give each key once"),
+            )
+            .into());
         }
         let value = if wants_string(schema, key) {
             Json::String(text.to_string())

@@ -282,9 +282,7 @@ impl<'a> Output<'a> {
 
     /// One call's envelope on a line of its own.
     fn push(&mut self, report: &ToolReport) -> Result<(), CliError> {
-        self.pending
-            .push_str(&serde_json::to_string(report).unwrap_or_default());
-        self.pending.push('\n');
+        crate::report::push_jsonl(&mut self.pending, report);
         if self.pending.len() >= FLUSH_AT {
             self.flush()?;
         }

@@ -1,8 +1,8 @@
 //! `invoke-tool` on a tool of an MCP server: the server starts first, so its own
 //! schema types `--arg` values and checks the arguments before the call is sent.
 
-use crate::cli::CliError;
 use crate::cli::args::InvokeArgs;
+use crate::cli::{CliError, Unknown, UsageError};
 use crate::config::McpServer;
 use crate::exec::Outcome;
 use crate::mcp::{McpClient, McpFailure, admitted};
@@ -34,24 +34,22 @@ pub(super) fn execute(
                     return Ok(failed(&plan.name, outcome, String::new()));
                 }
                 Err(None) if !admitted(&server.tool_filter, &server.name, tool) => {
-                    return Err(CliError::Usage(format!(
+                    return Err(UsageError::Unusable(format!(
                         "MCP server `{}`: its tool_filter leaves out `{tool}`",
                         server.name
-                    )));
+                    ))
+                    .into());
                 }
                 Err(None) => {
                     let names = listing.tools.iter().map(|t| t.tool.as_str());
-                    let hint = crate::doc::suggest(tool, names.clone());
-                    let have: Vec<&str> = names.collect();
-                    return Err(CliError::Usage(format!(
-                        "MCP server `{}` offers no tool `{tool}`{hint} (it offers {})",
-                        server.name,
-                        if have.is_empty() {
-                            "none".to_string()
-                        } else {
-                            have.join(", ")
-                        }
-                    )));
+                    let place = format!("MCP server `{}`", server.name);
+                    let kind = "tool".to_string();
+                    return Err(UsageError::unknown(
+                        tool,
+                        names,
+                        Unknown::OffersNo { place, kind },
+                    )
+                    .into());
                 }
             };
             let tool_args = one_call_args(args, Some(&found.input_schema))?;
