@@ -94,3 +94,40 @@ fn quiet_init_prints_nothing() {
         .stdout_empty()
         .stderr_lacks("wrote");
 }
+
+#[test]
+fn under_quiet_every_command_of_a_passing_project_is_silent_on_stderr() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    promptexec()
+        .in_dir(dir.path())
+        .arg("init")
+        .run()
+        .expect_code(0);
+    let commands: &[&[&str]] = &[
+        &["run", "greeter.pack.json"],
+        &["test"],
+        &["list", "greeter.pack.json"],
+        &["tools", "greeter.pack.json"],
+        &["validate", "greeter.pack.json", "scenarios"],
+        &["check", "greeter.pack.json", "--cases", "3"],
+        &[
+            "invoke-tool",
+            "greet",
+            "greeter.pack.json",
+            "--arg",
+            "name=Ada",
+        ],
+        &["hook", "test", "no_secrets"],
+        &["prompt", "render", "greeter.pack.json"],
+    ];
+    for args in commands {
+        let out = promptexec().in_dir(dir.path()).arg("-q").args(*args).run();
+        out.expect_code(0);
+        assert_eq!(
+            out.stderr,
+            "",
+            "promptexec -q {} wrote on stderr",
+            args.join(" ")
+        );
+    }
+}
