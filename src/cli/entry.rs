@@ -32,7 +32,6 @@ pub(crate) fn set_up(cli: Cli) -> (Command, Settings) {
     let settings = Settings {
         config: cli.config,
         verbose: cli.verbose,
-        quiet: cli.quiet,
     };
     (cli.command, settings)
 }

@@ -11,14 +11,9 @@ pub(crate) enum CliError {
     /// Files or inputs with problems; the diagnostics say where.
     #[error("invalid input")]
     Invalid(Diagnostics),
-    /// Arguments that make sense to clap but not to the command, as text. Being
-    /// replaced by [`UsageError`]: build one with `UsageError::….into()` (or `?` on a
-    /// `Result<_, UsageError>`), which stays right when this variant takes it.
-    #[error("{0}")]
-    Usage(String),
     /// Arguments that make sense to clap but not to the command.
     #[error(transparent)]
-    Misuse(#[from] UsageError),
+    Usage(#[from] UsageError),
     #[error("cannot read {}", path.display())]
     Read {
         path: PathBuf,
@@ -47,7 +42,6 @@ pub(crate) enum CliError {
 /// The kinds of arguments that make sense to clap but not to the command; each
 /// message names the flag or value at fault and, where it can, what would do.
 #[derive(Debug, thiserror::Error)]
-#[allow(dead_code, reason = "the commands are moving their messages to it")]
 pub(crate) enum UsageError {
     /// A flag given where it does not apply: `FLAG WHY`, the reason reading on from
     /// the flag (`--record applies to one conversation (--message); …`).
@@ -110,7 +104,6 @@ pub(crate) enum UsageError {
 /// How a message about an unknown name reads. Every one but `DefinesNo` and `NotA`
 /// carries the did-you-mean hint; those that list the names there are say so.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(dead_code, reason = "the commands are moving their messages to it")]
 pub(crate) enum Unknown {
     /// `PLACE has no KIND `NAME`HINT (it has A, B or C)` (`none` when empty).
     HasNo { place: String, kind: String },
@@ -197,7 +190,6 @@ fn quoted(value: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
-#[allow(dead_code, reason = "the commands are moving their messages to it")]
 impl UsageError {
     /// A flag given where it does not apply.
     pub(crate) fn not_here(flag: impl Into<String>, why: impl Into<String>) -> Self {
@@ -282,7 +274,6 @@ impl CliError {
         match self {
             CliError::Invalid(_)
             | CliError::Usage(_)
-            | CliError::Misuse(_)
             | CliError::Read { .. }
             | CliError::Output(_)
             | CliError::Write { .. }

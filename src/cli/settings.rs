@@ -2,19 +2,13 @@
 
 use std::path::PathBuf;
 
-/// The global options a command acts on; logging and colour are set up before any
-/// command runs, so they are not here.
+/// The global options a command acts on; logging, `-q` and colour are set up before
+/// any command runs (the console knows `-q`), so they are not here.
 #[derive(Debug, Clone, Default)]
-#[allow(
-    dead_code,
-    reason = "check's table and -q are moving to read them here"
-)]
 pub(crate) struct Settings {
     /// `-c` or `$PROMPTEXEC_CONFIG`, when given.
     pub config: Option<PathBuf>,
     /// `-v` given this many times: a command may show more detail, as `check`'s full
     /// table.
     pub verbose: u8,
-    /// `-q`: only errors are printed.
-    pub quiet: bool,
 }

@@ -245,7 +245,7 @@ mod tests {
 
     fn usage(result: Result<impl std::fmt::Debug, CliError>) -> String {
         match result {
-            Err(CliError::Misuse(usage)) => usage.to_string(),
+            Err(CliError::Usage(usage)) => usage.to_string(),
             other => panic!("expected a usage error, got {other:?}"),
         }
     }
