@@ -2,6 +2,21 @@
 //! and refusing params it cannot take. `tests/cli/builtin_checks.rs` proves the
 //! binary wires each family; the cases live here, where they start no process.
 
+/// One `#[test]` per row of a table: `name: row;`, each row handed to `check`,
+/// after the `let`s of the block (the table's shared values) are made again.
+macro_rules! table {
+    ($check:path, { $($setup:tt)* }) => {};
+    ($check:path, { $($setup:tt)* } $test:ident: $row:expr; $($rest:tt)*) => {
+        #[test]
+        #[allow(unused_variables)]
+        fn $test() {
+            $($setup)*
+            $check($row);
+        }
+        table!($check, { $($setup)* } $($rest)*);
+    };
+}
+
 mod aliases;
 mod content;
 mod hooks;
@@ -112,6 +127,61 @@ fn expect(name: &str, case: &Case, want: &Want) {
         scored.detail.contains(want.why),
         "`{}` not in the explanation: {shown}",
         want.why
+    );
+}
+
+/// A row of a table of cases: its name, the case, what it must come to.
+#[track_caller]
+fn judge_row((name, case, want): (&str, Case, Want)) {
+    expect(name, &case, &want);
+}
+
+/// A row of a table of refusals: its name, the check, its params, and what the
+/// refusal must say.
+#[track_caller]
+fn refused_row((name, eval_type, params, says): (&str, &str, Json, &str)) {
+    let refused = prepare(eval_type, &params)
+        .err()
+        .unwrap_or_else(|| panic!("{name}: `{eval_type}` {params} was accepted"))
+        .to_string();
+    assert!(refused.contains(says), "{name}: `{says}` not in: {refused}");
+}
+
+/// A row of the table of aliases: the canonical check and its params, the alias
+/// and its params, and inputs on which the two must judge alike, passing on some
+/// and failing on others.
+#[track_caller]
+fn alias_row(
+    (canonical, canonical_params, alias, alias_params, inputs): (
+        &'static str,
+        Json,
+        &'static str,
+        Json,
+        &[(&'static str, Option<Json>)],
+    ),
+) {
+    let name = format!("{alias} {alias_params} as {canonical} {canonical_params}");
+    let mut verdicts = Vec::new();
+    for (content, context) in inputs.iter() {
+        let on = format!("{name}, on {content:?} {context:?}");
+        let judged = |check: &'static str, params: &Json| {
+            let one = case(check, content, params.clone());
+            match context {
+                Some(context) => one.with(context.clone()),
+                None => one,
+            }
+            .judged()
+        };
+        let expected = judged(canonical, &canonical_params)
+            .unwrap_or_else(|e| panic!("{on}: the canonical check gave no score: {e}"));
+        let got = judged(alias, &alias_params).unwrap_or_else(|e| panic!("{on}: {e}"));
+        assert_eq!(passes(got.score), passes(expected.score), "{on}");
+        assert_eq!(got, expected, "{on}");
+        verdicts.push(passes(expected.score));
+    }
+    assert!(
+        verdicts.contains(&true) && verdicts.contains(&false),
+        "{name}: the inputs should both pass and fail, got {verdicts:?}"
     );
 }
 

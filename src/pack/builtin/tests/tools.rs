@@ -4,29 +4,32 @@ use serde_json::json;
 
 use super::{broke, call, calls, case, fail, judge_all, ok, pass};
 
-#[test]
-fn tool_checks_pass_and_fail() {
-    let both = json!({"tool_names": ["search", "fetch"]});
-    let search = |q: &str| ok("search", json!({"q": q, "limit": 5}), "");
-    judge_all(vec![
-        (
+mod tool_checks_pass_and_fail {
+    use super::*;
+
+    table! {
+        super::super::judge_row, {
+            let both = json!({"tool_names": ["search", "fetch"]});
+            let search = |q: &str| ok("search", json!({"q": q, "limit": 5}), "");
+        }
+        tools_called_every_tool: (
             "tools_called: every tool",
             case("tools_called", "x", both.clone())
                 .with(calls(vec![call("search"), call("fetch")])),
             pass("every listed tool was called"),
-        ),
-        (
+        );
+        tools_called_one_of_two: (
             "tools_called: one of two",
             case("tools_called", "x", both.clone()).with(calls(vec![call("search")])),
             fail(0.5, "not called (at least 1 times): fetch"),
-        ),
-        (
+        );
+        tools_called_a_failed_call_does_not_count: (
             "tools_called: a failed call does not count",
             case("tools_called", "x", both.clone())
                 .with(calls(vec![call("search"), broke("fetch")])),
             fail(0.5, "fetch"),
-        ),
-        (
+        );
+        tools_called_min_calls: (
             "tools_called: min_calls",
             case(
                 "tools_called",
@@ -35,8 +38,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![call("search"), broke("search")])),
             fail(0.0, "not called (at least 2 times): search"),
-        ),
-        (
+        );
+        tools_called_within_max_calls: (
             "tools_called: within max_calls",
             case(
                 "tools_called",
@@ -45,8 +48,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![call("search"), call("search")])),
             pass("every listed tool was called"),
-        ),
-        (
+        );
+        tools_called_over_max_calls_scores_0: (
             "tools_called: over max_calls scores 0",
             case(
                 "tools_called",
@@ -55,18 +58,18 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![call("fetch"), call("search"), call("search")])),
             fail(0.0, "`search` was called 2 times, more than 1"),
-        ),
-        (
+        );
+        tools_not_called_none_called: (
             "tools_not_called: none called",
             case("tools_not_called", "x", both.clone()).with(calls(vec![call("other")])),
             pass("none of the listed tools was called"),
-        ),
-        (
+        );
+        tools_not_called_one_called: (
             "tools_not_called: one called",
             case("tools_not_called", "x", both).with(calls(vec![call("other"), call("fetch")])),
             fail(0.0, "called: fetch"),
-        ),
-        (
+        );
+        tool_args_some_call_has_every_expected_arg: (
             "tool_args: some call has every expected arg",
             case(
                 "tool_args",
@@ -75,8 +78,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![search("hats"), search("shoes")])),
             pass("`search` was called with the expected arguments"),
-        ),
-        (
+        );
+        tool_args_values_compared_as_text: (
             "tool_args: values compared as text",
             case(
                 "tool_args",
@@ -85,8 +88,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![search("hats")])),
             pass("expected arguments"),
-        ),
-        (
+        );
+        tool_args_text_compared_as_a_value: (
             "tool_args: text compared as a value",
             case(
                 "tool_args",
@@ -95,8 +98,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![ok("lookup", json!({"id": "7"}), "")])),
             pass("expected arguments"),
-        ),
-        (
+        );
+        tool_args_no_call_has_the_args: (
             "tool_args: no call has the args",
             case(
                 "tool_args",
@@ -105,8 +108,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![search("hats")])),
             fail(0.0, r#"no call to `search` had {"q":"boots"}"#),
-        ),
-        (
+        );
+        tool_args_the_tool_was_not_called: (
             "tool_args: the tool was not called",
             case(
                 "tool_args",
@@ -115,8 +118,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![search("hats")])),
             fail(0.0, "`fetch` was not called"),
-        ),
-        (
+        );
+        tool_call_count_one_tool_within_range: (
             "tool_call_count: one tool within range",
             case(
                 "tool_call_count",
@@ -125,8 +128,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![call("search"), call("fetch"), call("search")])),
             pass("2 call(s) to `search`"),
-        ),
-        (
+        );
+        tool_call_count_every_tool_over_max: (
             "tool_call_count: every tool, over max",
             case("tool_call_count", "x", json!({"max": 2})).with(calls(vec![
                 call("search"),
@@ -134,14 +137,14 @@ fn tool_checks_pass_and_fail() {
                 call("search"),
             ])),
             fail(0.0, "3 call(s) to tools, expected at most 2"),
-        ),
-        (
+        );
+        tool_call_count_under_min: (
             "tool_call_count: under min",
             case("tool_call_count", "x", json!({"tool": "fetch", "min": 1}))
                 .with(calls(vec![call("search")])),
             fail(0.0, "0 call(s) to `fetch`, expected at least 1"),
-        ),
-        (
+        );
+        tool_call_sequence_in_order_other_calls_between: (
             "tool_call_sequence: in order, other calls between",
             case(
                 "tool_call_sequence",
@@ -155,8 +158,8 @@ fn tool_checks_pass_and_fail() {
                 call("pay"),
             ])),
             pass("3 of 3 steps in order: search → fetch → pay"),
-        ),
-        (
+        );
+        tool_call_sequence_the_share_reached: (
             "tool_call_sequence: the share reached",
             case(
                 "tool_call_sequence",
@@ -165,8 +168,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![call("search"), call("fetch"), call("mail")])),
             fail(0.5, "2 of 4 steps in order"),
-        ),
-        (
+        );
+        tool_call_sequence_out_of_order: (
             "tool_call_sequence: out of order",
             case(
                 "tool_call_sequence",
@@ -175,18 +178,18 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![call("search"), call("fetch")])),
             fail(0.5, "1 of 2 steps in order"),
-        ),
-        (
+        );
+        no_tool_errors_no_errors: (
             "no_tool_errors: no errors",
             case("no_tool_errors", "x", json!({})).with(calls(vec![call("search"), call("fetch")])),
             pass("2 call(s), no errors"),
-        ),
-        (
+        );
+        no_tool_errors_no_calls_at_all: (
             "no_tool_errors: no calls at all",
             case("no_tool_errors", "x", json!({})),
             pass("0 call(s), no errors"),
-        ),
-        (
+        );
+        no_tool_errors_one_of_four_failed: (
             "no_tool_errors: one of four failed",
             case("no_tool_errors", "x", json!({})).with(calls(vec![
                 call("search"),
@@ -195,14 +198,14 @@ fn tool_checks_pass_and_fail() {
                 call("pay"),
             ])),
             fail(0.75, "1 of 4 call(s) failed: fetch"),
-        ),
-        (
+        );
+        no_tool_errors_only_the_listed_tools_count: (
             "no_tool_errors: only the listed tools count",
             case("no_tool_errors", "x", json!({"tools": ["search"]}))
                 .with(calls(vec![call("search"), broke("fetch")])),
             pass("1 call(s), no errors"),
-        ),
-        (
+        );
+        tool_result_includes_every_pattern_in_one_result_any_case: (
             "tool_result_includes: every pattern in one result, any case",
             case(
                 "tool_result_includes",
@@ -211,8 +214,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![ok("search", json!({}), "Red shoe, size 9")])),
             pass("1 result(s) include every pattern"),
-        ),
-        (
+        );
+        tool_result_includes_patterns_spread_over_two_results: (
             "tool_result_includes: patterns spread over two results",
             case(
                 "tool_result_includes",
@@ -227,8 +230,8 @@ fn tool_checks_pass_and_fail() {
                 0.0,
                 "0 result(s) include every pattern, expected at least 1",
             ),
-        ),
-        (
+        );
+        tool_result_includes_another_tool_s_result_does_not_count: (
             "tool_result_includes: another tool's result does not count",
             case(
                 "tool_result_includes",
@@ -237,8 +240,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![ok("fetch", json!({}), "red")])),
             fail(0.0, "0 result(s) include every pattern"),
-        ),
-        (
+        );
+        tool_result_includes_any_tool_occurrence_2: (
             "tool_result_includes: any tool, occurrence 2",
             case(
                 "tool_result_includes",
@@ -250,8 +253,8 @@ fn tool_checks_pass_and_fail() {
                 ok("fetch", json!({}), "RED shoe"),
             ])),
             pass("2 result(s) include every pattern"),
-        ),
-        (
+        );
+        tool_result_includes_too_few_occurrences: (
             "tool_result_includes: too few occurrences",
             case(
                 "tool_result_includes",
@@ -263,8 +266,8 @@ fn tool_checks_pass_and_fail() {
                 0.0,
                 "1 result(s) include every pattern, expected at least 2",
             ),
-        ),
-        (
+        );
+        tool_result_matches_a_match: (
             "tool_result_matches: a match",
             case(
                 "tool_result_matches",
@@ -273,8 +276,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![ok("search", json!({}), "12 hits")])),
             pass(r"1 result(s) match /^\d+ hits$/"),
-        ),
-        (
+        );
+        tool_result_matches_case_sensitive_no_match: (
             "tool_result_matches: case-sensitive, no match",
             case(
                 "tool_result_matches",
@@ -283,8 +286,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![ok("search", json!({}), "12 hits")])),
             fail(0.0, "0 result(s) match /Hits/, expected at least 1"),
-        ),
-        (
+        );
+        tool_result_matches_occurrence: (
             "tool_result_matches: occurrence",
             case(
                 "tool_result_matches",
@@ -296,8 +299,8 @@ fn tool_checks_pass_and_fail() {
                 ok("fetch", json!({}), "ok"),
             ])),
             pass("2 result(s) match /ok/"),
-        ),
-        (
+        );
+        tool_result_matches_too_few_occurrences: (
             "tool_result_matches: too few occurrences",
             case(
                 "tool_result_matches",
@@ -306,8 +309,8 @@ fn tool_checks_pass_and_fail() {
             )
             .with(calls(vec![ok("search", json!({}), "ok"), broke("fetch")])),
             fail(0.0, "1 result(s) match /ok/, expected at least 2"),
-        ),
-    ]);
+        );
+    }
 }
 
 /// `tool_args` compares values as JSON: the numbers 5 and 5.0 are the same JSON
@@ -327,13 +330,16 @@ fn tool_args_compares_numbers_by_value() {
 }
 
 /// PromptKit's `require_args` and `ignore_validation` on `tools_called`.
-#[test]
-fn tools_called_reads_require_args_and_ignore_validation() {
-    let search = json!({"tool_names": ["search"]});
-    let refused = json!({"name": "search", "args": {"q": 7}, "result": null,
-        "error": "invalid arguments: /q: 7 is not of type \"string\""});
-    judge_all(vec![
-        (
+mod tools_called_reads_require_args_and_ignore_validation {
+    use super::*;
+
+    table! {
+        super::super::judge_row, {
+            let search = json!({"tool_names": ["search"]});
+            let refused = json!({"name": "search", "args": {"q": 7}, "result": null,
+                "error": "invalid arguments: /q: 7 is not of type \"string\""});
+        }
+        require_args_a_call_with_no_arguments_does_not_count: (
             "require_args: a call with no arguments does not count",
             case(
                 "tools_called",
@@ -342,8 +348,8 @@ fn tools_called_reads_require_args_and_ignore_validation() {
             )
             .with(calls(vec![call("search")])),
             fail(0.0, "not called (at least 1 times): search"),
-        ),
-        (
+        );
+        require_args_a_call_with_arguments_counts: (
             "require_args: a call with arguments counts",
             case(
                 "tool_called",
@@ -352,13 +358,13 @@ fn tools_called_reads_require_args_and_ignore_validation() {
             )
             .with(calls(vec![ok("search", json!({"q": "a"}), "")])),
             pass("every listed tool was called"),
-        ),
-        (
+        );
+        a_call_refused_for_its_arguments_does_not_count_by_default: (
             "a call refused for its arguments does not count by default",
             case("tools_called", "x", search.clone()).with(calls(vec![refused.clone()])),
             fail(0.0, "search"),
-        ),
-        (
+        );
+        ignore_validation_a_call_refused_for_its_arguments_counts: (
             "ignore_validation: a call refused for its arguments counts",
             case(
                 "tools_called",
@@ -367,8 +373,8 @@ fn tools_called_reads_require_args_and_ignore_validation() {
             )
             .with(calls(vec![refused])),
             pass("every listed tool was called"),
-        ),
-        (
+        );
+        ignore_validation_a_call_that_failed_otherwise_still_does_not_count: (
             "ignore_validation: a call that failed otherwise still does not count",
             case(
                 "tools_called",
@@ -377,6 +383,6 @@ fn tools_called_reads_require_args_and_ignore_validation() {
             )
             .with(calls(vec![broke("search")])),
             fail(0.0, "search"),
-        ),
-    ]);
+        );
+    }
 }
