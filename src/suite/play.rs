@@ -174,18 +174,7 @@ pub(crate) fn play(
         })
     });
     let closed = transcript.map(Transcript::close);
-    let mut ended = ended?;
-    if let (Some(Err(source)), Some(path)) = (closed, plan.transcript) {
-        return Err(PlayError::Transcript { path, source });
-    }
-    // Every report reads the event log: a run whose log lost events reports nothing.
-    ended.events.check().map_err(PlayError::EventLog)?;
-    // A stop while the observers drained at the end still ends the run interrupted.
-    let exit = if plan.stop.is_cancelled() {
-        Exit::Interrupted
-    } else {
-        run_exit(&ended.turns, ended.events.iter())
-    };
+    let (ended, exit) = settle(ended?, closed, plan.transcript, &plan.stop)?;
     let record = RunRecord {
         prompt: plan.prompt.id,
         scenario: plan.scenario,
@@ -205,6 +194,28 @@ pub(crate) fn play(
     })
 }
 
+/// What a conversation that ended comes to: an error when its transcript could not
+/// be closed or its event log lost events (every report reads it), else its exit.
+fn settle(
+    mut ended: Ended,
+    closed: Option<io::Result<()>>,
+    transcript: Option<PathBuf>,
+    stop: &CancellationToken,
+) -> Result<(Ended, Exit), PlayError> {
+    if let (Some(Err(source)), Some(path)) = (closed, transcript) {
+        return Err(PlayError::Transcript { path, source });
+    }
+    ended.events.check().map_err(PlayError::EventLog)?;
+    // A stop while the observers drained at the end still ends the run interrupted.
+    let exit = if stop.is_cancelled() {
+        Exit::Interrupted
+    } else {
+        run_exit(&ended.turns, ended.events.iter())
+    };
+    Ok((ended, exit))
+}
+
+/// The transcript file, created now, when the plan names one.
 fn open_transcript(path: Option<&Path>) -> Result<Option<Transcript>, PlayError> {
     path.map(|path| {
         Transcript::create(path).map_err(|source| PlayError::Transcript {
