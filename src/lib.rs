@@ -10,7 +10,8 @@
 //!    lines. `peer_text`: text from peers escaped for the terminal. `secret`: the
 //!    process-wide list of secrets and the writer that masks them. `conversation`: the
 //!    words every layer shares (event kinds, PicoClaw's runtime names, hook actions, why a
-//!    turn ended).
+//!    turn ended). `diff`: what changed between two values or texts, for replays,
+//!    snapshots and evals.
 //! 1. `wire`: `wire_enum!`, each fixed word (phase, mode, status) declared once.
 //!    `atomic_file`: every file promptexec writes, whole or not at all, secrets masked.
 //!    `template`: `{{slot}}` templates parsed and rendered. `config`: the RuntimeConfig
@@ -28,12 +29,14 @@
 //! 7. `evals`: exec evals and built-in checks at their triggers.
 //! 8. `session`: the turn loop, emitting typed events; guardrails, injected failures and
 //!    approvals beside it.
-//! 9. `report`: the records and their renderings (human, JSON, JUnit, transcripts).
+//! 9. `report`: every record and its renderings (human, JSON, JUnit, transcripts),
+//!    the terminal's style and the exit code a record folds to.
 //! 10. `suite`: scenario and case files read, planned and judged. `check`: conformance
 //!     probes and the schema fuzzer.
-//! 11. `cli`: clap's types, the console, errors and exit codes.
-//! 12. `commands`: one folder or file per command: arguments to a plan, the engine, the
-//!     report.
+//! 11. `cli`: the command line: clap's types, settings, logging, the console and
+//!     errors, each mapped to a documented exit code.
+//! 12. `commands`: parses and dispatches; one file or folder per command: arguments to
+//!     a plan, one engine call, the record rendered. No command calls another.
 
 #![warn(unreachable_pub)]
 
