@@ -4,7 +4,11 @@
 //! # Module map
 //!
 //! Layers from the bottom up. A module imports only modules of lower layers; modules of
-//! one layer do not import each other. The user guide is in `docs/` (an mdBook).
+//! one layer do not import each other (`tests/cli/layers.rs` holds the same table and
+//! checks every import). The user guide is in `docs/` (an mdBook).
+//!
+//! Beneath them all, `wire`: `wire_enum!`, each fixed word (phase, mode, status)
+//! declared once, which the vocabulary at layer 0 uses.
 //!
 //! 0. `doc`: YAML and JSON read into trees with positions; diagnostics with their source
 //!    lines. `peer_text`: text from peers escaped for the terminal. `secret`: the
@@ -12,8 +16,7 @@
 //!    words every layer shares (event kinds, PicoClaw's runtime names, hook actions, why a
 //!    turn ended). `diff`: what changed between two values or texts, for replays,
 //!    snapshots and evals.
-//! 1. `wire`: `wire_enum!`, each fixed word (phase, mode, status) declared once.
-//!    `atomic_file`: every file promptexec writes, whole or not at all, secrets masked.
+//! 1. `atomic_file`: every file promptexec writes, whole or not at all, secrets masked.
 //!    `template`: `{{slot}}` templates parsed and rendered. `config`: the RuntimeConfig
 //!    walked into validated types, a resolver file per subject.
 //! 2. `library`: PromptKind templates, the SQLite store, signatures, bundles and sync
