@@ -134,15 +134,23 @@ impl ToolsArgs {
 }
 
 impl CheckArgs {
-    /// The pack file among the names is the pack.
+    /// The pack file among the names is the pack; with `--pack`, the names are all
+    /// names, as they always were.
     pub(super) fn settle(&mut self) -> Result<(), UsageError> {
+        if self.pack.is_some() {
+            return Ok(());
+        }
         settle(&mut self.pack, take_packs(&mut self.names))
     }
 }
 
 impl ValidateArgs {
-    /// The pack file among the scenario files is the pack.
+    /// The pack file among the scenario files is the pack; with `--pack`, every
+    /// positional is a scenario file or folder, as it always was.
     pub(super) fn settle(&mut self) -> Result<(), UsageError> {
+        if self.pack.is_some() {
+            return Ok(());
+        }
         settle(&mut self.pack, take_packs(&mut self.scenarios))
     }
 }
