@@ -131,3 +131,60 @@ fn under_quiet_every_command_of_a_passing_project_is_silent_on_stderr() {
         );
     }
 }
+
+#[test]
+fn the_pack_is_an_argument_everywhere_and_pack_still_works() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    promptexec()
+        .in_dir(dir.path())
+        .arg("init")
+        .run()
+        .expect_code(0);
+    let in_project = || promptexec().in_dir(dir.path());
+    let positional = in_project().args(["tools", "greeter.pack.json"]).run();
+    positional.expect_code(0).stdout_has("greet");
+    let flag = in_project()
+        .args(["tools", "--pack", "greeter.pack.json"])
+        .run();
+    assert_eq!(
+        positional.stdout, flag.stdout,
+        "PACK and --pack say the same"
+    );
+
+    // The tool's name and the pack, either way round.
+    for args in [
+        ["invoke-tool", "greet", "greeter.pack.json"],
+        ["invoke-tool", "greeter.pack.json", "greet"],
+    ] {
+        in_project()
+            .args(args)
+            .args(["--arg", "name=Ada"])
+            .run()
+            .expect_code(0)
+            .stdout_has("Hello, Ada!");
+    }
+    // Schema checks come from the pack given as an argument.
+    in_project()
+        .args(["invoke-tool", "greet", "greeter.pack.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has("name");
+
+    in_project()
+        .args(["invoke-tool", "greeter.pack.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has(
+            "`greeter.pack.json` is a pack file; did you mean `TOOL greeter.pack.json` (a tool name, then the pack)?",
+        );
+    in_project()
+        .args(["tools", "greeter.pack.json", "--pack", "greeter.pack.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has("are both packs; give one");
+    in_project()
+        .args(["eval", "greeter.pack.json"])
+        .run()
+        .expect_code(2)
+        .stderr_has("give --transcript FILE");
+}
