@@ -7,7 +7,8 @@ use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, Hook};
-use crate::hooks::{Gate, HookDispatcher, ToolCallInfo, ToolResultInfo};
+use crate::conversation::{ToolCallInfo, ToolResultInfo};
+use crate::hooks::{Gate, HookDispatcher};
 use crate::test_support::{fixtures, load_hooks, provider_request, repo_root};
 
 /// Hooks from a config written into `dir`; `FIXTURES` stands for the hook fixtures.

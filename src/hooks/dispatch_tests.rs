@@ -9,7 +9,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Hook;
-use crate::hooks::{Gate, HookDispatcher, ToolCallInfo};
+use crate::conversation::ToolCallInfo;
+use crate::hooks::{Gate, HookDispatcher};
 use crate::test_support::{fixtures, gone, load_hooks, pid_in, provider_request};
 
 fn hooks_dir() -> PathBuf {

@@ -104,7 +104,7 @@ pub(super) fn modified_response(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks::message;
+    use crate::conversation::message;
     use crate::hooks::payload::samples::{call, result};
     use serde_json::json;
 

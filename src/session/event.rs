@@ -1,7 +1,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::evals::{EvalInput, EvalResult};
+use crate::conversation::EvalInput;
+use crate::evals::EvalResult;
 
 use crate::pack::Direction;
 use crate::provider::Usage;

@@ -6,7 +6,9 @@
 
 use serde_json::Value as Json;
 
-use crate::evals::{EvalInput, EvalStatus, Judge, canonical_check, judge, prepare_check};
+use crate::conversation::EvalInput;
+use crate::evals::{EvalStatus, judge};
+use crate::pack::builtin::{Judge, canonical as canonical_check, prepare as prepare_check};
 use crate::pack::{Prompt, Validator};
 
 /// What a message or an answer a guardrail fired on is replaced by when the

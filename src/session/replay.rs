@@ -6,8 +6,10 @@ use std::borrow::Borrow;
 
 use serde_json::{Value as Json, json};
 
-use crate::conversation::{History, assistant_message, message, tool_message};
-use crate::evals::{EvalInput, HookRecord, Point, ToolCallRecord};
+use crate::conversation::{
+    EvalInput, History, HookRecord, ToolCallRecord, assistant_message, message, tool_message,
+};
+use crate::evals::Point;
 
 use super::SessionEvent;
 

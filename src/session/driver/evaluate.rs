@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use crate::evals::{EvalInput, Point};
+use crate::conversation::EvalInput;
+use crate::evals::Point;
 use crate::session::replay::{Judged, judged};
 use crate::session::{Phase, SessionEvent};
 
