@@ -29,10 +29,13 @@ pub(super) fn run(
     let record = check::run(&plan, |event| {
         if let Some(bar) = &progress {
             match event {
-                CheckEvent::Started(subject) => bar.set_message(subject.name().to_string()),
+                CheckEvent::Started(subject) => {
+                    bar.set_message(style::peer(subject.name(), false).into_owned())
+                }
                 CheckEvent::Finished(checked) => {
                     if !checked.passed() {
-                        bar.println(format!("FAIL {} ({})", checked.name, checked.kind));
+                        let name = style::peer(&checked.name, false);
+                        bar.println(format!("FAIL {name} ({})", checked.kind));
                     }
                     bar.inc(1);
                 }
