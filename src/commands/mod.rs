@@ -22,9 +22,9 @@ mod validate;
 mod dispatch;
 mod emit;
 mod exit;
+mod hook_report;
 #[cfg(test)]
 mod in_process;
-mod hook_report;
 mod load;
 mod model;
 mod runtime;
