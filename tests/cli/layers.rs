@@ -467,10 +467,10 @@ fn blank_test_items(code: &mut String) -> Vec<String> {
         };
         let item = code[start + ATTR.len()..end].to_string();
         let words = tokenize(&item);
-        if let Some(pos) = words.iter().position(|t| t.1 == "mod") {
-            if words.get(pos + 2).is_some_and(|t| t.1 == ";") {
-                test_mods.push(words[pos + 1].1.to_string());
-            }
+        if let Some(pos) = words.iter().position(|t| t.1 == "mod")
+            && words.get(pos + 2).is_some_and(|t| t.1 == ";")
+        {
+            test_mods.push(words[pos + 1].1.to_string());
         }
         let blank: String = code[start..end]
             .chars()

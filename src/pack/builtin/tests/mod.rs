@@ -147,19 +147,21 @@ fn refused_row((name, eval_type, params, says): (&str, &str, Json, &str)) {
     assert!(refused.contains(says), "{name}: `{says}` not in: {refused}");
 }
 
+/// The canonical check and its params, the alias and its params, and the inputs:
+/// each a content and maybe a context.
+type AliasRow<'a> = (
+    &'static str,
+    Json,
+    &'static str,
+    Json,
+    &'a [(&'static str, Option<Json>)],
+);
+
 /// A row of the table of aliases: the canonical check and its params, the alias
 /// and its params, and inputs on which the two must judge alike, passing on some
 /// and failing on others.
 #[track_caller]
-fn alias_row(
-    (canonical, canonical_params, alias, alias_params, inputs): (
-        &'static str,
-        Json,
-        &'static str,
-        Json,
-        &[(&'static str, Option<Json>)],
-    ),
-) {
+fn alias_row((canonical, canonical_params, alias, alias_params, inputs): AliasRow<'_>) {
     let name = format!("{alias} {alias_params} as {canonical} {canonical_params}");
     let mut verdicts = Vec::new();
     for (content, context) in inputs.iter() {
