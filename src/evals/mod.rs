@@ -8,6 +8,9 @@ mod runner;
 mod schedule;
 mod unread;
 
+#[cfg(test)]
+mod runner_tests;
+
 // The built-in checks live with the pack that names them; these paths stay for
 // the modules above that still use them.
 pub(crate) use crate::conversation::EvalInput;

@@ -6,9 +6,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::config::{self, Intercept};
+use crate::exec::rpc::RestartPolicy;
 use crate::hooks::{Action, Intercepted, RpcHook};
 use crate::test_support::{fixtures, gone};
-use crate::tools::RestartPolicy;
 
 #[tokio::test]
 async fn a_crash_mid_call_fails_that_call_and_the_next_one_gets_a_fresh_process() {

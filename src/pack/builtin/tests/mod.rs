@@ -31,8 +31,6 @@ use serde_json::{Value as Json, json};
 use super::Scored;
 use super::{JudgeError, prepare};
 use crate::conversation::EvalInput;
-use crate::evals::{EvalStatus, judge};
-use crate::pack::{Bound, Threshold};
 
 /// One input to one check.
 struct Case {
@@ -79,16 +77,9 @@ impl Case {
 }
 
 /// Whether a score passes the gate `promptexec eval` puts on a check by default:
-/// at least 1.
+/// at least 1 (a min of 1, inclusive; `evals::judge` applies it).
 fn passes(score: f64) -> bool {
-    let gate = Threshold {
-        min: Some(Bound {
-            value: 1.0,
-            inclusive: true,
-        }),
-        max: None,
-    };
-    judge(score, Some(&gate)) == EvalStatus::Passed
+    score >= 1.0
 }
 
 /// What a case must come to: whether it passes, the score and a piece of the
