@@ -1,5 +1,6 @@
 //! Evals: exec evals (an external script scores a turn from 0 to 1) and built-in
-//! checks, run at their triggers, with thresholds that make an eval a gate.
+//! checks, run at their triggers, with thresholds that make an eval a gate. The
+//! checks themselves live in `pack::builtin`, beside the pack that names them.
 
 mod exec_eval;
 mod precondition;

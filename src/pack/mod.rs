@@ -1,5 +1,8 @@
 //! The PromptPack: prompts, their variables and templates, tools with JSON Schemas,
 //! evals and fragments; loaded with positions and checked across references.
+//! `builtin` holds the checks built into promptexec that a pack's evals and
+//! validators name: the pack checks their params when it is read, and `evals` runs
+//! them at their triggers.
 
 pub(crate) mod builtin;
 mod check;

@@ -1,5 +1,7 @@
 //! Checks built into promptexec, run in-process. Each is prepared once from its
 //! params (which are checked then, before anything runs) into a judge of inputs.
+//! They sit in `pack` because reading a pack checks the params of every check it
+//! names; `evals`, above, runs them.
 
 mod content;
 mod error;
