@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
+use std::pin::Pin;
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
@@ -139,11 +140,6 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
     let mut stdout_bytes = Vec::new();
     let mut stop: Option<StopReason> = None;
     let mut leftovers: Vec<Leftover> = Vec::new();
-    let signal = |s: Signal| {
-        if let Some(g) = &guard {
-            g.signal(s);
-        }
-    };
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -187,22 +183,14 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         let status = reap(ended, &mut child, guard.as_ref(), call, &mut leftovers).await;
         // The direct child is gone; whatever it left in its group goes too, so a
         // grandchild holding our pipes cannot keep the call open.
-        signal(Signal::SIGKILL);
-        let drain = async {
-            if !out_done {
-                let over = (&mut read_out).await;
-                // Our own reason for stopping it, if any, came first.
-                if over && stop.is_none() {
-                    stop = Some(StopReason::OverCap(cap));
-                }
-            }
-            if !err_done {
-                (&mut read_err).await;
-            }
-        };
+        if let Some(guard) = &guard {
+            guard.signal(Signal::SIGKILL);
+        }
         let limit =
             DRAIN_LIMIT.min(deadline.saturating_duration_since(Instant::now()) + call.grace);
-        let _ = tokio::time::timeout(limit, drain).await;
+        let out = (!out_done).then(|| read_out.as_mut());
+        let err = (!err_done).then(|| read_err.as_mut());
+        drain(out, err, limit, cap, &mut stop).await;
         status
     };
     drop(guard);
@@ -250,6 +238,32 @@ async fn reap(
             }
         }
     }
+}
+
+/// Reads what the pipes still hold once the child is gone, for `limit` at most. A
+/// stdout that passes the cap then is the stop reason, unless one came first.
+async fn drain<O, E>(
+    read_out: Option<Pin<&mut O>>,
+    read_err: Option<Pin<&mut E>>,
+    limit: Duration,
+    cap: u64,
+    stop: &mut Option<StopReason>,
+) where
+    O: Future<Output = bool>,
+    E: Future<Output = ()>,
+{
+    let drained = async {
+        if let Some(read_out) = read_out
+            && read_out.await
+            && stop.is_none()
+        {
+            *stop = Some(StopReason::OverCap(cap));
+        }
+        if let Some(read_err) = read_err {
+            read_err.await;
+        }
+    };
+    let _ = tokio::time::timeout(limit, drained).await;
 }
 
 /// How the process ended, from its wait status; a wait that failed loses the
