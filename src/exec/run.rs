@@ -188,8 +188,8 @@ pub async fn run(call: &Call<'_>, cancel: &CancellationToken) -> Finished {
         }
         let limit =
             DRAIN_LIMIT.min(deadline.saturating_duration_since(Instant::now()) + call.grace);
-        let out = (!out_done).then(|| read_out.as_mut());
-        let err = (!err_done).then(|| read_err.as_mut());
+        let out = (!out_done).then_some(read_out.as_mut());
+        let err = (!err_done).then_some(read_err.as_mut());
         drain(out, err, limit, cap, &mut stop).await;
         status
     };
