@@ -159,8 +159,14 @@ pub(super) fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
             });
         }
     };
-    let (min, max) = (p.number(&["min"])?, p.number(&["max"])?);
-    let (min_results, max_results) = (p.count(&["min_results"])?, p.count(&["max_results"])?);
+    let want = PathWant {
+        expected,
+        contains,
+        min: p.number(&["min"])?,
+        max: p.number(&["max"])?,
+        min_results: p.count(&["min_results"])?,
+        max_results: p.count(&["max_results"])?,
+    };
     let finder = Finder::new(&p)?;
     Ok(Box::new(move |input| {
         let value = match finder.find(&input.content) {
@@ -173,35 +179,8 @@ pub(super) fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
         let found = serde_json::to_value(&*found)
             .map_err(|e| JudgeError::Unrepresentable(e.to_string()))?;
         let data = json!({ "result": found });
-        let fail = |why: String| Ok(verdict(false, String::new(), why, data.clone()));
-        if let Some(expected) = &expected
-            && !same(&found, expected)
-        {
-            return fail(format!("`{source}` is {found}, expected {expected}"));
-        }
-        if let Some(items) = &contains {
-            let list = found.as_array().cloned().unwrap_or_default();
-            if let Some(missing) = items.iter().find(|i| !list.iter().any(|f| same(f, i))) {
-                return fail(format!("`{source}` does not contain {missing}"));
-            }
-        }
-        if min.is_some() || max.is_some() {
-            let Some(n) = found.as_f64() else {
-                return fail(format!("`{source}` is {found}, not a number"));
-            };
-            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
-                return fail(format!(
-                    "`{source}` is {n}, outside [{}, {}]",
-                    min.map_or("-inf".into(), |m| m.to_string()),
-                    max.map_or("inf".into(), |m| m.to_string())
-                ));
-            }
-        }
-        if min_results.is_some() || max_results.is_some() {
-            let count = found.as_array().map_or(0, Vec::len) as u64;
-            if min_results.is_some_and(|m| count < m) || max_results.is_some_and(|m| count > m) {
-                return fail(format!("`{source}` has {count} results"));
-            }
+        if let Some(why) = want.miss(&source, &found) {
+            return Ok(verdict(false, String::new(), why, data));
         }
         Ok(Scored {
             score: 1.0,
@@ -209,6 +188,55 @@ pub(super) fn path(check: &str, params: &Json) -> Result<Judge, ParamError> {
             data,
         })
     }))
+}
+
+/// What `json_path` asks of the expression's result.
+struct PathWant {
+    expected: Option<Json>,
+    contains: Option<Vec<Json>>,
+    min: Option<f64>,
+    max: Option<f64>,
+    min_results: Option<u64>,
+    max_results: Option<u64>,
+}
+
+impl PathWant {
+    /// The first expectation `found` (the result of `source`) misses, in the order
+    /// `json_path` documents them, as what is said of it.
+    fn miss(&self, source: &str, found: &Json) -> Option<String> {
+        let (min, max) = (self.min, self.max);
+        if let Some(expected) = &self.expected
+            && !same(found, expected)
+        {
+            return Some(format!("`{source}` is {found}, expected {expected}"));
+        }
+        if let Some(items) = &self.contains {
+            let list = found.as_array().cloned().unwrap_or_default();
+            if let Some(missing) = items.iter().find(|i| !list.iter().any(|f| same(f, i))) {
+                return Some(format!("`{source}` does not contain {missing}"));
+            }
+        }
+        if min.is_some() || max.is_some() {
+            let Some(n) = found.as_f64() else {
+                return Some(format!("`{source}` is {found}, not a number"));
+            };
+            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                return Some(format!(
+                    "`{source}` is {n}, outside [{}, {}]",
+                    min.map_or("-inf".into(), |m| m.to_string()),
+                    max.map_or("inf".into(), |m| m.to_string())
+                ));
+            }
+        }
+        let (min_results, max_results) = (self.min_results, self.max_results);
+        if min_results.is_some() || max_results.is_some() {
+            let count = found.as_array().map_or(0, Vec::len) as u64;
+            if min_results.is_some_and(|m| count < m) || max_results.is_some_and(|m| count > m) {
+                return Some(format!("`{source}` has {count} results"));
+            }
+        }
+        None
+    }
 }
 
 /// `field_presence`: every one of `fields` is present. In a JSON object answer a
