@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::config::{self, Hook};
-use crate::hooks::{ProviderRequest, message};
+use crate::conversation::{ProviderRequest, message};
 
 /// The repository root, where the bundled examples are.
 pub(crate) fn repo_root() -> PathBuf {

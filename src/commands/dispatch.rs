@@ -60,10 +60,6 @@ fn dispatch(
 ) -> Result<Exit, CliError> {
     command.settle()?;
     match command {
-        // With no message to play, `run` plays the pack's suite of scenarios.
-        Command::Run(args) if args.messages.is_empty() && args.messages_from.is_none() => {
-            super::suite::run(settings, &args, console)
-        }
         Command::Run(args) => super::run::run(settings, *args, console),
         Command::InvokeTool(args) => super::invoke::run(settings, &args, console),
         Command::Hook(HookCommand::Test(args)) => {

@@ -33,5 +33,3 @@ mod store;
 mod warnings;
 
 pub(crate) use dispatch::run;
-// `run` with no message, as the dispatcher names it: the same command.
-use run::suite;

@@ -2,9 +2,9 @@ use std::borrow::Borrow;
 
 use serde_json::{Value as Json, json};
 
+use crate::conversation::History;
 use crate::doc::Diagnostics;
 use crate::evals::EvalResult;
-use crate::hooks::History;
 use crate::session::{EventLog, ExtensionKind, Phase, SessionEvent, TurnEnd};
 
 /// Everything a finished run produced, for the reports made at its end.

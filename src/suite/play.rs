@@ -11,9 +11,9 @@ use serde_json::{Map, Value as Json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::RuntimeConfig;
+use crate::conversation::History;
 use crate::doc::Diagnostics;
 use crate::evals::Evaluator;
-use crate::hooks::History;
 use crate::pack::{Pack, Prompt, VarInputs};
 use crate::provider::{
     ModelPlan, Provider, ProviderInfo, RecordedSession, Recorder, Recording, SessionTape,

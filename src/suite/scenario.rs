@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
+use crate::conversation::ToolChoice;
 use crate::doc::Pos;
-use crate::pack::{ToolChoice, When};
+use crate::pack::When;
 pub(crate) use crate::session::{FailureMode, ToolFailure};
 
 /// One `kind: Scenario` file.

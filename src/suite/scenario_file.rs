@@ -7,11 +7,11 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 
+use crate::conversation::ToolChoice;
 use crate::doc::{
     Checker, Diagnostic, Fields, Loaded, Node, Pos, Rejected, UnknownKeys, Value, finish,
     parse_by_extension, pointer as ptr,
 };
-use crate::pack::ToolChoice;
 
 use super::scenario::*;
 

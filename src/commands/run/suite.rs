@@ -21,17 +21,6 @@ use super::super::runtime::default_jobs;
 use super::super::scenario_files::plan::{PlanOptions, plan as load};
 use super::ReportTo;
 
-/// `run` with no message, as the dispatcher calls it: the same plan and play as
-/// [`super::run`].
-pub(in crate::commands) fn run(
-    settings: &Settings,
-    args: &RunArgs,
-    console: &mut Console,
-) -> Result<Exit, CliError> {
-    let plan = super::resolve(settings, args, Vec::new(), console)?;
-    super::execute(plan, console)
-}
-
 /// Loads and plans the scenarios, and checks that no two of them would write one
 /// transcript or recording file.
 pub(super) fn resolve(
