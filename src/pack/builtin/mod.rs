@@ -130,15 +130,4 @@ fn verdict(ok: bool, pass: String, fail: String, data: Json) -> Scored {
 }
 
 /// JSON equality where numbers compare by value (1 equals 1.0).
-pub(crate) fn same(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
+pub(crate) use crate::diff::same;
