@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
 use crate::cli::args::{LibraryArgs, LibraryFormat, ShareCommand};
 use crate::cli::{CliError, Console, Exit, UsageError};
@@ -12,10 +12,11 @@ use crate::library::{
     KeyPair, Receiving, ShareError, SignError, check_packet, inspect_bundle, make_bundle,
     make_packet, open_bundle, parse_template, read_key_file, write_key_files,
 };
+use crate::report::ShareAnswer;
 
 use super::emit::{pretty, write_output};
 use super::load::read_text;
-use super::store::{open, refused, say_doc, who};
+use super::store::{open, refused, say, who};
 
 /// Runs one sharing command.
 pub(super) fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
@@ -97,16 +98,7 @@ fn import(
     let stored = open(library)?
         .add_all(&templates, &who(library))
         .map_err(refused)?;
-    let doc = json!(
-        stored
-            .iter()
-            .map(|(id, v)| json!({"id": id, "version": v}))
-            .collect::<Vec<_>>()
-    );
-    say_doc(console, library.format, &doc, || {
-        let names: Vec<String> = stored.iter().map(|(id, v)| format!("{id} v{v}")).collect();
-        format!("imported {} prompt(s): {}", stored.len(), names.join(", "))
-    })
+    say(console, library.format, &ShareAnswer::Imported(&stored))
 }
 
 /// One prompt, signed for one receiver.
@@ -145,13 +137,12 @@ fn sync_receive(
     let version = open(library)?
         .receive(&verified.digest, &template, &verified.source)
         .map_err(refused)?;
-    let doc = json!({"id": verified.prompt_id, "version": version, "source": verified.source});
-    say_doc(console, library.format, &doc, || {
-        format!(
-            "received `{}` from {} as version {version}",
-            verified.prompt_id, verified.source
-        )
-    })
+    let received = ShareAnswer::Received {
+        id: &verified.prompt_id,
+        version,
+        source: &verified.source,
+    };
+    say(console, library.format, &received)
 }
 
 fn keygen(out: &Path, console: &mut Console) -> Result<Exit, CliError> {
@@ -182,26 +173,15 @@ fn verify(
         open_bundle(&bundle, trust).map_err(share)?;
         inspect_bundle(&bundle).map_err(share)?
     };
-    let doc = json!({
-        "signer": info.signer,
-        "created_at": info.created_at,
-        "trusted": !trust.is_empty(),
-        "prompts": info.entries.iter().map(|e| json!({"id": e.id, "version": e.version, "owner": e.owner, "content_hash": e.content_hash})).collect::<Vec<_>>(),
-    });
-    say_doc(console, format, &doc, || {
-        let names: Vec<String> = info
-            .entries
-            .iter()
-            .map(|e| format!("{} v{}", e.id, e.version))
-            .collect();
-        format!(
-            "the bundle is intact: signed by {}{} at {}; {}",
-            info.signer,
-            if trust.is_empty() { "" } else { " (trusted)" },
-            info.created_at,
-            names.join(", ")
-        )
-    })
+    let trusted = !trust.is_empty();
+    say(
+        console,
+        format,
+        &ShareAnswer::Verified {
+            info: &info,
+            trusted,
+        },
+    )
 }
 
 /// Every template must pass the same checks as `prompt add` before any is stored;

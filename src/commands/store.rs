@@ -1,11 +1,9 @@
 //! The prompt library as the library and sharing commands open and answer from it.
 
-use serde_json::Value as Json;
-
 use crate::cli::args::{LibraryArgs, LibraryFormat};
 use crate::cli::{CliError, Console, Exit};
 use crate::library::{Library, LibraryError};
-use crate::report::LibraryAnswer;
+use crate::report::Answer;
 
 /// The library named by `--library` or `PROMPTEXEC_LIBRARY`, else the per-user one.
 pub(super) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
@@ -32,26 +30,11 @@ pub(super) fn refused(err: LibraryError) -> CliError {
 pub(super) fn say(
     console: &mut Console,
     format: LibraryFormat,
-    answer: &LibraryAnswer<'_>,
+    answer: &impl Answer,
 ) -> Result<Exit, CliError> {
     let text = match format {
         LibraryFormat::Json => answer.json(),
         LibraryFormat::Human => answer.human(),
-    };
-    console.out(&format!("{}\n", text.trim_end()))?;
-    Ok(Exit::Success)
-}
-
-/// JSON on stdout, or the human text on stdout.
-pub(super) fn say_doc(
-    console: &mut Console,
-    format: LibraryFormat,
-    doc: &Json,
-    human: impl FnOnce() -> String,
-) -> Result<Exit, CliError> {
-    let text = match format {
-        LibraryFormat::Json => serde_json::to_string_pretty(doc).unwrap_or_default(),
-        LibraryFormat::Human => human(),
     };
     console.out(&format!("{}\n", text.trim_end()))?;
     Ok(Exit::Success)

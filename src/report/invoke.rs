@@ -37,7 +37,7 @@ pub(crate) enum Notice {
 pub(crate) fn invoke_stdout(report: &ToolReport, shown: InvokeShown) -> Option<String> {
     match shown {
         InvokeShown::Envelope => Some(pretty(report)),
-        InvokeShown::Result => report.result.as_ref().map(|result| pretty(result)),
+        InvokeShown::Result => report.result.as_ref().map(pretty),
     }
 }
 

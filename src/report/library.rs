@@ -86,9 +86,16 @@ impl<'a> PromptSummary<'a> {
     }
 }
 
-impl LibraryAnswer<'_> {
+/// A command's answer, as JSON or as the text people read.
+pub(crate) trait Answer {
     /// Pretty JSON; the shapes are part of the command line contract.
-    pub(crate) fn json(&self) -> String {
+    fn json(&self) -> String;
+    /// The text people read.
+    fn human(&self) -> String;
+}
+
+impl Answer for LibraryAnswer<'_> {
+    fn json(&self) -> String {
         let summaries = |prompts: &[StoredPrompt]| -> Json {
             json!(prompts.iter().map(PromptSummary::of).collect::<Vec<_>>())
         };
@@ -125,8 +132,7 @@ impl LibraryAnswer<'_> {
         serde_json::to_string_pretty(&doc).unwrap_or_default()
     }
 
-    /// The text people read.
-    pub(crate) fn human(&self) -> String {
+    fn human(&self) -> String {
         match self {
             LibraryAnswer::Added { prompts, .. } => prompts
                 .iter()
@@ -134,7 +140,7 @@ impl LibraryAnswer<'_> {
                 .collect::<Vec<_>>()
                 .join("\n"),
             LibraryAnswer::Listed(prompts) => prompt_table(prompts.iter(), None),
-            LibraryAnswer::Found { query, hits } if hits.is_empty() => {
+            LibraryAnswer::Found { query, hits: [] } => {
                 format!("no prompt matches `{query}`")
             }
             LibraryAnswer::Found { hits, .. } => {

@@ -19,6 +19,7 @@ mod record;
 #[cfg(test)]
 mod run_tests;
 mod shard;
+mod share;
 pub(crate) mod style;
 mod suite;
 #[cfg(test)]
@@ -43,11 +44,12 @@ pub(crate) use human::{HumanStream, describe};
 pub(crate) use invoke::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout, push_jsonl};
 pub(crate) use json::JsonReport;
 pub(crate) use junit::junit_report;
-pub(crate) use library::LibraryAnswer;
+pub(crate) use library::{Answer, LibraryAnswer};
 pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};
 pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
 pub(crate) use shard::Shard;
+pub(crate) use share::ShareAnswer;
 pub(crate) use suite::{
     ScenarioRecord, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
 };
