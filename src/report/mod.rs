@@ -28,8 +28,8 @@ mod summary;
 mod terminal;
 mod tool_listing;
 mod transcript;
-mod verdict;
 mod validate;
+mod verdict;
 
 pub(crate) use cases::{
     CaseKind, CaseRecord, CaseStatus, FileRecord, TestRecord, case_text, test_junit, test_summary,
@@ -57,5 +57,5 @@ pub(crate) use summary::{evals_table, problems, problems_except, summary, table}
 pub(crate) use terminal::Terminal;
 pub(crate) use tool_listing::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 pub(crate) use transcript::Transcript;
-pub(crate) use verdict::{Check, Outcome, UnplayedTurn, Verdict};
 pub(crate) use validate::{Loaded, ValidateRecord};
+pub(crate) use verdict::{Check, Outcome, UnplayedTurn, Verdict};
