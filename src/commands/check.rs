@@ -13,9 +13,9 @@ use crate::cli::{CliError, Console, Exit, Settings, Unknown, UsageError};
 use crate::pack;
 use crate::report::{CheckRecord, Terminal, check_human, check_json, check_junit, style};
 
-use super::emit::write_output;
-use super::runtime::{InterruptWatch, default_jobs};
-use super::warnings::LoadWarnings;
+use crate::commands::common::emit::write_output;
+use crate::commands::common::runtime::{InterruptWatch, default_jobs};
+use crate::commands::common::warnings::LoadWarnings;
 
 pub(super) fn run(
     settings: &Settings,

@@ -64,13 +64,18 @@ fn dispatch(
         Command::InvokeTool(args) => super::invoke::run(settings, &args, console),
         Command::Hook(HookCommand::Test(args)) => {
             // Exec and JSON-RPC hooks are tested differently; the config says which.
-            let config = super::load::config(settings, console)?;
-            let hook = super::load::lookup(&config.hooks, &args.name, "hook", "the config")?;
+            let config = crate::commands::common::load::config(settings, console)?;
+            let hook = crate::commands::common::load::lookup(
+                &config.hooks,
+                &args.name,
+                "hook",
+                "the config",
+            )?;
             match &hook.kind {
                 HookKind::Server(server) => {
-                    super::hook_rpc::test(hook, server, &args, &config, console)
+                    super::hook::rpc::test(hook, server, &args, &config, console)
                 }
-                _ => super::hook::test(hook, &args, &config, console),
+                _ => super::hook::exec::test(hook, &args, &config, console),
             }
         }
         Command::Test(args) => super::test::run(settings, &args, console),
@@ -79,9 +84,15 @@ fn dispatch(
         Command::Eval(args) => super::eval::run(settings, &args, console),
         Command::Validate(args) => super::validate::run(settings, &args, console),
         Command::Check(args) => super::check::run(settings, &args, console),
-        Command::Prompt(PromptCommand::Render(args)) => super::prompt::render(&args, console),
-        Command::Prompt(PromptCommand::Library(command)) => super::library::run(&command, console),
-        Command::Prompt(PromptCommand::Share(command)) => super::share::run(&command, console),
+        Command::Prompt(PromptCommand::Render(args)) => {
+            super::prompt::render::render(&args, console)
+        }
+        Command::Prompt(PromptCommand::Library(command)) => {
+            super::prompt::library::run(&command, console)
+        }
+        Command::Prompt(PromptCommand::Share(command)) => {
+            super::prompt::share::run(&command, console)
+        }
         Command::Init(args) => super::init::run(&args, console),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -14,10 +14,10 @@ use crate::pack::{Bound, EvalDef, Threshold, Trigger};
 use crate::report::{EvalReplay, eval_junit, evals_table, result_lines};
 use crate::session::{EvalPoints, SessionEvent};
 
-use super::emit::{pretty, write_output};
-use super::exit::of_evals;
-use super::load::{self, lookup, read_given, read_json_object, read_text};
-use super::runtime::{interrupted, with_runtime};
+use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::exit::of_evals;
+use crate::commands::common::load::{self, lookup, read_given, read_json_object, read_text};
+use crate::commands::common::runtime::{interrupted, with_runtime};
 
 /// `eval`: one eval on `--content`, or a pack's evals over a recorded run.
 pub(super) fn run(

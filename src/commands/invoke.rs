@@ -20,9 +20,9 @@ use crate::report::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout};
 use crate::tool_caller::ToolCaller;
 use crate::tools::{ArgsSchema, ToolReport};
 
-use super::exit::of_tool;
-use super::load::{self, lookup, read_json_object};
-use super::runtime::{interrupted, with_runtime};
+use crate::commands::common::exit::of_tool;
+use crate::commands::common::load::{self, lookup, read_json_object};
+use crate::commands::common::runtime::{interrupted, with_runtime};
 use lines::{BatchLines, BatchSource, SchemaCheck};
 
 /// How to call the tool; nothing has started.

@@ -11,8 +11,8 @@ use crate::pack::Pack;
 use crate::report::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 use crate::suite::cases;
 
-use super::scenario_files::{self, plan::PlanOptions, plan::ScenarioPlan};
-use super::warnings::LoadWarnings;
+use crate::commands::common::scenario_files::{self, plan::PlanOptions, plan::ScenarioPlan};
+use crate::commands::common::warnings::LoadWarnings;
 
 /// Lists what `run` would play: the scenarios are loaded and planned exactly as
 /// `run` plans them (the same files refused, with the same exit code).

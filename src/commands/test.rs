@@ -10,8 +10,8 @@ use crate::cli::{CliError, Console, Exit, Settings};
 use crate::report::{CaseStatus, TestRecord, case_text, style, test_junit, test_summary};
 use crate::suite::cases::{self, CaseEvent, CasesError};
 
-use super::emit::{pretty, write_output};
-use super::runtime::InterruptWatch;
+use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::runtime::InterruptWatch;
 
 /// `test`: plan, run, report.
 pub(super) fn run(

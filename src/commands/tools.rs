@@ -10,8 +10,8 @@ use crate::pack::{self, Pack};
 use crate::report::style::peer;
 use crate::report::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 
-use super::runtime::{interrupted, with_runtime};
-use super::warnings::LoadWarnings;
+use crate::commands::common::runtime::{interrupted, with_runtime};
+use crate::commands::common::warnings::LoadWarnings;
 
 /// What one MCP server answered.
 type Asked = (McpServer, Result<Catalog, McpFailure>);

@@ -14,12 +14,12 @@ use crate::pack::{self, EvalDef, Pack};
 use crate::report::{Loaded, ValidateRecord};
 use crate::suite;
 
-use super::launch_check::launch_problems;
-use super::load::{self, config_path, current_dir, mock_path};
-use super::scenario_files::{
+use crate::commands::common::load::{self, config_path, current_dir, mock_path};
+use crate::commands::common::scenario_files::{
     self,
     plan::{Context, check_alone, plan_each},
 };
+use crate::exec::launch_problems;
 
 /// `validate`: checks what there is, then says what it found.
 pub(super) fn run(

@@ -9,7 +9,7 @@ use crate::cli::{CliError, UsageError};
 use crate::config::{EnvMode, ExecSpec, McpEndpoint, McpServer, McpToolFilter, RuntimeMode};
 use crate::doc::Pos;
 
-use super::super::load::current_dir;
+use crate::commands::common::load::current_dir;
 
 /// How to start the program `command_line` (split as a shell would split it).
 pub(super) fn exec_spec(

@@ -19,10 +19,10 @@ use crate::doc::Diagnostics;
 use crate::tool_caller::ToolCaller;
 use crate::tools::ToolReport;
 
-use super::super::exit::{of_tool, worse};
-use super::super::runtime::{interrupted, with_runtime};
 use super::Plan;
 use super::lines::{BatchLines, Line};
+use crate::commands::common::exit::{of_tool, worse};
+use crate::commands::common::runtime::{interrupted, with_runtime};
 
 /// Lines travel from the reading thread in chunks of up to this many, so the two
 /// threads wake each other once per chunk rather than once per line.

@@ -11,8 +11,8 @@ use crate::cli::CliError;
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::tools::ArgsSchema;
 
-use super::super::load::json_kind;
 use super::check_args;
+use crate::commands::common::load::json_kind;
 
 /// Big enough that a fast batch reads in few system calls.
 const READ_BUFFER: usize = 64 * 1024;

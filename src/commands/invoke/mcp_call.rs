@@ -8,8 +8,8 @@ use crate::exec::Outcome;
 use crate::mcp::{McpClient, McpFailure, admitted};
 use crate::tools::{ArgsSchema, ToolMode, ToolReport};
 
-use super::super::runtime::{interrupted, with_runtime};
 use super::{Plan, check_args, one_call_args};
+use crate::commands::common::runtime::{interrupted, with_runtime};
 
 /// Starts the server, finds the tool, checks the arguments, makes the call, and
 /// stops the server in order.

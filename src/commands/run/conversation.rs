@@ -17,11 +17,11 @@ use crate::report::{
 use crate::session::{Approvals, ToolSet};
 use crate::suite::{self, ConversationPlan, PlayError, UserMessages, variables_json};
 
-use super::super::emit::{pretty, write_output};
-use super::super::load::{self, choose_prompt, mock_path, prompt_evaluator};
-use super::super::model::{self, NamedBy};
-use super::super::warnings::LoadWarnings;
 use super::{ReportTo, ask};
+use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::load::{self, choose_prompt, mock_path, prompt_evaluator};
+use crate::commands::common::model::{self, NamedBy};
+use crate::commands::common::warnings::LoadWarnings;
 
 /// Loads the config, pack, prompt, variables, mock script and evals; a problem in
 /// any of them stops the run before anything starts.

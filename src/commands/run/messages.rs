@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::cli::{CliError, UsageError};
 use crate::suite::UserMessages;
 
-use super::super::load::read_text;
+use crate::commands::common::load::read_text;
 
 /// Each `--message` (`flags`), or each line of the `--messages-from` source
 /// (`from`) that is not blank.

@@ -18,7 +18,7 @@ use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::suite::{ConversationPlan, SuitePlan};
 
-use super::runtime::InterruptWatch;
+use crate::commands::common::runtime::InterruptWatch;
 
 /// What `run` does, decided before anything starts.
 pub(super) struct RunPlan {

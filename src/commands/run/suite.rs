@@ -16,10 +16,10 @@ use crate::report::{
 };
 use crate::suite::{self, Scenario, SuiteEvent, SuitePlan, recording_path, transcript_path};
 
-use super::super::emit::{pretty, write_output};
-use super::super::runtime::default_jobs;
-use super::super::scenario_files::plan::{PlanOptions, plan as load};
 use super::ReportTo;
+use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::runtime::default_jobs;
+use crate::commands::common::scenario_files::plan::{PlanOptions, plan as load};
 
 /// Loads and plans the scenarios, and checks that no two of them would write one
 /// transcript or recording file.

@@ -10,8 +10,8 @@ use crate::cli::{CliError, Console, Settings, UsageError};
 use crate::doc::{Diagnostics, Rejected};
 use crate::suite::cases::{self, CasesPlan, PlannedFile, case_files, plan_files};
 
-use super::super::load;
-use super::super::runtime::default_jobs;
+use crate::commands::common::load;
+use crate::commands::common::runtime::default_jobs;
 
 /// Reads the config and every case file (those under the current folder when no
 /// path is given), and plans every selected case.

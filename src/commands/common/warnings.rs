@@ -5,18 +5,18 @@ use crate::cli::{CliError, Console, Settings};
 use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Loaded, Rejected};
 
-use super::load::{config_path, no_config};
+use crate::commands::common::load::{config_path, no_config};
 
 /// Without `--strict` each warning is printed as soon as it is found, as before;
 /// with it they are held, and any one stops the command before anything starts.
 #[derive(Debug)]
-pub(super) struct LoadWarnings {
+pub(in crate::commands) struct LoadWarnings {
     strict: bool,
     found: Diagnostics,
 }
 
 impl LoadWarnings {
-    pub(super) fn new(strict: bool) -> Self {
+    pub(in crate::commands) fn new(strict: bool) -> Self {
         Self {
             strict,
             found: Diagnostics::default(),
@@ -25,7 +25,7 @@ impl LoadWarnings {
 
     /// The loaded value, its warnings kept; a rejected file is bad input, shown with
     /// the warnings held so far.
-    pub(super) fn keep<T>(
+    pub(in crate::commands) fn keep<T>(
         &mut self,
         loaded: Result<Loaded<T>, Rejected>,
         console: &mut Console,
@@ -51,7 +51,7 @@ impl LoadWarnings {
 
     /// The warnings among `found` kept, as [`Self::add`] keeps them; its errors, if
     /// any, are bad input.
-    pub(super) fn sort(
+    pub(in crate::commands) fn sort(
         &mut self,
         found: &Diagnostics,
         console: &mut Console,
@@ -70,7 +70,7 @@ impl LoadWarnings {
         Ok(())
     }
 
-    pub(super) fn add(&mut self, warning: Diagnostic, console: &mut Console) {
+    pub(in crate::commands) fn add(&mut self, warning: Diagnostic, console: &mut Console) {
         if !self.strict {
             console.diagnostics(&warning.clone().into());
         }
@@ -78,7 +78,7 @@ impl LoadWarnings {
     }
 
     /// The config given or found, like every command reads it, keeping its warnings.
-    pub(super) fn config(
+    pub(in crate::commands) fn config(
         &mut self,
         settings: &Settings,
         console: &mut Console,
@@ -89,7 +89,7 @@ impl LoadWarnings {
 
     /// The config given or found, else an empty one (no providers: the bare mock
     /// plays; no bindings), as `run` plays a pack without a config.
-    pub(super) fn config_or_empty(
+    pub(in crate::commands) fn config_or_empty(
         &mut self,
         settings: &Settings,
         console: &mut Console,
@@ -97,14 +97,14 @@ impl LoadWarnings {
         match config_path(settings) {
             Some(path) => self.keep(config::load(&path, false), console),
             None => Ok(RuntimeConfig {
-                base_dir: super::load::current_dir(),
+                base_dir: crate::commands::common::load::current_dir(),
                 ..RuntimeConfig::default()
             }),
         }
     }
 
     /// Every warning, for the report; under `--strict` any warning is bad input.
-    pub(super) fn settle(self) -> Result<Diagnostics, CliError> {
+    pub(in crate::commands) fn settle(self) -> Result<Diagnostics, CliError> {
         if self.strict && self.found.warning_count() > 0 {
             let mut fatal = self.found;
             fatal.push(strict_verdict(fatal.warning_count()));
@@ -115,7 +115,7 @@ impl LoadWarnings {
 }
 
 /// The closing line when `--strict` turns warnings into a failure.
-pub(super) fn strict_verdict(warnings: usize) -> Diagnostic {
+pub(in crate::commands) fn strict_verdict(warnings: usize) -> Diagnostic {
     let verdict = if warnings == 1 {
         "1 warning counts as an error".to_string()
     } else {

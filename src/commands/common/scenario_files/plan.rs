@@ -20,9 +20,9 @@ use crate::provider::{self, MockScript, ModelPlan, load_mock};
 pub(in crate::commands) use crate::suite::ScenarioPlan;
 use crate::suite::{self, Check, Scenario, Shard, recording_path, variables_json};
 
-use super::super::load::{self, mock_path};
-use super::super::model::{self, NamedBy};
-use super::super::warnings::LoadWarnings;
+use crate::commands::common::load::{self, mock_path};
+use crate::commands::common::model::{self, NamedBy};
+use crate::commands::common::warnings::LoadWarnings;
 
 /// What a command was given that decides how its scenarios play.
 pub(in crate::commands) struct PlanOptions<'a> {

@@ -9,12 +9,12 @@ use crate::config::{Hook, HookKind, HookPhase, RuntimeConfig};
 use crate::hooks::{HookCalls, HookTrialPlan, run_trial, sample_payload, wrap_event};
 use crate::report::explain_exec;
 
-use super::hook_report::{print_decisions, trial_error};
-use super::load::read_event;
-use super::runtime::InterruptWatch;
+use super::report::{print_decisions, trial_error};
+use crate::commands::common::load::read_event;
+use crate::commands::common::runtime::InterruptWatch;
 
 /// `hook test NAME` on an exec hook: plan, the engine, the decisions.
-pub(super) fn test(
+pub(in crate::commands) fn test(
     hook: &Hook,
     args: &HookTestArgs,
     config: &RuntimeConfig,

@@ -16,7 +16,7 @@ use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, VarInputs};
 
 /// Where the config is: `-c`, `$PROMPTEXEC_CONFIG`, or `./runtimeconfig.yaml`.
-pub(super) fn config_path(settings: &Settings) -> Option<PathBuf> {
+pub(in crate::commands) fn config_path(settings: &Settings) -> Option<PathBuf> {
     match config::discover(settings.config.as_deref(), &current_dir()) {
         ConfigSource::Given(path) | ConfigSource::Found(path) => Some(path),
         ConfigSource::None => None,
@@ -24,17 +24,17 @@ pub(super) fn config_path(settings: &Settings) -> Option<PathBuf> {
 }
 
 /// The directory paths are shown relative to.
-pub(super) fn current_dir() -> PathBuf {
+pub(in crate::commands) fn current_dir() -> PathBuf {
     std::env::current_dir().unwrap_or_default()
 }
 
 /// What a command that needs a config says when there is none.
-pub(super) fn no_config() -> CliError {
+pub(in crate::commands) fn no_config() -> CliError {
     UsageError::NoConfig.into()
 }
 
 /// The config, which this command cannot do without; its warnings are shown.
-pub(super) fn config(
+pub(in crate::commands) fn config(
     settings: &Settings,
     console: &mut Console,
 ) -> Result<RuntimeConfig, CliError> {
@@ -42,7 +42,7 @@ pub(super) fn config(
 }
 
 /// The config given or found, or `None` when there is none.
-pub(super) fn config_if_any(
+pub(in crate::commands) fn config_if_any(
     settings: &Settings,
     console: &mut Console,
 ) -> Result<Option<RuntimeConfig>, CliError> {
@@ -55,14 +55,14 @@ pub(super) fn config_if_any(
 }
 
 /// A pack; its warnings are shown.
-pub(super) fn pack(path: &Path, console: &mut Console) -> Result<Pack, CliError> {
+pub(in crate::commands) fn pack(path: &Path, console: &mut Console) -> Result<Pack, CliError> {
     let loaded = pack::load(path)?;
     console.diagnostics(&loaded.warnings);
     Ok(loaded.value)
 }
 
 /// `map[name]`, or a usage error that says what there is and which name was meant.
-pub(super) fn lookup<'a, T>(
+pub(in crate::commands) fn lookup<'a, T>(
     map: &'a IndexMap<String, T>,
     name: &str,
     what: &str,
@@ -78,7 +78,10 @@ pub(super) fn lookup<'a, T>(
 }
 
 /// The named prompt, or the pack's only one.
-pub(super) fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p Prompt, CliError> {
+pub(in crate::commands) fn choose_prompt<'p>(
+    pack: &'p Pack,
+    id: Option<&str>,
+) -> Result<&'p Prompt, CliError> {
     match id {
         Some(id) => lookup(
             &pack.prompts,
@@ -101,7 +104,7 @@ pub(super) fn choose_prompt<'p>(pack: &'p Pack, id: Option<&str>) -> Result<&'p 
 
 /// The prompt's evals, ready to run (none has started); those that cannot run are
 /// bad input, each pointing at its place in the pack.
-pub(super) fn prompt_evaluator(
+pub(in crate::commands) fn prompt_evaluator(
     pack: &Pack,
     prompt: &Prompt,
     config: &RuntimeConfig,
@@ -122,7 +125,7 @@ pub(super) fn prompt_evaluator(
 
 /// The text of a file, or of stdin for `-`; the path is opened as given, so a name
 /// that is not UTF-8 works.
-pub(super) fn read_text(source: impl AsRef<Path>) -> Result<String, CliError> {
+pub(in crate::commands) fn read_text(source: impl AsRef<Path>) -> Result<String, CliError> {
     use std::io::Read;
     let source = source.as_ref();
     let stdin = source == Path::new("-");
@@ -144,7 +147,7 @@ pub(super) fn read_text(source: impl AsRef<Path>) -> Result<String, CliError> {
 }
 
 /// A value given inline, as `@FILE`, or as `-` for stdin.
-pub(super) fn read_given(given: &str) -> Result<String, CliError> {
+pub(in crate::commands) fn read_given(given: &str) -> Result<String, CliError> {
     match given.strip_prefix('@') {
         Some(file) => read_text(file),
         None if given == "-" => read_text("-"),
@@ -154,7 +157,11 @@ pub(super) fn read_given(given: &str) -> Result<String, CliError> {
 
 /// A JSON object given inline, as `@FILE`, or as `-` for stdin; `flag` and `what`
 /// name it in errors.
-pub(super) fn read_json_object(given: &str, flag: &str, what: &str) -> Result<Json, CliError> {
+pub(in crate::commands) fn read_json_object(
+    given: &str,
+    flag: &str,
+    what: &str,
+) -> Result<Json, CliError> {
     let origin = match given.strip_prefix('@') {
         Some(file) => file.to_string(),
         None if given == "-" => "stdin".to_string(),
@@ -173,7 +180,7 @@ pub(super) fn read_json_object(given: &str, flag: &str, what: &str) -> Result<Js
 }
 
 /// `hook test --event`: a JSON object, inline, `@FILE` or `-`.
-pub(super) fn read_event(given: &str) -> Result<Json, CliError> {
+pub(in crate::commands) fn read_event(given: &str) -> Result<Json, CliError> {
     let text = read_given(given)?;
     let value: Json = serde_json::from_str(&text)
         .map_err(|err| UsageError::not_a("--event", None, format!("is not valid JSON: {err}")))?;
@@ -184,7 +191,7 @@ pub(super) fn read_event(given: &str) -> Result<Json, CliError> {
 }
 
 /// What kind of JSON value this is, for messages.
-pub(super) fn json_kind(value: &Json) -> &'static str {
+pub(in crate::commands) fn json_kind(value: &Json) -> &'static str {
     match value {
         Json::Null => "null",
         Json::Bool(_) => "a boolean",
@@ -196,7 +203,7 @@ pub(super) fn json_kind(value: &Json) -> &'static str {
 }
 
 /// The values of `--vars-file`, then `--var` over them.
-pub(super) fn vars(args: &VarArgs) -> Result<VarInputs, CliError> {
+pub(in crate::commands) fn vars(args: &VarArgs) -> Result<VarInputs, CliError> {
     let mut inputs = VarInputs::new();
     if let Some(path) = &args.vars_file {
         inputs = read_vars_file(path)?;
@@ -233,7 +240,10 @@ fn read_vars_file(path: &Path) -> Result<VarInputs, CliError> {
 }
 
 /// The mock script's file: `--mock`, else the first provider's `mock_config`.
-pub(super) fn mock_path(given: Option<&Path>, config: &RuntimeConfig) -> Option<PathBuf> {
+pub(in crate::commands) fn mock_path(
+    given: Option<&Path>,
+    config: &RuntimeConfig,
+) -> Option<PathBuf> {
     given
         .map(Path::to_path_buf)
         .or_else(|| config.providers.iter().find_map(|p| p.mock_config.clone()))

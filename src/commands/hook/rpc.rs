@@ -9,12 +9,12 @@ use crate::config::{Hook, Intercept, RuntimeConfig, ServerHook};
 use crate::hooks::{HookCalls, HookTrialPlan, run_trial, sample_params};
 use crate::report::explain_rpc;
 
-use super::hook_report::{print_decisions, trial_error};
-use super::load::read_event;
-use super::runtime::InterruptWatch;
+use super::report::{print_decisions, trial_error};
+use crate::commands::common::load::read_event;
+use crate::commands::common::runtime::InterruptWatch;
 
 /// `hook test NAME` on a JSON-RPC hook: plan, the engine, the decisions.
-pub(super) fn test(
+pub(in crate::commands) fn test(
     hook: &Hook,
     server: &ServerHook,
     args: &HookTestArgs,

@@ -11,7 +11,7 @@ use crate::doc::{Diagnostic, Pos};
 use crate::provider::{self, Answers, MatchMode, SelectError};
 
 /// Where a provider was asked for by name, for the message when none has it.
-pub(super) enum NamedBy<'a> {
+pub(in crate::commands) enum NamedBy<'a> {
     Flag,
     Scenario { file: &'a Path, pos: Pos },
 }
@@ -19,7 +19,7 @@ pub(super) enum NamedBy<'a> {
 /// The config's provider that plays: the one named (by `--provider` or a scenario),
 /// else its mock provider, else its first; `None` when it declares none, and the
 /// bare mock plays.
-pub(super) fn choose<'c>(
+pub(in crate::commands) fn choose<'c>(
     config: &'c RuntimeConfig,
     named: Option<(&str, NamedBy<'_>)>,
 ) -> Result<Option<&'c ProviderConfig>, CliError> {
@@ -44,7 +44,7 @@ pub(super) fn choose<'c>(
 }
 
 /// A provider's problem as the command's error.
-pub(super) fn select_error(err: SelectError) -> CliError {
+pub(in crate::commands) fn select_error(err: SelectError) -> CliError {
     match err {
         SelectError::Placed(problems) => CliError::Invalid(problems),
         SelectError::Unplaced(message) => UsageError::Unusable(message).into(),
@@ -57,7 +57,7 @@ pub(super) fn select_error(err: SelectError) -> CliError {
 }
 
 /// What a provider other than the mock plays with ([`provider::live_answers`]).
-pub(super) fn live_answers(
+pub(in crate::commands) fn live_answers(
     p: &ProviderConfig,
     config: &RuntimeConfig,
     mock_given: bool,
@@ -66,12 +66,15 @@ pub(super) fn live_answers(
 }
 
 /// A recording to replay, read now ([`provider::replay_answers`]).
-pub(super) fn replay_answers(path: &Path, by: ReplayMatch) -> Result<Answers, CliError> {
+pub(in crate::commands) fn replay_answers(
+    path: &Path,
+    by: ReplayMatch,
+) -> Result<Answers, CliError> {
     provider::replay_answers(path, match_mode(by)).map_err(select_error)
 }
 
 /// How `--replay-match` finds a call's recorded exchange.
-pub(super) fn match_mode(by: ReplayMatch) -> MatchMode {
+pub(in crate::commands) fn match_mode(by: ReplayMatch) -> MatchMode {
     match by {
         ReplayMatch::Content => MatchMode::Content,
         ReplayMatch::Turn => MatchMode::Turn,

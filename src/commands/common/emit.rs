@@ -7,7 +7,7 @@ use crate::cli::{CliError, Console};
 /// A report to FILE, or to stdout without one. A regular file is replaced atomically
 /// (readers see the old file or the whole new one); links are written through and
 /// devices written directly, as the shell's `>` would.
-pub(super) fn write_output(
+pub(in crate::commands) fn write_output(
     console: &mut Console,
     output: Option<&Path>,
     text: &str,
@@ -24,7 +24,7 @@ pub(super) fn write_output(
 }
 
 /// A JSON document, pretty-printed, on a line of its own.
-pub(super) fn pretty(doc: &impl serde::Serialize) -> String {
+pub(in crate::commands) fn pretty(doc: &impl serde::Serialize) -> String {
     format!(
         "{}\n",
         serde_json::to_string_pretty(doc).unwrap_or_default()

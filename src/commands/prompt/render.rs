@@ -7,11 +7,14 @@ use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::library::{load_template_file, parse_template};
 use crate::pack;
 
-use super::load;
 use super::store::{open, refused, who};
+use crate::commands::common::load;
 
 /// `prompt render`: the rendered text alone on stdout; warnings and errors on stderr.
-pub(super) fn render(args: &RenderArgs, console: &mut Console) -> Result<Exit, CliError> {
+pub(in crate::commands) fn render(
+    args: &RenderArgs,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     let inputs = load::vars(&args.vars)?;
     let text = if let Some(id) = &args.id {
         render_from_library(args, id, &inputs)?

@@ -7,10 +7,10 @@ use crate::tools::{ToolReport, ToolStatus};
 
 use crate::hooks::HookDecision;
 
-pub(super) use crate::report::worse;
+pub(in crate::commands) use crate::report::worse;
 
 /// 1 when a gate failed, 3 when an eval could not score; the worse of the two.
-pub(super) fn of_evals<'r>(results: impl IntoIterator<Item = &'r EvalResult>) -> Exit {
+pub(in crate::commands) fn of_evals<'r>(results: impl IntoIterator<Item = &'r EvalResult>) -> Exit {
     results
         .into_iter()
         .map(|r| match r.status {
@@ -22,7 +22,7 @@ pub(super) fn of_evals<'r>(results: impl IntoIterator<Item = &'r EvalResult>) ->
 }
 
 /// One tool call: an interrupt wins, then the call's status.
-pub(super) fn of_tool(report: &ToolReport) -> Exit {
+pub(in crate::commands) fn of_tool(report: &ToolReport) -> Exit {
     match (&report.status, &report.outcome) {
         (_, Outcome::Interrupted) => Exit::Interrupted,
         (ToolStatus::Ok, _) => Exit::Success,
@@ -33,7 +33,7 @@ pub(super) fn of_tool(report: &ToolReport) -> Exit {
 }
 
 /// A hook's decision in `hook test`.
-pub(super) fn of_decision(decision: HookDecision) -> Exit {
+pub(in crate::commands) fn of_decision(decision: HookDecision) -> Exit {
     match decision {
         HookDecision::Allow | HookDecision::Ack => Exit::Success,
         HookDecision::Deny => Exit::No,

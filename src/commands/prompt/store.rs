@@ -6,13 +6,13 @@ use crate::library::{Library, LibraryError};
 use crate::report::Answer;
 
 /// The library named by `--library` or `PROMPTEXEC_LIBRARY`, else the per-user one.
-pub(super) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
+pub(in crate::commands) fn open(args: &LibraryArgs) -> Result<Library, CliError> {
     let path = args.library.clone().unwrap_or_else(Library::default_path);
     Library::open(&path).map_err(refused)
 }
 
 /// Who acts: `--agent`, else the user.
-pub(super) fn who(args: &LibraryArgs) -> String {
+pub(in crate::commands) fn who(args: &LibraryArgs) -> String {
     args.agent.clone().unwrap_or_else(|| {
         let user = std::env::var("USER")
             .or_else(|_| std::env::var("LOGNAME"))
@@ -22,12 +22,12 @@ pub(super) fn who(args: &LibraryArgs) -> String {
 }
 
 /// A refusal or failure of the library, as the user sees it.
-pub(super) fn refused(err: LibraryError) -> CliError {
+pub(in crate::commands) fn refused(err: LibraryError) -> CliError {
     CliError::from(err)
 }
 
 /// A library command's answer on stdout, as JSON or as text.
-pub(super) fn say(
+pub(in crate::commands) fn say(
     console: &mut Console,
     format: LibraryFormat,
     answer: &impl Answer,

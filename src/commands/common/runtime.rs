@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::CliError;
 
 /// Runs `work` on a current-thread runtime: calls wait on I/O, and it starts faster.
-pub(super) fn with_runtime<F, Fut, T>(work: F) -> Result<T, CliError>
+pub(in crate::commands) fn with_runtime<F, Fut, T>(work: F) -> Result<T, CliError>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<T, CliError>>,
@@ -21,7 +21,7 @@ where
 /// must not be left behind). The handlers are in place as soon as this is called,
 /// before the future is first polled, so a signal that comes while the work it races
 /// is starting is not missed (a `select!` may poll the work first).
-pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
+pub(in crate::commands) fn interrupted() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let signals = (
         signal(SignalKind::interrupt()),
@@ -44,14 +44,14 @@ pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
 /// thread of its own: a signal that comes between two conversations, when none of them is
 /// listening, still stops the command. The handlers are in place when `start`
 /// returns.
-pub(super) struct InterruptWatch {
+pub(in crate::commands) struct InterruptWatch {
     fired: CancellationToken,
     done: CancellationToken,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl InterruptWatch {
-    pub(super) fn start() -> Result<Self, CliError> {
+    pub(in crate::commands) fn start() -> Result<Self, CliError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -80,7 +80,7 @@ impl InterruptWatch {
     }
 
     /// Cancelled when a signal came.
-    pub(super) fn token(&self) -> CancellationToken {
+    pub(in crate::commands) fn token(&self) -> CancellationToken {
         self.fired.clone()
     }
 }
@@ -95,6 +95,6 @@ impl Drop for InterruptWatch {
 }
 
 /// How many things a command does at once when not told: one per core.
-pub(super) fn default_jobs() -> usize {
+pub(in crate::commands) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }

@@ -12,7 +12,10 @@ use crate::report::LibraryAnswer;
 use super::store::{open, refused, say, who};
 
 /// Runs one library command: asks the library, then shows its answer.
-pub(super) fn run(command: &LibraryCommand, console: &mut Console) -> Result<Exit, CliError> {
+pub(in crate::commands) fn run(
+    command: &LibraryCommand,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     match command {
         LibraryCommand::Add { files, library } => add(files, library, console),
         LibraryCommand::List { tags, library } => {

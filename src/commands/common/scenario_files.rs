@@ -7,14 +7,14 @@ use crate::cli::{CliError, Console, UsageError};
 use crate::doc::{Diagnostic, Diagnostics, one_of};
 use crate::suite::{self, Scenario};
 
-use super::warnings::LoadWarnings;
+use crate::commands::common::warnings::LoadWarnings;
 
-pub(super) mod plan;
+pub(in crate::commands) mod plan;
 
 /// The scenarios in the files and folders `given`, else in the `scenarios/` folder
 /// beside `pack`; `None` when nothing was given and that folder does not exist.
 /// Ids must be unique.
-pub(super) fn read(
+pub(in crate::commands) fn read(
     pack: &Path,
     given: &[PathBuf],
     warnings: &mut LoadWarnings,
@@ -41,7 +41,7 @@ pub(super) fn read(
 
 /// Every scenario of `files` that loads, and every warning and error found in them
 /// (ids must be unique among them).
-pub(super) fn load_all(files: &[PathBuf]) -> (Vec<Scenario>, Diagnostics) {
+pub(in crate::commands) fn load_all(files: &[PathBuf]) -> (Vec<Scenario>, Diagnostics) {
     let mut found = Diagnostics::default();
     let mut scenarios: Vec<Scenario> = Vec::new();
     for file in files {
@@ -70,7 +70,10 @@ pub(super) fn load_all(files: &[PathBuf]) -> (Vec<Scenario>, Diagnostics) {
 
 /// A `--filter` that picks no scenario is a mistake (a typo, most likely), not an
 /// empty part of the suite.
-pub(super) fn check_filters(scenarios: &[Scenario], filters: &[String]) -> Result<(), CliError> {
+pub(in crate::commands) fn check_filters(
+    scenarios: &[Scenario],
+    filters: &[String],
+) -> Result<(), CliError> {
     let Some(idle) = filters
         .iter()
         .find(|f| !scenarios.iter().any(|s| suite::matches(s, f)))
@@ -87,7 +90,7 @@ pub(super) fn check_filters(scenarios: &[Scenario], filters: &[String]) -> Resul
 }
 
 /// What a suite with nothing to play says.
-pub(super) fn none_in(place: &Path) -> CliError {
+pub(in crate::commands) fn none_in(place: &Path) -> CliError {
     UsageError::Nothing(format!(
         "no scenarios to play in {}: give scenario files or folders of `*.scenario.yaml` files, or --message TEXT to play one conversation",
         place.display()

@@ -14,12 +14,15 @@ use crate::library::{
 };
 use crate::report::ShareAnswer;
 
-use super::emit::{pretty, write_output};
-use super::load::read_text;
 use super::store::{open, refused, say, who};
+use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::load::read_text;
 
 /// Runs one sharing command.
-pub(super) fn run(command: &ShareCommand, console: &mut Console) -> Result<Exit, CliError> {
+pub(in crate::commands) fn run(
+    command: &ShareCommand,
+    console: &mut Console,
+) -> Result<Exit, CliError> {
     match command {
         ShareCommand::Keygen { out } => keygen(out, console),
         ShareCommand::Export {

@@ -5,12 +5,12 @@ use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::hooks::{HookDecision, HookReport, HookTrialError};
 use crate::report::hook_decisions;
 
-use super::exit::{of_decision, worse};
+use crate::commands::common::exit::{of_decision, worse};
 
 /// Prints one decision per line (pretty when there is only one), explains each on
 /// stderr, and returns the most serious exit code among them. A failed hook's
 /// explanation is an error, which `-q` does not silence; anything else is a note.
-pub(super) fn print_decisions(
+pub(in crate::commands) fn print_decisions(
     console: &mut Console,
     reports: &[HookReport],
     explain: impl Fn(&HookReport) -> String,
@@ -30,7 +30,7 @@ pub(super) fn print_decisions(
 }
 
 /// A trial that gave no reports, as the command's error.
-pub(super) fn trial_error(err: HookTrialError) -> CliError {
+pub(in crate::commands) fn trial_error(err: HookTrialError) -> CliError {
     match err {
         HookTrialError::Interrupted => CliError::Interrupted,
         HookTrialError::NotAServer(_) => UsageError::Unusable(err.to_string()).into(),
