@@ -15,7 +15,7 @@ mod runner_tests;
 // The built-in checks live with the pack that names them; these paths stay for
 // the modules above that still use them.
 pub(crate) use crate::conversation::EvalInput;
-pub(crate) use crate::pack::builtin::{drop_unread, is_builtin, same};
+pub(crate) use crate::pack::builtin::{drop_unread, is_builtin};
 pub(crate) use exec_eval::{eval_request, read_score};
 pub(crate) use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub(crate) use runner::{Evaluator, prompt_evals};

@@ -57,5 +57,5 @@ pub(crate) use summary::{evals_table, problems, problems_except, summary, table}
 pub(crate) use terminal::Terminal;
 pub(crate) use tool_listing::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 pub(crate) use transcript::Transcript;
-pub(crate) use validate::{Loaded, ValidateRecord};
+pub(crate) use validate::{Loaded, ValidateRecord, strict_verdict};
 pub(crate) use verdict::{Check, Outcome, UnplayedTurn, Verdict};

@@ -4,6 +4,7 @@
 use crate::cli::{CliError, Console, Settings};
 use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Loaded, Rejected};
+use crate::report::strict_verdict;
 
 use crate::commands::common::load::{config_path, no_config};
 
@@ -112,14 +113,4 @@ impl LoadWarnings {
         }
         Ok(self.found)
     }
-}
-
-/// The closing line when `--strict` turns warnings into a failure.
-pub(in crate::commands) fn strict_verdict(warnings: usize) -> Diagnostic {
-    let verdict = if warnings == 1 {
-        "1 warning counts as an error".to_string()
-    } else {
-        format!("{warnings} warnings count as errors")
-    };
-    Diagnostic::plain(format!("--strict: {verdict}"))
 }

@@ -4,7 +4,7 @@
 use regex::Regex;
 use serde_json::Value as Json;
 
-pub(crate) use crate::evals::same;
+pub(crate) use crate::diff::same;
 
 /// How much of a value a message shows before it is cut.
 const SHOWN_CHARS: usize = 160;
@@ -21,56 +21,11 @@ pub(crate) struct Difference {
 /// The first place, in the expected value's order, where `actual` differs from
 /// `expected`; keys only `actual` has come after every expected one.
 pub(crate) fn first_difference(expected: &Json, actual: &Json) -> Option<Difference> {
-    difference_at(String::new(), expected, actual)
-}
-
-fn difference_at(at: String, expected: &Json, actual: &Json) -> Option<Difference> {
-    let differ = |at: String, e: Option<&Json>, a: Option<&Json>| {
-        Some(Difference {
-            pointer: at,
-            expected: e.cloned(),
-            actual: a.cloned(),
-        })
-    };
-    match (expected, actual) {
-        (Json::Object(e), Json::Object(a)) => {
-            for (key, value) in e {
-                let here = child(&at, key);
-                match a.get(key) {
-                    Some(found) => {
-                        if let Some(d) = difference_at(here, value, found) {
-                            return Some(d);
-                        }
-                    }
-                    None => return differ(here, Some(value), None),
-                }
-            }
-            a.iter()
-                .find(|(key, _)| !e.contains_key(*key))
-                .and_then(|(key, value)| differ(child(&at, key), None, Some(value)))
-        }
-        (Json::Array(e), Json::Array(a)) => {
-            for index in 0..e.len().max(a.len()) {
-                let here = child(&at, &index.to_string());
-                match (e.get(index), a.get(index)) {
-                    (Some(x), Some(y)) => {
-                        if let Some(d) = difference_at(here, x, y) {
-                            return Some(d);
-                        }
-                    }
-                    (x, y) => return differ(here, x, y),
-                }
-            }
-            None
-        }
-        _ if same(expected, actual) => None,
-        _ => differ(at, Some(expected), Some(actual)),
-    }
-}
-
-/// `base` and one more segment, escaped as RFC 6901 asks.
-fn child(base: &str, segment: &str) -> String {
-    format!("{base}/{}", segment.replace('~', "~0").replace('/', "~1"))
+    crate::diff::first_change(expected, actual).map(|change| Difference {
+        pointer: change.pointer,
+        expected: change.left,
+        actual: change.right,
+    })
 }
 
 impl Difference {

@@ -143,35 +143,4 @@ mod tests {
         std::fs::write(&path, "{").expect("write");
         assert!(matches!(read(&path), Stored::Unreadable(why) if why.starts_with("not JSON")));
     }
-
-    fn value() -> impl proptest::strategy::Strategy<Value = Json> {
-        use proptest::prelude::*;
-        let leaf = prop_oneof![
-            Just(Json::Null),
-            (-3i64..3).prop_map(Json::from),
-            (-3i64..3).prop_map(|n| Json::from(n as f64)),
-            "[ab/~]{0,2}".prop_map(Json::from),
-        ];
-        leaf.prop_recursive(3, 16, 3, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..3).prop_map(Json::Array),
-                prop::collection::btree_map("[ab/~]{0,2}", inner, 0..3)
-                    .prop_map(|map| Json::Object(map.into_iter().collect())),
-            ]
-        })
-    }
-
-    proptest::proptest! {
-        /// A snapshot's difference is the first change the shared JSON diff finds,
-        /// place and both sides.
-        #[test]
-        fn the_snapshot_difference_is_the_first_json_change(a in value(), b in value()) {
-            let shared = crate::diff::first_change(&a, &b)
-                .map(|c| (c.pointer, c.left, c.right));
-            let judged = super::super::matchers::first_difference(&a, &b)
-                .map(|d| (d.pointer, d.expected, d.actual));
-            proptest::prop_assert_eq!(shared, judged);
-            proptest::prop_assert_eq!(crate::diff::same(&a, &b), super::super::matchers::same(&a, &b));
-        }
-    }
 }
