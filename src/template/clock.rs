@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The names, in the order the README lists them.
+/// The names, in the order the template reference (docs/src/reference/templates.md) lists them.
 pub const TIME_VARIABLES: [&str; 6] = [
     "current_time",
     "current_date",

@@ -4,7 +4,7 @@
 
 use crate::util::{Outcome, filtered, promptexec};
 
-/// How deeply arrays and objects may nest in a JSON file (README).
+/// How deeply arrays and objects may nest in a JSON file (docs/src/reference/pack.md).
 const LIMIT: usize = 256;
 
 /// Runs `args` in a fresh directory holding `pack.json` with `text`.

@@ -320,7 +320,7 @@ enum Variant {
     Tiny,
 }
 
-/// The bundled server started as the README shows, `python3 server.py` in its folder.
+/// The bundled server started with `python3 server.py` in its folder.
 fn bundled(variant: Variant, python_flags: &[&str]) -> Peer {
     let server = bundled_server();
     let mut command = Command::new("python3");
