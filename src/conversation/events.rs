@@ -3,7 +3,7 @@
 //! of them (`agent.tool.*`). Either form, and a glob of either, selects the same events.
 
 /// Every event kind promptexec emits, with its PicoClaw runtime name.
-pub const EVENT_NAMES: &[(&str, &str)] = &[
+pub(crate) const EVENT_NAMES: &[(&str, &str)] = &[
     ("turn_start", "agent.turn.start"),
     ("turn_end", "agent.turn.end"),
     ("llm_request", "agent.llm.request"),
@@ -15,7 +15,7 @@ pub const EVENT_NAMES: &[(&str, &str)] = &[
 ];
 
 /// The runtime name of `kind`, or `kind` itself when it has none.
-pub fn runtime_name(kind: &str) -> &str {
+pub(crate) fn runtime_name(kind: &str) -> &str {
     EVENT_NAMES
         .iter()
         .find(|(ours, _)| *ours == kind)
@@ -23,12 +23,12 @@ pub fn runtime_name(kind: &str) -> &str {
 }
 
 /// Whether an `observe` entry selects events of `kind`.
-pub fn selects(pattern: &str, kind: &str) -> bool {
+pub(crate) fn selects(pattern: &str, kind: &str) -> bool {
     glob(pattern, kind) || glob(pattern, runtime_name(kind))
 }
 
 /// Whether an `observe` entry selects any event promptexec emits.
-pub fn selects_any(pattern: &str) -> bool {
+pub(crate) fn selects_any(pattern: &str) -> bool {
     EVENT_NAMES.iter().any(|(kind, _)| selects(pattern, kind))
 }
 

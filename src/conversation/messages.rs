@@ -5,7 +5,7 @@ use serde_json::{Value as Json, json};
 
 /// A message in the shape hooks written for PromptKit read: the text in `content` and
 /// again in `parts`.
-pub fn message(role: &str, content: &str) -> Json {
+pub(crate) fn message(role: &str, content: &str) -> Json {
     json!({
         "role": role,
         "content": content,
@@ -15,7 +15,7 @@ pub fn message(role: &str, content: &str) -> Json {
 
 /// An assistant message: its text, and the calls it makes (`[{"id", "name", "args"}]`)
 /// when there are any.
-pub fn assistant_message(content: &str, tool_calls: &[Json]) -> Json {
+pub(crate) fn assistant_message(content: &str, tool_calls: &[Json]) -> Json {
     let mut msg = message("assistant", content);
     if !tool_calls.is_empty() {
         msg["tool_calls"] = Json::Array(tool_calls.to_vec());
@@ -25,7 +25,7 @@ pub fn assistant_message(content: &str, tool_calls: &[Json]) -> Json {
 
 /// A tool's result as the model reads it; `error` holds the text again when the call
 /// did not succeed.
-pub fn tool_message(call_id: &str, name: &str, content: &str, error: Option<&str>) -> Json {
+pub(crate) fn tool_message(call_id: &str, name: &str, content: &str, error: Option<&str>) -> Json {
     let mut msg = message("tool", content);
     msg["tool_result"] = json!({"id": call_id, "name": name, "content": content, "error": error});
     msg

@@ -11,11 +11,11 @@ mod judged;
 mod messages;
 mod outcomes;
 
-pub use calls::{
+pub(crate) use calls::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolChoice, ToolResultInfo,
 };
-pub use events::{EVENT_NAMES, runtime_name, selects, selects_any};
-pub use history::History;
+pub(crate) use events::{EVENT_NAMES, runtime_name, selects, selects_any};
+pub(crate) use history::History;
 pub(crate) use judged::{EvalInput, HookRecord, ToolCallRecord};
-pub use messages::{assistant_message, message, tool_message};
+pub(crate) use messages::{assistant_message, message, tool_message};
 pub use outcomes::{HookAction, TurnEndReason};

@@ -7,9 +7,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, HookPhase};
-use crate::hooks::{
-    Gate, HookDispatcher, HookFailure, ProviderRequest, ProviderResponse, SessionInfo, message,
-};
+use crate::conversation::{ProviderRequest, ProviderResponse, SessionInfo, message};
+use crate::hooks::{Gate, HookDispatcher, HookFailure};
 use crate::test_support::{fixtures, load_hooks};
 
 fn flow_dir() -> PathBuf {

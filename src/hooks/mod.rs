@@ -40,7 +40,6 @@ mod failure_tests;
 #[cfg(test)]
 mod rpc_hook_tests;
 
-pub use crate::conversation::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub use action::{
     Action, ActionKind, AnswerError, Approval, on_failure, read_action, read_approval,
 };
@@ -52,11 +51,6 @@ pub use failure::HookFailure;
 pub use judge::{ExecAnswer, HookDecision, read_exec_answer};
 pub use modify::ModifyError;
 pub use observer::OBSERVER_QUEUE;
-// The conversation's words, at the paths they had before they moved down.
-pub use crate::conversation::{
-    History, ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo,
-    assistant_message, message, tool_message,
-};
 pub use payload::{provider_payload, session_payload, tool_payload, wrap_bare};
 pub use rpc_hook::{Intercepted, RpcHook, StartError};
 pub use rpc_wire::{

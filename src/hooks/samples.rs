@@ -5,11 +5,13 @@
 use serde_json::{Value as Json, json};
 
 use super::{
-    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, after_llm_params,
-    after_tool_params, before_llm_params, message, provider_payload, session_payload, tool_params,
-    tool_payload,
+    after_llm_params, after_tool_params, before_llm_params, provider_payload, session_payload,
+    tool_params, tool_payload,
 };
 use crate::config::{HookPhase, Intercept, Provider, RuntimeConfig};
+use crate::conversation::{
+    ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolResultInfo, message,
+};
 
 /// The config's first tool, else a made-up one.
 fn tool(config: &RuntimeConfig) -> String {

@@ -14,8 +14,8 @@ mod resolve;
 pub use check::{check_against_config, unbound_tools};
 pub use load::load;
 pub use model::{
-    Bound, Direction, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolChoice, ToolDef,
-    ToolPolicy, Trigger, Validation, Validator, VarType, Variable, When,
+    Bound, Direction, EvalDef, Pack, Prompt, TemplateText, Threshold, ToolDef, ToolPolicy, Trigger,
+    Validation, Validator, VarType, Variable, When,
 };
 pub use render::{VarInputs, render_prompt, render_prompt_at};
 pub use resolve::resolve_when;

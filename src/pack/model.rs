@@ -147,7 +147,7 @@ pub struct Validation {
     pub maximum: Option<f64>,
 }
 
-pub use crate::conversation::ToolChoice;
+use crate::conversation::ToolChoice;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolPolicy {

@@ -2,6 +2,7 @@
 
 use indexmap::IndexMap;
 
+use crate::conversation::ToolChoice;
 use crate::doc::{Node, UnknownKeys};
 
 use crate::pack::model::*;
