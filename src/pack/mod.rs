@@ -10,6 +10,7 @@ mod load;
 mod model;
 mod render;
 mod resolve;
+pub mod workflow;
 
 pub use check::{check_against_config, unbound_tools};
 pub use load::load;

@@ -19,6 +19,8 @@ pub struct Pack {
     pub tools: IndexMap<String, ToolDef>,
     pub evals: Vec<EvalDef>,
     pub fragments: IndexMap<String, TemplateText>,
+    /// The state machine over the prompts (`workflow`), when the pack has one.
+    pub workflow: Option<super::workflow::Workflow>,
 }
 
 /// A template and where its string literal stands in the pack file.

@@ -16,7 +16,7 @@ use crate::pack::model::*;
 const TOP_KEYS_DESCRIPTIVE: &[&str] = &["$schema", "metadata", "compilation"];
 
 /// Keys PromptKit defines and promptexec does not apply: each is a warning.
-const TOP_KEYS_UNUSED: &[&str] = &["workflow", "agents", "skills", "compositions", "requires"];
+const TOP_KEYS_UNUSED: &[&str] = &["agents", "skills", "compositions", "requires"];
 
 pub(super) use crate::doc::pointer as ptr;
 
@@ -52,6 +52,10 @@ pub(crate) fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack
     if let Some(node) = top.get("template_engine") {
         r.template_engine(node);
     }
+    let workflow = top.get("workflow").and_then(|node| {
+        let names: Vec<&str> = prompts.keys().map(String::as_str).collect();
+        crate::pack::workflow::parse(node, "/workflow", Some(&names), r.cx)
+    });
     top.allow(TOP_KEYS_DESCRIPTIVE);
     r.cx.ignored_keys(&mut top, TOP_KEYS_UNUSED, "the pack");
     r.cx.unknown_keys(&top, "the pack", UnknownKeys::Error);
@@ -66,6 +70,7 @@ pub(crate) fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<Pack
         tools,
         evals,
         fragments,
+        workflow,
     })
 }
 
