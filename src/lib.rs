@@ -43,6 +43,7 @@
 
 #![warn(unreachable_pub)]
 
+mod arena;
 mod atomic_file;
 mod check;
 mod cli;

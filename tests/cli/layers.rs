@@ -29,7 +29,7 @@ const LAYERS: &[(i32, &[&str])] = &[
     (6, &["tool_caller", "pack"]),
     (7, &["evals"]),
     (8, &["session"]),
-    (9, &["report"]),
+    (9, &["report", "arena"]),
     (10, &["suite", "check"]),
     (11, &["cli"]),
     (12, &["commands"]),

@@ -1,0 +1,396 @@
+//! An Arena's files compiled into what the suite plays: the PromptConfig and Tool
+//! files into one PromptPack, the Provider files (with the inline `runtime` and the
+//! `mcp_servers`) into one RuntimeConfig. Each is written as JSON and read by the
+//! pack's and the config's own loaders, so they are checked exactly as a pack or a
+//! config would be; every problem found is placed back in the file it came from.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{self, RuntimeConfig};
+use crate::doc::{Diagnostic, Diagnostics, Loaded, Node, Pos, Rejected, Value, finish};
+use crate::pack;
+
+use super::envelope::{API_VERSION, envelope, read};
+use super::model::*;
+use super::source_map::{Out, OutKey, SourceMap};
+
+/// What the Arena file names, read and waiting to be compiled.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Each PromptConfig: its file, its `task_type`, the pack prompt it becomes.
+    pub prompts: Vec<(PathBuf, String, Out)>,
+    /// Each Tool: its file and the pack tool it becomes (in the order of
+    /// `Arena::tools`).
+    pub tools: Vec<(PathBuf, Out)>,
+    /// Each Provider file, its group, and where it is listed.
+    pub providers: Vec<(PathBuf, String, Pos)>,
+    /// `runtime`, when it is written inline.
+    pub runtime: Option<Node>,
+    pub mcp_servers: Option<Node>,
+}
+
+pub(super) fn compile(
+    mut arena: Arena,
+    parts: Parts,
+    check_files: bool,
+) -> Result<Loaded<Project>, Rejected> {
+    let mut found = Diagnostics::default();
+    let pack = build_pack(&arena, &parts, &mut found);
+    let config = build_config(&mut arena, &parts, check_files, &mut found);
+    let (Some((pack, source_map)), Some(config)) = (pack, config) else {
+        return Err(Rejected(found));
+    };
+    let project = Project {
+        arena,
+        pack,
+        source_map,
+        config,
+    };
+    finish(project, found)
+}
+
+/// A scratch file for the compiled JSON, beside the Arena file when the folder
+/// can be written (relative paths in it then mean what they meant there).
+fn scratch(dir: &Path, text: &str) -> Result<tempfile::NamedTempFile, Diagnostic> {
+    let beside = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix(".promptexec-arena-")
+        .suffix(".json")
+        .tempfile_in(beside)
+        .or_else(|_| tempfile::Builder::new().suffix(".json").tempfile())
+        .map_err(|err| Diagnostic::plain(format!("cannot write a scratch file: {err}")))?;
+    std::io::Write::write_all(&mut file, text.as_bytes())
+        .map_err(|err| Diagnostic::plain(format!("cannot write a scratch file: {err}")))?;
+    Ok(file)
+}
+
+fn build_pack(
+    arena: &Arena,
+    parts: &Parts,
+    found: &mut Diagnostics,
+) -> Option<(pack::Pack, SourceMap)> {
+    let mut map = SourceMap::default();
+    let top = map.file(&arena.path);
+    let start = Pos::START;
+    let mut prompts = Vec::new();
+    for (file, task_type, prompt) in &parts.prompts {
+        let index = map.file(file);
+        prompts.push((
+            OutKey::new(task_type.clone(), start),
+            Out::In(index, Box::new(clone_out(prompt))),
+        ));
+    }
+    let mut tools = Vec::new();
+    for ((file, def), tool) in parts.tools.iter().zip(&arena.tools) {
+        let index = map.file(file);
+        tools.push((
+            OutKey::new(tool.name.clone(), tool.pos),
+            Out::In(index, Box::new(clone_out(def))),
+        ));
+    }
+    let mut entries = vec![
+        (
+            OutKey::new("id", start),
+            Out::Str(arena.name.clone(), start),
+        ),
+        (
+            OutKey::new("name", start),
+            Out::Str(arena.name.clone(), start),
+        ),
+        (OutKey::new("version", start), Out::Str("v1".into(), start)),
+    ];
+    if !prompts.is_empty() {
+        entries.push((OutKey::new("prompts", start), Out::Map(prompts, start)));
+    }
+    if !tools.is_empty() {
+        entries.push((OutKey::new("tools", start), Out::Map(tools, start)));
+    }
+    let text = map.write(&Out::Map(entries, start), top);
+    let scratch = match scratch(&arena.dir, &text) {
+        Ok(file) => file,
+        Err(problem) => {
+            found.push(problem);
+            return None;
+        }
+    };
+    let compiled = scratch.path().to_path_buf();
+    let rename = |d: Diagnostic| pack_words(d, parts, arena);
+    match pack::load(&compiled) {
+        Ok(loaded) => {
+            for d in map.place_all(&loaded.warnings, &compiled).iter() {
+                found.push(rename(d.clone()));
+            }
+            let mut pack = loaded.value;
+            pack.path = arena.path.clone();
+            Some((pack, map))
+        }
+        Err(Rejected(problems)) => {
+            for d in map.place_all(&problems, &compiled).iter() {
+                found.push(rename(d.clone()));
+            }
+            None
+        }
+    }
+}
+
+/// A pack's pointer (`/prompts/ID/...`, `/tools/NAME/...`) said in the words of the
+/// file it was placed in.
+fn pack_words(mut d: Diagnostic, parts: &Parts, arena: &Arena) -> Diagnostic {
+    for (file, task_type, _) in &parts.prompts {
+        if d.file == *file {
+            let from = format!("/prompts/{task_type}");
+            d.message = d
+                .message
+                .replace(&format!("{from}/tools"), "/spec/allowed_tools")
+                .replace(&from, "/spec");
+        }
+    }
+    for tool in &arena.tools {
+        if d.file == tool.file {
+            let from = format!("/tools/{}", tool.name);
+            d.message = d
+                .message
+                .replace(&format!("{from}/parameters"), "/spec/input_schema")
+                .replace(&from, "/spec");
+        }
+    }
+    d
+}
+
+/// Pointers of a pack diagnostic found after loading (rendering, evals), placed and
+/// said in the words of the file they point into.
+pub(crate) fn place_pack_diagnostics(project: &Project, found: &Diagnostics) -> Diagnostics {
+    found
+        .iter()
+        .map(|d| {
+            let placed = project.source_map.place(d, &project.arena.path);
+            let mut words = placed;
+            for p in &project.arena.prompt_configs {
+                if words.file == p.file {
+                    let from = format!("/prompts/{}", p.task_type);
+                    words.message = words.message.replace(&from, "/spec");
+                }
+            }
+            words
+        })
+        .collect()
+}
+
+fn clone_out(out: &Out) -> Out {
+    match out {
+        Out::Node(node) => Out::Node(node.clone()),
+        Out::Str(s, pos) => Out::Str(s.clone(), *pos),
+        Out::Map(entries, pos) => Out::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (OutKey::new(k.name.clone(), k.pos), clone_out(v)))
+                .collect(),
+            *pos,
+        ),
+        Out::Seq(items, pos) => Out::Seq(items.iter().map(clone_out).collect(), *pos),
+        Out::In(file, value) => Out::In(*file, Box::new(clone_out(value))),
+    }
+}
+
+fn build_config(
+    arena: &mut Arena,
+    parts: &Parts,
+    check_files: bool,
+    found: &mut Diagnostics,
+) -> Option<RuntimeConfig> {
+    let mut map = SourceMap::default();
+    let top = map.file(&arena.path);
+    let start = Pos::START;
+    let mut spec: Vec<(OutKey, Out)> = Vec::new();
+    if let Some(Node {
+        value: Value::Map(entries),
+        ..
+    }) = &parts.runtime
+    {
+        for (key, node) in entries {
+            if key.name != "providers" {
+                spec.push((OutKey::renamed(key, &key.name), Out::Node(node.clone())));
+            }
+        }
+    }
+    let mut providers = Vec::new();
+    let mut groups = Vec::new();
+    let mut ok = true;
+    for (file, group, pos) in &parts.providers {
+        let Some(spec_node) = provider_spec(file, &arena.dir, found) else {
+            ok = false;
+            continue;
+        };
+        let index = map.file(file);
+        providers.push(Out::In(index, Box::new(Out::Node(spec_node))));
+        groups.push((file.clone(), group.clone(), *pos));
+    }
+    spec.push((OutKey::new("providers", start), Out::Seq(providers, start)));
+    if let Some(Node {
+        value: Value::Seq(items),
+        pos,
+        ..
+    }) = &parts.mcp_servers
+    {
+        let mut servers: Vec<Out> = items.iter().map(|n| Out::Node(n.clone())).collect();
+        if let Some(at) = spec.iter().position(|(k, _)| k.name == "mcp_servers")
+            && let (
+                _,
+                Out::Node(Node {
+                    value: Value::Seq(inline),
+                    ..
+                }),
+            ) = &spec[at]
+        {
+            let mut all: Vec<Out> = inline.iter().map(|n| Out::Node(n.clone())).collect();
+            all.append(&mut servers);
+            servers = all;
+            spec.remove(at);
+        }
+        spec.push((OutKey::new("mcp_servers", *pos), Out::Seq(servers, *pos)));
+    }
+    let entries = vec![
+        (
+            OutKey::new("apiVersion", start),
+            Out::Str(API_VERSION.into(), start),
+        ),
+        (
+            OutKey::new("kind", start),
+            Out::Str("RuntimeConfig".into(), start),
+        ),
+        (OutKey::new("spec", start), Out::Map(spec, start)),
+    ];
+    let text = map.write(&Out::Map(entries, start), top);
+    let scratch = match scratch(&arena.dir, &text) {
+        Ok(file) => file,
+        Err(problem) => {
+            found.push(problem);
+            return None;
+        }
+    };
+    let compiled = scratch.path().to_path_buf();
+    let loaded = config::load(&compiled, check_files);
+    let provider_files: Vec<PathBuf> = groups.iter().map(|(f, ..)| f.clone()).collect();
+    let words = |mut d: Diagnostic| {
+        if provider_files.contains(&d.file) {
+            d.message = provider_words(&d.message);
+        } else if d.file == arena.path {
+            d.message = d.message.replacen("spec.", "spec.runtime.", 1);
+        }
+        d
+    };
+    let mut config = match loaded {
+        Ok(loaded) => {
+            for d in map.place_all(&loaded.warnings, &compiled).iter() {
+                found.push(words(d.clone()));
+            }
+            loaded.value
+        }
+        Err(Rejected(problems)) => {
+            for d in map.place_all(&problems, &compiled).iter() {
+                found.push(words(d.clone()));
+            }
+            return None;
+        }
+    };
+    if !ok {
+        return None;
+    }
+    config.path = Some(arena.path.clone());
+    if let Some(file) = &arena.runtime {
+        match config::load(file, check_files) {
+            Ok(loaded) => {
+                found.extend(loaded.warnings);
+                let mut runtime = loaded.value;
+                runtime.providers = std::mem::take(&mut config.providers);
+                for (name, server) in std::mem::take(&mut config.mcp_servers) {
+                    runtime.mcp_servers.entry(name).or_insert(server);
+                }
+                config = runtime;
+            }
+            Err(Rejected(problems)) => {
+                found.extend(problems);
+                return None;
+            }
+        }
+    }
+    for (provider, (file, group, pos)) in config.providers.iter().zip(groups) {
+        arena.providers.push(ArenaProvider {
+            provider: provider.clone(),
+            file,
+            group,
+            pos,
+        });
+    }
+    Some(config)
+}
+
+/// `spec.providers[N].x` of the compiled config is `spec.x` of the Provider file.
+fn provider_words(message: &str) -> String {
+    let Some(start) = message.find("spec.providers[") else {
+        return message.to_string();
+    };
+    let rest = &message[start + "spec.providers[".len()..];
+    let Some(end) = rest.find(']') else {
+        return message.to_string();
+    };
+    format!("{}spec{}", &message[..start], &rest[end + 1..])
+}
+
+/// A Provider file's `spec`, its file names made absolute: `mock_config` against
+/// the Arena's folder, as PromptArena resolves it (else beside the provider file),
+/// `credential_file` beside the provider file.
+fn provider_spec(file: &Path, arena_dir: &Path, found: &mut Diagnostics) -> Option<Node> {
+    let mut read = match read(file) {
+        Ok(read) => read,
+        Err(problems) => {
+            found.extend(problems);
+            return None;
+        }
+    };
+    let spec = envelope(&mut read.cx, &read.root, "Provider").map(|(_, spec)| spec.clone());
+    let ok = !read.cx.diagnostics.has_errors();
+    found.extend(read.cx.diagnostics);
+    let mut spec = spec.filter(|_| ok)?;
+    let beside = file.parent().unwrap_or(Path::new(""));
+    if let Value::Map(entries) = &mut spec.value {
+        for (key, node) in entries.iter_mut() {
+            match key.name.as_str() {
+                "additional_config" => rewrite(node, "mock_config", |name| {
+                    let first = arena_dir.join(name);
+                    if first.is_file() {
+                        first
+                    } else {
+                        beside.join(name)
+                    }
+                }),
+                "credential" => rewrite(node, "credential_file", |name| beside.join(name)),
+                _ => {}
+            }
+        }
+    }
+    Some(spec)
+}
+
+/// The string under `name` in the mapping `node`, made an absolute path by `to`.
+fn rewrite(node: &mut Node, name: &str, to: impl Fn(&str) -> PathBuf) {
+    let Value::Map(entries) = &mut node.value else {
+        return;
+    };
+    for (key, value) in entries.iter_mut() {
+        if key.name == name
+            && let Value::Str(text) = &mut value.value
+            && !Path::new(text.as_str()).is_absolute()
+        {
+            let path = to(text);
+            let absolute = std::env::current_dir()
+                .map(|cwd| cwd.join(&path))
+                .unwrap_or(path);
+            *text = absolute.to_string_lossy().into_owned();
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! `kind: PromptConfig` and `kind: Tool` files, each read into the part of a
+//! PromptPack it becomes, as PromptArena's compiler makes it: a prompt keyed by its
+//! `task_type` (`allowed_tools` are its tools), a tool with its `input_schema` as
+//! parameters. What the pack checks (variables, validators, tool policy, evals) is
+//! passed on as written and checked by the pack, at the file's own positions.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::doc::{Checker, Diagnostics, Fields, Node, Pos, UnknownKeys};
+
+use super::envelope::{envelope, read};
+use super::model::{ArenaTool, ToolMode};
+use super::source_map::{Out, OutKey};
+
+/// PromptConfig keys the pack reads under the same name.
+const PASSED_ON: &[&str] = &[
+    "variables",
+    "tool_policy",
+    "validators",
+    "evals",
+    "media",
+    "parameters",
+    "model_overrides",
+    "tested_models",
+];
+
+/// PromptConfig keys that only describe the prompt.
+const DESCRIPTIVE: &[&str] = &["metadata", "compilation", "template_engine"];
+
+/// One PromptConfig file, read.
+pub(super) struct PromptConfig {
+    pub path: PathBuf,
+    pub task_type: String,
+    /// The pack prompt it becomes.
+    pub prompt: Out,
+}
+
+/// Reads the PromptConfig at `path`; `None` when it has errors (they are in
+/// `found`).
+pub(super) fn prompt_config(path: &Path, found: &mut Diagnostics) -> Option<PromptConfig> {
+    let mut file = match read(path) {
+        Ok(file) => file,
+        Err(problems) => {
+            found.extend(problems);
+            return None;
+        }
+    };
+    let out = walk_prompt(&mut file.cx, &file.root);
+    let ok = !file.cx.diagnostics.has_errors();
+    found.extend(file.cx.diagnostics);
+    let (task_type, prompt) = out?;
+    ok.then(|| PromptConfig {
+        path: path.to_path_buf(),
+        task_type,
+        prompt,
+    })
+}
+
+fn walk_prompt(cx: &mut Checker, root: &Node) -> Option<(String, Out)> {
+    let (name, spec) = envelope(cx, root, "PromptConfig")?;
+    let mut f = cx.map(spec, "spec")?;
+    let task_type = required(cx, &mut f, spec, "task_type");
+    let version = required(cx, &mut f, spec, "version");
+    let description = required(cx, &mut f, spec, "description");
+    let template = match f.entry("system_template") {
+        Some((key, node)) => {
+            cx.nonempty_string(node, "spec.system_template")?;
+            Some((key, node))
+        }
+        None => {
+            cx.error(spec.pos, "spec: missing key `system_template`");
+            None
+        }
+    };
+    let mut entries: Vec<(OutKey, Out)> = Vec::new();
+    let task_type = task_type?;
+    let (task_pos, version) = (version.as_ref().map_or(spec.pos, |v| v.1), version?);
+    entries.push((
+        OutKey::new("id", task_pos),
+        Out::Str(task_type.0.clone(), task_type.1),
+    ));
+    let display = name.unwrap_or_else(|| task_type.0.clone());
+    entries.push((OutKey::new("name", spec.pos), Out::Str(display, spec.pos)));
+    entries.push((
+        OutKey::new("version", version.1),
+        Out::Str(version.0, version.1),
+    ));
+    if let Some((text, pos)) = description {
+        entries.push((OutKey::new("description", pos), Out::Str(text, pos)));
+    }
+    let (key, node) = template?;
+    entries.push((
+        OutKey::renamed(key, "system_template"),
+        Out::Node(node.clone()),
+    ));
+    if let Some((key, node)) = f.entry("allowed_tools") {
+        entries.push((OutKey::renamed(key, "tools"), Out::Node(node.clone())));
+    }
+    for name in PASSED_ON {
+        if let Some((key, node)) = f.entry(name) {
+            entries.push((OutKey::renamed(key, name), Out::Node(node.clone())));
+        }
+    }
+    if let Some((key, _)) = f.entry("fragments") {
+        cx.warning(
+            key.pos,
+            "spec.fragments: fragment files are not applied; write their text into `system_template`",
+        );
+    }
+    f.allow(DESCRIPTIVE);
+    cx.unknown_keys(&f, "spec", UnknownKeys::Error);
+    Some((task_type.0, Out::Map(entries, spec.pos)))
+}
+
+/// A string key that must be there, with where its value is written.
+fn required(
+    cx: &mut Checker,
+    f: &mut Fields<'_>,
+    parent: &Node,
+    key: &'static str,
+) -> Option<(String, Pos)> {
+    match f.get(key) {
+        Some(node) => cx
+            .nonempty_string(node, &format!("spec.{key}"))
+            .map(|s| (s, node.pos)),
+        None => {
+            cx.error(parent.pos, format!("spec: missing key `{key}`"));
+            None
+        }
+    }
+}
+
+/// One Tool file, read: the pack tool it becomes, and how it runs.
+pub(super) struct ToolFile {
+    pub tool: ArenaTool,
+    pub def: Out,
+}
+
+/// Reads the Tool at `path`; `None` when it has errors (they are in `found`).
+pub(super) fn tool_file(path: &Path, found: &mut Diagnostics) -> Option<ToolFile> {
+    let mut file = match read(path) {
+        Ok(file) => file,
+        Err(problems) => {
+            found.extend(problems);
+            return None;
+        }
+    };
+    let out = walk_tool(&mut file.cx, &file.root, path);
+    let ok = !file.cx.diagnostics.has_errors();
+    found.extend(file.cx.diagnostics);
+    out.filter(|_| ok)
+}
+
+fn walk_tool(cx: &mut Checker, root: &Node, path: &Path) -> Option<ToolFile> {
+    let (meta_name, spec) = envelope(cx, root, "Tool")?;
+    let mut f = cx.map(spec, "spec")?;
+    let name = match f.get("name") {
+        Some(node) => cx.nonempty_string(node, "spec.name").map(|s| (s, node.pos)),
+        None => match meta_name {
+            Some(name) => Some((name, root.pos)),
+            None => {
+                cx.error(spec.pos, "spec: missing key `name` (or `metadata.name`)");
+                None
+            }
+        },
+    };
+    let description = required(cx, &mut f, spec, "description");
+    let mode = match f.get("mode") {
+        Some(node) => cx.choice(node, "spec.mode", ToolMode::WIRE),
+        None => Some(ToolMode::Mock),
+    };
+    let timeout = f
+        .get("timeout_ms")
+        .and_then(|n| cx.non_negative_integer(n, "spec.timeout_ms"))
+        .filter(|ms| *ms > 0)
+        .map(Duration::from_millis);
+    let mock_template = f
+        .get("mock_template")
+        .and_then(|n| cx.string(n, "spec.mock_template"));
+    let json = |f: &mut Fields<'_>, key: &'static str| f.get(key).map(Node::to_json);
+    let mock_result = json(&mut f, "mock_result");
+    let mock_parts = json(&mut f, "mock_parts");
+    let http = json(&mut f, "http");
+    let exec = json(&mut f, "exec");
+    let mut entries: Vec<(OutKey, Out)> = Vec::new();
+    let (name, name_pos) = name?;
+    entries.push((
+        OutKey::new("name", name_pos),
+        Out::Str(name.clone(), name_pos),
+    ));
+    let (description, description_pos) = description?;
+    entries.push((
+        OutKey::new("description", description_pos),
+        Out::Str(description, description_pos),
+    ));
+    for (from, to) in [
+        ("input_schema", "parameters"),
+        ("output_schema", "output_schema"),
+    ] {
+        if let Some((key, node)) = f.entry(from)
+            && !is_empty_map(node)
+        {
+            entries.push((OutKey::renamed(key, to), Out::Node(node.clone())));
+        }
+    }
+    if let Some((key, _)) = f.entry("client") {
+        cx.warning(
+            key.pos,
+            "spec.client: client-side tool settings are not applied; the call is answered like any other",
+        );
+    }
+    cx.unknown_keys(&f, "spec", UnknownKeys::Error);
+    let tool = ArenaTool {
+        name,
+        mode: mode?,
+        mock_result,
+        mock_template,
+        mock_parts,
+        http,
+        exec,
+        timeout,
+        file: path.to_path_buf(),
+        pos: spec.pos,
+    };
+    Some(ToolFile {
+        tool,
+        def: Out::Map(entries, spec.pos),
+    })
+}
+
+fn is_empty_map(node: &Node) -> bool {
+    matches!(&node.value, crate::doc::Value::Map(entries) if entries.is_empty())
+}
