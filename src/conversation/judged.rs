@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
-use super::History;
+use super::{History, WorkflowRecord};
 
 /// A tool call as evals see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +58,9 @@ pub struct EvalInput {
     pub guardrails: Vec<String>,
     pub variables: Json,
     pub metadata: Json,
+    /// The workflow's states and transitions so far, when one is played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowRecord>,
 }
 
 /// An empty context is empty objects and lists, never `null`: evals index into it.
@@ -72,6 +75,7 @@ impl Default for EvalInput {
             guardrails: Vec::new(),
             variables: json!({}),
             metadata: json!({}),
+            workflow: None,
         }
     }
 }
@@ -84,12 +88,16 @@ impl EvalInput {
             Json::Null => json!({}),
             other => other.clone(),
         };
-        json!({
+        let mut context = json!({
             "messages": self.messages,
             "turn_index": self.turn_index,
             "tool_calls": self.tool_calls,
             "variables": object(&self.variables),
             "metadata": object(&self.metadata),
-        })
+        });
+        if let Some(workflow) = &self.workflow {
+            context["workflow"] = json!(workflow);
+        }
+        context
     }
 }

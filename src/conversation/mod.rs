@@ -10,6 +10,7 @@ mod history;
 mod judged;
 mod messages;
 mod outcomes;
+mod workflow;
 
 pub(crate) use calls::{
     ProviderRequest, ProviderResponse, SessionInfo, ToolCallInfo, ToolChoice, ToolResultInfo,
@@ -19,3 +20,4 @@ pub(crate) use history::History;
 pub(crate) use judged::{EvalInput, HookRecord, ToolCallRecord};
 pub(crate) use messages::{assistant_message, message, tool_message};
 pub use outcomes::{HookAction, TurnEndReason};
+pub(crate) use workflow::{StateMark, TransitionRecord, WorkflowRecord};

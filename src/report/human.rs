@@ -100,6 +100,7 @@ pub(crate) fn describe(event: &SessionEvent) -> Option<String> {
         | SessionEvent::Assistant { .. }
         | SessionEvent::ModelFinding { .. }
         | SessionEvent::Eval(_)
+        | SessionEvent::Workflow { .. }
         | SessionEvent::TurnEnd { .. } => conversation_line(event),
         SessionEvent::Hook { .. }
         | SessionEvent::ToolCall { .. }
@@ -155,7 +156,39 @@ fn conversation_line(event: &SessionEvent) -> Option<String> {
         SessionEvent::TurnEnd { turn, reason } => {
             format!("── turn {turn} ended: {}", prose(&reason.to_string()))
         }
+        SessionEvent::Workflow { .. } => workflow_line(event)?,
         _ => return None,
+    })
+}
+
+/// A workflow's start, a transition, or a transition refused.
+fn workflow_line(event: &SessionEvent) -> Option<String> {
+    let SessionEvent::Workflow {
+        from,
+        state,
+        trigger,
+        refused,
+        terminal,
+        ..
+    } = event
+    else {
+        return None;
+    };
+    let end = if *terminal { " (complete)" } else { "" };
+    Some(match (from, trigger, refused) {
+        (_, Some(event), Some(why)) => format!(
+            "  workflow: `{}` refused in `{}`: {}",
+            name(event),
+            name(state),
+            style::paint(&prose(why), style::Tone::Warn)
+        ),
+        (Some(from), Some(event), None) => format!(
+            "── workflow: `{}` → `{}` on `{}`{end}",
+            name(from),
+            name(state),
+            name(event)
+        ),
+        _ => format!("── workflow: `{}`{end}", name(state)),
     })
 }
 

@@ -35,6 +35,7 @@ use crate::pack::{Pack, Prompt};
 use crate::provider::Provider;
 use crate::tool_caller::ToolCaller;
 
+use super::workflow::{WorkflowRecorder, WorkflowRun};
 use super::{
     Approvals, Chaos, EventLog, ExtensionKind, Guardrails, HookAction, Phase, SessionEvent,
     TurnEndReason,
@@ -47,6 +48,7 @@ mod hook_gates;
 mod round;
 mod startup;
 mod tool_call;
+mod workflow;
 
 /// The id sessions report to hooks and evals; the same on every run, so sampled
 /// evals pick the same turns.
@@ -84,6 +86,27 @@ impl TurnEnd {
             TurnEnd::Answered | TurnEnd::RoundLimit | TurnEnd::Aborted { .. }
         )
     }
+}
+
+/// The tools the conversation may come to offer: its prompt's, and under a workflow
+/// those of every state's prompt, each once, in order.
+fn tool_entries<'p>(
+    pack: &'p Pack,
+    prompt: &'p Prompt,
+    workflow: Option<&WorkflowRun<'p>>,
+) -> Vec<&'p str> {
+    let mut names: Vec<&str> = prompt.tools.iter().map(|(n, _)| n.as_str()).collect();
+    let Some(run) = workflow else {
+        return names;
+    };
+    for task in run.spec().prompts() {
+        for (name, _) in pack.prompts.get(task).map_or(&[][..], |p| &p.tools[..]) {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// Receives every event as it happens.
@@ -138,6 +161,11 @@ pub struct Session<'a> {
     /// Ask HTTP providers for streamed answers.
     pub stream: bool,
     cancel: CancellationToken,
+    /// The workflow being played, when the pack has one and the prompt speaks in
+    /// one of its states.
+    workflow: Option<WorkflowRun<'a>>,
+    /// What evals see of the workflow, from the events so far.
+    workflow_seen: WorkflowRecorder,
 }
 
 impl<'a> Session<'a> {
@@ -151,15 +179,20 @@ impl<'a> Session<'a> {
     ) -> Self {
         // The config's default provider, unless the session is told who plays.
         let (provider_id, model) = crate::config::Provider::hook_names(config.default_provider());
-        let tools = prompt
-            .tools
+        let workflow = pack
+            .workflow
+            .as_ref()
+            .and_then(|w| WorkflowRun::start(w, &prompt.id));
+        // Under a workflow, every state's prompt may come to speak: its tools too.
+        let entries = tool_entries(pack, prompt, workflow.as_ref());
+        let tools = entries
             .iter()
-            .filter_map(|(name, _)| {
-                let spec = config.tools.get(name)?.exec.as_ref()?;
-                Some((name.clone(), ToolCaller::new(name, spec)))
+            .filter_map(|name| {
+                let spec = config.tools.get(*name)?.exec.as_ref()?;
+                Some((name.to_string(), ToolCaller::new(name, spec)))
             })
             .collect();
-        let mcp = McpToolSet::for_entries(config, prompt.tools.iter().map(|(n, _)| n.as_str()));
+        let mcp = McpToolSet::for_entries(config, entries.iter().copied());
         Self {
             prompt,
             pack,
@@ -192,6 +225,8 @@ impl<'a> Session<'a> {
             approvals: Approvals::default(),
             stream: false,
             cancel,
+            workflow,
+            workflow_seen: WorkflowRecorder::default(),
         }
     }
 
@@ -228,6 +263,7 @@ impl<'a> Session<'a> {
         if let Some(sink) = &mut self.sink {
             sink(&event);
         }
+        self.workflow_seen.observe(&event);
         self.events.push(&event);
         let judged = matches!(
             event,
@@ -267,11 +303,15 @@ impl<'a> Session<'a> {
                 }
             }
         }
+        offered.extend(self.workflow.as_ref().and_then(WorkflowRun::tool));
         offered
     }
 
     /// The JSON Schema of tool `name`'s arguments: the pack's, or its MCP server's.
     pub(super) fn tool_schema(&self, name: &str) -> Option<&Json> {
+        if let Some(run) = self.workflow_tool(name) {
+            return Some(run.schema());
+        }
         match self.pack.tools.get(name) {
             Some(tool) => Some(&tool.parameters),
             None => self.mcp.get(name).map(|t| &t.input_schema),
@@ -294,6 +334,7 @@ impl<'a> Session<'a> {
                 system_prompt: self.system_prompt.clone(),
                 variables: self.variables.clone(),
             });
+            self.workflow_started();
             if let Err(reason) = self.hooks.start().await {
                 return TurnEnd::Failed {
                     reason: reason.to_string(),

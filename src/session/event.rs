@@ -131,6 +131,27 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         input: Option<Box<EvalInput>>,
     },
+    /// The workflow entered a state: its entry when the session starts (no `from`,
+    /// no `trigger`), or the state a transition the model asked for led to. A
+    /// transition refused says why (`refused`) and leaves `state` as it was.
+    Workflow {
+        turn: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+        state: String,
+        /// The workflow event that moved it (PromptKit's `event`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trigger: Option<String>,
+        /// The state the event led to, when its `max_visits` sent the workflow to
+        /// its `on_max_visits` instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        redirected_from: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refused: Option<String>,
+        /// `state` ends the workflow.
+        #[serde(default)]
+        terminal: bool,
+    },
     /// Boxed: a result is the largest event by far, and every event would be its size.
     Eval(Box<EvalResult>),
     TurnEnd {

@@ -19,6 +19,7 @@ mod guardrails;
 mod log;
 mod replay;
 mod status;
+mod workflow;
 
 #[cfg(test)]
 mod driver_tests;

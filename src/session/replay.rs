@@ -12,6 +12,7 @@ use crate::conversation::{
 use crate::evals::Point;
 
 use super::SessionEvent;
+use super::workflow::WorkflowRecorder;
 
 /// What evals judge at `point`, from `events` (the turn's events for a turn, the
 /// whole session's at its end): the last answer, every tool call, and every hook
@@ -100,6 +101,7 @@ pub struct EvalPoints<'e> {
     turn_start: usize,
     history: History,
     variables: Json,
+    workflow: WorkflowRecorder,
 }
 
 impl<'e> EvalPoints<'e> {
@@ -111,6 +113,7 @@ impl<'e> EvalPoints<'e> {
             turn_start: 0,
             history: History::default(),
             variables: json!({}),
+            workflow: WorkflowRecorder::default(),
         }
     }
 }
@@ -122,6 +125,7 @@ impl Iterator for EvalPoints<'_> {
         while let Some(event) = self.events.get(self.next) {
             let at = self.next;
             self.next += 1;
+            self.workflow.observe(event);
             match event {
                 SessionEvent::SessionStart { variables, .. } => self.variables = variables.clone(),
                 SessionEvent::User { turn, content } => {
@@ -174,6 +178,7 @@ impl Iterator for EvalPoints<'_> {
                         guardrails,
                         variables: self.variables.clone(),
                         metadata: metadata.clone(),
+                        workflow: self.workflow.record(),
                     };
                     return Some((point, input));
                 }

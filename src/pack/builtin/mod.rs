@@ -15,6 +15,7 @@ mod tests;
 mod tool_patterns;
 mod tools;
 mod unread;
+mod workflow;
 
 use serde_json::Value as Json;
 
@@ -86,6 +87,12 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ),
     ("field_presence", &["required_fields"], json::field_presence),
     ("pii_leakage", &[], pii::leakage),
+    ("state_is", &[], workflow::state_is),
+    ("transitioned_to", &[], workflow::transitioned_to),
+    ("workflow_complete", &[], workflow::complete),
+    ("workflow_transition_order", &[], workflow::transition_order),
+    ("spoke_in_state", &[], workflow::spoke_in_state),
+    ("workflow_tool_access", &[], workflow::tool_access),
 ];
 
 /// The name a check goes by, given any of its names.

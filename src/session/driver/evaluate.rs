@@ -62,6 +62,7 @@ impl Session<'_> {
             hooks,
             guardrails,
             variables: self.variables.clone(),
+            workflow: self.workflow_seen.record(),
             metadata: json!({
                 "session_id": SESSION_ID,
                 "prompt_id": self.prompt.id,

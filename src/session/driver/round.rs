@@ -220,6 +220,6 @@ impl Session<'_> {
                 return Some(end);
             }
         }
-        None
+        self.settle_workflow(turn)
     }
 }

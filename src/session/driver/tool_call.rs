@@ -154,7 +154,8 @@ impl Session<'_> {
             self.skip_tool(&modified, CallStatus::Error, &text);
             return Err(Stopped::Answered);
         }
-        if !self.tools.contains_key(&modified.name) {
+        if !self.tools.contains_key(&modified.name) && self.workflow_tool(&modified.name).is_none()
+        {
             let text = format!("tool `{}` is not available", modified.name);
             self.skip_tool(&modified, CallStatus::Error, &text);
             return Err(Stopped::Answered);
@@ -204,6 +205,9 @@ impl Session<'_> {
     ) -> Result<(CallStatus, String, u64), Stopped> {
         if let Some(end) = self.cancelled() {
             return Err(Stopped::TurnEnded(end));
+        }
+        if self.workflow_tool(&info.name).is_some() {
+            return Ok(self.workflow_call(&info.args));
         }
         self.emit(SessionEvent::ToolStarted {
             turn: self.turn,
@@ -353,6 +357,9 @@ impl Session<'_> {
         content: &str,
         duration_ms: u64,
     ) {
+        if let Some(run) = &mut self.workflow {
+            run.count_tool_call();
+        }
         self.emit(SessionEvent::ToolCall {
             turn: self.turn,
             name: call.name.clone(),

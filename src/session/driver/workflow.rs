@@ -1,0 +1,144 @@
+//! The workflow in the turn loop: its start told, the transition tool answered, and
+//! after each round the transition it asked for applied, so the next round speaks
+//! as the new state (its prompt, its tools, its guardrails).
+
+use serde_json::Value as Json;
+
+use crate::pack::workflow::{Orchestration, TRANSITION_TOOL};
+use crate::pack::{Prompt, VarInputs, render_prompt};
+use crate::session::workflow::WorkflowRun;
+use crate::session::{CallStatus, Guardrails, SessionEvent, TurnEndReason};
+use crate::template::Segment;
+
+use super::{Session, TurnEnd};
+
+impl<'a> Session<'a> {
+    /// The workflow run, when `name` is its transition tool.
+    pub(super) fn workflow_tool(&self, name: &str) -> Option<&WorkflowRun<'a>> {
+        (name == TRANSITION_TOOL)
+            .then_some(self.workflow.as_ref())
+            .flatten()
+    }
+
+    /// Tells of the state the workflow starts in.
+    pub(super) fn workflow_started(&mut self) {
+        let Some(run) = &self.workflow else {
+            return;
+        };
+        let state = run.state();
+        self.emit(SessionEvent::Workflow {
+            turn: 0,
+            from: None,
+            state: state.name.clone(),
+            trigger: None,
+            redirected_from: None,
+            refused: None,
+            terminal: state.is_terminal(),
+        });
+    }
+
+    /// A call of the transition tool, answered at once: status, result, duration.
+    pub(super) fn workflow_call(&mut self, args: &Json) -> (CallStatus, String, u64) {
+        match &mut self.workflow {
+            Some(run) => (CallStatus::Ok, run.call(args), 0),
+            None => (
+                CallStatus::Error,
+                format!("tool `{TRANSITION_TOOL}` is not available"),
+                0,
+            ),
+        }
+    }
+
+    /// Applies the transition this round asked for. When the state changed, the
+    /// next round runs with its prompt; `Some` when the turn stops there (a state
+    /// the caller or a composition moves on).
+    pub(super) fn settle_workflow(&mut self, turn: u32) -> Option<TurnEnd> {
+        let committed = self.workflow.as_mut()?.commit()?;
+        let run = self.workflow.as_ref()?;
+        let state = run.state();
+        self.emit(SessionEvent::Workflow {
+            turn,
+            from: Some(committed.from.clone()),
+            state: committed.to.clone(),
+            trigger: Some(committed.event),
+            redirected_from: committed.redirected_from,
+            refused: committed.refused.clone(),
+            terminal: state.is_terminal(),
+        });
+        if committed.refused.is_some() {
+            return None;
+        }
+        // A state entered again is rendered anew: its brief may have changed.
+        if let Some(prompt) = self.pack.prompts.get(&state.prompt_task) {
+            self.enter(prompt);
+        }
+        match state.orchestration {
+            Orchestration::External | Orchestration::Composition => {
+                self.end_turn(turn, TurnEndReason::Answered);
+                Some(TurnEnd::Answered)
+            }
+            Orchestration::Internal | Orchestration::Hybrid => None,
+        }
+    }
+
+    /// The conversation goes on with `prompt`: its system prompt rendered with the
+    /// conversation's variables and the brief of the state left behind, its tools
+    /// and its guardrails.
+    fn enter(&mut self, prompt: &'a Prompt) {
+        self.prompt = prompt;
+        self.guardrails = Guardrails::of(prompt);
+        self.system_prompt = self.render_state(prompt);
+    }
+
+    /// `prompt`'s system prompt for this conversation. As PromptKit does, a prompt
+    /// that cannot be rendered is used as written (and the reason logged).
+    fn render_state(&self, prompt: &Prompt) -> String {
+        let used: Vec<&str> = prompt
+            .system_template
+            .template
+            .placeholders()
+            .map(|p| p.name.as_str())
+            .collect();
+        let wanted = |name: &str| prompt.variable(name).is_some() || used.contains(&name);
+        let mut inputs = VarInputs::new();
+        if let Some(values) = self.variables.as_object() {
+            for (name, value) in values {
+                if wanted(name) {
+                    inputs.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        if let Some((name, brief)) = self
+            .workflow
+            .as_ref()
+            .and_then(WorkflowRun::context_variable)
+            && wanted(name)
+        {
+            inputs.insert(name.to_string(), Json::String(brief));
+        }
+        match render_prompt(self.pack, prompt, &inputs) {
+            Ok(text) => text,
+            Err(problems) => {
+                tracing::warn!(
+                    "prompt `{}` of the workflow's new state is used as written: {problems}",
+                    prompt.id
+                );
+                as_written(prompt)
+            }
+        }
+    }
+}
+
+/// A prompt's template with its placeholders left in.
+fn as_written(prompt: &Prompt) -> String {
+    prompt
+        .system_template
+        .template
+        .segments()
+        .iter()
+        .map(|segment| match segment {
+            Segment::Text(text) => text.clone(),
+            Segment::Placeholder(p) => format!("{{{{{}}}}}", p.name),
+        })
+        .collect()
+}

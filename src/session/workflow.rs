@@ -1,0 +1,303 @@
+//! A workflow played in a conversation, as PromptKit plays it. The model of a state
+//! that can move on is offered `workflow__transition` with that state's events; a
+//! call is answered at once (`transition_scheduled`) and takes effect when the round's
+//! tool calls are done, so the next round speaks with the new state's prompt and
+//! tools, in the same turn. The move is refused, and the state stays, when the event
+//! does not leave the state, the state is terminal, the target's `max_visits` is
+//! reached with no `on_max_visits`, or the run's budget is spent; each step is a
+//! [`SessionEvent::Workflow`]. [`WorkflowRecorder`] reads those events back into what
+//! evals see, live and from a transcript alike.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde_json::{Value as Json, json};
+
+use crate::conversation::{StateMark, TransitionRecord, WorkflowRecord};
+use crate::pack::workflow::{
+    CONTEXT_VARIABLE, Orchestration, State, TRANSITION_DESCRIPTION, TRANSITION_TOOL, Workflow,
+};
+
+use super::SessionEvent;
+
+/// A transition the model asked for, applied once the round's tool calls are done.
+#[derive(Debug, Clone, PartialEq)]
+struct Pending {
+    event: String,
+    brief: String,
+}
+
+/// What applying a pending transition came to: the event that says so.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Committed {
+    /// The state left, and the state entered (the same when refused).
+    pub from: String,
+    pub to: String,
+    pub event: String,
+    pub redirected_from: Option<String>,
+    pub refused: Option<String>,
+}
+
+/// One conversation's walk through a workflow.
+#[derive(Debug)]
+pub(crate) struct WorkflowRun<'a> {
+    spec: &'a Workflow,
+    current: &'a State,
+    visits: HashMap<&'a str, u32>,
+    tool_calls: u32,
+    started: Instant,
+    pending: Option<Pending>,
+    /// The last brief written by a state left behind (`{{workflow_context}}`).
+    brief: Option<String>,
+    /// The arguments' schema for the current state's events.
+    schema: Json,
+}
+
+impl<'a> WorkflowRun<'a> {
+    /// The run of `spec` for a conversation on prompt `prompt`, starting in the state
+    /// that speaks with it; `None` when no state does (the workflow is not played).
+    pub(crate) fn start(spec: &'a Workflow, prompt: &str) -> Option<Self> {
+        let state = spec.start_state(prompt)?;
+        Some(Self {
+            spec,
+            current: state,
+            visits: HashMap::from([(state.name.as_str(), 1)]),
+            tool_calls: 0,
+            started: Instant::now(),
+            pending: None,
+            brief: None,
+            schema: schema(state),
+        })
+    }
+
+    pub(crate) fn spec(&self) -> &'a Workflow {
+        self.spec
+    }
+
+    pub(crate) fn state(&self) -> &'a State {
+        self.current
+    }
+
+    /// The transition tool as the model is offered it in this state; none in a
+    /// terminal state or one the caller moves on (`orchestration: external`).
+    pub(crate) fn tool(&self) -> Option<Json> {
+        let state = self.current;
+        if state.is_terminal() || state.orchestration == Orchestration::External {
+            return None;
+        }
+        Some(json!({"type": "function", "function": {
+            "name": TRANSITION_TOOL,
+            "description": TRANSITION_DESCRIPTION,
+            "parameters": self.schema,
+        }}))
+    }
+
+    pub(crate) fn schema(&self) -> &Json {
+        &self.schema
+    }
+
+    /// Counts a tool call towards `engine.budget.max_tool_calls`.
+    pub(crate) fn count_tool_call(&mut self) {
+        self.tool_calls += 1;
+    }
+
+    /// A call of the transition tool: kept for the end of the round (a later call
+    /// in the same round replaces it), and answered as PromptKit answers it.
+    pub(crate) fn call(&mut self, args: &Json) -> String {
+        let text = |key: &str| args[key].as_str().unwrap_or_default().to_string();
+        let event = text("event");
+        // Keys in the order PromptKit's answer has them (sorted).
+        let mut answer = json!({"event": event, "status": "transition_scheduled"});
+        let target = self.current.on_event.get(&event).or_else(|| {
+            self.spec
+                .states
+                .values()
+                .find_map(|s| s.on_event.get(&event))
+        });
+        if let Some(target) = target {
+            answer["target_state"] = json!(target);
+        }
+        self.pending = Some(Pending {
+            event,
+            brief: text("context"),
+        });
+        answer.to_string()
+    }
+
+    /// Applies the transition the round asked for, if any.
+    pub(crate) fn commit(&mut self) -> Option<Committed> {
+        let pending = self.pending.take()?;
+        let from = self.current.name.clone();
+        let mut done = Committed {
+            from: from.clone(),
+            to: from,
+            event: pending.event.clone(),
+            redirected_from: None,
+            refused: None,
+        };
+        match self.process(&pending.event) {
+            Ok((to, redirected_from)) => {
+                *self.visits.entry(to.name.as_str()).or_default() += 1;
+                self.current = to;
+                self.schema = schema(to);
+                if !pending.brief.is_empty() {
+                    self.brief = Some(pending.brief);
+                }
+                done.to = to.name.clone();
+                done.redirected_from = redirected_from;
+            }
+            Err(reason) => done.refused = Some(reason),
+        }
+        Some(done)
+    }
+
+    /// Where `event` leads from the current state (and the state it was meant for,
+    /// when `max_visits` redirected it), or why it leads nowhere; PromptKit's order
+    /// and words.
+    fn process(&self, event: &str) -> Result<(&'a State, Option<String>), String> {
+        self.check_budget()?;
+        let state = self.current;
+        if state.is_terminal() {
+            return Err(format!(
+                "current state is terminal (no outgoing transitions): state {:?} is terminal",
+                state.name
+            ));
+        }
+        let Some(target) = state.on_event.get(event) else {
+            return Err(format!(
+                "invalid event for current state: event {event:?} not defined for state {:?} (available: [{}])",
+                state.name,
+                state.events().join(" ")
+            ));
+        };
+        let spec = self.spec;
+        let Some(to) = spec.state(target) else {
+            return Err(format!("state {target:?} not found in the workflow"));
+        };
+        let visits = self.visits.get(to.name.as_str()).copied().unwrap_or(0);
+        match to.max_visits {
+            Some(max) if visits >= max => {
+                match to.on_max_visits.as_deref().and_then(|r| spec.state(r)) {
+                    Some(redirect) => Ok((redirect, Some(to.name.clone()))),
+                    None => Err(format!(
+                        "max visits exceeded: state {:?} visited {visits} times (max {max})",
+                        to.name
+                    )),
+                }
+            }
+            _ => Ok((to, None)),
+        }
+    }
+
+    fn check_budget(&self) -> Result<(), String> {
+        let budget = self.spec.budget;
+        let spent = |limit: &str, current: u32, max: Option<u32>| match max {
+            Some(max) if current >= max => Err(format!(
+                "workflow budget exhausted: {limit} {current} reached limit {max}"
+            )),
+            _ => Ok(()),
+        };
+        spent(
+            "max_total_visits",
+            self.visits.values().sum(),
+            budget.max_total_visits,
+        )?;
+        spent("max_tool_calls", self.tool_calls, budget.max_tool_calls)?;
+        let elapsed = u32::try_from(self.started.elapsed().as_secs()).unwrap_or(u32::MAX);
+        spent("max_wall_time_sec", elapsed, budget.max_wall_time_sec)
+    }
+
+    /// The variables a state's prompt is rendered with beyond the conversation's:
+    /// the brief of the state left behind.
+    pub(crate) fn context_variable(&self) -> Option<(&'static str, String)> {
+        self.brief.clone().map(|b| (CONTEXT_VARIABLE, b))
+    }
+}
+
+/// The transition tool's arguments in `state`: one of its events, and a summary to
+/// carry forward, both required.
+fn schema(state: &State) -> Json {
+    json!({
+        "type": "object",
+        "properties": {
+            "event": {
+                "type": "string",
+                "enum": state.events(),
+                "description": "The workflow event to trigger.",
+            },
+            "context": {
+                "type": "string",
+                "description": "Summary of relevant context to carry forward.",
+            },
+        },
+        "required": ["event", "context"],
+    })
+}
+
+/// The workflow as evals see it, built from the session's events in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WorkflowRecorder {
+    record: Option<WorkflowRecord>,
+}
+
+impl WorkflowRecorder {
+    pub(crate) fn observe(&mut self, event: &SessionEvent) {
+        match event {
+            SessionEvent::Workflow {
+                turn,
+                from,
+                state,
+                trigger,
+                redirected_from,
+                refused,
+                terminal,
+            } => {
+                let record = self.record.get_or_insert_with(WorkflowRecord::default);
+                if refused.is_some() {
+                    return;
+                }
+                if let (Some(from), Some(event)) = (from, trigger) {
+                    record.transitions.push(TransitionRecord {
+                        from: from.clone(),
+                        to: state.clone(),
+                        event: event.clone(),
+                        turn: *turn,
+                        redirected_from: redirected_from.clone(),
+                    });
+                }
+                record.current_state.clone_from(state);
+                record.complete = *terminal;
+            }
+            SessionEvent::Assistant { turn, content, .. } if !content.trim().is_empty() => {
+                if let Some(record) = &mut self.record {
+                    let state = record.current_state.clone();
+                    record.spoken.push(StateMark {
+                        turn: *turn,
+                        state,
+                        name: None,
+                    });
+                }
+            }
+            SessionEvent::ToolCall { turn, name, .. } => {
+                if let Some(record) = &mut self.record {
+                    let state = record.current_state.clone();
+                    record.tool_calls.push(StateMark {
+                        turn: *turn,
+                        state,
+                        name: Some(name.clone()),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What evals see now; `None` when no workflow is played.
+    pub(crate) fn record(&self) -> Option<WorkflowRecord> {
+        self.record.clone()
+    }
+}
+
+#[cfg(test)]
+#[path = "workflow_tests.rs"]
+mod tests;
