@@ -212,7 +212,8 @@ pub(crate) struct RawAssertion {
     pub kind: String,
     pub params: Json,
     pub message: Option<String>,
-    pub when: Option<Json>,
+    /// `when`, as written (read where assertions are planned).
+    pub when: Option<crate::doc::Node>,
     pub pass_threshold: Option<f64>,
     pub pos: Pos,
 }

@@ -289,7 +289,7 @@ pub(super) fn globals(cx: &mut Checker, node: &Node) -> Vec<RawAssertion> {
         let message = g
             .get("message")
             .and_then(|n| cx.string(n, &format!("{at}.message")));
-        let when = g.get("when").map(Node::to_json);
+        let when = g.get("when").cloned();
         let pass_threshold = g
             .get("pass_threshold")
             .and_then(|n| cx.number(n, &format!("{at}.pass_threshold")));

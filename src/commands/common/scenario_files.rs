@@ -9,6 +9,7 @@ use crate::suite::{self, Scenario};
 
 use crate::commands::common::warnings::LoadWarnings;
 
+pub(in crate::commands) mod arena;
 pub(in crate::commands) mod plan;
 
 /// The scenarios in the files and folders `given`, else in the `scenarios/` folder

@@ -41,6 +41,8 @@ pub(super) struct ReportTo {
     pub format: RunFormat,
     /// `--output FILE`: the document (or the human report's text) goes there.
     pub output: Option<PathBuf>,
+    /// Reports also written to files (an Arena project's `defaults.output`).
+    pub files: Vec<(RunFormat, PathBuf)>,
 }
 
 /// `run`: plan, play, report.
@@ -64,6 +66,7 @@ fn resolve(
     console: &mut Console,
 ) -> Result<RunPlan, CliError> {
     let one = !messages.is_empty() || args.messages_from.is_some();
+    let mut files = Vec::new();
     let mode = if one {
         refuse_suite_flags(args)?;
         let messages = messages::load(messages, args.messages_from.as_deref())?;
@@ -73,13 +76,16 @@ fn resolve(
         }
     } else {
         refuse_single_conversation_flags(args)?;
-        Mode::Suite(Box::new(suite::resolve(settings, args, console)?))
+        let (suite, reports) = suite::resolve(settings, args, console)?;
+        files = reports;
+        Mode::Suite(Box::new(suite))
     };
     Ok(RunPlan {
         mode,
         report: ReportTo {
             format: args.format,
             output: args.output.clone(),
+            files,
         },
     })
 }

@@ -14,46 +14,33 @@ use crate::report::{
     ScenarioRecord, SuiteJson, SuiteRecord, Terminal, style, suite_junit, suite_summary,
     totals_line,
 };
-use crate::suite::{self, Scenario, SuiteEvent, SuitePlan, recording_path, transcript_path};
+use crate::suite::{
+    self, Scenario, ScenarioPlan, SuiteEvent, SuitePlan, recording_path, transcript_path,
+};
 
 use super::ReportTo;
+
+mod arena;
 use crate::commands::common::emit::{pretty, write_output};
 use crate::commands::common::runtime::default_jobs;
 use crate::commands::common::scenario_files::plan::{PlanOptions, plan as load};
 
 /// Loads and plans the scenarios, and checks that no two of them would write one
-/// transcript or recording file.
+/// transcript or recording file. With an Arena project, the reports its
+/// `defaults.output` asks for come back too (unless `--format` or `--output` say
+/// otherwise).
 pub(super) fn resolve(
     settings: &Settings,
     args: &RunArgs,
     console: &mut Console,
-) -> Result<SuitePlan, CliError> {
-    let options = PlanOptions {
-        pack: &args.pack,
-        scenarios: &args.scenarios,
-        filter: &args.filter,
-        shard: args.shard,
-        mock: args.mock.as_deref(),
-        provider: args.provider.as_deref(),
-        replay_dir: args.replay_dir.as_deref(),
-        replay_match: args.replay_match,
-        stream: args.stream,
-        vars: &args.vars,
-        strict: args.strict,
-    };
+) -> Result<(SuitePlan, Vec<(RunFormat, PathBuf)>), CliError> {
+    let options = options(args);
+    if crate::arena::is_arena(&args.pack) {
+        return arena::resolve(settings, args, &options, console);
+    }
     let loaded = load(settings, &options, true, console)?;
-    let scenarios: Vec<&Scenario> = loaded.scenarios.iter().map(|p| &p.scenario).collect();
-    if let Some(dir) = &args.transcript {
-        refuse_shared_files("--transcript", &scenarios, |id, trial, trials| {
-            transcript_path(dir, id, trial, trials)
-        })?;
-    }
-    if let Some(dir) = &args.record_dir {
-        refuse_shared_files("--record-dir", &scenarios, |id, _, _| {
-            recording_path(dir, id)
-        })?;
-    }
-    Ok(SuitePlan {
+    refuse_shared(args, &loaded.scenarios)?;
+    let plan = SuitePlan {
         config: loaded.config,
         pack: loaded.pack,
         pack_path: args.pack.clone(),
@@ -69,7 +56,41 @@ pub(super) fn resolve(
         approve: args.approve.clone(),
         reject: args.reject.clone(),
         stop: CancellationToken::new(),
-    })
+    };
+    Ok((plan, Vec::new()))
+}
+
+/// What the command line asks of the suite's planning.
+fn options(args: &RunArgs) -> PlanOptions<'_> {
+    PlanOptions {
+        pack: &args.pack,
+        scenarios: &args.scenarios,
+        filter: &args.filter,
+        shard: args.shard,
+        mock: args.mock.as_deref(),
+        provider: args.provider.as_deref(),
+        replay_dir: args.replay_dir.as_deref(),
+        replay_match: args.replay_match,
+        stream: args.stream,
+        vars: &args.vars,
+        strict: args.strict,
+    }
+}
+
+/// No two scenarios may write one transcript or recording file.
+fn refuse_shared(args: &RunArgs, plans: &[ScenarioPlan]) -> Result<(), CliError> {
+    let scenarios: Vec<&Scenario> = plans.iter().map(|p| &p.scenario).collect();
+    if let Some(dir) = &args.transcript {
+        refuse_shared_files("--transcript", &scenarios, |id, trial, trials| {
+            transcript_path(dir, id, trial, trials)
+        })?;
+    }
+    if let Some(dir) = &args.record_dir {
+        refuse_shared_files("--record-dir", &scenarios, |id, _, _| {
+            recording_path(dir, id)
+        })?;
+    }
+    Ok(())
 }
 
 /// Two scenarios whose ids map to one file (`path` of id, trial and trials) would
@@ -125,6 +146,7 @@ pub(super) fn execute(
         progress.finish_and_clear();
     }
     write_report(console, &record, report)?;
+    write_files(console, &record, &report.files)?;
     Ok(record.exit())
 }
 
@@ -186,18 +208,9 @@ fn write_report(
         }
         RunFormat::Json => {
             console.note(&totals_line(record));
-            let document = SuiteJson(record);
             match output {
-                None => console.out(&pretty(&document)),
-                Some(path) => write_atomic_with(path, |out| {
-                    serde_json::to_writer_pretty(&mut *out, &document)
-                        .map_err(std::io::Error::other)?;
-                    out.write_all(b"\n")
-                })
-                .map_err(|source| CliError::Write {
-                    path: path.to_path_buf(),
-                    source,
-                }),
+                None => console.out(&pretty(&SuiteJson(record))),
+                Some(path) => write_json(record, path),
             }
         }
         RunFormat::Junit => {
@@ -207,4 +220,43 @@ fn write_report(
             write_output(console, output, &xml)
         }
     }
+}
+
+fn write_json(record: &SuiteRecord, path: &std::path::Path) -> Result<(), CliError> {
+    let document = SuiteJson(record);
+    write_atomic_with(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, &document).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })
+    .map_err(|source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The report files asked for beside the main report (an Arena's
+/// `defaults.output`), each in its folder, made if need be.
+fn write_files(
+    console: &mut Console,
+    record: &SuiteRecord,
+    files: &[(RunFormat, PathBuf)],
+) -> Result<(), CliError> {
+    for (format, path) in files {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        match format {
+            RunFormat::Json => write_json(record, path)?,
+            RunFormat::Junit => {
+                let xml =
+                    suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?;
+                write_output(console, Some(path), &xml)?;
+            }
+            RunFormat::Human => {}
+        }
+    }
+    Ok(())
 }
