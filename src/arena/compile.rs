@@ -24,9 +24,13 @@ pub(super) struct Parts {
     pub tools: Vec<(PathBuf, Out)>,
     /// Each Provider file, its group, and where it is listed.
     pub providers: Vec<(PathBuf, String, Pos)>,
+    /// Each Tool file's keys that say how it runs (in the order of `tools`).
+    pub bindings: Vec<Node>,
     /// `runtime`, when it is written inline.
     pub runtime: Option<Node>,
     pub mcp_servers: Option<Node>,
+    /// `workflow`: the pack's workflow.
+    pub workflow: Option<Node>,
 }
 
 pub(super) fn compile(
@@ -37,9 +41,19 @@ pub(super) fn compile(
     let mut found = Diagnostics::default();
     let pack = build_pack(&arena, &parts, &mut found);
     let config = build_config(&mut arena, &parts, check_files, &mut found);
-    let (Some((pack, source_map)), Some(config)) = (pack, config) else {
+    found.extend(super::check::check(&arena));
+    let (Some((pack, source_map)), Some(mut config)) = (pack, config) else {
         return Err(Rejected(found));
     };
+    // The Arena's defaults for what a provider does not set itself.
+    for p in &mut config.providers {
+        let d = &arena.defaults;
+        p.defaults.temperature = p.defaults.temperature.or(d.temperature);
+        p.defaults.max_tokens = p.defaults.max_tokens.or(d.max_tokens);
+    }
+    for (p, played) in arena.providers.iter_mut().zip(&config.providers) {
+        p.provider = played.clone();
+    }
     let project = Project {
         arena,
         pack,
@@ -80,7 +94,7 @@ fn build_pack(
     for (file, task_type, prompt) in &parts.prompts {
         let index = map.file(file);
         prompts.push((
-            OutKey::new(task_type.clone(), start),
+            OutKey::in_file(task_type.clone(), start, index),
             Out::In(index, Box::new(clone_out(prompt))),
         ));
     }
@@ -88,7 +102,7 @@ fn build_pack(
     for ((file, def), tool) in parts.tools.iter().zip(&arena.tools) {
         let index = map.file(file);
         tools.push((
-            OutKey::new(tool.name.clone(), tool.pos),
+            OutKey::in_file(tool.name.clone(), tool.pos, index),
             Out::In(index, Box::new(clone_out(def))),
         ));
     }
@@ -108,6 +122,12 @@ fn build_pack(
     }
     if !tools.is_empty() {
         entries.push((OutKey::new("tools", start), Out::Map(tools, start)));
+    }
+    if let Some(workflow) = &parts.workflow {
+        entries.push((
+            OutKey::new("workflow", workflow.pos),
+            Out::Node(workflow.clone()),
+        ));
     }
     let text = map.write(&Out::Map(entries, start), top);
     let scratch = match scratch(&arena.dir, &text) {
@@ -137,9 +157,12 @@ fn build_pack(
     }
 }
 
-/// A pack's pointer (`/prompts/ID/...`, `/tools/NAME/...`) said in the words of the
-/// file it was placed in.
+/// A pack's pointer (`/prompts/ID/...`, `/tools/NAME/...`, `/workflow`) said in the
+/// words of the file it was placed in.
 fn pack_words(mut d: Diagnostic, parts: &Parts, arena: &Arena) -> Diagnostic {
+    if d.file == arena.path {
+        d.message = d.message.replace("/workflow", "/spec/workflow");
+    }
     for (file, task_type, _) in &parts.prompts {
         if d.file == *file {
             let from = format!("/prompts/{task_type}");
@@ -230,6 +253,35 @@ fn build_config(
         groups.push((file.clone(), group.clone(), *pos));
     }
     spec.push((OutKey::new("providers", start), Out::Seq(providers, start)));
+    // The Tool files bind their tools, over any tool of the inline runtime.
+    let mut tools: Vec<(OutKey, Out)> = match spec.iter().position(|(k, _)| k.name == "tools") {
+        Some(at) => match spec.remove(at).1 {
+            Out::Node(Node {
+                value: Value::Map(entries),
+                ..
+            }) => entries
+                .into_iter()
+                .filter(|(k, _)| !arena.tools.iter().any(|t| t.name == k.name))
+                .map(|(k, v)| (OutKey::new(k.name, k.pos), Out::Node(v)))
+                .collect(),
+            _ => Vec::new(),
+        },
+        None => Vec::new(),
+    };
+    for ((file, _), (tool, binding)) in parts
+        .tools
+        .iter()
+        .zip(arena.tools.iter().zip(&parts.bindings))
+    {
+        let index = map.file(file);
+        tools.push((
+            OutKey::in_file(tool.name.clone(), tool.pos, index),
+            Out::In(index, Box::new(Out::Node(binding.clone()))),
+        ));
+    }
+    if !tools.is_empty() {
+        spec.push((OutKey::new("tools", start), Out::Map(tools, start)));
+    }
     if let Some(Node {
         value: Value::Seq(items),
         pos,
@@ -237,6 +289,7 @@ fn build_config(
     }) = &parts.mcp_servers
     {
         let mut servers: Vec<Out> = items.iter().map(|n| Out::Node(n.clone())).collect();
+        // Those of the inline runtime come first.
         if let Some(at) = spec.iter().position(|(k, _)| k.name == "mcp_servers")
             && let (
                 _,
@@ -278,6 +331,12 @@ fn build_config(
     let words = |mut d: Diagnostic| {
         if provider_files.contains(&d.file) {
             d.message = provider_words(&d.message);
+        } else if let Some(tool) = arena.tools.iter().find(|t| t.file == d.file) {
+            let from = format!("spec.runtime.tools.{}", tool.name);
+            d.message = d
+                .message
+                .replace(&from, "spec")
+                .replace(&format!("spec.tools.{}", tool.name), "spec");
         } else if d.file == arena.path {
             d.message = d.message.replacen("spec.", "spec.runtime.", 1);
         }

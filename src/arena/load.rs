@@ -93,6 +93,7 @@ fn walk(
         self_play: None,
         workflow: None,
         defaults: Defaults::default(),
+        defaults_pos: spec_node.pos,
         conversation_assertions: Vec::new(),
         runtime: None,
         extras: IndexMap::new(),
@@ -127,6 +128,7 @@ fn walk(
             if let Some(tool) = tool_file(&file, found) {
                 arena.tools.push(tool.tool);
                 parts.tools.push((file, tool.def));
+                parts.bindings.push(tool.binding);
             }
         }
     }
@@ -141,9 +143,13 @@ fn walk(
     }
     if let Some(node) = f.get("workflow") {
         arena.workflow = Some(raw(node, path));
+        parts.workflow = Some(node.clone());
     }
     match f.get("defaults") {
-        Some(node) => arena.defaults = spec::defaults(cx, node, dir),
+        Some(node) => {
+            arena.defaults = spec::defaults(cx, node, dir);
+            arena.defaults_pos = node.pos;
+        }
         None => cx.error(spec_node.pos, "spec: missing key `defaults`"),
     }
     if let Some(node) = f.get("globals") {

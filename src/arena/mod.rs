@@ -5,6 +5,7 @@
 //! `FILE:LINE:COL` it was written at. What other players act on (self-play,
 //! judges, the workflow, the extras) is kept as plain data.
 
+mod check;
 mod compile;
 mod envelope;
 mod load;
@@ -17,7 +18,6 @@ pub(crate) use compile::place_pack_diagnostics;
 pub(crate) use envelope::kind_of;
 pub(crate) use load::load;
 pub(crate) use model::*;
-pub(crate) use source_map::SourceMap;
 
 /// Whether the file at `path` is an Arena project (a YAML document of `kind: Arena`).
 pub(crate) fn is_arena(path: &std::path::Path) -> bool {

@@ -46,9 +46,11 @@ pub(crate) struct Arena {
     pub judges: Vec<JudgeRef>,
     pub judge_defaults: Option<JudgeDefaults>,
     pub self_play: Option<SelfPlay>,
-    /// `workflow`, as written (the workflow player reads it).
+    /// `workflow`, as written: compiled into the pack's `workflow`, which plays it.
     pub workflow: Option<Raw>,
     pub defaults: Defaults,
+    /// Where `defaults` is written.
+    pub defaults_pos: Pos,
     /// `globals.conversation_assertions`: added to every scenario's.
     pub conversation_assertions: Vec<RawAssertion>,
     /// `runtime`: a RuntimeConfig file binding exec tools, hooks, evals and MCP
@@ -98,33 +100,12 @@ impl ArenaProvider {
     }
 }
 
-crate::wire_enum! {
-    /// How PromptArena runs a tool (`spec.mode`).
-    pub(crate) enum ToolMode {
-        Mock = "mock",
-        Live = "live",
-        Exec = "exec",
-        Client = "client",
-        Mcp = "mcp",
-    }
-}
-
-/// A `kind: Tool` file: how the tool is answered.
+/// A `kind: Tool` file: its schema is in the pack, how it runs in the config's
+/// tool bindings (from the keys `mode`, `mock_result`, `mock_template`, `http`,
+/// `timeout_ms`).
 #[derive(Debug, Clone)]
 pub(crate) struct ArenaTool {
     pub name: String,
-    pub mode: ToolMode,
-    /// `mock_result`: the answer of a mock tool, as written.
-    pub mock_result: Option<Json>,
-    /// `mock_template`: a Go template over the call's arguments.
-    pub mock_template: Option<String>,
-    /// `mock_parts`, as written.
-    pub mock_parts: Option<Json>,
-    /// `http`, as written (a live tool's request).
-    pub http: Option<Json>,
-    /// `exec`, as written.
-    pub exec: Option<Json>,
-    pub timeout: Option<Duration>,
     pub file: PathBuf,
     pub pos: Pos,
 }

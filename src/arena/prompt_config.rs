@@ -4,13 +4,12 @@
 //! parameters. What the pack checks (variables, validators, tool policy, evals) is
 //! passed on as written and checked by the pack, at the file's own positions.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
 use crate::doc::{Checker, Diagnostics, Fields, Node, Pos, UnknownKeys};
 
 use super::envelope::{envelope, read};
-use super::model::{ArenaTool, ToolMode};
+use super::model::ArenaTool;
 use super::source_map::{Out, OutKey};
 
 /// PromptConfig keys the pack reads under the same name.
@@ -30,7 +29,6 @@ const DESCRIPTIVE: &[&str] = &["metadata", "compilation", "template_engine"];
 
 /// One PromptConfig file, read.
 pub(super) struct PromptConfig {
-    pub path: PathBuf,
     pub task_type: String,
     /// The pack prompt it becomes.
     pub prompt: Out,
@@ -50,11 +48,7 @@ pub(super) fn prompt_config(path: &Path, found: &mut Diagnostics) -> Option<Prom
     let ok = !file.cx.diagnostics.has_errors();
     found.extend(file.cx.diagnostics);
     let (task_type, prompt) = out?;
-    ok.then(|| PromptConfig {
-        path: path.to_path_buf(),
-        task_type,
-        prompt,
-    })
+    ok.then(|| PromptConfig { task_type, prompt })
 }
 
 fn walk_prompt(cx: &mut Checker, root: &Node) -> Option<(String, Out)> {
@@ -131,10 +125,25 @@ fn required(
     }
 }
 
+/// Tool keys that say how the tool runs: passed on to the RuntimeConfig's
+/// `spec.tools`, which binds it.
+const RUN_KEYS: &[&str] = &[
+    "mode",
+    "timeout_ms",
+    "mock_result",
+    "mock_template",
+    "mock_parts",
+    "http",
+    "exec",
+    "client",
+];
+
 /// One Tool file, read: the pack tool it becomes, and how it runs.
 pub(super) struct ToolFile {
     pub tool: ArenaTool,
     pub def: Out,
+    /// The keys of its `spec` that say how it runs, as a RuntimeConfig tool.
+    pub binding: Node,
 }
 
 /// Reads the Tool at `path`; `None` when it has errors (they are in `found`).
@@ -166,23 +175,8 @@ fn walk_tool(cx: &mut Checker, root: &Node, path: &Path) -> Option<ToolFile> {
         },
     };
     let description = required(cx, &mut f, spec, "description");
-    let mode = match f.get("mode") {
-        Some(node) => cx.choice(node, "spec.mode", ToolMode::WIRE),
-        None => Some(ToolMode::Mock),
-    };
-    let timeout = f
-        .get("timeout_ms")
-        .and_then(|n| cx.non_negative_integer(n, "spec.timeout_ms"))
-        .filter(|ms| *ms > 0)
-        .map(Duration::from_millis);
-    let mock_template = f
-        .get("mock_template")
-        .and_then(|n| cx.string(n, "spec.mock_template"));
-    let json = |f: &mut Fields<'_>, key: &'static str| f.get(key).map(Node::to_json);
-    let mock_result = json(&mut f, "mock_result");
-    let mock_parts = json(&mut f, "mock_parts");
-    let http = json(&mut f, "http");
-    let exec = json(&mut f, "exec");
+    // How it runs is the config's to read (its tool bindings).
+    f.allow(RUN_KEYS);
     let mut entries: Vec<(OutKey, Out)> = Vec::new();
     let (name, name_pos) = name?;
     entries.push((
@@ -204,28 +198,20 @@ fn walk_tool(cx: &mut Checker, root: &Node, path: &Path) -> Option<ToolFile> {
             entries.push((OutKey::renamed(key, to), Out::Node(node.clone())));
         }
     }
-    if let Some((key, _)) = f.entry("client") {
-        cx.warning(
-            key.pos,
-            "spec.client: client-side tool settings are not applied; the call is answered like any other",
-        );
-    }
     cx.unknown_keys(&f, "spec", UnknownKeys::Error);
     let tool = ArenaTool {
         name,
-        mode: mode?,
-        mock_result,
-        mock_template,
-        mock_parts,
-        http,
-        exec,
-        timeout,
         file: path.to_path_buf(),
         pos: spec.pos,
     };
+    let mut binding = spec.clone();
+    if let crate::doc::Value::Map(entries) = &mut binding.value {
+        entries.retain(|(key, _)| RUN_KEYS.contains(&key.name.as_str()));
+    }
     Some(ToolFile {
         tool,
         def: Out::Map(entries, spec.pos),
+        binding,
     })
 }
 

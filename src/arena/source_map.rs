@@ -34,6 +34,8 @@ pub(crate) enum Out {
 pub(crate) struct OutKey {
     pub name: String,
     pub pos: Pos,
+    /// The file it stands in, when not the mapping's.
+    pub file: Option<usize>,
 }
 
 impl OutKey {
@@ -41,6 +43,15 @@ impl OutKey {
         Self {
             name: name.into(),
             pos,
+            file: None,
+        }
+    }
+
+    /// A key standing in another file than its mapping (its index in the map).
+    pub(crate) fn in_file(name: impl Into<String>, pos: Pos, file: usize) -> Self {
+        Self {
+            file: Some(file),
+            ..Self::new(name, pos)
         }
     }
 
@@ -161,7 +172,7 @@ impl Writer<'_> {
                     if i > 0 {
                         self.push(",");
                     }
-                    self.mark(file, key.pos);
+                    self.mark(key.file.unwrap_or(file), key.pos);
                     self.string(&key.name);
                     self.push(":");
                     self.value(value, file);

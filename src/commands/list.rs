@@ -3,7 +3,7 @@
 //! tools, hooks and evals the config and pack bring.
 
 use crate::cli::args::{ListArgs, ListFormat, ReplayMatch};
-use crate::cli::{CliError, Console, Exit, Settings};
+use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::config::{HookKind, RuntimeConfig, RuntimeMode};
 use crate::doc::Diagnostics;
 use crate::evals::{is_builtin, prompt_evals};
@@ -34,7 +34,18 @@ pub(super) fn run(
         vars: &args.vars,
         strict: false,
     };
-    let planned = scenario_files::plan::plan(settings, &options, false, console)?;
+    let planned = if crate::arena::is_arena(&args.pack) {
+        if !args.scenarios.is_empty() {
+            return Err(UsageError::not_here(
+                "SCENARIOS",
+                "an Arena project names its scenarios in `spec.scenarios`",
+            )
+            .into());
+        }
+        scenario_files::arena::plan(settings, &options, true, console)?.loaded
+    } else {
+        scenario_files::plan::plan(settings, &options, false, console)?
+    };
     let mut warnings = LoadWarnings::new(false);
     let case_files = read_cases(&args.cases, &mut warnings, console)?;
     let (config, pack) = (&planned.config, &planned.pack);
@@ -126,7 +137,7 @@ fn listed_tools(config: &RuntimeConfig, pack: &Pack) -> Vec<ListedTool> {
     pack.tools
         .values()
         .map(|tool| {
-            let mode = match config.tools.get(&tool.name).and_then(|b| b.exec.as_ref()) {
+            let mode = match config.tools.get(&tool.name).and_then(|b| b.exec()) {
                 Some(exec) if exec.runtime == RuntimeMode::Server => "server",
                 Some(_) => "exec",
                 None => "unbound",

@@ -17,7 +17,7 @@ use crate::suite;
 use crate::commands::common::load::{self, config_path, current_dir, mock_path};
 use crate::commands::common::scenario_files::{
     self,
-    plan::{Context, check_alone, plan_each},
+    plan::{Context, PlanOptions, check_alone, plan_each},
 };
 use crate::exec::launch_problems;
 
@@ -27,6 +27,15 @@ pub(super) fn run(
     args: &ValidateArgs,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
+    if args.pack.is_none()
+        && let [one] = args.scenarios.as_slice()
+        && crate::arena::is_arena(one)
+    {
+        let findings = check_arena(one, args)?;
+        console.diagnostics(&findings.problems());
+        console.note(&findings.verdict());
+        return Ok(findings.exit());
+    }
     let config_path = config_path(settings);
     if config_path.is_none() && args.pack.is_none() && args.scenarios.is_empty() {
         return Err(CliError::from(UsageError::Nothing(
@@ -113,6 +122,65 @@ fn check_scenarios(
         prompts_checked: pack.is_some(),
     });
     Ok(())
+}
+
+/// An Arena project checked as `run` plays it: its files, the pack and config they
+/// compile to, and every scenario against each provider (each as the mock: no key
+/// is needed to check a project).
+fn check_arena(path: &Path, args: &ValidateArgs) -> Result<ValidateRecord, CliError> {
+    let mut findings = ValidateRecord {
+        diagnostics: Diagnostics::default(),
+        loaded: Vec::new(),
+        strict: args.strict,
+    };
+    let mut project = match crate::arena::load(path, true) {
+        Ok(loaded) => {
+            findings.diagnostics.extend(loaded.warnings);
+            loaded.value
+        }
+        Err(rejected) => {
+            findings.diagnostics.extend(rejected.0);
+            return Ok(findings);
+        }
+    };
+    findings.loaded.push(describe_config(&project.config));
+    findings.loaded.push(describe_pack(&project.pack));
+    findings
+        .diagnostics
+        .extend(launch_problems(&project.config));
+    let mut pack_found = pack::check_against_config(&project.pack, &project.config);
+    pack_found.extend(eval_diagnostics(&project.pack, Some(&project.config)));
+    findings
+        .diagnostics
+        .extend(crate::arena::place_pack_diagnostics(&project, &pack_found));
+    let options = PlanOptions {
+        pack: path,
+        scenarios: &[],
+        filter: &[],
+        shard: None,
+        mock: None,
+        provider: None,
+        replay_dir: None,
+        replay_match: ReplayMatch::Turn,
+        stream: false,
+        vars: &args.vars,
+        strict: false,
+    };
+    match scenario_files::arena::plan_project(&mut project, &options, true) {
+        Ok(planned) => {
+            findings.diagnostics.extend(planned.found);
+            let checks: Vec<_> = planned.plans.iter().flat_map(|p| &p.checks).collect();
+            findings.loaded.push(Loaded::Scenarios {
+                files: project.arena.scenarios.len(),
+                assertions: checks.len(),
+                skipped: checks.iter().filter(|c| c.not_played.is_some()).count(),
+                prompts_checked: true,
+            });
+        }
+        Err(CliError::Invalid(problems)) => findings.diagnostics.extend(problems),
+        Err(other) => return Err(other),
+    }
+    Ok(findings)
 }
 
 /// Loads the config and the pack and checks them, alone and against each other;

@@ -11,11 +11,12 @@ use std::time::SystemTime;
 use crate::arena::{self, Project, RawAssertion};
 use crate::cli::{CliError, Console, Settings, UsageError};
 use crate::doc::{Checker, Diagnostic, Diagnostics, one_of, pointer};
+use crate::pack::Pack;
 use crate::pack::resolve_when;
 use crate::provider::{MockScript, load_mock};
 use crate::suite::{self, Assertion, Scenario};
 
-use super::plan::{Context, Loaded, PlanOptions, plan_each};
+use super::plan::{Context, Loaded, PlanOptions, ScenarioPlan, plan_each};
 use crate::commands::common::load;
 use crate::commands::common::warnings::LoadWarnings;
 
@@ -27,55 +28,81 @@ pub(in crate::commands) struct ArenaLoaded {
 }
 
 /// Loads the Arena project at `options.pack` and plans every scenario against each
-/// of its providers.
+/// of its providers. `offline` (what `list` and `validate` want): every provider
+/// plays as a mock, so no key is needed to look at a project.
 pub(in crate::commands) fn plan(
     _settings: &Settings,
     options: &PlanOptions<'_>,
+    offline: bool,
     console: &mut Console,
 ) -> Result<ArenaLoaded, CliError> {
     let mut warnings = LoadWarnings::new(options.strict);
     let mut project = warnings.keep(arena::load(options.pack, false), console)?;
-    if let Some(mock) = options.mock {
-        // Every provider answers from the mock file, under its own id.
+    let planned = plan_project(&mut project, options, offline)?;
+    warnings.sort(&planned.found, console)?;
+    let warnings = warnings.settle()?;
+    Ok(ArenaLoaded {
+        loaded: Loaded {
+            config: project.config.clone(),
+            pack: planned.pack,
+            warnings,
+            scenarios: planned.plans,
+        },
+        project,
+    })
+}
+
+/// A project's scenarios planned, and every problem found on the way.
+pub(in crate::commands) struct Planned {
+    pub pack: Pack,
+    pub plans: Vec<ScenarioPlan>,
+    pub found: Diagnostics,
+}
+
+/// Plans a loaded project's scenarios; what is wrong in its files is in `found`
+/// (planning stops after the files when one has errors). A problem that is not
+/// about the files (a `--provider` it lacks) is an error.
+pub(in crate::commands) fn plan_project(
+    project: &mut Project,
+    options: &PlanOptions<'_>,
+    offline: bool,
+) -> Result<Planned, CliError> {
+    if options.mock.is_some() || offline {
+        // Every provider answers as the mock, under its own id.
         for p in &mut project.config.providers {
             p.kind = "mock".into();
-            p.mock_config = Some(mock.to_path_buf());
+            if let Some(mock) = options.mock {
+                p.mock_config = Some(mock.to_path_buf());
+            }
         }
     }
     let mut pack = project.pack.clone();
-    for warning in crate::evals::drop_unread_params(&mut pack, &project.config.evals) {
-        warnings.add(warning, console);
-    }
+    let mut found: Diagnostics = crate::evals::drop_unread_params(&mut pack, &project.config.evals)
+        .into_iter()
+        .collect();
     let files: Vec<PathBuf> = project
         .arena
         .scenarios
         .iter()
         .map(|(f, _)| f.clone())
         .collect();
-    let (mut scenarios, found) = super::load_all(&files);
-    warnings.sort(&found, console)?;
-    if scenarios.is_empty() {
-        return Err(UsageError::Nothing(format!(
-            "no scenarios to play in {}: its `spec.scenarios` names none",
-            options.pack.display()
-        ))
-        .into());
+    let (mut scenarios, problems) = super::load_all(&files);
+    found.extend(problems);
+    found.extend(global_assertions(project, &mut scenarios));
+    let mut plans = Vec::new();
+    if found.has_errors() {
+        return Ok(Planned { pack, plans, found });
     }
-    let globals = global_assertions(&project, &mut warnings, console)?;
     for scenario in &mut scenarios {
-        scenario
-            .conversation_assertions
-            .extend(globals.iter().cloned());
-        add_prompt_vars(&project, scenario);
+        add_prompt_vars(project, scenario);
     }
     super::check_filters(&scenarios, options.filter)?;
     let picked = suite::select(scenarios, options.filter, options.shard);
     let inputs = load::vars(options.vars)?;
     let now = options.vars.now.unwrap_or_else(SystemTime::now);
-    let mut plans = Vec::new();
-    let mut found = Diagnostics::default();
-    for (provider, scenarios) in expand(&project, picked, options.provider)? {
-        let script = script_for(&project, &provider, options.mock, &mut warnings, console)?;
+    let mut placed = Diagnostics::default();
+    for (provider, scenarios) in expand(project, picked, options.provider)? {
+        let script = script_for(project, &provider, options.mock, &mut found);
         let context = Context {
             pack: &pack,
             config: &project.config,
@@ -89,7 +116,7 @@ pub(in crate::commands) fn plan(
             stream: options.stream,
         };
         let (mut planned, problems) = plan_each(scenarios.0, &context)?;
-        found.extend(arena::place_pack_diagnostics(&project, &problems));
+        placed.extend(arena::place_pack_diagnostics(project, &problems));
         if scenarios.1 {
             for plan in &mut planned {
                 plan.scenario.id = format!("{}@{provider}", plan.scenario.id);
@@ -98,23 +125,20 @@ pub(in crate::commands) fn plan(
         plans.extend(planned);
     }
     plans.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
-    let mut said = Diagnostics::default();
-    for d in found.iter() {
-        if !said.iter().any(|seen| seen == d) {
-            said.push(d.clone());
+    // A prompt's problem is the same against every provider: said once.
+    for d in placed.iter() {
+        if !found.iter().any(|seen| seen == d) {
+            found.push(d.clone());
         }
     }
-    warnings.sort(&said, console)?;
-    let warnings = warnings.settle()?;
-    Ok(ArenaLoaded {
-        loaded: Loaded {
-            config: project.config.clone(),
-            pack,
-            warnings,
-            scenarios: plans,
-        },
-        project,
-    })
+    if plans.is_empty() && !found.has_errors() {
+        return Err(UsageError::Nothing(format!(
+            "no scenarios to play in {}: its `spec.scenarios` names none",
+            options.pack.display()
+        ))
+        .into());
+    }
+    Ok(Planned { pack, plans, found })
 }
 
 /// Scenarios grouped by the provider they play against, and whether each group's
@@ -206,9 +230,8 @@ fn script_for(
     project: &Project,
     provider: &str,
     mock: Option<&Path>,
-    warnings: &mut LoadWarnings,
-    console: &mut Console,
-) -> Result<MockScript, CliError> {
+    found: &mut Diagnostics,
+) -> MockScript {
     let config = project
         .config
         .providers
@@ -217,29 +240,47 @@ fn script_for(
     let path = mock
         .map(Path::to_path_buf)
         .or_else(|| config.and_then(|p| p.mock_config.clone()));
-    match path {
-        Some(path) => warnings.keep(load_mock(&path), console),
-        None => Ok(MockScript::default()),
+    let Some(path) = path else {
+        return MockScript::default();
+    };
+    match load_mock(&path) {
+        Ok(loaded) => {
+            for warning in loaded.warnings.iter() {
+                if !found.iter().any(|seen| seen == warning) {
+                    found.push(warning.clone());
+                }
+            }
+            loaded.value
+        }
+        Err(rejected) => {
+            for problem in rejected.0.iter() {
+                if !found.iter().any(|seen| seen == problem) {
+                    found.push(problem.clone());
+                }
+            }
+            MockScript::default()
+        }
     }
 }
 
-/// `globals.conversation_assertions`, read as a scenario's are.
-fn global_assertions(
-    project: &Project,
-    warnings: &mut LoadWarnings,
-    console: &mut Console,
-) -> Result<Vec<Assertion>, CliError> {
+/// `globals.conversation_assertions`, read as a scenario's are, added to every
+/// scenario's; what is wrong with them.
+fn global_assertions(project: &Project, scenarios: &mut [Scenario]) -> Diagnostics {
     let path = &project.arena.path;
     let mut cx = Checker::new(path, std::fs::read_to_string(path).unwrap_or_default());
-    let out = project
+    let globals: Vec<Assertion> = project
         .arena
         .conversation_assertions
         .iter()
         .enumerate()
         .map(|(i, raw)| assertion(&mut cx, raw, i))
         .collect();
-    warnings.sort(&cx.diagnostics, console)?;
-    Ok(out)
+    for scenario in scenarios {
+        scenario
+            .conversation_assertions
+            .extend(globals.iter().cloned());
+    }
+    cx.diagnostics
 }
 
 fn assertion(cx: &mut Checker, raw: &RawAssertion, i: usize) -> Assertion {

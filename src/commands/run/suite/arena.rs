@@ -29,7 +29,7 @@ pub(super) fn resolve(
         )
         .into());
     }
-    let ArenaLoaded { loaded, project } = plan(settings, options, console)?;
+    let ArenaLoaded { loaded, project } = plan(settings, options, false, console)?;
     super::refuse_shared(args, &loaded.scenarios)?;
     let mut warnings = loaded.warnings;
     let reports = reports(args, &project, &mut warnings, console);

@@ -1,0 +1,176 @@
+//! PromptArena projects: `run`, `list` and `validate` given a `kind: Arena` file
+//! read the PromptConfig, Provider, Tool and Scenario files it names.
+
+use std::path::{Path, PathBuf};
+
+use crate::junit::assert_valid_junit;
+use crate::util::{fixtures, promptexec};
+
+/// A copy of the fixture project `name`, so the reports it writes land in a
+/// folder of the test's own.
+fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let to = dir.path().join(name);
+    copy(&fixtures().join("arena").join(name), &to);
+    (dir, to)
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("fixture folder") {
+        let entry = entry.expect("entry");
+        let path = entry.path();
+        if path.is_dir() {
+            copy(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
+        }
+    }
+}
+
+/// The names of the `<testsuite>` elements of a JUnit report, in order.
+fn suites(xml: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(xml).expect("well-formed XML");
+    doc.root_element()
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .map(|n| n.attribute("name").unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn an_arena_project_plays_every_scenario_and_reports_each_in_junit() {
+    let (_dir, shop) = project("shop");
+    let out = promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml", "--format", "junit"])
+        .run();
+    out.expect_code(0);
+    assert_valid_junit(&out.stdout);
+    assert_eq!(suites(&out.stdout), ["refund", "track-order"]);
+    // The global assertion is judged in every scenario, the tool answered by its mock.
+    assert_eq!(
+        out.stdout.matches("content_not_includes").count(),
+        2,
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("<failure"), "{}", out.stdout);
+    // --format says what is written: the Arena's own reports are not.
+    assert!(!shop.join("out").exists());
+}
+
+#[test]
+fn the_arena_defaults_write_its_reports_and_name_the_format_it_cannot() {
+    let (_dir, shop) = project("shop");
+    promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml"])
+        .run()
+        .expect_code(0)
+        .stderr_has(
+            "arena.yaml:34:30: warning: spec.defaults.output.formats: `markdown` is not written",
+        );
+    let xml = std::fs::read_to_string(shop.join("out/results.xml")).expect("JUnit report");
+    assert_eq!(suites(&xml), ["refund", "track-order"]);
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(shop.join("out/index.json")).expect("JSON report"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        json["scenarios"].as_array().map(Vec::len),
+        Some(2),
+        "{json}"
+    );
+}
+
+#[test]
+fn mock_replaces_every_provider() {
+    let (_dir, shop) = project("shop");
+    std::fs::write(
+        shop.join("other.yaml"),
+        "defaultResponse: \"As an AI, I cannot say.\"\n",
+    )
+    .expect("mock file");
+    promptexec()
+        .in_dir(&shop)
+        .args([
+            "run",
+            "arena.yaml",
+            "--mock",
+            "other.yaml",
+            "--format",
+            "json",
+        ])
+        .run()
+        .expect_code(1)
+        .stderr_has("No assistant talks about itself");
+}
+
+#[test]
+fn a_misspelt_key_in_a_prompt_config_is_placed_with_a_suggestion() {
+    promptexec()
+        .in_dir(fixtures().join("arena/typo"))
+        .args(["run", "arena.yaml"])
+        .run()
+        .expect_code(2)
+        .stderr_has(
+            "prompts/helper.yaml:10:3: unknown key `alowed_tools` in spec; did you mean `allowed_tools`?",
+        );
+}
+
+#[test]
+fn validate_names_the_same_problem_and_checks_a_sound_project() {
+    promptexec()
+        .in_dir(fixtures().join("arena/typo"))
+        .args(["validate", "arena.yaml"])
+        .run()
+        .expect_code(2)
+        .stderr_has("prompts/helper.yaml:10:3: unknown key `alowed_tools`");
+    let (_dir, shop) = project("shop");
+    promptexec()
+        .in_dir(&shop)
+        .args(["validate", "arena.yaml"])
+        .run()
+        .expect_code(0)
+        .stderr_lacks("error");
+}
+
+#[test]
+fn list_shows_the_scenarios_an_arena_plays() {
+    let (_dir, shop) = project("shop");
+    let out = promptexec()
+        .in_dir(&shop)
+        .args(["list", "arena.yaml", "--format", "json"])
+        .run();
+    out.expect_code(0);
+    let listing = out.json();
+    let ids: Vec<&str> = listing["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["refund", "track-order"]);
+    let prompts: Vec<&str> = listing["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|s| s["prompt"].as_str())
+        .collect();
+    assert_eq!(prompts, ["billing", "orders"]);
+}
+
+#[test]
+fn a_prompt_config_error_in_a_template_points_at_its_yaml_file() {
+    let (_dir, shop) = project("shop");
+    let orders = shop.join("prompts/orders.yaml");
+    let text = std::fs::read_to_string(&orders).expect("prompt config");
+    std::fs::write(&orders, text.replace("{{shop_name}}", "{{shop_name")).expect("write");
+    promptexec()
+        .in_dir(&shop)
+        .args(["validate", "arena.yaml"])
+        .run()
+        .expect_code(2)
+        .stderr_has("prompts/orders.yaml:");
+}
