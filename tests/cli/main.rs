@@ -1,6 +1,7 @@
 //! Integration tests: the real `promptexec` binary, run the way a user runs it.
 
 mod answers;
+mod arena;
 mod batch;
 mod builtin_checks;
 mod cases;
