@@ -2,7 +2,9 @@
 //! checks, run at their triggers, with thresholds that make an eval a gate. The
 //! checks themselves live in `pack::builtin`, beside the pack that names them.
 
+mod builtins;
 mod exec_eval;
+mod judge;
 mod precondition;
 mod result;
 mod runner;
@@ -15,8 +17,9 @@ mod runner_tests;
 // The built-in checks live with the pack that names them; these paths stay for
 // the modules above that still use them.
 pub(crate) use crate::conversation::EvalInput;
-pub(crate) use crate::pack::builtin::{drop_unread, is_builtin};
+pub(crate) use builtins::{drop_unread, is_builtin};
 pub(crate) use exec_eval::{eval_request, read_score};
+pub(crate) use judge::{JudgeModel, Judges};
 pub(crate) use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub(crate) use runner::{Evaluator, prompt_evals};
 pub(crate) use schedule::{Point, due};

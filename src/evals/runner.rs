@@ -11,6 +11,7 @@ use crate::pack::{EvalDef, Prompt};
 use crate::tools::{ToolServer, ToolStatus};
 
 use super::exec_eval::{ScoreError, eval_request, read_score};
+use super::judge::{JudgeSpec, Judged, Judges, judge_type_names, run_judge};
 use super::precondition::{skip_reason, unwrap_assertion};
 use super::{EvalInput, EvalResult, EvalStatus, Point, due, judge};
 use crate::pack::builtin::{Judge, JudgeError, Scored, builtin_names, prepare};
@@ -44,6 +45,9 @@ pub(crate) enum EvalError {
     /// The eval answered, but not with a valid score.
     #[error(transparent)]
     Answer(#[from] ScoreError),
+    /// A judge eval had no verdict: no judge to call, no answer, or no verdict in it.
+    #[error(transparent)]
+    Judge(#[from] super::judge::JudgeError),
     /// The eval's process or server failed (`failure` says how), with the last line
     /// of its stderr when there is one.
     #[error("eval `{eval_type}` {failure}{}", stderr_line.as_ref().map(|l| format!("; stderr: {l}")).unwrap_or_default())]
@@ -72,12 +76,17 @@ enum Runner {
     /// One supervised process for every call, started on first use.
     Server(Box<ToolServer>),
     Builtin(Judge),
+    /// A model judges: the request is built from the params, the judge chosen
+    /// among the evaluator's judges.
+    Judge(Box<JudgeSpec>),
 }
 
 /// The evals of one prompt, each ready to run.
 pub struct Evaluator {
     evals: Vec<(EvalDef, Runner)>,
     cancel: CancellationToken,
+    /// Who answers the judge evals; none until [`Evaluator::with_judges`].
+    judges: Judges,
 }
 
 impl Evaluator {
@@ -103,7 +112,15 @@ impl Evaluator {
         Ok(Self {
             evals: ready,
             cancel,
+            judges: Judges::none(),
         })
+    }
+
+    /// The judges the judge evals call. Without any, those evals are skipped,
+    /// each saying why.
+    pub(crate) fn with_judges(mut self, judges: Judges) -> Self {
+        self.judges = judges;
+        self
     }
 
     /// Whether any eval is due at `point`: where none is, nothing about the session
@@ -154,6 +171,17 @@ impl Evaluator {
             Runner::Exec(binding) => self.run_exec(eval, binding, input).await,
             Runner::Server(server) => run_server(eval, server, input).await,
             Runner::Builtin(judge) => judge(input).map_err(EvalError::from),
+            Runner::Judge(spec) => match run_judge(spec, &self.judges, input).await {
+                Ok(Judged::Scored(scored)) => Ok(scored),
+                Ok(Judged::Skipped(reason)) => {
+                    let trigger = eval.trigger.as_str();
+                    let mut skipped =
+                        EvalResult::skipped(&eval.id, &eval.eval_type, trigger, reason);
+                    skipped.duration_ms = started.elapsed().as_millis() as u64;
+                    return skipped;
+                }
+                Err(err) => Err(err.into()),
+            },
         };
         let mut result = EvalResult {
             eval_id: eval.id.clone(),
@@ -242,13 +270,21 @@ fn runner(
             Runner::Server(Box::new(ToolServer::new(&eval.eval_type, &binding.exec)))
         }
         Some(binding) => Runner::Exec(binding.clone()),
-        None if super::is_builtin(&eval.eval_type) => Runner::Builtin(
+        None if let Some(spec) = JudgeSpec::prepare(&eval.eval_type, &eval.params) => {
+            Runner::Judge(Box::new(
+                spec.map_err(|e| EvalProblem::new(&eval, e.to_string()))?,
+            ))
+        }
+        None if crate::pack::builtin::is_builtin(&eval.eval_type) => Runner::Builtin(
             prepare(&eval.eval_type, &eval.params)
                 .map_err(|e| EvalProblem::new(&eval, e.to_string()))?,
         ),
         None => {
             let mut known: Vec<&str> = bindings.keys().map(String::as_str).collect();
-            for name in builtin_names().chain(["assertion"]) {
+            for name in builtin_names()
+                .chain(judge_type_names())
+                .chain(["assertion"])
+            {
                 known.push(name);
             }
             return Err(EvalProblem::new(
