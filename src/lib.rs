@@ -54,6 +54,7 @@ pub mod diff;
 mod doc;
 mod evals;
 pub mod exec;
+pub mod go_template;
 pub mod hooks;
 pub mod library;
 pub mod mcp;

@@ -42,7 +42,7 @@ pub(crate) fn subjects(
     let wanted = |name: &str| names.is_empty() || names.iter().any(|n| n == name);
     let mut subjects = Vec::new();
     for binding in config.tools.values().filter(|b| wanted(&b.name)) {
-        let Some(spec) = &binding.exec else {
+        let Some(spec) = binding.exec() else {
             warnings.push(format!(
                 "warning: tool `{}` has no exec block; nothing to check",
                 binding.name

@@ -116,7 +116,7 @@ fn target(
         });
     }
     let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
-    match &binding.exec {
+    match binding.exec() {
         Some(spec) => Ok(Target::Exec(spec.clone())),
         None => Err(UsageError::Unusable(format!(
             "tool `{}` has no `exec` block, so promptexec cannot call it",

@@ -113,7 +113,7 @@ fn listed_tools<'a>(
     let mut tools = Vec::new();
     for binding in config.tools.values() {
         let def = defined(&binding.name);
-        let (mode, source) = match &binding.exec {
+        let (mode, source) = match binding.exec() {
             Some(exec) => (mode_of(exec), command_line(exec)),
             None => ("unbound", "config (no exec block)".to_string()),
         };

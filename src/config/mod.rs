@@ -12,9 +12,15 @@ pub use discover::{ConfigSource, discover};
 pub use load::{LoadError, load};
 pub use model::{
     Credential, EnvMode, EvalBinding, EventMethod, ExecSpec, Hook, HookKind, HookMode, HookPhase,
-    HookType, Intercept, LogFormat, LogLevel, Logging, MCP_TRANSPORT_HEADERS, McpEndpoint,
-    McpServer, McpToolFilter, ModelDefaults, ObserveEvents, OnFailure, Pricing, Provider,
-    RateLimit, RuntimeConfig, RuntimeMode, ServerHook, ToolBinding,
+    HookType, HttpRequestMapping, HttpTool, Intercept, LogFormat, LogLevel, Logging,
+    MCP_TRANSPORT_HEADERS, McpEndpoint, McpServer, McpToolFilter, MockAnswer, MockTool,
+    ModelDefaults, ObserveEvents, OnFailure, Pricing, Provider, RateLimit, RuntimeConfig,
+    RuntimeMode, ServerHook, ToolBinding, ToolRun,
 };
 pub use phase::{Phase, Place};
+#[allow(
+    unused_imports,
+    reason = "for PromptArena's kind: Tool files (src/arena)"
+)]
+pub(crate) use resolve::{TOOL_RUN_KEYS, ToolWay, read_tool_run, template_at};
 pub use secrets::{looks_secret, register_secrets};

@@ -194,9 +194,102 @@ crate::wire_enum! {
 #[derive(Debug, Clone)]
 pub struct ToolBinding {
     pub name: String,
-    /// `None` for a tool PromptKit runs some other way (HTTP, mock, client).
-    pub exec: Option<ExecSpec>,
+    pub run: ToolRun,
     pub pos: Pos,
+}
+
+impl ToolBinding {
+    /// How to start the tool's process, for an exec tool.
+    pub fn exec(&self) -> Option<&ExecSpec> {
+        match &self.run {
+            ToolRun::Exec(spec) => Some(spec),
+            _ => None,
+        }
+    }
+}
+
+/// How a bound tool is answered (`mode` and the keys that go with it).
+#[derive(Debug, Clone)]
+pub enum ToolRun {
+    /// A process per call or a JSON-RPC server (`exec`).
+    Exec(ExecSpec),
+    /// Answered without any process (`mode: mock`).
+    Mock(MockTool),
+    /// An HTTP request per call (`mode: live`, `http`).
+    Http(Box<HttpTool>),
+    /// Answered by the application's own code (`mode: client`, `mode: local`) or
+    /// an MCP server named elsewhere (`mode: mcp`): nothing promptexec can call.
+    Elsewhere { mode: String },
+    /// No way to run it is given.
+    Unbound,
+}
+
+impl ToolRun {
+    /// The word a listing shows for how the tool runs.
+    pub fn mode(&self) -> &str {
+        match self {
+            ToolRun::Exec(spec) => spec.runtime.as_str(),
+            ToolRun::Mock(_) => "mock",
+            ToolRun::Http(_) => "live",
+            ToolRun::Elsewhere { mode } => mode,
+            ToolRun::Unbound => "unbound",
+        }
+    }
+}
+
+/// A mock tool: its answer, and how long a call may take (`timeout_ms`).
+#[derive(Debug, Clone)]
+pub struct MockTool {
+    pub answer: MockAnswer,
+    /// `mock_parts` as written: content parts shown beside the result.
+    pub parts: Option<serde_json::Value>,
+    pub timeout: Option<Duration>,
+}
+
+/// What a mock tool answers.
+#[derive(Debug, Clone)]
+pub enum MockAnswer {
+    /// `mock_result`: the same value for every call.
+    Result(serde_json::Value),
+    /// `mock_template`: a Go text/template rendered against the call's arguments; the
+    /// output is the result when it parses as JSON, else `{"result": TEXT}`.
+    Template(crate::go_template::Template),
+    /// Neither: PromptKit's fixed `{"result": "mock response"}`.
+    Default,
+}
+
+/// A live tool: one HTTP request per call (`http`).
+#[derive(Debug, Clone)]
+pub struct HttpTool {
+    /// May hold `{{.arg}}` placeholders filled from the arguments.
+    pub url: crate::go_template::Template,
+    /// Upper case; `POST` when not given.
+    pub method: String,
+    pub headers: IndexMap<String, String>,
+    /// `Header=VARIABLE`: the header is set from the variable when it is set.
+    pub headers_from_env: Vec<(String, String)>,
+    /// The request's deadline (`http.timeout_ms`, else the tool's `timeout_ms`).
+    pub timeout: Option<Duration>,
+    /// Top-level fields of a JSON object answer replaced by `[REDACTED]`.
+    pub redact: Vec<String>,
+    pub request: Option<HttpRequestMapping>,
+    /// `response.body_mapping`: a JMESPath expression applied to the answer.
+    pub response_mapping: Option<String>,
+    pub pos: Pos,
+}
+
+/// How the arguments become the request (`http.request`).
+#[derive(Debug, Clone, Default)]
+pub struct HttpRequestMapping {
+    pub query_params: Vec<String>,
+    /// Header name to a template over the arguments.
+    pub header_params: IndexMap<String, crate::go_template::Template>,
+    /// A JMESPath expression reshaping the body's arguments.
+    pub body_mapping: Option<String>,
+    pub exclude: Vec<String>,
+    pub static_query: IndexMap<String, String>,
+    pub static_headers: IndexMap<String, String>,
+    pub static_body: serde_json::Map<String, serde_json::Value>,
 }
 
 /// An MCP server the config binds (`spec.mcp_servers[]`). Its tools are named

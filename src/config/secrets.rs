@@ -67,7 +67,7 @@ pub fn register_secrets(config: &RuntimeConfig, env: &dyn Fn(&str) -> Option<Str
     config
         .tools
         .values()
-        .filter_map(|tool| tool.exec.as_ref())
+        .filter_map(|tool| tool.exec())
         .for_each(listed);
     config.evals.values().for_each(|eval| listed(&eval.exec));
     for hook in config.hooks.values() {

@@ -30,7 +30,7 @@ pub(crate) fn launch_problems(config: &RuntimeConfig) -> Diagnostics {
     let tools = config
         .tools
         .iter()
-        .filter_map(|(name, tool)| Some((format!("spec.tools.{name}.exec"), tool.exec.as_ref()?)));
+        .filter_map(|(name, tool)| Some((format!("spec.tools.{name}.exec"), tool.exec()?)));
     let evals = config
         .evals
         .iter()

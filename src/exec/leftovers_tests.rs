@@ -20,8 +20,8 @@ fn tool(dir: &Path, script: &str) -> ExecSpec {
     std::fs::write(&file, yaml).expect("config");
     let loaded = config::load(&file, true).expect("the config loads");
     loaded.value.tools["leaver"]
-        .exec
-        .clone()
+        .exec()
+        .cloned()
         .expect("an exec tool")
 }
 

@@ -237,7 +237,7 @@ fn unprovided_tools(
 
 /// Whether the config runs tool `name`: an exec binding, or a bound MCP server's tool.
 fn provided(name: &str, config: &RuntimeConfig) -> bool {
-    let bound = config.tools.get(name).is_some_and(|t| t.exec.is_some());
+    let bound = config.tools.get(name).is_some_and(|t| t.exec().is_some());
     bound || (crate::mcp::is_mcp(name) && names_a_bound_server(name, config))
 }
 

@@ -188,7 +188,7 @@ impl<'a> Session<'a> {
         let tools = entries
             .iter()
             .filter_map(|name| {
-                let spec = config.tools.get(*name)?.exec.as_ref()?;
+                let spec = config.tools.get(*name)?.exec()?;
                 Some((name.to_string(), ToolCaller::new(name, spec)))
             })
             .collect();

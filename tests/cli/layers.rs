@@ -20,7 +20,17 @@ mod lex;
 /// `wire` holds only the `wire_enum!` macro, which the vocabulary at layer 0 uses.
 const LAYERS: &[(i32, &[&str])] = &[
     (-1, &["wire"]),
-    (0, &["doc", "peer_text", "secret", "conversation", "diff"]),
+    (
+        0,
+        &[
+            "doc",
+            "peer_text",
+            "secret",
+            "conversation",
+            "diff",
+            "go_template",
+        ],
+    ),
     (1, &["atomic_file", "template", "config"]),
     (2, &["library", "exec"]),
     (3, &["tools", "hooks"]),

@@ -12,49 +12,44 @@ use crate::config::model::*;
 
 use super::document::{Resolver, join_clean};
 
+mod tool_run;
+
+pub(crate) use tool_run::{TOOL_RUN_KEYS, ToolWay, read_tool_run, template_at};
+
 /// Tool keys that only describe the tool; the pack's definition is the one used.
 const TOOL_KEYS_DESCRIPTIVE: &[&str] = &["name", "description"];
 
-/// Tool keys PromptKit uses for tools it runs other than by exec.
-const TOOL_KEYS_UNUSED: &[&str] = &[
-    "input_schema",
-    "output_schema",
-    "mode",
-    "timeout_ms",
-    "mock_result",
-    "mock_template",
-    "mock_parts",
-    "http",
-    "client",
-];
+/// Tool keys PromptKit uses that promptexec does not act on.
+const TOOL_KEYS_UNUSED: &[&str] = &["input_schema", "output_schema", "client"];
 
 impl Resolver<'_> {
     pub(super) fn tool(&mut self, key: &Key, node: &Node) -> Option<ToolBinding> {
         let what = format!("spec.tools.{}", key.name);
         let mut f = self.cx.map(node, &what)?;
-        let exec = f.get("exec");
         f.allow(TOOL_KEYS_DESCRIPTIVE);
+        f.allow(TOOL_RUN_KEYS);
         self.cx.ignored_keys(&mut f, TOOL_KEYS_UNUSED, &what);
         self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
-        let exec = match exec {
-            Some(exec) => {
+        let run = match read_tool_run(self.cx, node, &what)? {
+            ToolWay::Exec(exec) => {
                 let exec_what = format!("{what}.exec");
                 let mut ef = self.cx.map(exec, &exec_what)?;
                 let spec = self.exec_spec(&mut ef, exec.pos, &exec_what);
                 self.cx.unknown_keys(&ef, &exec_what, UnknownKeys::Error);
-                Some(spec?)
+                ToolRun::Exec(spec?)
             }
-            None => {
+            ToolWay::Run(ToolRun::Unbound) => {
                 self.cx.warning(
                     key.pos,
-                    format!("{what} has no `exec` block; promptexec can only call exec tools"),
+                    format!("{what} says neither `exec`, `mode: mock` nor `mode: live`; promptexec cannot call it"),
                 );
-                None
+                ToolRun::Unbound
             }
+            ToolWay::Run(run) => run,
         };
         Some(ToolBinding {
             name: key.name.clone(),
-            exec,
+            run,
             pos: key.pos,
         })
     }
@@ -338,10 +333,10 @@ mod tests {
             "spec:\n  tools:\n    a:\n      exec:\n        command: ./bin/a\n        working_dir: ../data\n    b:\n      exec:\n        command: python3\n        args: [./b.py]\n",
         );
         assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
-        let a = config.tools["a"].exec.as_ref().expect("exec");
+        let a = config.tools["a"].exec().expect("exec");
         assert_eq!(a.command, Path::new("/project/conf/bin/a"));
         assert_eq!(a.working_dir, Path::new("/project/conf/../data"));
-        let b = config.tools["b"].exec.as_ref().expect("exec");
+        let b = config.tools["b"].exec().expect("exec");
         assert_eq!(
             b.command,
             Path::new("python3"),
@@ -370,7 +365,7 @@ mod tests {
             "spec:\n  tools:\n    a:\n      exec:\n        command: [python3, ./a.py, --fast]\n",
         );
         assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
-        let a = config.tools["a"].exec.as_ref().expect("exec");
+        let a = config.tools["a"].exec().expect("exec");
         assert_eq!(a.command, Path::new("python3"));
         assert_eq!(a.args, ["./a.py", "--fast"]);
         assert_eq!(a.arg_positions.len(), 2);

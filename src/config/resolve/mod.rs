@@ -10,3 +10,4 @@ mod provider;
 mod server_hook;
 
 pub(super) use document::resolve;
+pub(crate) use exec::{TOOL_RUN_KEYS, ToolWay, read_tool_run, template_at};

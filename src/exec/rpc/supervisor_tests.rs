@@ -38,8 +38,8 @@ fn spec(dir: &Path, hello_delay: &str) -> ExecSpec {
     std::fs::write(&file, yaml).expect("config");
     let loaded = config::load(&file, true).expect("the config loads");
     loaded.value.tools["probe"]
-        .exec
-        .clone()
+        .exec()
+        .cloned()
         .expect("an exec tool")
 }
 

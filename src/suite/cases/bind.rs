@@ -66,7 +66,7 @@ pub(crate) fn bind_tool<'c>(
         out.push(unknown(file, name, "tool", &names));
         return None;
     };
-    if binding.exec.is_none() {
+    if binding.exec().is_none() {
         out.push(Diagnostic::error(
             file,
             name.pos,
@@ -76,7 +76,7 @@ pub(crate) fn bind_tool<'c>(
             ),
         ));
     }
-    binding.exec.as_ref().map(BoundTool::Exec)
+    binding.exec().map(BoundTool::Exec)
 }
 
 /// The case's hook and where it is called, or `None` with the problems in `out`.
