@@ -42,7 +42,7 @@ pub(super) fn compile(
     let pack = build_pack(&arena, &parts, &mut found);
     let config = build_config(&mut arena, &parts, check_files, &mut found);
     found.extend(super::check::check(&arena));
-    let (Some((pack, source_map)), Some(mut config)) = (pack, config) else {
+    let (Some((pack, source_map)), Some((mut config, config_map))) = (pack, config) else {
         return Err(Rejected(found));
     };
     // The Arena's defaults for what a provider does not set itself.
@@ -58,6 +58,7 @@ pub(super) fn compile(
         arena,
         pack,
         source_map,
+        config_map,
         config,
     };
     finish(project, found)
@@ -87,16 +88,26 @@ fn build_pack(
     parts: &Parts,
     found: &mut Diagnostics,
 ) -> Option<(pack::Pack, SourceMap)> {
-    let mut map = SourceMap::default();
+    let mut map = SourceMap::on_line(1);
     let top = map.file(&arena.path);
     let start = Pos::START;
     let mut prompts = Vec::new();
+    let defined: Vec<&str> = arena.tools.iter().map(|t| t.name.as_str()).collect();
     for (file, task_type, prompt) in &parts.prompts {
         let index = map.file(file);
+        let prompt = offered_tools(clone_out(prompt), &defined, file, found);
         prompts.push((
             OutKey::in_file(task_type.clone(), start, index),
-            Out::In(index, Box::new(clone_out(prompt))),
+            Out::In(index, Box::new(prompt)),
         ));
+    }
+    if prompts.is_empty() {
+        found.push(Diagnostic::error(
+            &arena.path,
+            arena.defaults_pos,
+            "spec.prompt_configs: the Arena names no prompt config for its scenarios to play",
+        ));
+        return None;
     }
     let mut tools = Vec::new();
     for ((file, def), tool) in parts.tools.iter().zip(&arena.tools) {
@@ -184,13 +195,15 @@ fn pack_words(mut d: Diagnostic, parts: &Parts, arena: &Arena) -> Diagnostic {
     d
 }
 
-/// Pointers of a pack diagnostic found after loading (rendering, evals), placed and
-/// said in the words of the file they point into.
+/// A diagnostic found after loading that points into the compiled pack (rendering,
+/// evals) or config (providers), placed and said in the words of the file it
+/// points into.
 pub(crate) fn place_pack_diagnostics(project: &Project, found: &Diagnostics) -> Diagnostics {
     found
         .iter()
         .map(|d| {
             let placed = project.source_map.place(d, &project.arena.path);
+            let placed = project.config_map.place(&placed, &project.arena.path);
             let mut words = placed;
             for p in &project.arena.prompt_configs {
                 if words.file == p.file {
@@ -201,6 +214,58 @@ pub(crate) fn place_pack_diagnostics(project: &Project, found: &Diagnostics) -> 
             words
         })
         .collect()
+}
+
+/// A prompt's `tools` without the names no Tool file defines: PromptArena offers
+/// those from elsewhere (MCP servers, sandboxes, skills, A2A agents); here they are
+/// not offered, each named in a warning. MCP tools (`mcp__...`) stay: the config's
+/// MCP servers bring them.
+fn offered_tools(prompt: Out, defined: &[&str], file: &Path, found: &mut Diagnostics) -> Out {
+    let Out::Map(entries, pos) = prompt else {
+        return prompt;
+    };
+    let entries = entries
+        .into_iter()
+        .map(|(key, value)| {
+            let Out::Node(Node {
+                value: Value::Seq(items),
+                pos: list_pos,
+                offset,
+            }) = value
+            else {
+                return (key, value);
+            };
+            if key.name != "tools" {
+                let node = Node {
+                    value: Value::Seq(items),
+                    pos: list_pos,
+                    offset,
+                };
+                return (key, Out::Node(node));
+            }
+            let kept = items
+                .into_iter()
+                .filter(|item| match item.as_str() {
+                    Some(name) if !defined.contains(&name) && !name.starts_with("mcp__") => {
+                        found.push(Diagnostic::warning(
+                            file,
+                            item.pos,
+                            format!("spec.allowed_tools: no Tool file of the Arena defines `{name}`; it is not offered"),
+                        ));
+                        false
+                    }
+                    _ => true,
+                })
+                .collect();
+            let node = Node {
+                value: Value::Seq(kept),
+                pos: list_pos,
+                offset,
+            };
+            (key, Out::Node(node))
+        })
+        .collect();
+    Out::Map(entries, pos)
 }
 
 fn clone_out(out: &Out) -> Out {
@@ -224,8 +289,9 @@ fn build_config(
     parts: &Parts,
     check_files: bool,
     found: &mut Diagnostics,
-) -> Option<RuntimeConfig> {
-    let mut map = SourceMap::default();
+) -> Option<(RuntimeConfig, SourceMap)> {
+    // On a line of its own, so its positions are not taken for the pack's.
+    let mut map = SourceMap::on_line(2);
     let top = map.file(&arena.path);
     let start = Pos::START;
     let mut spec: Vec<(OutKey, Out)> = Vec::new();
@@ -360,6 +426,7 @@ fn build_config(
         return None;
     }
     config.path = Some(arena.path.clone());
+    let map_kept = map;
     if let Some(file) = &arena.runtime {
         match config::load(file, check_files) {
             Ok(loaded) => {
@@ -385,7 +452,7 @@ fn build_config(
             pos,
         });
     }
-    Some(config)
+    Some((config, map_kept))
 }
 
 /// `spec.providers[N].x` of the compiled config is `spec.x` of the Provider file.

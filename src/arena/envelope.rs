@@ -48,12 +48,13 @@ pub(super) fn envelope<'n>(
     let mut top = cx.map(root, &what)?;
     match top.get("apiVersion") {
         Some(node) => {
+            // PromptArena's schema asks only for a string here.
             if let Some(version) = cx.string(node, "apiVersion")
                 && version != API_VERSION
             {
-                cx.error(
+                cx.warning(
                     node.pos,
-                    format!("apiVersion: expected `{API_VERSION}`, found `{version}`"),
+                    format!("apiVersion: `{version}` is read as `{API_VERSION}`, the only version there is"),
                 );
             }
         }

@@ -23,6 +23,8 @@ pub(crate) struct Project {
     pub pack: Pack,
     /// Where each part of the pack was written, for problems found in it later.
     pub source_map: SourceMap,
+    /// Where each part of the config was written.
+    pub config_map: SourceMap,
     /// The Provider files (with the inline `runtime`, or the RuntimeConfig file it
     /// names, and `mcp_servers`) as one RuntimeConfig.
     pub config: RuntimeConfig,

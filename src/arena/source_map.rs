@@ -62,13 +62,25 @@ impl OutKey {
 }
 
 /// The compiled text and where each of its parts came from.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct SourceMap {
     files: Vec<PathBuf>,
     origins: Vec<Origin>,
+    /// The line the compiled text is written on: two maps on different lines tell
+    /// their positions apart.
+    line: u32,
 }
 
 impl SourceMap {
+    /// A map for a compiled text written on `line` (the lines before it empty).
+    pub(crate) fn on_line(line: u32) -> Self {
+        Self {
+            files: Vec::new(),
+            origins: Vec::new(),
+            line: line.max(1),
+        }
+    }
+
     /// Adds a file the compiled text draws on; its index, for [`Out::In`].
     pub(crate) fn file(&mut self, path: &Path) -> usize {
         if let Some(i) = self.files.iter().position(|f| f == path) {
@@ -81,7 +93,7 @@ impl SourceMap {
     /// Writes `value` as one line of JSON, remembering where each part came from.
     pub(crate) fn write(&mut self, value: &Out, file: usize) -> String {
         let mut writer = Writer {
-            text: String::new(),
+            text: "\n".repeat(self.line as usize - 1),
             col: 1,
             map: self,
         };
@@ -93,7 +105,7 @@ impl SourceMap {
     /// that starts there, else the nearest one starting before it (a position inside
     /// a string is the string's).
     fn origin(&self, pos: Pos) -> Option<(&Path, Pos)> {
-        if pos.line != 1 {
+        if pos.line != self.line {
             return None;
         }
         let at = self.origins.partition_point(|o| o.col <= pos.col);
@@ -104,7 +116,7 @@ impl SourceMap {
     /// `diagnostic` moved to where it was written, when it points into the compiled
     /// text (`compiled` is the name that text is known by).
     pub(crate) fn place(&self, diagnostic: &Diagnostic, compiled: &Path) -> Diagnostic {
-        if diagnostic.file != compiled {
+        if diagnostic.file != compiled || diagnostic.pos.is_some_and(|p| p.line != self.line) {
             return diagnostic.clone();
         }
         let mut placed = diagnostic.clone();
@@ -236,7 +248,7 @@ mod tests {
     #[test]
     fn positions_of_the_json_go_back_to_the_yaml() {
         let yaml = parse_yaml(Path::new("a.yaml"), "a: 1\nb:\n  c: [x, \"y\"]\n").expect("yaml");
-        let mut map = SourceMap::default();
+        let mut map = SourceMap::on_line(1);
         let file = map.file(Path::new("a.yaml"));
         let text = map.write(&Out::Node(yaml.clone()), file);
         assert_eq!(text, r#"{"a":1,"b":{"c":["x","y"]}}"#);
