@@ -170,13 +170,10 @@ fn walk(
     }
     for key in EXTRAS_UNPLAYED {
         if let Some((k, node)) = f.entry(key) {
-            cx.warning(
-                k.pos,
-                format!(
-                    "spec.{key}: a PromptArena key promptexec does not play yet; it is ignored"
-                ),
-            );
-            arena.extras.insert((*key).to_string(), raw(node, path));
+            // Warned about once everything is read (with how many entries it has).
+            let mut kept = raw(node, path);
+            kept.pos = k.pos;
+            arena.extras.insert((*key).to_string(), kept);
         }
     }
     cx.unknown_keys(&f, "spec", UnknownKeys::Error);

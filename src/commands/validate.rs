@@ -180,6 +180,14 @@ fn check_arena(path: &Path, args: &ValidateArgs) -> Result<ValidateRecord, CliEr
         Err(CliError::Invalid(problems)) => findings.diagnostics.extend(problems),
         Err(other) => return Err(other),
     }
+    // A problem found both checking the pack and planning it is said once.
+    let mut said = Diagnostics::default();
+    for d in findings.diagnostics.iter() {
+        if !said.iter().any(|seen| seen == d) {
+            said.push(d.clone());
+        }
+    }
+    findings.diagnostics = said;
     Ok(findings)
 }
 
