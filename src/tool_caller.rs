@@ -1,5 +1,5 @@
-//! Calling one tool however it runs: above both `tools` (exec tools) and `mcp` (MCP
-//! servers' tools), so neither needs the other.
+//! Calling one tool however it runs: above both `tools` (exec, mock and live tools)
+//! and `mcp` (MCP servers' tools), so neither needs the other.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,13 +7,16 @@ use std::time::Duration;
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{ExecSpec, RuntimeMode};
+use crate::config::{ExecSpec, HttpTool, MockTool, RuntimeMode, ToolBinding, ToolRun};
 use crate::mcp::McpClient;
 
-use crate::tools::{ToolReport, ToolRequest, ToolServer, call_tool, tool_request};
+use crate::tools::{
+    ToolReport, ToolRequest, ToolServer, call_http, call_mock, call_tool, tool_request,
+};
 
-/// One tool, however it runs: a process per call, a supervised server, or a tool of
-/// an MCP server (shared by all of that server's tools).
+/// One tool, however it runs: a process per call, a supervised server, a tool of an
+/// MCP server (shared by all of that server's tools), a mock answer, or an HTTP
+/// request.
 pub(crate) enum ToolCaller {
     OneShot {
         name: String,
@@ -25,6 +28,28 @@ pub(crate) enum ToolCaller {
         tool: String,
         server: Arc<McpClient>,
     },
+    Mock {
+        name: String,
+        tool: MockTool,
+    },
+    Http {
+        name: String,
+        tool: Box<HttpTool>,
+        client: reqwest::Client,
+    },
+}
+
+/// Why a binding has no caller.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CallerError {
+    #[error("tool `{name}` runs in mode `{mode}`, which promptexec cannot call")]
+    Elsewhere { name: String, mode: String },
+    #[error(
+        "tool `{name}` has no way to run in the config: give it an `exec` block, `mode: mock` or `mode: live`"
+    )]
+    Unbound { name: String },
+    #[error("tool `{name}`: the HTTP client could not be built: {reason}")]
+    Client { name: String, reason: String },
 }
 
 impl ToolCaller {
@@ -35,6 +60,39 @@ impl ToolCaller {
                 spec: spec.clone(),
             },
             RuntimeMode::Server => ToolCaller::Server(Box::new(ToolServer::new(name, spec))),
+        }
+    }
+
+    /// The caller for any binding the config gives: exec (one-shot or server), mock,
+    /// or live HTTP; an error for a tool answered elsewhere or not bound at all.
+    pub(crate) fn for_binding(binding: &ToolBinding) -> Result<Self, CallerError> {
+        let name = &binding.name;
+        match &binding.run {
+            ToolRun::Exec(spec) => Ok(ToolCaller::new(name, spec)),
+            ToolRun::Mock(tool) => Ok(ToolCaller::Mock {
+                name: name.clone(),
+                tool: tool.clone(),
+            }),
+            ToolRun::Http(tool) => {
+                let client = crate::provider::http_client_builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .no_proxy()
+                    .build()
+                    .map_err(|e| CallerError::Client {
+                        name: name.clone(),
+                        reason: e.to_string(),
+                    })?;
+                Ok(ToolCaller::Http {
+                    name: name.clone(),
+                    tool: tool.clone(),
+                    client,
+                })
+            }
+            ToolRun::Elsewhere { mode } => Err(CallerError::Elsewhere {
+                name: name.clone(),
+                mode: mode.clone(),
+            }),
+            ToolRun::Unbound => Err(CallerError::Unbound { name: name.clone() }),
         }
     }
 
@@ -82,6 +140,11 @@ impl ToolCaller {
             ToolCaller::Mcp { name, tool, server } => {
                 server.call(tool, name, request.args, timeout).await
             }
+            // Neither has `pending` answers either.
+            ToolCaller::Mock { name, tool } => call_mock(name, tool, request.args),
+            ToolCaller::Http { name, tool, client } => {
+                call_http(name, tool, client, request.args, timeout, cancel).await
+            }
         }
     }
 
@@ -90,7 +153,7 @@ impl ToolCaller {
         match self {
             ToolCaller::Server(server) => server.kill(),
             ToolCaller::Mcp { server, .. } => server.kill(),
-            ToolCaller::OneShot { .. } => {}
+            ToolCaller::OneShot { .. } | ToolCaller::Mock { .. } | ToolCaller::Http { .. } => {}
         }
     }
 
@@ -99,7 +162,10 @@ impl ToolCaller {
             ToolCaller::Server(server) => server.shutdown().await,
             // The server is shared by all its tools: whoever owns it stops it (a
             // session's tool set stops all its servers at once).
-            ToolCaller::Mcp { .. } | ToolCaller::OneShot { .. } => {}
+            ToolCaller::Mcp { .. }
+            | ToolCaller::OneShot { .. }
+            | ToolCaller::Mock { .. }
+            | ToolCaller::Http { .. } => {}
         }
     }
 }

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::args::{InvokeArgs, InvokeFormat};
 use crate::cli::{CliError, Console, Exit, Settings, Unknown, UsageError};
-use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeMode};
+use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeMode, ToolBinding, ToolRun};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::report::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout};
 use crate::tool_caller::ToolCaller;
@@ -40,6 +40,8 @@ enum Target {
     Exec(ExecSpec),
     /// Tool `tool` of an MCP server.
     Mcp { server: McpServer, tool: String },
+    /// A mock or live (HTTP) tool of the config.
+    Bound(Box<ToolBinding>),
 }
 
 /// The calls to make, their arguments read and checked (a batch as it streams).
@@ -73,6 +75,22 @@ pub(super) fn run(
         }
         Target::Mcp { server, tool } => {
             let report = mcp_call::execute(&plan, server, tool, args)?;
+            return show(console, &report, &plan);
+        }
+        Target::Bound(_) if args.batch.is_some() => {
+            return Err(UsageError::not_here(
+                "--batch",
+                "calls exec and server tools; a mock or live tool is called one call at a time",
+            )
+            .into());
+        }
+        Target::Bound(binding) => {
+            let Calls::One(tool_args) = calls(args, console)? else {
+                unreachable!("--batch was refused above");
+            };
+            let caller = ToolCaller::for_binding(binding)
+                .map_err(|e| UsageError::Unusable(e.to_string()))?;
+            let report = execute_with(&caller, &plan, &tool_args)?;
             return show(console, &report, &plan);
         }
     };
@@ -116,12 +134,14 @@ fn target(
         });
     }
     let binding = lookup(&config.tools, &args.name, "tool", "the config")?;
-    match binding.exec() {
-        Some(spec) => Ok(Target::Exec(spec.clone())),
-        None => Err(UsageError::Unusable(format!(
-            "tool `{}` has no `exec` block, so promptexec cannot call it",
-            args.name
-        ))
+    match &binding.run {
+        ToolRun::Exec(spec) => Ok(Target::Exec(spec.clone())),
+        ToolRun::Mock(_) | ToolRun::Http(_) => Ok(Target::Bound(Box::new(binding.clone()))),
+        ToolRun::Elsewhere { .. } | ToolRun::Unbound => Err(UsageError::Unusable(
+            ToolCaller::for_binding(binding)
+                .err()
+                .map_or_else(String::new, |e| e.to_string()),
+        )
         .into()),
     }
 }
@@ -224,8 +244,15 @@ fn check_args(
 /// One call; an interrupt stops the child the way a deadline does, and the call is
 /// still reported.
 fn execute_one(plan: &Plan, spec: &ExecSpec, tool_args: &Json) -> Result<ToolReport, CliError> {
+    execute_with(&ToolCaller::new(&plan.name, spec), plan, tool_args)
+}
+
+fn execute_with(
+    caller: &ToolCaller,
+    plan: &Plan,
+    tool_args: &Json,
+) -> Result<ToolReport, CliError> {
     with_runtime(|| async {
-        let caller = ToolCaller::new(&plan.name, spec);
         let cancel = CancellationToken::new();
         let call = caller.call(tool_args, plan.timeout, &cancel);
         tokio::pin!(call);
@@ -267,6 +294,12 @@ fn ran(target: &Target) -> Ran {
             McpEndpoint::Stdio { exec, .. } => exec,
             McpEndpoint::Http { url, .. } => return Ran::Url(crate::mcp::shown_url(url)),
         },
+        Target::Bound(binding) => {
+            return Ran::Url(match &binding.run {
+                ToolRun::Http(http) => crate::mcp::shown_url(http.url.source()),
+                other => format!("the config's {} answer", other.mode()),
+            });
+        }
     };
     let mut command = vec![spec.command.display().to_string()];
     command.extend(spec.args.iter().cloned());

@@ -27,6 +27,9 @@ mod tests;
 
 use serde_json::Value as Json;
 
+/// A float64 as Go's `fmt` prints it with `%v` or `%g`.
+pub use value::go_float;
+
 /// What a missing map key gives (Go's `missingkey` option).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Missing {

@@ -93,7 +93,7 @@ impl V {
 
 /// A float64 as `%v` prints it: the shortest digits that read back the same, in
 /// exponent form (`1e+06`) when the exponent is below -4 or at least 6.
-pub(super) fn go_float(f: f64) -> String {
+pub fn go_float(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }

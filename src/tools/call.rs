@@ -24,11 +24,14 @@ crate::wire_enum! {
 }
 
 crate::wire_enum! {
-    /// How a tool runs: a process per call, a JSON-RPC server, or an MCP server.
+    /// How a tool runs: a process per call, a JSON-RPC server, an MCP server, a
+    /// mock answer, or an HTTP request.
     pub enum ToolMode {
         Exec = "exec",
         Server = "server",
         Mcp = "mcp",
+        Mock = "mock",
+        Live = "live",
     }
 }
 
