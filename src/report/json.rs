@@ -133,6 +133,9 @@ impl Serialize for JsonReport<'_> {
         map.serialize_entry("messages", &record.messages)?;
         map.serialize_entry("turns", &Outcomes(record))?;
         map.serialize_entry("tool_calls", &Picked(events, is_tool_call))?;
+        if let Some(workflow) = crate::session::workflow_of(events.iter()) {
+            map.serialize_entry("workflow", &workflow)?;
+        }
         map.serialize_entry("hook_decisions", &Picked(events, is_hook))?;
         map.serialize_entry("hooks_ran", &Picked(events, is_hooks_ran))?;
         map.serialize_entry("decisions", &Picked(events, is_decision))?;

@@ -151,6 +151,10 @@ pub enum SessionEvent {
         /// `state` ends the workflow.
         #[serde(default)]
         terminal: bool,
+        /// The system prompt the conversation goes on with, rendered for the state
+        /// entered by a transition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        system_prompt: Option<String>,
     },
     /// Boxed: a result is the largest event by far, and every event would be its size.
     Eval(Box<EvalResult>),

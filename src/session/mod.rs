@@ -34,3 +34,4 @@ pub use guardrails::{Blocked, DEFAULT_BLOCKED_MESSAGE, Guarded, Guardrails, PII_
 pub use log::{EventLog, Events};
 pub use replay::{EvalPoints, judged};
 pub use status::CallStatus;
+pub(crate) use workflow::workflow_of;

@@ -251,6 +251,7 @@ impl WorkflowRecorder {
                 redirected_from,
                 refused,
                 terminal,
+                ..
             } => {
                 let record = self.record.get_or_insert_with(WorkflowRecord::default);
                 if refused.is_some() {
@@ -296,6 +297,17 @@ impl WorkflowRecorder {
     pub(crate) fn record(&self) -> Option<WorkflowRecord> {
         self.record.clone()
     }
+}
+
+/// The workflow of a run as its events tell it; `None` when none was played.
+pub(crate) fn workflow_of<E: std::borrow::Borrow<SessionEvent>>(
+    events: impl IntoIterator<Item = E>,
+) -> Option<WorkflowRecord> {
+    let mut recorder = WorkflowRecorder::default();
+    for event in events {
+        recorder.observe(event.borrow());
+    }
+    recorder.record
 }
 
 #[cfg(test)]

@@ -155,6 +155,7 @@ fn the_recorder_reads_states_transitions_and_speakers_from_events() {
             redirected_from: None,
             refused: refused.map(str::to_string),
             terminal: state == "b",
+            system_prompt: None,
         };
     let said = |turn, content: &str| SessionEvent::Assistant {
         turn,

@@ -16,7 +16,7 @@ use indexmap::IndexMap;
 
 use crate::doc::Pos;
 
-pub(crate) use parse::parse;
+pub(crate) use parse::{check_prompts, parse};
 
 /// The name of the tool the model is offered to move the workflow on.
 pub const TRANSITION_TOOL: &str = "workflow__transition";
@@ -44,6 +44,8 @@ pub struct State {
     pub name: String,
     /// The prompt that speaks in this state; empty for a composition state.
     pub prompt_task: String,
+    /// Where `prompt_task` is written (the state's place when it is not).
+    pub prompt_task_pos: Pos,
     pub description: Option<String>,
     /// Event name to the state it leads to, in file order.
     pub on_event: IndexMap<String, String>,

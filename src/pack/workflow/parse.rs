@@ -18,7 +18,6 @@ const STATE_KEYS_UNUSED: &[&str] = &["skills", "composition", "artifacts"];
 
 /// Where each reference of a state is written, for the checks across states.
 struct Places {
-    prompt_task: Pos,
     targets: IndexMap<String, Pos>,
     on_max_visits: Pos,
 }
@@ -172,6 +171,7 @@ fn state(name: &str, node: &Node, at: &str, cx: &mut Checker) -> Option<(State, 
     let state = State {
         name: name.to_string(),
         prompt_task,
+        prompt_task_pos: prompt_pos,
         description,
         on_event,
         terminal,
@@ -181,7 +181,6 @@ fn state(name: &str, node: &Node, at: &str, cx: &mut Checker) -> Option<(State, 
         pos: node.pos,
     };
     let places = Places {
-        prompt_task: prompt_pos,
         targets,
         on_max_visits: redirect_pos,
     };
@@ -241,20 +240,6 @@ fn references(
     }
     for (state, place) in w.states.values().zip(places) {
         let state_at = ptr(&ptr(at, "states"), &state.name);
-        if let Some(prompts) = prompts
-            && state.orchestration != Orchestration::Composition
-            && !prompts.contains(&state.prompt_task.as_str())
-        {
-            let hint = suggest(&state.prompt_task, prompts.iter().copied());
-            cx.error(
-                place.prompt_task,
-                format!(
-                    "{state_at}/prompt_task: `{}` is not a prompt{hint}",
-                    state.prompt_task
-                ),
-            );
-            ok = false;
-        }
         for (event, target) in &state.on_event {
             if !w.states.contains_key(target) {
                 let hint = suggest(target, names());
@@ -277,6 +262,34 @@ fn references(
             );
             ok = false;
         }
+    }
+    if let Some(prompts) = prompts {
+        ok &= check_prompts(w, at, prompts, cx);
+    }
+    ok
+}
+
+/// Every state's `prompt_task` is one of `prompts` (a composition state has none);
+/// each that is not is an error at its place. For a reader that knows the prompts
+/// only after the workflow (an Arena config's prompt configs).
+pub(crate) fn check_prompts(w: &Workflow, at: &str, prompts: &[&str], cx: &mut Checker) -> bool {
+    let mut ok = true;
+    for state in w.states.values() {
+        if state.orchestration == Orchestration::Composition
+            || prompts.contains(&state.prompt_task.as_str())
+        {
+            continue;
+        }
+        let hint = suggest(&state.prompt_task, prompts.iter().copied());
+        cx.error(
+            state.prompt_task_pos,
+            format!(
+                "{}/prompt_task: `{}` is not a prompt{hint}",
+                ptr(&ptr(at, "states"), &state.name),
+                state.prompt_task
+            ),
+        );
+        ok = false;
     }
     ok
 }

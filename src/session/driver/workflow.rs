@@ -34,6 +34,7 @@ impl<'a> Session<'a> {
             redirected_from: None,
             refused: None,
             terminal: state.is_terminal(),
+            system_prompt: None,
         });
     }
 
@@ -54,23 +55,24 @@ impl<'a> Session<'a> {
     /// the caller or a composition moves on).
     pub(super) fn settle_workflow(&mut self, turn: u32) -> Option<TurnEnd> {
         let committed = self.workflow.as_mut()?.commit()?;
-        let run = self.workflow.as_ref()?;
-        let state = run.state();
+        let state = self.workflow.as_ref()?.state();
+        let moved = committed.refused.is_none();
+        // A state entered again is rendered anew: its brief may have changed.
+        if moved && let Some(prompt) = self.pack.prompts.get(&state.prompt_task) {
+            self.enter(prompt);
+        }
         self.emit(SessionEvent::Workflow {
             turn,
-            from: Some(committed.from.clone()),
-            state: committed.to.clone(),
+            from: Some(committed.from),
+            state: committed.to,
             trigger: Some(committed.event),
             redirected_from: committed.redirected_from,
-            refused: committed.refused.clone(),
+            refused: committed.refused,
             terminal: state.is_terminal(),
+            system_prompt: moved.then(|| self.system_prompt.clone()),
         });
-        if committed.refused.is_some() {
+        if !moved {
             return None;
-        }
-        // A state entered again is rendered anew: its brief may have changed.
-        if let Some(prompt) = self.pack.prompts.get(&state.prompt_task) {
-            self.enter(prompt);
         }
         match state.orchestration {
             Orchestration::External | Orchestration::Composition => {
