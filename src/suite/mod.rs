@@ -15,6 +15,7 @@ mod run;
 mod scenario;
 mod scenario_file;
 mod select;
+pub(crate) mod self_play;
 mod verdict;
 
 pub(crate) use crate::report::{Check, Shard};

@@ -5,6 +5,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Map, Value as Json};
@@ -25,6 +26,7 @@ use crate::session::{
 };
 
 use super::UserMessages;
+use super::self_play::Speaker;
 
 /// Everything a conversation needs, loaded and checked; nothing has started.
 pub(crate) struct ConversationPlan {
@@ -62,6 +64,9 @@ pub(crate) struct TurnScript {
     pub chaos: Vec<ToolFailure>,
     /// Streamed answers or not, over the run's choice.
     pub stream: Option<bool>,
+    /// A self-play turn: the persona writes the user message when the turn comes,
+    /// in place of the one given.
+    pub speaker: Option<Arc<Speaker>>,
 }
 
 /// A finished conversation: the record of what happened, and the model exchanges
@@ -287,7 +292,22 @@ async fn turns(
         session.approvals.scripted = script.consent;
         session.chaos.rules = script.chaos;
         session.stream = script.stream.unwrap_or(stream);
-        let end = session.turn(text).await;
+        let end = match &script.speaker {
+            None => session.turn(text).await,
+            Some(speaker) => match speaker.speak(&session.messages, i as u32 + 1).await {
+                Ok(spoken) => {
+                    tracing::info!(
+                        "self-play: turn {} written by {}",
+                        i + 1,
+                        spoken.answered_by
+                    );
+                    session.turn(&spoken.text).await
+                }
+                Err(err) => TurnEnd::Failed {
+                    reason: err.to_string(),
+                },
+            },
+        };
         let go_on = end.run_continues();
         turns.push(end);
         if !go_on {

@@ -79,7 +79,15 @@ pub(crate) enum SuiteEvent<'r> {
 /// finishes.
 pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) -> SuiteRecord {
     let started = Instant::now();
-    let total = plan.scenarios.len();
+    let (replanned, found) = super::self_play::replan(plan);
+    let plans: Vec<&ScenarioPlan> = plan
+        .scenarios
+        .iter()
+        .zip(&replanned)
+        .map(|(planned, again)| again.as_ref().unwrap_or(planned))
+        .collect();
+    let plans = &plans[..];
+    let total = plans.len();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let mut finished: Vec<Option<ScenarioRecord>> = (0..total).map(|_| None).collect();
@@ -88,7 +96,7 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
         for _ in 0..plan.jobs.min(total) {
             let sender = sender.clone();
             let (next, stop) = (&next, &stop);
-            scope.spawn(move || work(plan, next, stop, &sender));
+            scope.spawn(move || work(plan, plans, next, stop, &sender));
         }
         drop(sender);
         for (i, record) in results {
@@ -98,7 +106,7 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
     });
     let mut scenarios = Vec::new();
     let mut not_started = Vec::new();
-    for (scenario, record) in plan.scenarios.iter().zip(finished) {
+    for (scenario, record) in plans.iter().zip(finished) {
         match record {
             Some(record) => scenarios.push(record),
             None => not_started.push(scenario.scenario.id.clone()),
@@ -111,6 +119,8 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
     if plan.stop.is_cancelled() {
         exit = Exit::Interrupted;
     }
+    let mut warnings = plan.warnings.clone();
+    warnings.extend(found);
     SuiteRecord {
         pack: plan.pack_path.clone(),
         shard: plan.shard,
@@ -119,7 +129,7 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
         not_started,
         duration_ms: started.elapsed().as_millis() as u64,
         exit_code: exit.code(),
-        warnings: plan.warnings.clone(),
+        warnings,
     }
 }
 
@@ -127,6 +137,7 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
 /// or (with `fail_fast`) one has failed.
 fn work(
     plan: &SuitePlan,
+    scenarios: &[&ScenarioPlan],
     next: &AtomicUsize,
     stop: &AtomicBool,
     sender: &mpsc::Sender<(usize, ScenarioRecord)>,
@@ -138,10 +149,10 @@ fn work(
         let i = next.fetch_add(1, Ordering::SeqCst);
         // Looked at again once taken: a scenario not begun is reported as not
         // started, not as interrupted.
-        if i >= plan.scenarios.len() || plan.stop.is_cancelled() {
+        if i >= scenarios.len() || plan.stop.is_cancelled() {
             break;
         }
-        let record = play_scenario(plan, &plan.scenarios[i]);
+        let record = play_scenario(plan, scenarios[i]);
         // Stopped here, before the next is taken: a failure stops the suite no
         // later than its own worker would start another.
         if record.exit_code != 0 && plan.fail_fast {
@@ -363,6 +374,7 @@ fn turn_script(turn: &Turn) -> TurnScript {
         consent,
         chaos: turn.chaos.clone(),
         stream: turn.streaming,
+        speaker: turn.speaker.clone(),
     }
 }
 

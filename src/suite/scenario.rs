@@ -3,6 +3,7 @@
 //! the end of the conversation.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -11,6 +12,8 @@ use crate::conversation::ToolChoice;
 use crate::doc::Pos;
 use crate::pack::When;
 pub(crate) use crate::session::{FailureMode, ToolFailure};
+
+use super::self_play::{SelfPlayTurn, Speaker};
 
 /// One `kind: Scenario` file.
 #[derive(Debug, Clone)]
@@ -31,8 +34,9 @@ pub(crate) struct Scenario {
     pub tool_policy: Option<ScenarioPolicy>,
     /// The turns played, in file order.
     pub turns: Vec<Turn>,
-    /// The turns of the file promptexec does not play (self-play and `assistant`
-    /// turns): kept so their assertions are reported as skipped.
+    /// The turns of the file promptexec does not play (`assistant` turns, and
+    /// self-play turns with no role or persona to play them): kept so their
+    /// assertions are reported as skipped.
     pub unplayed: Vec<UnplayedTurn>,
     pub conversation_assertions: Vec<Assertion>,
     /// How many times the scenario is played (at least 1).
@@ -57,7 +61,7 @@ pub(crate) struct ScenarioPolicy {
     pub blocklist: Vec<String>,
 }
 
-/// One user turn.
+/// One user turn: scripted, or written by a self-play persona when played.
 #[derive(Debug, Clone)]
 pub(crate) struct Turn {
     pub content: String,
@@ -70,6 +74,9 @@ pub(crate) struct Turn {
     pub chaos: Vec<ToolFailure>,
     /// `streaming` for this turn, over the scenario's.
     pub streaming: Option<bool>,
+    /// A self-play turn: the persona that writes its message when it is played
+    /// (`content` is empty until then).
+    pub speaker: Option<Arc<Speaker>>,
 }
 
 /// A turn of the file that is not played, with the assertions written under it.
@@ -83,6 +90,8 @@ pub(crate) struct UnplayedTurn {
     /// Why it is not played.
     pub reason: String,
     pub assertions: Vec<Assertion>,
+    /// A self-play turn as written: played once its role and persona are known.
+    pub self_play: Option<SelfPlayTurn>,
 }
 
 impl UnplayedTurn {

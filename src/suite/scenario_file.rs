@@ -14,6 +14,7 @@ use crate::doc::{
 };
 
 use super::scenario::*;
+use super::self_play::SelfPlayTurn;
 
 mod assertion;
 
@@ -39,10 +40,12 @@ const SPEC_KEYS_UNPLAYED: &[&str] = &[
     "steps",
 ];
 
-/// Turn keys that only self-play, streaming or perturbed trials read.
+/// Turn keys of self-play turns: read on those, warned about on a user turn.
+const TURN_KEYS_SELF_PLAY: &[&str] = &["persona", "turns"];
+
+/// Turn keys that only a persona's sampling, natural termination or perturbed
+/// trials read: warned about wherever they are.
 const TURN_KEYS_UNPLAYED: &[&str] = &[
-    "persona",
-    "turns",
     "max_turns",
     "assistant_temp",
     "user_temp",
@@ -369,23 +372,38 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     let streaming = f
         .get("streaming")
         .and_then(|n| cx.boolean(n, &ptr(at, "streaming")));
-    let persona = f
-        .get("persona")
-        .and_then(|n| cx.string(n, &ptr(at, "persona")));
-    if role.as_deref() == Some("user") {
-        cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
+    let self_play = role
+        .as_deref()
+        .is_some_and(|r| r != "user" && r != "assistant");
+    let (persona, count) = if self_play {
+        (
+            f.get("persona")
+                .and_then(|n| cx.nonempty_string(n, &ptr(at, "persona"))),
+            f.get("turns")
+                .and_then(|n| cx.non_negative_integer(n, &ptr(at, "turns"))),
+        )
     } else {
-        f.allow(TURN_KEYS_UNPLAYED);
-    }
+        cx.ignored_keys(&mut f, TURN_KEYS_SELF_PLAY, at);
+        (None, None)
+    };
+    cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
     cx.unknown_keys(&f, at, UnknownKeys::Error);
     let role = role?;
     if role != "user" {
+        // `turns: 0` plays once, as in PromptArena.
+        let spec = self_play.then(|| SelfPlayTurn {
+            role: role.clone(),
+            persona: persona.clone(),
+            turns: count.map_or(1, |n| n.clamp(1, u64::from(u32::MAX)) as u32),
+            pos: node.pos,
+        });
         return Some(Read::Unplayed(UnplayedTurn {
             index,
             after: 0,
             reason: not_played(&role, persona.as_deref()),
             role,
             assertions,
+            self_play: spec,
         }));
     }
     // Text parts, when given, take precedence over `content`, as in PromptArena.
@@ -404,6 +422,7 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
                     dropped.join(", ")
                 ),
                 assertions,
+                self_play: None,
             }));
         }
         (None, None) => {
@@ -421,18 +440,20 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
         consent,
         chaos,
         streaming,
+        speaker: None,
     }))
 }
 
-/// Why a turn of `role` (not `user`) is not played.
+/// Why a turn of `role` (not `user`) is not played (until self-play plays it, with
+/// an Arena project's roles and personas).
 fn not_played(role: &str, persona: Option<&str>) -> String {
     match persona {
+        _ if role == "assistant" => {
+            "not played: promptexec plays `user` turns, not `assistant` turns".to_string()
+        }
         Some(persona) => format!(
             "not played: self-play (persona `{persona}`) needs a second model to play the user"
         ),
-        None if role == "assistant" => {
-            "not played: promptexec plays `user` turns, not `assistant` turns".to_string()
-        }
         None => format!(
             "not played: a `{role}` turn is self-play, which needs a second model to play the user"
         ),

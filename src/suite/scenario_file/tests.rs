@@ -98,7 +98,7 @@ fn turns_that_are_not_user_turns_are_kept_with_where_they_stand() {
 #[test]
 fn assertions_are_planned_in_file_order_and_a_bound_type_runs() {
     let loaded = read(
-        "  turns:\n    - role: user\n      content: Hi\n      assertions:\n        - { type: content_includes, params: { patterns: [a] } }\n    - role: assistant\n      content: Scripted\n      assertions:\n        - { type: max_length, params: { max: 9 } }\n    - role: user\n      content: Again\n      assertions:\n        - { type: llm_judge, params: { criteria: kind } }\n  conversation_assertions:\n    - { type: tool_efficiency }\n",
+        "  turns:\n    - role: user\n      content: Hi\n      assertions:\n        - { type: content_includes, params: { patterns: [a] } }\n    - role: assistant\n      content: Scripted\n      assertions:\n        - { type: max_length, params: { max: 9 } }\n    - role: user\n      content: Again\n      assertions:\n        - { type: image_format, params: { formats: [png] } }\n  conversation_assertions:\n    - { type: tool_efficiency }\n",
     )
     .expect("loads");
     let planned = crate::suite::plan_assertions(&loaded.value, &|_| false).expect("planned");
@@ -125,8 +125,8 @@ fn assertions_are_planned_in_file_order_and_a_bound_type_runs() {
     // The unplayed turn's check is prepared (its params checked), never run.
     assert_eq!(planned.unplayed.len(), 1);
     // A type the config binds runs as that eval.
-    let bound =
-        crate::suite::plan_assertions(&loaded.value, &|kind| kind == "llm_judge").expect("planned");
+    let bound = crate::suite::plan_assertions(&loaded.value, &|kind| kind == "image_format")
+        .expect("planned");
     let run: Vec<&str> = bound.evals.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(run, ["turn-1.1", "turn-2.1"]);
 }
