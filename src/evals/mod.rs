@@ -19,7 +19,7 @@ mod runner_tests;
 pub(crate) use crate::conversation::EvalInput;
 pub(crate) use builtins::{drop_unread, is_builtin};
 pub(crate) use exec_eval::{eval_request, read_score};
-pub(crate) use judge::{JudgeModel, Judges};
+pub(crate) use judge::Judges;
 pub(crate) use result::{EvalCounts, EvalResult, EvalStatus, eval_counts, judge};
 pub(crate) use runner::{Evaluator, prompt_evals};
 pub(crate) use schedule::{Point, due};

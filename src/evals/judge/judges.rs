@@ -189,13 +189,6 @@ impl Judges {
         Judges::from_providers(&config.providers, JudgeModel::of_run(run))
     }
 
-    /// The judges of a command that plays no conversation (`eval`): every provider
-    /// of the config, its default provider (its mock, else its first) the default.
-    pub(crate) fn for_config(config: &RuntimeConfig) -> Judges {
-        let default = config.default_provider().map(JudgeModel::from_provider);
-        Judges::from_providers(&config.providers, default)
-    }
-
     /// Judges from plain data: `providers` by name, and `default` for evals that
     /// name none.
     pub(crate) fn from_providers(

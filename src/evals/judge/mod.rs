@@ -17,7 +17,7 @@ use crate::conversation::EvalInput;
 use crate::pack::builtin::Scored;
 
 pub(crate) use judges::JudgeCallError;
-pub(crate) use judges::{JudgeModel, Judges};
+pub(crate) use judges::Judges;
 pub(crate) use kinds::{JudgeKind, is_judge_type, judge_type_names};
 pub(crate) use request::{Asked, Unjudgeable};
 pub(crate) use spec::{JudgeParamError, JudgeSpec};

@@ -36,13 +36,13 @@ pub(crate) enum Unjudgeable {
     #[error(
         "no retrieved chunks to judge: give `contexts` (a list), `context` (a text) or `context_field` (a key of the metadata)"
     )]
-    NoContext,
+    Chunks,
     #[error("the metadata has no chunks under `{0}` (`context_field`)")]
-    NoContextField(String),
+    ChunkField(String),
     #[error("no question to judge against: give `question`, or play a user turn first")]
-    NoQuestion,
+    Question,
     #[error("no ground-truth answer: give `reference` (or `expected_output`)")]
-    NoReference,
+    Reference,
 }
 
 impl JudgeSpec {
@@ -89,7 +89,7 @@ impl JudgeSpec {
             }
             JudgeKind::ContextualRecall => {
                 let chunks = self.chunks(input)?;
-                let reference = self.reference.as_deref().ok_or(Unjudgeable::NoReference)?;
+                let reference = self.reference.as_deref().ok_or(Unjudgeable::Reference)?;
                 format!(
                     "REFERENCE ANSWER:\n{reference}\n\nRETRIEVED CHUNKS:\n{}",
                     numbered(&chunks)
@@ -114,7 +114,7 @@ impl JudgeSpec {
     fn chunks(&self, input: &EvalInput) -> Result<Vec<String>, Unjudgeable> {
         match &self.contexts {
             Contexts::Given(list) => Ok(list.clone()),
-            Contexts::None => Err(Unjudgeable::NoContext),
+            Contexts::None => Err(Unjudgeable::Chunks),
             Contexts::Field(field) => {
                 let chunks: Vec<String> = match input.metadata.get(field) {
                     Some(Json::String(one)) if !one.is_empty() => vec![one.clone()],
@@ -125,7 +125,7 @@ impl JudgeSpec {
                     _ => Vec::new(),
                 };
                 if chunks.is_empty() {
-                    return Err(Unjudgeable::NoContextField(field.clone()));
+                    return Err(Unjudgeable::ChunkField(field.clone()));
                 }
                 Ok(chunks)
             }
@@ -144,7 +144,7 @@ impl JudgeSpec {
             .find(|m| role(m).eq_ignore_ascii_case("user"))
             .map(|m| text(&m))
             .filter(|q| !q.is_empty())
-            .ok_or(Unjudgeable::NoQuestion)
+            .ok_or(Unjudgeable::Question)
     }
 }
 

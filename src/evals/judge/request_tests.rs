@@ -161,20 +161,17 @@ fn rag_judges_lay_out_their_sections_with_their_own_defaults() {
 #[test]
 fn what_a_rag_judge_lacks_is_said() {
     let lacking = |eval_type: &str, params| spec(eval_type, params).ask(&EvalInput::default());
-    assert_eq!(
-        lacking("faithfulness", json!({})),
-        Err(Unjudgeable::NoContext)
-    );
+    assert_eq!(lacking("faithfulness", json!({})), Err(Unjudgeable::Chunks));
     assert_eq!(
         lacking("hallucination", json!({"context_field": "chunks"})),
-        Err(Unjudgeable::NoContextField("chunks".into()))
+        Err(Unjudgeable::ChunkField("chunks".into()))
     );
     assert_eq!(
         lacking("answer_relevancy", json!({})),
-        Err(Unjudgeable::NoQuestion)
+        Err(Unjudgeable::Question)
     );
     assert_eq!(
         lacking("contextual_recall", json!({"contexts": ["a"]})),
-        Err(Unjudgeable::NoReference)
+        Err(Unjudgeable::Reference)
     );
 }

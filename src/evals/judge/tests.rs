@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::judges::JudgeModel;
 use super::*;
 use crate::config::Provider as ProviderConfig;
 use crate::provider::MockScript;
