@@ -125,20 +125,6 @@ fn unplayed(found: &mut Diagnostics, file: &Path, arena: &Arena) {
             );
         }
     }
-    let d = &arena.defaults;
-    let unapplied = [
-        ("seed", d.seed.is_some()),
-        ("run_timeout", d.run_timeout.is_some()),
-        ("fail_on", !d.fail_on.is_empty()),
-    ];
-    for (key, given) in unapplied {
-        if given {
-            warn(
-                arena.defaults_pos,
-                format!("spec.defaults.{key}: not applied by promptexec"),
-            );
-        }
-    }
     for (key, raw) in &arena.extras {
         let count = match &raw.value {
             serde_json::Value::Array(items) => format!(" ({} entries)", items.len()),

@@ -3,7 +3,6 @@
 //! the workflow, the extras) are kept as plain data with their positions.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -150,12 +149,9 @@ pub(crate) struct SelfPlayRole {
 pub(crate) struct Defaults {
     pub temperature: Option<f64>,
     pub max_tokens: Option<u64>,
-    pub seed: Option<i64>,
     /// Scenarios played at once.
     pub concurrency: Option<u64>,
-    pub run_timeout: Option<Duration>,
     pub output: Output,
-    pub fail_on: Vec<String>,
 }
 
 /// `defaults.output`: the reports written after a run.

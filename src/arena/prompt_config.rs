@@ -48,7 +48,7 @@ pub(super) fn prompt_config(path: &Path, found: &mut Diagnostics) -> Option<Prom
     let ok = !file.cx.diagnostics.has_errors();
     found.extend(file.cx.diagnostics);
     let (task_type, prompt) = out?;
-    ok.then(|| PromptConfig { task_type, prompt })
+    ok.then_some(PromptConfig { task_type, prompt })
 }
 
 fn walk_prompt(cx: &mut Checker, root: &Node) -> Option<(String, Out)> {

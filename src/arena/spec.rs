@@ -20,19 +20,20 @@ pub(super) fn defaults(cx: &mut Checker, node: &Node, dir: &Path) -> Defaults {
         .get("max_tokens")
         .and_then(|n| cx.non_negative_integer(n, "spec.defaults.max_tokens"))
         .filter(|n| *n > 0);
-    out.seed = f
-        .get("seed")
-        .and_then(|n| cx.integer(n, "spec.defaults.seed"));
+    if let Some((key, n)) = f.entry("seed") {
+        cx.integer(n, "spec.defaults.seed");
+        not_applied(cx, key.pos, "seed");
+    }
     out.concurrency = f
         .get("concurrency")
         .and_then(|n| cx.non_negative_integer(n, "spec.defaults.concurrency"))
         .filter(|n| *n > 0);
-    out.run_timeout =
-        f.get("run_timeout")
-            .and_then(|n| match n.as_str().map(|s| s.trim().is_empty()) {
-                Some(true) => None,
-                _ => cx.positive_duration(n, "spec.defaults.run_timeout"),
-            });
+    if let Some((key, n)) = f.entry("run_timeout")
+        && n.as_str().is_none_or(|s| !s.trim().is_empty())
+    {
+        cx.positive_duration(n, "spec.defaults.run_timeout");
+        not_applied(cx, key.pos, "run_timeout");
+    }
     if let Some(n) = f.get("output") {
         out.output = output(cx, n, dir);
     }
@@ -54,13 +55,9 @@ pub(super) fn defaults(cx: &mut Checker, node: &Node, dir: &Path) -> Defaults {
     {
         out.output.files.entry("html".into()).or_insert(file);
     }
-    if let Some(n) = f.get("fail_on") {
-        out.fail_on = cx
-            .string_list(n, "spec.defaults.fail_on")
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(s, _)| s)
-            .collect();
+    if let Some((key, n)) = f.entry("fail_on") {
+        cx.string_list(n, "spec.defaults.fail_on");
+        not_applied(cx, key.pos, "fail_on");
     }
     if let Some(n) = f.get("verbose") {
         cx.boolean(n, "spec.defaults.verbose");
@@ -71,6 +68,13 @@ pub(super) fn defaults(cx: &mut Checker, node: &Node, dir: &Path) -> Defaults {
     }
     cx.unknown_keys(&f, "spec.defaults", UnknownKeys::Error);
     out
+}
+
+fn not_applied(cx: &mut Checker, pos: crate::doc::Pos, key: &str) {
+    cx.warning(
+        pos,
+        format!("spec.defaults.{key}: not applied by promptexec"),
+    );
 }
 
 /// A key read but not played: a warning naming it.

@@ -174,3 +174,29 @@ fn a_prompt_config_error_in_a_template_points_at_its_yaml_file() {
         .expect_code(2)
         .stderr_has("prompts/orders.yaml:");
 }
+
+#[test]
+fn a_problem_the_pack_finds_is_placed_in_the_prompt_config_in_its_words() {
+    let (_dir, shop) = project("shop");
+    let orders = shop.join("prompts/orders.yaml");
+    let text = std::fs::read_to_string(&orders).expect("prompt config");
+    std::fs::write(&orders, text.replace("type: string", "type: strng")).expect("write");
+    promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml"])
+        .run()
+        .expect_code(2)
+        .stderr_has("prompts/orders.yaml:14:13: /spec/variables/0/type: `strng` is not one of")
+        .stderr_has("did you mean `string`?");
+}
+
+#[test]
+fn a_provider_the_arena_lacks_is_named_with_those_it_has() {
+    let (_dir, shop) = project("shop");
+    promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml", "--provider", "shop-mok"])
+        .run()
+        .expect_code(2)
+        .stderr_has("--provider shop-mok: the Arena has no such provider (it has `shop-mock`)");
+}
