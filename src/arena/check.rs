@@ -69,21 +69,6 @@ pub(super) fn check(arena: &Arena) -> Diagnostics {
                 ));
             }
         }
-        if self_play.enabled {
-            let roles: Vec<String> = self_play
-                .roles
-                .iter()
-                .map(|r| format!("{} ({})", r.id, r.provider))
-                .collect();
-            found.push(Diagnostic::warning(
-                file,
-                self_play.pos,
-                format!(
-                    "spec.self_play: self-play turns are not played here yet (roles: {}); their assertions are reported skipped",
-                    roles.join(", ")
-                ),
-            ));
-        }
     }
     unplayed(&mut found, file, arena);
     found

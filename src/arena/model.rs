@@ -134,7 +134,6 @@ pub(crate) struct SelfPlay {
     pub personas: Vec<(PathBuf, Pos)>,
     /// `roles[]`: a role id and the provider id that plays it.
     pub roles: Vec<SelfPlayRole>,
-    pub pos: Pos,
 }
 
 #[derive(Debug, Clone)]

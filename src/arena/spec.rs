@@ -233,7 +233,6 @@ pub(super) fn self_play(cx: &mut Checker, node: &Node, dir: &Path) -> Option<Sel
         enabled,
         personas,
         roles,
-        pos: node.pos,
     })
 }
 
