@@ -4,7 +4,7 @@
 
 use crate::cli::args::{ListArgs, ListFormat, ReplayMatch};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
-use crate::config::{HookKind, RuntimeConfig, RuntimeMode};
+use crate::config::{HookKind, RuntimeConfig, RuntimeMode, ToolRun};
 use crate::doc::Diagnostics;
 use crate::evals::{is_builtin, prompt_evals};
 use crate::pack::Pack;
@@ -131,16 +131,19 @@ fn listed_cases(file: &cases::CaseFile) -> Vec<ListedCase> {
         .collect()
 }
 
-/// The pack's tools with how the config runs each (`exec`, `server`, or `unbound`)
-/// and the prompts that offer it.
+/// The pack's tools with how the config runs each (`exec`, `server`, `mock`,
+/// `live`, ... or `unbound`) and the prompts that offer it.
 fn listed_tools(config: &RuntimeConfig, pack: &Pack) -> Vec<ListedTool> {
     pack.tools
         .values()
         .map(|tool| {
-            let mode = match config.tools.get(&tool.name).and_then(|b| b.exec()) {
-                Some(exec) if exec.runtime == RuntimeMode::Server => "server",
-                Some(_) => "exec",
-                None => "unbound",
+            let mode = match config.tools.get(&tool.name).map(|b| &b.run) {
+                Some(ToolRun::Exec(exec)) if exec.runtime == RuntimeMode::Server => "server",
+                Some(ToolRun::Exec(_)) => "exec",
+                Some(ToolRun::Mock(_)) => "mock",
+                Some(ToolRun::Http(_)) => "live",
+                Some(ToolRun::Elsewhere { .. }) => "elsewhere",
+                Some(ToolRun::Unbound) | None => "unbound",
             };
             let prompts = pack
                 .prompts
