@@ -3,7 +3,9 @@
 //! They sit in `pack` because reading a pack checks the params of every check it
 //! names; `evals`, above, runs them.
 
+mod behavioral;
 mod content;
+mod cost;
 mod error;
 mod hooks;
 mod json;
@@ -78,6 +80,9 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("tool_anti_pattern", &[], tool_patterns::anti_pattern),
     ("tool_call_chain", &[], tool_patterns::call_chain),
     ("latency_budget", &[], latency::budget),
+    ("cost_budget", &[], cost::budget),
+    ("outcome_equivalent", &[], behavioral::outcome_equivalent),
+    ("directional", &[], behavioral::directional),
     ("hook_decision", &[], hooks::decision),
     ("guardrail_triggered", &[], hooks::guardrail_triggered),
     (
