@@ -98,18 +98,6 @@ fn unplayed(found: &mut Diagnostics, file: &Path, arena: &Arena) {
             );
         }
     }
-    for p in &arena.providers {
-        if p.group != "default" {
-            warn(
-                p.pos,
-                format!(
-                    "spec.providers: group `{}` of {} is not applied; every scenario plays against every provider it may",
-                    p.group,
-                    p.file.display()
-                ),
-            );
-        }
-    }
     for (key, raw) in &arena.extras {
         let count = match &raw.value {
             serde_json::Value::Array(items) => format!(" ({} entries)", items.len()),

@@ -444,12 +444,10 @@ fn build_config(
             }
         }
     }
-    for (provider, (file, group, pos)) in config.providers.iter().zip(groups) {
+    for (provider, (_, group, _)) in config.providers.iter().zip(groups) {
         arena.providers.push(ArenaProvider {
             provider: provider.clone(),
-            file,
             group,
-            pos,
         });
     }
     Some((config, map_kept))

@@ -87,11 +87,9 @@ pub(crate) struct PromptConfigRef {
 #[derive(Debug, Clone)]
 pub(crate) struct ArenaProvider {
     pub provider: Provider,
-    pub file: PathBuf,
-    /// `group` (`default` when not given): scenarios with a `provider_group` play
-    /// against their group's providers.
+    /// `group` (`default` when not given): a scenario that names no provider plays
+    /// against those of the `default` group.
     pub group: String,
-    pub pos: Pos,
 }
 
 impl ArenaProvider {

@@ -145,8 +145,9 @@ pub(in crate::commands) fn plan_project(
 /// scenarios play against more than one provider (their ids then name it).
 type Expanded = Vec<(String, (Vec<Scenario>, bool))>;
 
-/// Each scenario against the providers it plays with: those it lists, else every
-/// provider of the Arena; `--provider` keeps only the one it names.
+/// Each scenario against the providers it plays with: those it lists, else the
+/// Arena's `default` group (every provider when none is in it); `--provider` keeps
+/// only the one it names.
 fn expand(
     project: &Project,
     scenarios: Vec<Scenario>,
@@ -167,6 +168,20 @@ fn expand(
         .iter()
         .map(|id| (id.to_string(), (Vec::new(), false)))
         .collect();
+    // As PromptArena plays a scenario that names none: the providers of the
+    // `default` group, else (no provider is in it) every provider.
+    let in_default: Vec<&str> = project
+        .arena
+        .providers
+        .iter()
+        .filter(|p| p.group == "default")
+        .map(|p| p.id())
+        .collect();
+    let pool = if in_default.is_empty() {
+        ids.clone()
+    } else {
+        in_default
+    };
     let mut problems = Diagnostics::default();
     for scenario in scenarios {
         let listed: Vec<&str> = scenario.providers.iter().map(|(p, _)| p.as_str()).collect();
@@ -184,7 +199,7 @@ fn expand(
             }
         }
         let mut chosen: Vec<&str> = if listed.is_empty() {
-            ids.clone()
+            pool.clone()
         } else {
             ids.iter()
                 .copied()
