@@ -99,7 +99,11 @@ impl JudgeModel {
     /// recording, which holds no answers to judge calls.
     pub(crate) fn of_run(run: &ModelPlan) -> Option<JudgeModel> {
         let source = match &run.answers {
-            Answers::Mock { script, .. } => Source::Script(script.clone()),
+            Answers::Mock { script, .. } => {
+                let mut judge = JudgeModel::mock(&run.info.name, script.clone());
+                judge.model = run.info.model.clone();
+                return Some(judge);
+            }
             Answers::Http(config) => Source::Http(config.clone()),
             Answers::Replay { .. } => return None,
         };
@@ -234,9 +238,13 @@ impl Judges {
         self
     }
 
-    /// [`Judges::alias`] for each `(judge, provider)` pair, in order.
-    pub(crate) fn aliases(self, pairs: &[(String, String)]) -> Judges {
-        pairs.iter().fold(self, |judges, (judge, provider)| {
+    /// [`Judges::alias`] for each `(judge, provider)` pair, in order: a PromptArena
+    /// project's `judges:` list.
+    pub(crate) fn aliases<'a>(
+        self,
+        pairs: impl IntoIterator<Item = (&'a String, &'a String)>,
+    ) -> Judges {
+        pairs.into_iter().fold(self, |judges, (judge, provider)| {
             judges.alias(judge, provider)
         })
     }

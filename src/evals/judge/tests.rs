@@ -76,7 +76,8 @@ fn a_judge_that_answers_no_verdict_is_an_error() {
 
 #[test]
 fn a_judge_named_but_not_in_the_run_is_an_error_naming_those_that_are() {
-    let judges = Judges::from_providers(&[], None).alias("rag-judge", "mock-judge");
+    let pairs = [("rag-judge".to_string(), "mock-judge".to_string())];
+    let judges = Judges::from_providers(&[], None).aliases(pairs.iter().map(|(j, p)| (j, p)));
     let err = block_on(run_judge(
         &llm_judge(json!({"judge": "rag-judg"})),
         &judges,
