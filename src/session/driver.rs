@@ -303,14 +303,17 @@ impl<'a> Session<'a> {
                 }
             }
         }
-        offered.extend(self.workflow.as_ref().and_then(WorkflowRun::tool));
+        if let Some(run) = &self.workflow {
+            offered.extend(run.tool());
+            offered.extend(run.artifact_tool());
+        }
         offered
     }
 
     /// The JSON Schema of tool `name`'s arguments: the pack's, or its MCP server's.
     pub(super) fn tool_schema(&self, name: &str) -> Option<&Json> {
-        if let Some(run) = self.workflow_tool(name) {
-            return Some(run.schema());
+        if let Some(schema) = self.workflow.as_ref().and_then(|run| run.schema(name)) {
+            return Some(schema);
         }
         match self.pack.tools.get(name) {
             Some(tool) => Some(&tool.parameters),

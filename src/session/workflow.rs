@@ -14,8 +14,11 @@ use std::time::Instant;
 use serde_json::{Value as Json, json};
 
 use crate::conversation::{StateMark, TransitionRecord, WorkflowRecord};
+use indexmap::IndexMap;
+
 use crate::pack::workflow::{
-    CONTEXT_VARIABLE, Orchestration, State, TRANSITION_DESCRIPTION, TRANSITION_TOOL, Workflow,
+    ARTIFACT_DESCRIPTION, ARTIFACT_TOOL, ArtifactMode, CONTEXT_VARIABLE, Orchestration, State,
+    TRANSITION_DESCRIPTION, TRANSITION_TOOL, Workflow,
 };
 
 use super::SessionEvent;
@@ -51,6 +54,10 @@ pub(crate) struct WorkflowRun<'a> {
     brief: Option<String>,
     /// The arguments' schema for the current state's events.
     schema: Json,
+    /// The artifacts set so far, by name.
+    artifacts: IndexMap<String, String>,
+    /// The artifact tool's arguments: one of the names the states declare.
+    artifact_schema: Json,
 }
 
 impl<'a> WorkflowRun<'a> {
@@ -67,6 +74,8 @@ impl<'a> WorkflowRun<'a> {
             pending: None,
             brief: None,
             schema: schema(state),
+            artifacts: IndexMap::new(),
+            artifact_schema: artifact_schema(spec),
         })
     }
 
@@ -92,8 +101,42 @@ impl<'a> WorkflowRun<'a> {
         }}))
     }
 
-    pub(crate) fn schema(&self) -> &Json {
-        &self.schema
+    /// The arguments' schema of the workflow tool `name`.
+    pub(crate) fn schema(&self, name: &str) -> Option<&Json> {
+        match name {
+            TRANSITION_TOOL => Some(&self.schema),
+            ARTIFACT_TOOL if self.has_artifacts() => Some(&self.artifact_schema),
+            _ => None,
+        }
+    }
+
+    fn has_artifacts(&self) -> bool {
+        self.spec.states.values().any(|s| !s.artifacts.is_empty())
+    }
+
+    /// The artifact tool, offered in every state when some state declares an
+    /// artifact.
+    pub(crate) fn artifact_tool(&self) -> Option<Json> {
+        self.has_artifacts().then(|| {
+            json!({"type": "function", "function": {
+                "name": ARTIFACT_TOOL,
+                "description": ARTIFACT_DESCRIPTION,
+                "parameters": self.artifact_schema,
+            }})
+        })
+    }
+
+    /// A call of the artifact tool: the value set (or appended, as the slot says),
+    /// answered as PromptKit answers it.
+    pub(crate) fn set_artifact(&mut self, args: &Json) -> String {
+        let name = args["name"].as_str().unwrap_or_default().to_string();
+        let value = args["value"].as_str().unwrap_or_default();
+        let slot = self.artifacts.entry(name.clone()).or_default();
+        match self.spec.artifact_mode(self.current, &name) {
+            ArtifactMode::Append => slot.push_str(value),
+            ArtifactMode::Replace => *slot = value.to_string(),
+        }
+        json!({"artifact": name, "status": "artifact_set"}).to_string()
     }
 
     /// Counts a tool call towards `engine.budget.max_tool_calls`.
@@ -208,9 +251,17 @@ impl<'a> WorkflowRun<'a> {
     }
 
     /// The variables a state's prompt is rendered with beyond the conversation's:
-    /// the brief of the state left behind.
-    pub(crate) fn context_variable(&self) -> Option<(&'static str, String)> {
-        self.brief.clone().map(|b| (CONTEXT_VARIABLE, b))
+    /// the brief of the state left behind, and `artifacts.NAME` for each artifact set.
+    pub(crate) fn variables(&self) -> Vec<(String, String)> {
+        let brief = self
+            .brief
+            .clone()
+            .map(|b| (CONTEXT_VARIABLE.to_string(), b));
+        let artifacts = self
+            .artifacts
+            .iter()
+            .map(|(name, value)| (format!("artifacts.{name}"), value.clone()));
+        brief.into_iter().chain(artifacts).collect()
     }
 }
 
@@ -231,6 +282,22 @@ fn schema(state: &State) -> Json {
             },
         },
         "required": ["event", "context"],
+    })
+}
+
+/// The artifact tool's arguments: a declared name and a value, both required.
+fn artifact_schema(spec: &Workflow) -> Json {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "enum": spec.artifact_names(),
+                "description": "The artifact name to set.",
+            },
+            "value": {"type": "string", "description": "The artifact value."},
+        },
+        "required": ["name", "value"],
     })
 }
 

@@ -64,8 +64,8 @@ fn the_tool_offers_the_events_of_the_state_and_answers_as_promptkit() {
     assert_eq!(moved(&done), ("research", "summarize", None, None));
     assert_eq!(run.state().name, "summarize");
     assert_eq!(
-        run.context_variable(),
-        Some(("workflow_context", "notes".to_string()))
+        run.variables(),
+        [("workflow_context".to_string(), "notes".to_string())]
     );
     assert_eq!(run.commit(), None, "nothing pending after a commit");
 }
@@ -184,4 +184,36 @@ fn the_recorder_reads_states_transitions_and_speakers_from_events() {
         .map(|m| (m.turn, m.state.as_str()))
         .collect();
     assert_eq!(spoken, [(1, "a"), (2, "b")]);
+}
+
+#[test]
+fn artifacts_are_set_by_their_slot_s_mode_and_shown_to_prompts() {
+    let text = LOOP.replace(
+        "    max_visits: 2\n",
+        "    max_visits: 2\n    artifacts:\n      notes: { type: text/plain, mode: append }\n      title: { type: text/plain }\n",
+    );
+    let w = workflow(&text);
+    let mut run = WorkflowRun::start(&w, "research").expect("starts");
+    let tool = run.artifact_tool().expect("offered");
+    assert_eq!(
+        tool["function"]["parameters"]["properties"]["name"]["enum"],
+        json!(["notes", "title"])
+    );
+    assert_eq!(
+        run.set_artifact(&json!({"name": "notes", "value": "a. "})),
+        r#"{"artifact":"notes","status":"artifact_set"}"#
+    );
+    run.set_artifact(&json!({"name": "notes", "value": "b."}));
+    run.set_artifact(&json!({"name": "title", "value": "x"}));
+    run.set_artifact(&json!({"name": "title", "value": "y"}));
+    assert_eq!(
+        run.variables(),
+        [
+            ("artifacts.notes".to_string(), "a. b.".to_string()),
+            ("artifacts.title".to_string(), "y".to_string())
+        ]
+    );
+    let plain = workflow(LOOP);
+    let run = WorkflowRun::start(&plain, "research").expect("starts");
+    assert!(run.artifact_tool().is_none(), "no slot, no tool");
 }

@@ -16,13 +16,20 @@ use indexmap::IndexMap;
 
 use crate::doc::Pos;
 
-pub(crate) use parse::{check_prompts, parse};
+pub(crate) use parse::parse;
 
 /// The name of the tool the model is offered to move the workflow on.
 pub const TRANSITION_TOOL: &str = "workflow__transition";
 
 /// What the transition tool says it does, in PromptKit's words.
 pub const TRANSITION_DESCRIPTION: &str = "Transition the workflow to a new state by triggering an event. Use this when the conversation requires escalation, resolution, or any state change.";
+
+/// The name of the tool the model is offered to set an artifact.
+pub const ARTIFACT_TOOL: &str = "workflow__set_artifact";
+
+/// What the artifact tool says it does, in PromptKit's words.
+pub const ARTIFACT_DESCRIPTION: &str =
+    "Set a workflow artifact value. Artifacts persist across state transitions.";
 
 /// The template variable that carries the brief of the state left behind (the
 /// transition's `context` argument) into the next state's prompt.
@@ -56,7 +63,28 @@ pub struct State {
     /// Where a transition goes instead once `max_visits` is reached.
     pub on_max_visits: Option<String>,
     pub orchestration: Orchestration,
+    /// Artifact slots (RFC 0009), by name: workflow-wide values the model sets with
+    /// the artifact tool, shown to prompts as `{{artifacts.NAME}}`.
+    pub artifacts: IndexMap<String, Artifact>,
     pub pos: Pos,
+}
+
+/// An artifact slot of a state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// A MIME type (`type`).
+    pub media_type: String,
+    pub mode: ArtifactMode,
+}
+
+crate::wire_enum! {
+    /// How a value set is applied (`mode`).
+    #[derive(Default)]
+    pub enum ArtifactMode {
+        #[default]
+        Replace = "replace",
+        Append = "append",
+    }
 }
 
 impl State {
@@ -113,6 +141,28 @@ impl Workflow {
         let mut matching = self.states.values().filter(|s| s.prompt_task == prompt);
         let first = matching.next()?;
         matching.next().is_none().then_some(first)
+    }
+
+    /// Every artifact name the states declare, sorted, each once.
+    pub fn artifact_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .states
+            .values()
+            .flat_map(|s| s.artifacts.keys().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// How a value of artifact `name` is applied in state `state`: that state's
+    /// slot, else any state's, else replace.
+    pub fn artifact_mode(&self, state: &State, name: &str) -> ArtifactMode {
+        state
+            .artifacts
+            .get(name)
+            .or_else(|| self.states.values().find_map(|s| s.artifacts.get(name)))
+            .map_or(ArtifactMode::Replace, |a| a.mode)
     }
 
     /// Every prompt a state speaks with, each once, in file order.

@@ -11,10 +11,10 @@ use indexmap::IndexMap;
 
 use crate::doc::{Checker, Node, Pos, UnknownKeys, Value, pointer as ptr, suggest};
 
-use super::{Budget, Orchestration, State, Workflow};
+use super::{Artifact, ArtifactMode, Budget, Orchestration, State, Workflow};
 
 /// Keys of a state PromptKit defines that promptexec does not act on.
-const STATE_KEYS_UNUSED: &[&str] = &["skills", "composition", "artifacts"];
+const STATE_KEYS_UNUSED: &[&str] = &["skills", "composition"];
 
 /// Where each reference of a state is written, for the checks across states.
 struct Places {
@@ -160,6 +160,10 @@ fn state(name: &str, node: &Node, at: &str, cx: &mut Checker) -> Option<(State, 
             &[("transient", ()), ("persistent", ())],
         );
     }
+    let artifacts = f
+        .get("artifacts")
+        .map(|a| artifacts(a, &ptr(at, "artifacts"), cx))
+        .unwrap_or_default();
     if orchestration == Orchestration::Composition {
         cx.warning(
             node.pos,
@@ -178,6 +182,7 @@ fn state(name: &str, node: &Node, at: &str, cx: &mut Checker) -> Option<(State, 
         max_visits,
         on_max_visits,
         orchestration,
+        artifacts,
         pos: node.pos,
     };
     let places = Places {
@@ -185,6 +190,40 @@ fn state(name: &str, node: &Node, at: &str, cx: &mut Checker) -> Option<(State, 
         on_max_visits: redirect_pos,
     };
     Some((state, places))
+}
+
+/// A state's artifact slots: each a `type`, an optional `description` and `mode`.
+fn artifacts(node: &Node, at: &str, cx: &mut Checker) -> IndexMap<String, Artifact> {
+    let mut out = IndexMap::new();
+    let Value::Map(entries) = &node.value else {
+        cx.map(node, at);
+        return out;
+    };
+    for (key, value) in entries {
+        let slot_at = ptr(at, &key.name);
+        let Some(mut f) = cx.map(value, &slot_at) else {
+            continue;
+        };
+        let media_type = match f.get("type") {
+            Some(t) => cx.nonempty_string(t, &ptr(&slot_at, "type")),
+            None => {
+                cx.error(value.pos, format!("{slot_at}: missing key `type`"));
+                None
+            }
+        };
+        let mode = match f.get("mode") {
+            Some(m) => cx.choice(m, &ptr(&slot_at, "mode"), ArtifactMode::WIRE),
+            None => Some(ArtifactMode::Replace),
+        };
+        if let Some(d) = f.get("description") {
+            cx.string(d, &ptr(&slot_at, "description"));
+        }
+        cx.unknown_keys(&f, &slot_at, UnknownKeys::Error);
+        if let (Some(media_type), Some(mode)) = (media_type, mode) {
+            out.insert(key.name.clone(), Artifact { media_type, mode });
+        }
+    }
+    out
 }
 
 /// `engine.budget`: the limits on the whole run. Other engine hints pass unread, as
@@ -270,9 +309,8 @@ fn references(
 }
 
 /// Every state's `prompt_task` is one of `prompts` (a composition state has none);
-/// each that is not is an error at its place. For a reader that knows the prompts
-/// only after the workflow (an Arena config's prompt configs).
-pub(crate) fn check_prompts(w: &Workflow, at: &str, prompts: &[&str], cx: &mut Checker) -> bool {
+/// each that is not is an error at its place.
+fn check_prompts(w: &Workflow, at: &str, prompts: &[&str], cx: &mut Checker) -> bool {
     let mut ok = true;
     for state in w.states.values() {
         if state.orchestration == Orchestration::Composition

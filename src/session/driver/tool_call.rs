@@ -207,7 +207,7 @@ impl Session<'_> {
             return Err(Stopped::TurnEnded(end));
         }
         if self.workflow_tool(&info.name).is_some() {
-            return Ok(self.workflow_call(&info.args));
+            return Ok(self.workflow_call(&info.name, &info.args));
         }
         self.emit(SessionEvent::ToolStarted {
             turn: self.turn,

@@ -4,7 +4,7 @@
 
 use serde_json::Value as Json;
 
-use crate::pack::workflow::{Orchestration, TRANSITION_TOOL};
+use crate::pack::workflow::{ARTIFACT_TOOL, Orchestration, TRANSITION_TOOL};
 use crate::pack::{Prompt, VarInputs, render_prompt};
 use crate::session::workflow::WorkflowRun;
 use crate::session::{CallStatus, Guardrails, SessionEvent, TurnEndReason};
@@ -13,11 +13,11 @@ use crate::template::Segment;
 use super::{Session, TurnEnd};
 
 impl<'a> Session<'a> {
-    /// The workflow run, when `name` is its transition tool.
+    /// The workflow run, when `name` is one of its tools.
     pub(super) fn workflow_tool(&self, name: &str) -> Option<&WorkflowRun<'a>> {
-        (name == TRANSITION_TOOL)
-            .then_some(self.workflow.as_ref())
-            .flatten()
+        self.workflow
+            .as_ref()
+            .filter(|run| run.schema(name).is_some())
     }
 
     /// Tells of the state the workflow starts in.
@@ -38,13 +38,14 @@ impl<'a> Session<'a> {
         });
     }
 
-    /// A call of the transition tool, answered at once: status, result, duration.
-    pub(super) fn workflow_call(&mut self, args: &Json) -> (CallStatus, String, u64) {
-        match &mut self.workflow {
-            Some(run) => (CallStatus::Ok, run.call(args), 0),
-            None => (
+    /// A call of a workflow tool, answered at once: status, result, duration.
+    pub(super) fn workflow_call(&mut self, name: &str, args: &Json) -> (CallStatus, String, u64) {
+        match (&mut self.workflow, name) {
+            (Some(run), TRANSITION_TOOL) => (CallStatus::Ok, run.call(args), 0),
+            (Some(run), ARTIFACT_TOOL) => (CallStatus::Ok, run.set_artifact(args), 0),
+            _ => (
                 CallStatus::Error,
-                format!("tool `{TRANSITION_TOOL}` is not available"),
+                format!("tool `{name}` is not available"),
                 0,
             ),
         }
@@ -110,13 +111,15 @@ impl<'a> Session<'a> {
                 }
             }
         }
-        if let Some((name, brief)) = self
+        for (name, value) in self
             .workflow
             .as_ref()
-            .and_then(WorkflowRun::context_variable)
-            && wanted(name)
+            .map(WorkflowRun::variables)
+            .unwrap_or_default()
         {
-            inputs.insert(name.to_string(), Json::String(brief));
+            if wanted(&name) {
+                inputs.insert(name, Json::String(value));
+            }
         }
         match render_prompt(self.pack, prompt, &inputs) {
             Ok(text) => text,
