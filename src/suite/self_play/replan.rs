@@ -48,9 +48,10 @@ pub(crate) fn replan(plan: &SuitePlan) -> (Vec<Option<ScenarioPlan>>, Diagnostic
     let Some(section) = &project.arena.self_play else {
         return (untouched(), Diagnostics::default());
     };
+    // With problems in the personas or roles, the turns stay unplayed, saying so.
     let (self_play, mut found) = match from_arena(&plan.pack_path, section, &plan.config) {
-        Ok(ready) => ready,
-        Err(problems) => return (untouched(), problems),
+        Ok((ready, found)) => (Some(ready), found),
+        Err(problems) => (None, problems),
     };
     let bound = |kind: &str| plan.config.evals.contains_key(kind);
     let mut out = Vec::with_capacity(plan.scenarios.len());
@@ -64,7 +65,19 @@ pub(crate) fn replan(plan: &SuitePlan) -> (Vec<Option<ScenarioPlan>>, Diagnostic
             Answers::Mock { scenario, .. } => scenario.clone(),
             _ => scenario.id.clone(),
         };
-        found.extend(self_play.attach(&mut scenario, &mock_scenario));
+        match &self_play {
+            Some(self_play) => found.extend(self_play.attach(&mut scenario, &mock_scenario)),
+            None => {
+                for turn in &mut scenario.unplayed {
+                    if turn.self_play.is_some() {
+                        turn.reason = format!(
+                            "not played: the self-play personas or roles of {} have errors",
+                            plan.pack_path.display()
+                        );
+                    }
+                }
+            }
+        }
         let planned = match plan_assertions(&scenario, &bound) {
             Ok(planned) => planned,
             Err(problems) => {

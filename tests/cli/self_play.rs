@@ -1,0 +1,226 @@
+//! Self-play: an Arena project's `self_play` roles and personas write the user
+//! messages of a scenario's self-play turns, the mock answering for the persona
+//! from its file's `selfplay` section; the turn's assertions judge each answer to
+//! them; `cost_budget` judges the conversation's spend.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+use crate::util::{Invocation, contents_of, fixtures, promptexec};
+
+/// A copy of the travel project, so a test can change its files.
+fn travel() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let to = dir.path().join("travel");
+    copy(&fixtures().join("self_play/travel"), &to);
+    (dir, to)
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("fixture folder") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy(&path, &target);
+        } else {
+            std::fs::copy(&path, target).expect("copy");
+        }
+    }
+}
+
+fn run_json(project: &Path) -> Invocation {
+    promptexec()
+        .in_dir(project)
+        .args(["run", "arena.yaml", "--format", "json"])
+}
+
+/// The scenario's assertions as (id, outcome).
+fn outcomes(scenario: &Json) -> Vec<(String, String)> {
+    scenario["assertions"]
+        .as_array()
+        .expect("assertions")
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap_or_default().to_string(),
+                a["outcome"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn the_persona_writes_the_self_play_turns_and_each_answer_is_judged() {
+    let (_dir, project) = travel();
+    let out = run_json(&project).run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let trip = &report["scenarios"][0];
+    assert_eq!(trip["id"], "trip");
+    assert_eq!(trip["result"], "passed", "{trip:#}");
+    assert_eq!(trip["unplayed_turns"], serde_json::json!([]));
+    let trial = &trip["trials"][0];
+    // The traveller's messages come from its own mock file, numbered by the desk's
+    // answers so far plus one.
+    assert_eq!(
+        contents_of(trial, "user"),
+        [
+            "I want to go to Lyon on Friday.",
+            "What is the cheapest ticket?",
+            "And when does the last train leave?",
+            "Thanks, that is all.",
+        ]
+    );
+    assert_eq!(
+        contents_of(trial, "assistant")[2],
+        "The last train leaves at 21:40."
+    );
+    // The self-play turn's assertion judges the answer to each of its two messages.
+    assert_eq!(
+        outcomes(trip),
+        pairs(&[
+            ("turn-1.1", "passed"),
+            ("turn-2.1", "passed"),
+            ("turn-3.1", "passed"),
+            ("conversation.1", "passed"),
+        ])
+    );
+    assert_eq!(report["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn an_answer_to_the_persona_that_fails_its_assertion_fails_the_scenario() {
+    let (_dir, project) = travel();
+    // --mock answers for every provider: the desk from the scenario's section, the
+    // traveller from the `selfplay` section of the same file.
+    let out = run_json(&project)
+        .args(["--mock", "one.yaml"])
+        .file(
+            "one.yaml",
+            "scenarios:\n  trip:\n    turns:\n      1: Trains to Lyon leave hourly.\n      2: Buy it online.\n      3: The last train is late.\nselfplay:\n  curious-traveller:\n    defaultResponse: Where do I buy a ticket?\n",
+        )
+        .run();
+    out.expect_code(1);
+    let report = out.json_report();
+    let trip = &report["scenarios"][0];
+    assert_eq!(
+        contents_of(&trip["trials"][0], "user")[1..3],
+        ["Where do I buy a ticket?", "Where do I buy a ticket?"]
+    );
+    assert_eq!(
+        outcomes(trip),
+        pairs(&[
+            ("turn-1.1", "passed"),
+            ("turn-2.1", "failed"),
+            ("turn-3.1", "passed"),
+            ("conversation.1", "passed"),
+        ])
+    );
+}
+
+#[test]
+fn a_persona_the_project_does_not_declare_leaves_the_turn_unplayed_saying_why() {
+    let (_dir, project) = travel();
+    let scenario = std::fs::read_to_string(project.join("scenarios/trip.scenario.yaml"))
+        .expect("scenario")
+        .replace("persona: curious-traveller", "persona: curious-travler");
+    let out = run_json(&project)
+        .file("scenarios/trip.scenario.yaml", scenario)
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let trip = &report["scenarios"][0];
+    assert_eq!(trip["result"], "partial");
+    let reason = trip["unplayed_turns"][0]["reason"]
+        .as_str()
+        .expect("reason");
+    assert!(
+        reason.contains("`curious-travler` is not a persona of arena.yaml")
+            && reason.contains("did you mean `curious-traveller`?"),
+        "{reason}"
+    );
+    assert_eq!(
+        contents_of(&trip["trials"][0], "user"),
+        ["I want to go to Lyon on Friday.", "Thanks, that is all."]
+    );
+    let warning = report["warnings"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        warning.contains("not a persona"),
+        "{:#}",
+        report["warnings"]
+    );
+}
+
+#[test]
+fn a_persona_file_with_a_misspelt_key_is_placed_at_its_line() {
+    let (_dir, project) = travel();
+    let persona = std::fs::read_to_string(project.join("personas/curious-traveller.persona.yaml"))
+        .expect("persona")
+        .replace("  goals:", "  gaols:");
+    let out = run_json(&project)
+        .file("personas/curious-traveller.persona.yaml", persona)
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let problem = &report["warnings"][0];
+    assert!(
+        problem["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`gaols`") && m.contains("did you mean `goals`?")),
+        "{:#}",
+        report["warnings"]
+    );
+    assert_eq!(
+        (&problem["file"], &problem["line"], &problem["column"]),
+        (
+            &Json::from("personas/curious-traveller.persona.yaml"),
+            &Json::from(10),
+            &Json::from(3)
+        ),
+        "{problem:#}"
+    );
+    // With its persona unreadable, the self-play turn is not played, and says why.
+    let trip = &report["scenarios"][0];
+    assert_eq!(trip["result"], "partial");
+    assert_eq!(
+        trip["unplayed_turns"][0]["reason"],
+        "not played: the self-play personas or roles of arena.yaml have errors"
+    );
+}
+
+#[test]
+fn cost_budget_passes_within_its_limits_and_a_budget_without_one_is_refused() {
+    let (_dir, project) = travel();
+    let out = run_json(&project).run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let budget = &report["scenarios"][0]["assertions"][3];
+    assert_eq!(
+        (budget["type"].as_str(), budget["outcome"].as_str()),
+        (Some("cost_budget"), Some("passed"))
+    );
+    // A budget with no limit is refused before anything plays.
+    let scenario = std::fs::read_to_string(project.join("scenarios/trip.scenario.yaml"))
+        .expect("scenario")
+        .replace(
+            "params: { max_cost_usd: 0.05, max_total_tokens: 5000 }",
+            "params: { max_cost: 0.05 }",
+        );
+    promptexec()
+        .in_dir(&project)
+        .args(["run", "arena.yaml"])
+        .file("scenarios/trip.scenario.yaml", scenario)
+        .run()
+        .expect_code(2)
+        .stderr_has("`cost_budget` takes no param `max_cost`; did you mean `max_cost_usd`?");
+}
