@@ -43,7 +43,7 @@ pub(crate) enum ToolCaller {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CallerError {
     #[error("tool `{name}` runs in mode `{mode}`, which promptexec cannot call")]
-    Elsewhere { name: String, mode: String },
+    Elsewhere { name: String, mode: &'static str },
     #[error(
         "tool `{name}` has no way to run in the config: give it an `exec` block, `mode: mock` or `mode: live`"
     )]
@@ -90,7 +90,7 @@ impl ToolCaller {
             }
             ToolRun::Elsewhere { mode } => Err(CallerError::Elsewhere {
                 name: name.clone(),
-                mode: mode.clone(),
+                mode,
             }),
             ToolRun::Unbound => Err(CallerError::Unbound { name: name.clone() }),
         }

@@ -44,8 +44,9 @@ pub(crate) fn subjects(
     for binding in config.tools.values().filter(|b| wanted(&b.name)) {
         let Some(spec) = binding.exec() else {
             warnings.push(format!(
-                "warning: tool `{}` has no exec block; nothing to check",
-                binding.name
+                "warning: tool `{}` runs in mode `{}`, not by a process; nothing to check",
+                binding.name,
+                binding.run.mode()
             ));
             continue;
         };

@@ -115,7 +115,15 @@ fn listed_tools<'a>(
         let def = defined(&binding.name);
         let (mode, source) = match binding.exec() {
             Some(exec) => (mode_of(exec), command_line(exec)),
-            None => ("unbound", "config (no exec block)".to_string()),
+            None => match &binding.run {
+                crate::config::ToolRun::Http(http) => {
+                    ("live", format!("{} {}", http.method, http.url.source()))
+                }
+                crate::config::ToolRun::Unbound => {
+                    ("unbound", "config (no exec block)".to_string())
+                }
+                other => (other.mode(), "config".to_string()),
+            },
         };
         tools.push(ListedToolEntry {
             name: &binding.name,

@@ -219,14 +219,19 @@ pub enum ToolRun {
     Http(Box<HttpTool>),
     /// Answered by the application's own code (`mode: client`, `mode: local`) or
     /// an MCP server named elsewhere (`mode: mcp`): nothing promptexec can call.
-    Elsewhere { mode: String },
+    Elsewhere { mode: &'static str },
     /// No way to run it is given.
     Unbound,
 }
 
 impl ToolRun {
+    /// Whether promptexec can call the tool: exec, mock and live tools.
+    pub fn callable(&self) -> bool {
+        matches!(self, ToolRun::Exec(_) | ToolRun::Mock(_) | ToolRun::Http(_))
+    }
+
     /// The word a listing shows for how the tool runs.
-    pub fn mode(&self) -> &str {
+    pub fn mode(&self) -> &'static str {
         match self {
             ToolRun::Exec(spec) => spec.runtime.as_str(),
             ToolRun::Mock(_) => "mock",

@@ -149,6 +149,9 @@ fn split(src: &str) -> Result<Vec<Item>, LexError> {
     Ok(items)
 }
 
+/// Nodes, and the keyword that ended them with its place (`None` at the end).
+type Listed = (Vec<Node>, Option<(String, usize)>);
+
 struct Parser {
     items: Vec<Item>,
     next: usize,
@@ -164,7 +167,7 @@ impl Parser {
     /// Nodes up to a keyword that ends a list (`else`, `end`), returned with its
     /// place (the words after it are left in `pending`); `None` at the end of the
     /// text.
-    fn list(&mut self) -> Result<(Vec<Node>, Option<(String, usize)>), LexError> {
+    fn list(&mut self) -> Result<Listed, LexError> {
         let mut nodes = Vec::new();
         while self.next < self.items.len() {
             let item = std::mem::replace(&mut self.items[self.next], Item::Text(String::new()));

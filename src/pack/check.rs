@@ -199,7 +199,7 @@ pub fn unbound_tools(pack: &Pack, prompt: &Prompt, config: &RuntimeConfig) -> Di
                 &pack.path,
                 *pos,
                 format!(
-                    "tool `{tool}` has no `exec` binding in {}; calls to it cannot run",
+                    "tool `{tool}` has no binding that runs it in {} (`exec`, `mode: mock` or `mode: live`); calls to it cannot run",
                     config_path.display()
                 ),
             ));
@@ -235,9 +235,10 @@ fn unprovided_tools(
     out
 }
 
-/// Whether the config runs tool `name`: an exec binding, or a bound MCP server's tool.
+/// Whether the config runs tool `name`: an exec, mock or live binding, or a bound
+/// MCP server's tool.
 fn provided(name: &str, config: &RuntimeConfig) -> bool {
-    let bound = config.tools.get(name).is_some_and(|t| t.exec().is_some());
+    let bound = config.tools.get(name).is_some_and(|t| t.run.callable());
     bound || (crate::mcp::is_mcp(name) && names_a_bound_server(name, config))
 }
 

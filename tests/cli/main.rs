@@ -34,6 +34,7 @@ mod mcp_http;
 mod mcp_invoke;
 mod mcp_listing;
 mod mcp_servers;
+mod mock_tools;
 mod observers;
 mod output_files;
 mod partial;

@@ -125,9 +125,7 @@ pub(crate) fn read_tool_run<'a>(
         },
         "mock" => ToolWay::Run(ToolRun::Mock(mock_tool(cx, &mut f, what, timeout)?)),
         "unbound" => ToolWay::Run(ToolRun::Unbound),
-        other => ToolWay::Run(ToolRun::Elsewhere {
-            mode: other.to_string(),
-        }),
+        other => ToolWay::Run(ToolRun::Elsewhere { mode: other }),
     })
 }
 
@@ -365,35 +363,112 @@ pub(crate) fn template_at(cx: &mut Checker, node: &Node, what: &str) -> Option<T
     }
 }
 
-/// Where a place inside a string value is in the file: exact for a single-line
-/// plain or quoted string without escapes and for a literal block (`|`), near it
-/// otherwise.
+/// Where a place inside a string value is in the file: exact for a literal block
+/// (`|`), a single-line quoted string without escapes and a plain string, near it
+/// otherwise (a folded block, escapes).
 pub(crate) fn file_pos(text: &str, node: &Node, e: &TemplateError) -> Pos {
-    let rest = text.get(node.offset..).unwrap_or("");
-    match rest.chars().next() {
-        Some('|' | '>') => {
-            let body = rest.split_once('\n').map_or("", |(_, body)| body);
-            let indent = body
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .map_or(0, |l| l.len() - l.trim_start().len());
-            Pos {
-                line: node.pos.line + e.line,
-                col: indent as u32 + e.col,
-            }
-        }
+    let quoted = matches!(
+        text.get(node.offset..).and_then(|r| r.chars().next()),
+        Some('"' | '\'')
+    );
+    if quoted && e.line == 1 {
         // The opening quote comes first.
-        Some('"' | '\'') if e.line == 1 => Pos {
+        return Pos {
             line: node.pos.line,
             col: node.pos.col + e.col,
-        },
-        _ if e.line == 1 => Pos {
-            line: node.pos.line,
-            col: node.pos.col + e.col - 1,
-        },
-        _ => Pos {
-            line: node.pos.line + e.line - 1,
-            col: e.col,
-        },
+        };
+    }
+    // A block's value starts at its first line's indentation.
+    Pos {
+        line: node.pos.line + e.line - 1,
+        col: node.pos.col + e.col - 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::resolve::document::tests::resolve_text;
+    use crate::config::{MockAnswer, ToolRun};
+
+    /// The errors of a config whose `spec.tools` is `tools` (indented by four).
+    fn errors(tools: &str) -> Vec<String> {
+        let (_, cx) = resolve_text(&format!("spec:\n  tools:\n{tools}"));
+        cx.diagnostics.iter().map(|d| d.to_string()).collect()
+    }
+
+    #[test]
+    fn template_errors_are_placed_in_the_file() {
+        for (tools, at) in [
+            (
+                "    t:\n      mode: mock\n      mock_template: |\n        ok\n        x {{ toJson . }}\n",
+                "9:14",
+            ),
+            (
+                "    t:\n      mode: mock\n      mock_template: \"y {{ toJson . }}\"\n",
+                "7:28",
+            ),
+            (
+                "    t:\n      mode: mock\n      mock_template: z {{ toJson . }}\n",
+                "7:27",
+            ),
+        ] {
+            let found = errors(tools);
+            assert!(
+                found.iter().any(|e| e.contains(&format!(":{at}: "))
+                    && e.contains("function \"toJson\" not defined")),
+                "{at} in {found:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_keys_decide_when_no_mode_is_given() {
+        let (config, cx) = resolve_text(
+            "spec:\n  tools:\n    a:\n      mock_result: {ok: true}\n    b:\n      mode: mock\n    c:\n      http: {url: \"http://127.0.0.1:9/x\", method: get}\n    d:\n      mode: client\n",
+        );
+        assert!(!cx.diagnostics.has_errors(), "{}", cx.diagnostics);
+        assert!(
+            matches!(&config.tools["a"].run, ToolRun::Mock(m) if matches!(&m.answer, MockAnswer::Result(v) if v["ok"] == true))
+        );
+        assert!(
+            matches!(&config.tools["b"].run, ToolRun::Mock(m) if matches!(m.answer, MockAnswer::Default))
+        );
+        assert!(matches!(&config.tools["c"].run, ToolRun::Http(h) if h.method == "GET"));
+        assert!(matches!(
+            config.tools["d"].run,
+            ToolRun::Elsewhere { mode: "client" }
+        ));
+    }
+
+    #[test]
+    fn contradictions_are_errors() {
+        for (tools, error) in [
+            (
+                "    t:\n      mode: live\n",
+                "spec.tools.t: mode `live` needs an `http` block",
+            ),
+            (
+                "    t:\n      mock_result: 1\n      mock_template: x\n",
+                "`mock_result` and `mock_template` exclude each other",
+            ),
+            (
+                "    t:\n      mode: live\n      http: {url: \"ftp://x\"}\n",
+                "expected an `http://` or `https://` URL",
+            ),
+            (
+                "    t:\n      mode: live\n      http: {url: \"http://x\", response: {body_mapping: \"a[\"}}\n",
+                "not a JMESPath expression",
+            ),
+            (
+                "    t:\n      mode: live\n      http: {url: \"http://x\", headers_from_env: [TOKEN]}\n",
+                "expected `Header-Name=VARIABLE`",
+            ),
+        ] {
+            let found = errors(tools);
+            assert!(
+                found.iter().any(|e| e.contains(error)),
+                "{error} in {found:#?}"
+            );
+        }
     }
 }
