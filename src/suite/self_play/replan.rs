@@ -103,5 +103,11 @@ pub(crate) fn replan(plan: &SuitePlan) -> (Vec<Option<ScenarioPlan>>, Diagnostic
             model: p.model.clone(),
         }));
     }
+    // What the planner said already (it attached what it could) is not said twice.
+    let found = found
+        .iter()
+        .filter(|d| !plan.warnings.iter().any(|seen| seen == *d))
+        .cloned()
+        .collect();
     (out, found)
 }
