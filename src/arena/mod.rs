@@ -8,6 +8,7 @@
 mod check;
 mod compile;
 mod envelope;
+mod inside;
 mod load;
 mod model;
 mod prompt_config;

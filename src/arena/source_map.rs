@@ -13,6 +13,9 @@ struct Origin {
     col: u32,
     file: usize,
     pos: Pos,
+    /// For a string of a file: its byte offset there and its value, to place a
+    /// position inside it.
+    string: Option<(usize, String)>,
 }
 
 /// A value to write: a node of a YAML file (with its position), or one made up by
@@ -66,6 +69,8 @@ impl OutKey {
 pub(crate) struct SourceMap {
     files: Vec<PathBuf>,
     origins: Vec<Origin>,
+    /// The compiled text, to read a position inside one of its strings.
+    text: String,
     /// The line the compiled text is written on: two maps on different lines tell
     /// their positions apart.
     line: u32,
@@ -77,6 +82,7 @@ impl SourceMap {
         Self {
             files: Vec::new(),
             origins: Vec::new(),
+            text: String::new(),
             line: line.max(1),
         }
     }
@@ -98,7 +104,9 @@ impl SourceMap {
             map: self,
         };
         writer.value(value, file);
-        writer.text
+        let text = writer.text;
+        self.text = text.clone();
+        text
     }
 
     /// The file and position a position of the compiled text came from: the part
@@ -110,7 +118,19 @@ impl SourceMap {
         }
         let at = self.origins.partition_point(|o| o.col <= pos.col);
         let origin = self.origins.get(at.checked_sub(1)?)?;
-        Some((self.files.get(origin.file)?, origin.pos))
+        let file = self.files.get(origin.file)?;
+        let inside = origin
+            .string
+            .as_ref()
+            .filter(|_| pos.col > origin.col)
+            .and_then(|(offset, value)| {
+                let line = self.text.lines().nth(self.line as usize - 1)?;
+                let literal: String = line.chars().skip(origin.col as usize - 1).collect();
+                let at = super::inside::decoded_chars(&literal, (pos.col - origin.col) as usize);
+                let source = std::fs::read_to_string(file).ok()?;
+                super::inside::yaml_pos(&source, *offset, origin.pos, value, at)
+            });
+        Some((file, inside.unwrap_or(origin.pos)))
     }
 
     /// `diagnostic` moved to where it was written, when it points into the compiled
@@ -159,10 +179,20 @@ impl Writer<'_> {
         if let Some(last) = self.map.origins.last_mut()
             && last.col == col
         {
-            *last = Origin { col, file, pos };
+            *last = Origin {
+                col,
+                file,
+                pos,
+                string: None,
+            };
             return;
         }
-        self.map.origins.push(Origin { col, file, pos });
+        self.map.origins.push(Origin {
+            col,
+            file,
+            pos,
+            string: None,
+        });
     }
 
     fn string(&mut self, s: &str) {
@@ -208,6 +238,9 @@ impl Writer<'_> {
 
     fn node(&mut self, node: &Node, file: usize) {
         self.mark(file, node.pos);
+        if let (Value::Str(text), Some(last)) = (&node.value, self.map.origins.last_mut()) {
+            last.string = Some((node.offset, text.clone()));
+        }
         match &node.value {
             Value::Map(entries) => {
                 self.push("{");

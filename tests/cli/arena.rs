@@ -172,7 +172,7 @@ fn a_prompt_config_error_in_a_template_points_at_its_yaml_file() {
         .args(["validate", "arena.yaml"])
         .run()
         .expect_code(2)
-        .stderr_has("prompts/orders.yaml:");
+        .stderr_has("prompts/orders.yaml:10:31: /spec/system_template: unclosed placeholder");
 }
 
 #[test]
