@@ -25,7 +25,7 @@ const PASSED_ON: &[&str] = &[
 ];
 
 /// PromptConfig keys that only describe the prompt.
-const DESCRIPTIVE: &[&str] = &["metadata", "compilation", "template_engine"];
+const DESCRIPTIVE: &[&str] = &["metadata", "compilation"];
 
 /// One PromptConfig file, read.
 pub(super) struct PromptConfig {
@@ -102,9 +102,31 @@ fn walk_prompt(cx: &mut Checker, root: &Node) -> Option<(String, Out)> {
             "spec.fragments: fragment files are not applied; write their text into `system_template`",
         );
     }
+    if let Some(node) = f.get("template_engine") {
+        template_engine(cx, node);
+    }
     f.allow(DESCRIPTIVE);
     cx.unknown_keys(&f, "spec", UnknownKeys::Error);
     Some((task_type.0, Out::Map(entries, spec.pos)))
+}
+
+/// The template syntax promptexec renders is `{{variable}}` (with fragments);
+/// another asked for is a warning.
+fn template_engine(cx: &mut Checker, node: &Node) {
+    let Some(mut f) = cx.map(node, "spec.template_engine") else {
+        return;
+    };
+    if let Some(n) = f.get("syntax")
+        && let Some(syntax) = cx.string(n, "spec.template_engine.syntax")
+        && syntax != "{{variable}}"
+    {
+        cx.warning(
+            n.pos,
+            format!("spec.template_engine.syntax: `{syntax}` is not applied; promptexec renders `{{{{variable}}}}` placeholders"),
+        );
+    }
+    f.allow(&["version", "features"]);
+    cx.unknown_keys(&f, "spec.template_engine", UnknownKeys::Error);
 }
 
 /// A string key that must be there, with where its value is written.

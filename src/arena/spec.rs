@@ -62,7 +62,13 @@ pub(super) fn defaults(cx: &mut Checker, node: &Node, dir: &Path) -> Defaults {
     if let Some(n) = f.get("verbose") {
         cx.boolean(n, "spec.defaults.verbose");
     }
-    f.allow(&["markdown_config", "config_dir"]);
+    f.allow(&["markdown_config"]);
+    if let Some((key, _)) = f.entry("config_dir") {
+        cx.warning(
+            key.pos,
+            "spec.defaults.config_dir: not applied; the files an Arena names are found from its own folder",
+        );
+    }
     for key in ["monitor", "inference"] {
         unplayed(cx, &mut f, key, "spec.defaults");
     }
