@@ -18,9 +18,4 @@ pub use model::{
     RuntimeMode, ServerHook, ToolBinding, ToolRun,
 };
 pub use phase::{Phase, Place};
-#[allow(
-    unused_imports,
-    reason = "for PromptArena's kind: Tool files (src/arena)"
-)]
-pub(crate) use resolve::{TOOL_RUN_KEYS, ToolWay, read_tool_run, template_at};
 pub use secrets::{looks_secret, register_secrets};

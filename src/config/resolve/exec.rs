@@ -14,7 +14,7 @@ use super::document::{Resolver, join_clean};
 
 mod tool_run;
 
-pub(crate) use tool_run::{TOOL_RUN_KEYS, ToolWay, read_tool_run, template_at};
+use tool_run::{TOOL_RUN_KEYS, ToolWay, read_tool_run};
 
 /// Tool keys that only describe the tool; the pack's definition is the one used.
 const TOOL_KEYS_DESCRIPTIVE: &[&str] = &["name", "description"];

@@ -10,4 +10,3 @@ mod provider;
 mod server_hook;
 
 pub(super) use document::resolve;
-pub(crate) use exec::{TOOL_RUN_KEYS, ToolWay, read_tool_run, template_at};

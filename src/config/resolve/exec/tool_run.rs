@@ -151,9 +151,13 @@ fn mock_tool(
         }
         (None, None) => MockAnswer::Default,
     };
-    let parts = match f.get("mock_parts") {
-        Some(node) => {
+    let parts = match f.entry("mock_parts") {
+        Some((key, node)) => {
             cx.list(node, &format!("{what}.mock_parts"))?;
+            cx.warning(
+                key.pos,
+                format!("{what}.mock_parts: content parts are not passed to the model; the result alone is"),
+            );
             Some(node.to_json())
         }
         None => None,
