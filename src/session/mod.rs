@@ -23,6 +23,8 @@ mod workflow;
 
 #[cfg(test)]
 mod driver_tests;
+#[cfg(test)]
+mod workflow_tests;
 
 pub use crate::config::{Phase, Place};
 pub use crate::conversation::{HookAction, TurnEndReason};

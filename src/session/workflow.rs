@@ -376,7 +376,3 @@ pub(crate) fn workflow_of<E: std::borrow::Borrow<SessionEvent>>(
     }
     recorder.record
 }
-
-#[cfg(test)]
-#[path = "workflow_tests.rs"]
-mod tests;

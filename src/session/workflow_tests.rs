@@ -5,7 +5,8 @@ use serde_json::json;
 use crate::doc::{Checker, parse_yaml};
 use crate::pack::workflow::{Workflow, parse};
 
-use super::*;
+use super::SessionEvent;
+use super::workflow::*;
 
 fn workflow(text: &str) -> Workflow {
     let path = Path::new("w.yaml");
