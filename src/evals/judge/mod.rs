@@ -123,4 +123,6 @@ pub(crate) async fn run_judge(
 }
 
 #[cfg(test)]
+mod request_tests;
+#[cfg(test)]
 mod tests;

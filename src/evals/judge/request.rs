@@ -246,7 +246,3 @@ fn tool_call_text(calls: &[(usize, &ToolCallRecord)]) -> String {
     }
     out
 }
-
-#[cfg(test)]
-#[path = "request_tests.rs"]
-mod tests;

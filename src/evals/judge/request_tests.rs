@@ -2,8 +2,10 @@
 
 use serde_json::json;
 
-use super::*;
-use crate::conversation::{History, message};
+use super::prompts::{FAITHFULNESS, GENERAL, TOXICITY};
+use super::request::{Asked, JudgeRequest, Unjudgeable};
+use super::spec::JudgeSpec;
+use crate::conversation::{EvalInput, History, ToolCallRecord, message};
 
 fn input(answer: &str) -> EvalInput {
     EvalInput {
@@ -119,7 +121,7 @@ fn rag_judges_lay_out_their_sections_with_their_own_defaults() {
         )
         .ask(&input("Paris.")),
     );
-    assert_eq!(faithful.system, super::super::prompts::FAITHFULNESS);
+    assert_eq!(faithful.system, FAITHFULNESS);
     assert_eq!(
         faithful.user,
         "Content to evaluate:\nCONTEXT:\n[chunk 1] Paris is the capital.\n[chunk 2] On the Seine.\n\nANSWER:\nParis.\n\nCriteria: How faithful is the ANSWER to the CONTEXT?"
@@ -155,7 +157,7 @@ fn rag_judges_lay_out_their_sections_with_their_own_defaults() {
             .user
             .starts_with("Content to evaluate:\nParis.\n\nCriteria: ")
     );
-    assert_eq!(toxic.system, super::super::prompts::TOXICITY);
+    assert_eq!(toxic.system, TOXICITY);
 }
 
 #[test]
