@@ -41,6 +41,7 @@ pub async fn call_http(
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b).unwrap_or(DEFAULT_HTTP_TIMEOUT),
     };
+    let mut interrupted = false;
     let outcome = match request(tool, client, args) {
         Err(error) => Err((ToolStatus::Failed, error)),
         Ok(request) => tokio::select! {
@@ -51,13 +52,27 @@ pub async fn call_http(
                     format!("{} {}: no answer within {} ms", tool.method, tool.url.source(), deadline.as_millis()),
                 )),
             },
-            () = cancel.cancelled() => Err((ToolStatus::Failed, Outcome::Interrupted.describe())),
+            () = cancel.cancelled() => {
+                interrupted = true;
+                Err((ToolStatus::Failed, Outcome::Interrupted.describe()))
+            }
         },
     };
     match outcome {
         Ok(result) => report.succeeded(RawJson::from(&result)),
         Err((ToolStatus::Error, error)) => report.answered_error(error),
         Err((status, error)) => {
+            // How the call ended, for the messages that explain a failure.
+            report.outcome = match status {
+                ToolStatus::Timeout => Outcome::TimedOut {
+                    after: deadline,
+                    nothing_read: true,
+                },
+                _ if interrupted => Outcome::Interrupted,
+                _ => Outcome::ServerFailed {
+                    reason: format!("failed: {error}"),
+                },
+            };
             report.status = status;
             report.error = Some(error);
         }
