@@ -5,17 +5,18 @@
 //! tools, in the same turn. The move is refused, and the state stays, when the event
 //! does not leave the state, the state is terminal, the target's `max_visits` is
 //! reached with no `on_max_visits`, or the run's budget is spent; each step is a
-//! [`SessionEvent::Workflow`]. [`WorkflowRecorder`] reads those events back into what
-//! evals see, live and from a transcript alike.
+//! [`SessionEvent::Workflow`]. When a state declares artifact slots, the model is also
+//! offered `workflow__set_artifact`, whose values later prompts see. The
+//! [`WorkflowRecorder`] reads the events back into what evals see, live and from a
+//! transcript alike.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
+use indexmap::IndexMap;
 use serde_json::{Value as Json, json};
 
 use crate::conversation::{StateMark, TransitionRecord, WorkflowRecord};
-use indexmap::IndexMap;
-
 use crate::pack::workflow::{
     ARTIFACT_DESCRIPTION, ARTIFACT_TOOL, ArtifactMode, CONTEXT_VARIABLE, Orchestration, State,
     TRANSITION_DESCRIPTION, TRANSITION_TOOL, Workflow,
