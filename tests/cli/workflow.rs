@@ -282,3 +282,61 @@ fn an_approved_call_then_a_transition_and_the_next_state_speaks_in_the_same_turn
     );
     assert_eq!(report["turns"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn max_visits_ends_a_loop_and_the_state_it_sends_to_sees_the_artifacts() {
+    let out = promptexec()
+        .in_dir(dir().join("loop"))
+        .args([
+            "run",
+            "loop.pack.json",
+            "scenarios/",
+            "--mock",
+            "loop.mock.yaml",
+        ])
+        .args(["--format", "json"])
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let loop_run = trial(&report, "loop");
+    let moves: Vec<(&str, &str, Option<&str>)> = loop_run["workflow"]["transitions"]
+        .as_array()
+        .expect("transitions")
+        .iter()
+        .map(|t| {
+            (
+                t["from"].as_str().unwrap_or_default(),
+                t["to"].as_str().unwrap_or_default(),
+                t["redirected_from"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            ("research", "research", None),
+            ("research", "summarize", Some("research"))
+        ]
+    );
+    let summarize: Vec<&Json> = loop_run["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["event"] == "workflow" && e["state"] == "summarize")
+        .collect();
+    assert_eq!(
+        summarize[0]["system_prompt"],
+        "Summarize these notes: a; b;"
+    );
+    let answers: Vec<&str> = loop_run["tool_calls"]
+        .as_array()
+        .expect("tool calls")
+        .iter()
+        .filter(|c| c["name"] == "workflow__set_artifact")
+        .map(|c| c["content"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        answers,
+        [r#"{"artifact":"notes","status":"artifact_set"}"#; 2]
+    );
+}
