@@ -194,7 +194,7 @@ impl Judges {
     }
 
     /// Judges from plain data: `providers` by name, and `default` for evals that
-    /// name none.
+    /// name none (by its name as well, unless a provider has it).
     pub(crate) fn from_providers(
         providers: &[ProviderConfig],
         default: Option<JudgeModel>,
@@ -204,6 +204,12 @@ impl Judges {
             by_name
                 .entry(provider.name().to_string())
                 .or_insert_with(|| JudgeModel::from_provider(provider));
+        }
+        // The default goes by its name too (the bare mock is in no config).
+        if let Some(judge) = &default {
+            by_name
+                .entry(judge.name.clone())
+                .or_insert_with(|| judge.clone());
         }
         Judges {
             default,

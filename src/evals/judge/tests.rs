@@ -57,6 +57,10 @@ fn a_verdict_is_the_score_with_the_reasoning_and_the_judge() {
         scored.data,
         json!({"score": 0.92, "passed": true, "reasoning": "clear steps", "judge": "mock-judge", "model": null})
     );
+    // The default judge answers to its name as well.
+    let named = llm_judge(json!({"judge": "mock-judge"}));
+    let judged = block_on(run_judge(&named, &judges, &answer())).expect("judged");
+    assert!(matches!(judged, Judged::Scored(s) if s.score == 0.92));
 }
 
 #[test]
