@@ -8,64 +8,43 @@ use crate::report::Check;
 
 use super::{Assertion, Scenario, UnplayedTurn};
 
-/// PromptArena assertion types that need a real model, media, or a runtime
-/// promptexec is not (agents, workflows, memories, remote evaluators).
+/// PromptArena assertion types that need media, a runtime promptexec is not
+/// (agents, compositions, skills, remote evaluators) or a model of a kind it does
+/// not call (embeddings, moderation, sentiment).
 const NOT_PLAYED: &[&str] = &[
     "a2a_eval",
     "a2a_eval_session",
     "agent_invoked",
     "agent_not_invoked",
     "agent_response_contains",
-    "answer_relevancy",
     "audio_duration",
     "audio_emotion",
     "audio_format",
-    "bias",
     "composition_branch_taken",
     "composition_output",
     "composition_parallel_complete",
     "composition_step_output",
-    "contextual_precision",
-    "contextual_recall",
-    "contextual_relevancy",
     "cosine_similarity",
-    "faithfulness",
     "guardrail",
-    "hallucination",
     "image_dimensions",
     "image_format",
     "image_moderation",
-    "llm_judge",
-    "llm_judge_conversation",
-    "llm_judge_session",
-    "llm_judge_tool_calls",
     "rest_eval",
     "rest_eval_session",
     "role_violation",
     "skill_activated",
     "skill_activation_order",
     "skill_not_activated",
-    "state_is",
     "text_sentiment",
     "text_toxicity",
     "tool_result_has_media",
     "tool_result_media_type",
-    "toxicity",
-    "transitioned_to",
     "video_duration",
     "video_resolution",
-    "workflow_complete",
-    "workflow_tool_access",
-    "workflow_transition_order",
 ];
 
 /// Types PromptKit's handlers judge offline that promptexec has no check for yet.
-const NOT_RUN_YET: &[&str] = &[
-    "invariant_fields_preserved",
-    "spoke_in_state",
-    "tool_efficiency",
-    "tool_exec",
-];
+const NOT_RUN_YET: &[&str] = &["invariant_fields_preserved", "tool_efficiency", "tool_exec"];
 
 /// Why an assertion of `kind` is not judged, when it is one PromptKit knows and
 /// promptexec does not run (and the config binds no eval of that type).
