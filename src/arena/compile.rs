@@ -54,6 +54,18 @@ pub(super) fn compile(
     for (p, played) in arena.providers.iter_mut().zip(&config.providers) {
         p.provider = played.clone();
     }
+    // Each judge is its provider under the judge's name, so a judge eval naming it
+    // finds it among the config's providers. Only the Arena's own providers play
+    // the scenarios.
+    for judge in &arena.judges {
+        let taken = config.providers.iter().any(|p| p.name() == judge.name);
+        let played = config.providers.iter().find(|p| p.name() == judge.provider);
+        if let (false, Some(played)) = (taken, played) {
+            let mut named = played.clone();
+            named.id = Some(judge.name.clone());
+            config.providers.push(named);
+        }
+    }
     let project = Project {
         arena,
         pack,
