@@ -496,14 +496,30 @@ fn provider_spec(file: &Path, arena_dir: &Path, found: &mut Diagnostics) -> Opti
     if let Value::Map(entries) = &mut spec.value {
         for (key, node) in entries.iter_mut() {
             match key.name.as_str() {
-                "additional_config" => rewrite(node, "mock_config", |name| {
-                    let first = arena_dir.join(name);
-                    if first.is_file() {
-                        first
-                    } else {
-                        beside.join(name)
-                    }
-                }),
+                "additional_config" => {
+                    rewrite(node, "mock_config", |name| {
+                        let first = arena_dir.join(name);
+                        if first.is_file() {
+                            first
+                        } else {
+                            beside.join(name)
+                        }
+                    });
+                    // A replay provider's recording is opened as PromptKit opens
+                    // it, from where the run starts: PromptArena's examples name it
+                    // from their repository's root, so a folder above the Arena's
+                    // that holds it is where it is looked for.
+                    let absolute = std::env::current_dir()
+                        .map(|cwd| cwd.join(arena_dir))
+                        .unwrap_or_else(|_| arena_dir.to_path_buf());
+                    rewrite(node, "recording", |name| {
+                        absolute
+                            .ancestors()
+                            .map(|dir| dir.join(name))
+                            .find(|path| path.is_file())
+                            .unwrap_or_else(|| arena_dir.join(name))
+                    });
+                }
                 "credential" => rewrite(node, "credential_file", |name| beside.join(name)),
                 _ => {}
             }
