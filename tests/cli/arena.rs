@@ -200,3 +200,13 @@ fn a_provider_the_arena_lacks_is_named_with_those_it_has() {
         .expect_code(2)
         .stderr_has("--provider shop-mok: the Arena has no such provider (it has `shop-mock`)");
 }
+
+#[test]
+fn one_conversation_is_refused_with_an_arena_project() {
+    promptexec()
+        .in_dir(fixtures().join("arena/shop"))
+        .args(["run", "arena.yaml", "--message", "hi"])
+        .run()
+        .expect_code(2)
+        .stderr_has("--message plays one conversation with a pack's prompt; an Arena project plays its scenarios");
+}

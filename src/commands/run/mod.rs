@@ -68,6 +68,18 @@ fn resolve(
     let one = !messages.is_empty() || args.messages_from.is_some();
     let mut files = Vec::new();
     let mode = if one {
+        if crate::arena::is_arena(&args.pack) {
+            let flag = if args.messages_from.is_some() {
+                "--messages-from"
+            } else {
+                "--message"
+            };
+            return Err(UsageError::not_here(
+                flag,
+                "plays one conversation with a pack's prompt; an Arena project plays its scenarios",
+            )
+            .into());
+        }
         refuse_suite_flags(args)?;
         let messages = messages::load(messages, args.messages_from.as_deref())?;
         Mode::One {
