@@ -209,10 +209,13 @@ fn request(
         url.query_pairs_mut().clear().extend_pairs(all);
     }
     let mut request = client.request(method, url);
+    let mut set = reqwest::header::HeaderMap::new();
     if let Some(body) = body {
-        request = request
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
+        set.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("application/json"),
+        );
+        request = request.body(body.to_string());
     }
     headers.extend(tool.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
     for (header, var) in &tool.headers_from_env {
@@ -223,14 +226,14 @@ fn request(
         }
     }
     for (name, value) in headers {
-        // A later setting of a header replaces an earlier one, as Go's Header.Set does.
         let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| format!("`{name}` is not a valid header name"))?;
         let value = reqwest::header::HeaderValue::from_str(&value)
             .map_err(|_| format!("the value of header `{name}` is not valid in a header"))?;
-        request = request.header(name.clone(), value);
+        // A later setting of a header replaces an earlier one, as Go's Header.Set does.
+        set.insert(name, value);
     }
-    Ok(request)
+    Ok(request.headers(set))
 }
 
 type Parts = (String, BTreeMap<String, String>, Option<Json>);

@@ -230,6 +230,8 @@ spec:
         method: GET
         timeout_ms: 5000
         redact: [secret]
+        headers:
+          X-Static: from-headers
         request:
           query_params: [city]
           header_params:
@@ -287,11 +289,12 @@ fn live_tools_send_the_request_promptkit_builds_and_redact_the_answer() {
         json!({
             "request": "GET /weather?city=Paris&units=metric HTTP/1.1",
             "x_token": "Bearer t0k",
-            "x_static": "fixed",
+            "x_static": "from-headers",
             "secret": "[REDACTED]",
             "current": {"temp": 21.5, "sky": "clear"},
         }),
-        "the token went into its header, not the query; the query is in key order"
+        "the token went into its header, not the query; the query is in key order; \
+         `headers` are set last and replace a static header of the same name"
     );
 }
 
