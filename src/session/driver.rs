@@ -188,8 +188,8 @@ impl<'a> Session<'a> {
         let tools = entries
             .iter()
             .filter_map(|name| {
-                let spec = config.tools.get(*name)?.exec()?;
-                Some((name.to_string(), ToolCaller::new(name, spec)))
+                let caller = ToolCaller::for_binding(config.tools.get(*name)?).ok()?;
+                Some((name.to_string(), caller))
             })
             .collect();
         let mcp = McpToolSet::for_entries(config, entries.iter().copied());
