@@ -33,9 +33,13 @@ fn answer(tool: &MockTool, args: &Json) -> Result<Json, String> {
         MockAnswer::Result(value) => Ok(value.clone()),
         MockAnswer::Default => Ok(wrapped(DEFAULT_RESULT.to_string())),
         MockAnswer::Template(template) => {
-            if !matches!(args, Json::Object(_) | Json::Null) {
-                return Err("mock_template: the arguments are not a JSON object".into());
-            }
+            // `null` decodes to an empty map in Go: every key is missing.
+            let empty = Json::Object(Map::new());
+            let args = match args {
+                Json::Object(_) => args,
+                Json::Null => &empty,
+                _ => return Err("mock_template: the arguments are not a JSON object".into()),
+            };
             let text = template
                 .render(args, Missing::Zero)
                 .map_err(|e| format!("mock_template: {e}"))?;
@@ -113,6 +117,20 @@ mod tests {
         assert_eq!(
             result(&call_mock("t", &t, &json!({"name": "Ann"}))),
             json!({"result": "Hello Ann"})
+        );
+    }
+
+    #[test]
+    fn null_arguments_are_an_empty_map() {
+        let t = template("[{{ .a }}]");
+        assert_eq!(
+            result(&call_mock("t", &t, &Json::Null)),
+            json!({"result": "[<no value>]"})
+        );
+        let report = call_mock("t", &t, &json!([1]));
+        assert_eq!(
+            report.error.as_deref(),
+            Some("mock_template: the arguments are not a JSON object")
         );
     }
 
