@@ -162,3 +162,73 @@ fn a_judge_the_run_lacks_or_a_threshold_on_the_judge_is_said() {
         "`faithfulness` takes no `min_score`: a judge only scores; wrap it in `type: assertion`",
     );
 }
+
+/// A config in `dir` whose judge `api-judge` is an OpenAI-style API at `url`.
+fn api_judge_config(dir: &std::path::Path, url: &str) {
+    let mock = fixtures().join("judge/assistant.mock.yaml");
+    let text = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: assistant\n      type: mock\n      additional_config:\n        mock_config: {}\n    - id: api-judge\n      type: openai\n      model: judge-large\n      base_url: {url}\n      credential: {{ credential_env: JUDGE_KEY }}\n      request_timeout: 5s\n",
+        mock.display()
+    );
+    std::fs::write(dir.join("judge.yaml"), text).expect("config written");
+}
+
+/// `run` of the faithfulness scenario against the config in `dir`, its judge renamed.
+fn run_with_api_judge(dir: &std::path::Path) -> crate::util::Outcome {
+    let scenario =
+        std::fs::read_to_string(fixtures().join("judge/scenarios/paris-grounded.scenario.yaml"))
+            .expect("the fixture scenario")
+            .replace("judge: approving-judge", "judge: api-judge");
+    promptexec()
+        .in_dir(dir)
+        .env("JUDGE_KEY", "sk-test")
+        .args(["-c", "judge.yaml", "run", "--format", "json"])
+        .arg(fixtures().join("judge/judge.pack.json"))
+        .file("paris-grounded.scenario.yaml", scenario)
+        .arg("paris-grounded.scenario.yaml")
+        .run()
+}
+
+#[test]
+fn a_judge_behind_a_model_api_gets_the_request_promptkit_sends_or_is_unreachable() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut llm = crate::fake_llm::FakeLlm::start(&serde_json::json!([
+        {"reply": {"content": "{\"passed\": true, \"score\": 1.0, \"reasoning\": \"Every claim is in the context.\"}"}}
+    ]));
+    api_judge_config(dir.path(), &llm.base_url());
+    let out = run_with_api_judge(dir.path());
+    out.expect_code(0);
+    let report = out.json_report();
+    let result = &evals(scenario(&report, "paris-grounded"))[0];
+    assert_eq!(result["score"], 1.0, "{result:#}");
+    assert_eq!(result["details"]["judge"], "api-judge");
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 1, "one judge call: {requests:#?}");
+    let body = &requests[0]["body"];
+    assert_eq!(body["model"], "judge-large");
+    let messages = body["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 2, "{body:#}");
+    assert_eq!(messages[0]["role"], "system");
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("You judge faithfulness.")),
+        "{body:#}"
+    );
+    assert_eq!(messages[1]["role"], "user");
+    assert_eq!(
+        messages[1]["content"],
+        "Content to evaluate:\nCONTEXT:\n[chunk 1] Paris is the capital and most populous city of France.\n[chunk 2] Located on the Seine River in north-central France.\n\nANSWER:\nParis is the capital of France.\n\nCriteria: How faithful is the ANSWER to the CONTEXT?"
+    );
+    // With the API gone, the judge is unreachable: an eval error, never a pass.
+    llm.stop();
+    let out = run_with_api_judge(dir.path());
+    out.expect_code(3);
+    let report = out.json_report();
+    let (_, outcome, detail) = &verdicts(scenario(&report, "paris-grounded"))[0];
+    assert_eq!(outcome, "error");
+    assert!(
+        detail.starts_with("`faithfulness`: judge `api-judge` is unreachable: "),
+        "{detail}"
+    );
+}
