@@ -16,8 +16,7 @@ use serde_json::json;
 use crate::conversation::EvalInput;
 use crate::pack::builtin::Scored;
 
-pub(crate) use judges::JudgeCallError;
-pub(crate) use judges::Judges;
+pub(crate) use judges::{JudgeCallError, Judges};
 pub(crate) use kinds::{JudgeKind, is_judge_type, judge_type_names};
 pub(crate) use request::{Asked, Unjudgeable};
 pub(crate) use spec::{JudgeParamError, JudgeSpec};
