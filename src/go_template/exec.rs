@@ -15,10 +15,10 @@ enum Flow {
     Continue,
 }
 
-struct State {
+struct State<'a> {
     out: String,
     /// Variables in scope, innermost last; the first is `$`.
-    vars: Vec<(String, V)>,
+    vars: Vec<(String, V<'a>)>,
     zero: bool,
 }
 
@@ -33,8 +33,8 @@ pub(super) fn render(nodes: &[Node], data: &Json, missing: Missing) -> Result<St
     Ok(state.out)
 }
 
-impl State {
-    fn walk(&mut self, nodes: &[Node], dot: &V) -> Result<Flow, ExecError> {
+impl<'a> State<'a> {
+    fn walk(&mut self, nodes: &[Node], dot: &V<'a>) -> Result<Flow, ExecError> {
         for node in nodes {
             let flow = match node {
                 Node::Text(text) => {
@@ -61,7 +61,7 @@ impl State {
         Ok(Flow::Normal)
     }
 
-    fn branch(&mut self, branch: &Branch, dot: &V, with: bool) -> Result<Flow, ExecError> {
+    fn branch(&mut self, branch: &Branch, dot: &V<'a>, with: bool) -> Result<Flow, ExecError> {
         let scope = self.vars.len();
         let value = self.pipe(&branch.pipe, dot, true)?;
         let flow = if value.truth() {
@@ -74,7 +74,7 @@ impl State {
         Ok(flow)
     }
 
-    fn range(&mut self, branch: &Branch, dot: &V) -> Result<Flow, ExecError> {
+    fn range(&mut self, branch: &Branch, dot: &V<'a>) -> Result<Flow, ExecError> {
         let scope = self.vars.len();
         let value = self.pipe(&branch.pipe, dot, false)?;
         let items = funcs::range_items(&value).map_err(|e| (branch.pipe.at, e))?;
@@ -101,7 +101,7 @@ impl State {
         Ok(Flow::Normal)
     }
 
-    fn set(&mut self, name: &str, value: V, assign: bool) {
+    fn set(&mut self, name: &str, value: V<'a>, assign: bool) {
         if assign && let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
             slot.1 = value;
             return;
@@ -110,7 +110,7 @@ impl State {
     }
 
     /// A pipeline's value; its variables are set when `bind` (a range sets its own).
-    fn pipe(&mut self, pipe: &Pipe, dot: &V, bind: bool) -> Result<V, ExecError> {
+    fn pipe(&mut self, pipe: &Pipe, dot: &V<'a>, bind: bool) -> Result<V<'a>, ExecError> {
         let mut value = None;
         for cmd in &pipe.cmds {
             value = Some(self.cmd(cmd, dot, value)?);
@@ -124,7 +124,7 @@ impl State {
         Ok(value)
     }
 
-    fn cmd(&mut self, cmd: &Cmd, dot: &V, last: Option<V>) -> Result<V, ExecError> {
+    fn cmd(&mut self, cmd: &Cmd, dot: &V<'a>, last: Option<V<'a>>) -> Result<V<'a>, ExecError> {
         let first = &cmd.args[0];
         if let ArgKind::Func(name) = &first.kind {
             return self.call(name, &cmd.args[1..], dot, last, first.at);
@@ -139,10 +139,10 @@ impl State {
         &mut self,
         name: &str,
         args: &[Arg],
-        dot: &V,
-        last: Option<V>,
+        dot: &V<'a>,
+        last: Option<V<'a>>,
         at: usize,
-    ) -> Result<V, ExecError> {
+    ) -> Result<V<'a>, ExecError> {
         if name == "and" || name == "or" {
             if args.is_empty() && last.is_none() {
                 return Err((
@@ -167,7 +167,7 @@ impl State {
         funcs::call(name, values).map_err(|e| (at, format!("error calling {name}: {e}")))
     }
 
-    fn arg(&mut self, arg: &Arg, dot: &V) -> Result<V, ExecError> {
+    fn arg(&mut self, arg: &Arg, dot: &V<'a>) -> Result<V<'a>, ExecError> {
         let (base, fields) = match &arg.kind {
             ArgKind::Dot => return Ok(dot.clone()),
             ArgKind::Field(fields) => (dot.clone(), fields),
@@ -176,7 +176,7 @@ impl State {
                 (found.map_or(V::NoValue, |(_, v)| v.clone()), fields)
             }
             ArgKind::Func(name) => return self.call(name, &[], dot, None, arg.at),
-            ArgKind::Str(s) => return Ok(V::Str(s.clone())),
+            ArgKind::Str(s) => return Ok(V::Str(s.clone().into())),
             ArgKind::Int(n) => return Ok(V::Int(*n)),
             ArgKind::Float(f) => return Ok(V::Float(*f)),
             ArgKind::Bool(b) => return Ok(V::Bool(*b)),

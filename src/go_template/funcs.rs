@@ -2,10 +2,14 @@
 
 use std::cmp::Ordering;
 
+use std::borrow::Cow;
+
+use serde_json::Value as Json;
+
 use super::value::{V, go_float, go_quote};
 
 /// Calls `name` (not `and` / `or`, which are lazy) with its evaluated arguments.
-pub(super) fn call(name: &str, args: Vec<V>) -> Result<V, String> {
+pub(super) fn call<'a>(name: &str, args: Vec<V<'a>>) -> Result<V<'a>, String> {
     let want = |n: usize| -> Result<(), String> {
         if args.len() == n {
             Ok(())
@@ -40,12 +44,12 @@ pub(super) fn call(name: &str, args: Vec<V>) -> Result<V, String> {
                     "wrong type for value; expected string; got {found}"
                 ));
             };
-            Ok(V::Str(printf(format, rest)))
+            Ok(V::Str(printf(format, rest).into()))
         }
-        "print" => Ok(V::Str(sprint(&args))),
+        "print" => Ok(V::Str(sprint(&args).into())),
         "println" => {
             let parts: Vec<String> = args.iter().map(V::plain).collect();
-            Ok(V::Str(format!("{}\n", parts.join(" "))))
+            Ok(V::Str(format!("{}\n", parts.join(" ")).into()))
         }
         "eq" => eq(&args).map(V::Bool),
         "ne" => {
@@ -66,7 +70,7 @@ pub(super) fn call(name: &str, args: Vec<V>) -> Result<V, String> {
     }
 }
 
-fn len(v: &V) -> Result<V, String> {
+fn len<'a>(v: &V<'a>) -> Result<V<'a>, String> {
     let n = match v {
         V::Str(s) => s.len(),
         V::List(items) => items.len(),
@@ -77,7 +81,7 @@ fn len(v: &V) -> Result<V, String> {
     Ok(V::Int(n as i64))
 }
 
-fn index(item: &V, i: &V) -> Result<V, String> {
+fn index<'a>(item: &V<'a>, i: &V<'a>) -> Result<V<'a>, String> {
     match (item, i) {
         (V::List(items), V::Int(n)) => usize::try_from(*n)
             .ok()
@@ -93,7 +97,7 @@ fn index(item: &V, i: &V) -> Result<V, String> {
             "cannot index slice/array with type {}",
             other.type_name()
         )),
-        (V::Map(map), V::Str(key)) => Ok(map.get(key).map_or(V::Nil, V::from_json)),
+        (V::Map(map), V::Str(key)) => Ok(map.get(key.as_ref()).map_or(V::Nil, V::from_json)),
         (V::Map(_), other) => Err(format!(
             "value has type {}; should be string",
             other.type_name()
@@ -238,7 +242,7 @@ pub(super) fn printf(format: &str, args: &[V]) -> String {
 fn verb_text(verb: char, precision: Option<usize>, arg: &V) -> String {
     let text = match (verb, arg) {
         ('v', a) => Some(a.plain()),
-        ('s', V::Str(s)) => Some(s.clone()),
+        ('s', V::Str(s)) => Some(s.to_string()),
         ('q', V::Str(s)) => Some(go_quote(s)),
         ('d', V::Int(n)) => Some(n.to_string()),
         ('x', V::Int(n)) => Some(format!("{n:x}")),
@@ -262,7 +266,7 @@ fn verb_text(verb: char, precision: Option<usize>, arg: &V) -> String {
 }
 
 /// A value for `range`: its keys (or indices) and elements, keys in Go's order.
-pub(super) fn range_items(v: &V) -> Result<Vec<(V, V)>, String> {
+pub(super) fn range_items<'a>(v: &V<'a>) -> Result<Vec<(V<'a>, V<'a>)>, String> {
     Ok(match v {
         V::NoValue | V::Nil => Vec::new(),
         V::List(items) => items
@@ -271,10 +275,11 @@ pub(super) fn range_items(v: &V) -> Result<Vec<(V, V)>, String> {
             .map(|(i, item)| (V::Int(i as i64), V::from_json(item)))
             .collect(),
         V::Map(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            keys.into_iter()
-                .map(|k| (V::Str(k.clone()), V::from_json(&map[k])))
+            let mut entries: Vec<(&String, &Json)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            entries
+                .into_iter()
+                .map(|(k, v)| (V::Str(Cow::Borrowed(k.as_str())), V::from_json(v)))
                 .collect()
         }
         V::Int(n) => (0..*n).map(|i| (V::Int(i), V::Int(i))).collect(),
@@ -285,7 +290,7 @@ pub(super) fn range_items(v: &V) -> Result<Vec<(V, V)>, String> {
 }
 
 /// A value read as a field of `v`.
-pub(super) fn field(v: &V, name: &str, zero: bool) -> Result<V, String> {
+pub(super) fn field<'a>(v: &V<'a>, name: &str, zero: bool) -> Result<V<'a>, String> {
     match v {
         V::Map(map) => Ok(match map.get(name) {
             Some(found) => V::from_json(found),

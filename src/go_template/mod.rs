@@ -2,7 +2,8 @@
 //! URL and header templates of live HTTP tools against a call's JSON arguments.
 //!
 //! Parsed once (errors carry the template's own `line:col`), then rendered in one
-//! pass; inserted values are written as they are, never parsed again.
+//! pass over the tree, reading the arguments in place (nothing is copied but what
+//! is printed); inserted values are written as they are, never parsed again.
 //!
 //! What is played: text and actions, `{{-` / `-}}` trimming, comments, `.`,
 //! `.a.b`, `$`, variables (`$x := …`, `$x = …`, `range $i, $e := …`), pipelines

@@ -1,10 +1,13 @@
 //! Values as Go's `text/template` sees data decoded from JSON, and how `fmt` prints
 //! them.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value as Json};
 
+/// A value; lists, maps and strings of the data are borrowed from it, never copied.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum V {
+pub(super) enum V<'a> {
     /// A missing key under `missingkey=default`: prints `<no value>`, and its
     /// fields are no value too.
     NoValue,
@@ -15,20 +18,20 @@ pub(super) enum V {
     Int(i64),
     /// Every JSON number.
     Float(f64),
-    Str(String),
-    List(Vec<Json>),
-    Map(Map<String, Json>),
+    Str(Cow<'a, str>),
+    List(&'a [Json]),
+    Map(&'a Map<String, Json>),
 }
 
-impl V {
-    pub(super) fn from_json(value: &Json) -> V {
+impl<'a> V<'a> {
+    pub(super) fn from_json(value: &'a Json) -> V<'a> {
         match value {
             Json::Null => V::Nil,
             Json::Bool(b) => V::Bool(*b),
             Json::Number(n) => V::Float(n.as_f64().unwrap_or(0.0)),
-            Json::String(s) => V::Str(s.clone()),
-            Json::Array(items) => V::List(items.clone()),
-            Json::Object(map) => V::Map(map.clone()),
+            Json::String(s) => V::Str(Cow::Borrowed(s)),
+            Json::Array(items) => V::List(items),
+            Json::Object(map) => V::Map(map),
         }
     }
 
@@ -73,7 +76,7 @@ impl V {
             V::Bool(b) => b.to_string(),
             V::Int(n) => n.to_string(),
             V::Float(f) => go_float(*f),
-            V::Str(s) => s.clone(),
+            V::Str(s) => s.to_string(),
             V::List(items) => {
                 let parts: Vec<String> = items.iter().map(|i| V::from_json(i).plain()).collect();
                 format!("[{}]", parts.join(" "))
