@@ -131,13 +131,6 @@ pub(in crate::commands) fn plan_project(
             found.push(d.clone());
         }
     }
-    if plans.is_empty() && !found.has_errors() {
-        return Err(UsageError::Nothing(format!(
-            "no scenarios to play in {}: its `spec.scenarios` names none",
-            options.pack.display()
-        ))
-        .into());
-    }
     Ok(Planned { pack, plans, found })
 }
 

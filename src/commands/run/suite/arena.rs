@@ -30,6 +30,13 @@ pub(super) fn resolve(
         .into());
     }
     let ArenaLoaded { loaded, project } = plan(settings, options, false, console)?;
+    if project.arena.scenarios.is_empty() {
+        return Err(UsageError::Nothing(format!(
+            "no scenarios to play in {}: its `spec.scenarios` names none",
+            args.pack.display()
+        ))
+        .into());
+    }
     super::refuse_shared(args, &loaded.scenarios)?;
     let mut warnings = loaded.warnings;
     let reports = reports(args, &project, &mut warnings, console);
