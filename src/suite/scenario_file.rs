@@ -375,18 +375,7 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
     let self_play = role
         .as_deref()
         .is_some_and(|r| r != "user" && r != "assistant");
-    let (persona, count) = if self_play {
-        (
-            f.get("persona")
-                .and_then(|n| cx.nonempty_string(n, &ptr(at, "persona"))),
-            f.get("turns")
-                .and_then(|n| cx.non_negative_integer(n, &ptr(at, "turns"))),
-        )
-    } else {
-        cx.ignored_keys(&mut f, TURN_KEYS_SELF_PLAY, at);
-        (None, None)
-    };
-    cx.ignored_keys(&mut f, TURN_KEYS_UNPLAYED, at);
+    let (persona, count) = self_play_keys(cx, &mut f, at, self_play);
     cx.unknown_keys(&f, at, UnknownKeys::Error);
     let role = role?;
     if role != "user" {
@@ -442,6 +431,29 @@ fn turn(cx: &mut Checker, node: &Node, at: &str, index: u32) -> Option<Read> {
         streaming,
         speaker: None,
     }))
+}
+
+/// A turn's `persona` and `turns`, read on a self-play turn and warned about on
+/// any other; the keys only a persona's sampling or trials read are warned about.
+fn self_play_keys(
+    cx: &mut Checker,
+    f: &mut Fields<'_>,
+    at: &str,
+    self_play: bool,
+) -> (Option<String>, Option<u64>) {
+    let read = if self_play {
+        (
+            f.get("persona")
+                .and_then(|n| cx.nonempty_string(n, &ptr(at, "persona"))),
+            f.get("turns")
+                .and_then(|n| cx.non_negative_integer(n, &ptr(at, "turns"))),
+        )
+    } else {
+        cx.ignored_keys(f, TURN_KEYS_SELF_PLAY, at);
+        (None, None)
+    };
+    cx.ignored_keys(f, TURN_KEYS_UNPLAYED, at);
+    read
 }
 
 /// Why a turn of `role` (not `user`) is not played (until self-play plays it, with

@@ -65,19 +65,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded<Persona>, Rejected> {
 fn resolve(cx: &mut Checker, root: &Node) -> Option<Persona> {
     let mut top = cx.map(root, "the persona")?;
     header(cx, &mut top, root);
-    let name = top.get("metadata").and_then(|node| {
-        let mut f = cx.map(node, "/metadata")?;
-        let name = match f.get("name") {
-            Some(n) => cx.nonempty_string(n, "/metadata/name"),
-            None => {
-                cx.error(node.pos, "/metadata: missing key `name` (the persona's id)");
-                None
-            }
-        };
-        f.allow(&["namespace", "labels", "annotations"]);
-        cx.unknown_keys(&f, "/metadata", UnknownKeys::Error);
-        name
-    });
+    let name = top.get("metadata").and_then(|node| metadata_name(cx, node));
     if top.get("metadata").is_none() {
         cx.error(root.pos, "the persona: missing key `metadata`");
     }
@@ -134,32 +122,10 @@ fn resolve(cx: &mut Checker, root: &Node) -> Option<Persona> {
     cx.ignored_keys(&mut spec, UNPLAYED_SPEC_KEYS, "/spec");
     cx.unknown_keys(&spec, "/spec", UnknownKeys::Error);
     let id = name?;
-    let persona_style = style;
     let system_prompt = match (system_template, system_prompt) {
         (Some(template), _) => {
-            let vars = template_vars(&id, &goals, &constraints, &persona_style, &optional_vars);
-            if let Some(missing) = required_vars.iter().find(|v| !vars.contains_key(*v)) {
-                cx.error(
-                    spec_node.pos,
-                    format!("/spec/required_vars: `{missing}` has no value"),
-                );
-                return None;
-            }
-            match template.render(&vars) {
-                Ok(text) => text,
-                Err(unfilled) => {
-                    let names: Vec<String> =
-                        unfilled.0.iter().map(|p| format!("`{}`", p.name)).collect();
-                    cx.error(
-                        spec_node.pos,
-                        format!(
-                            "/spec/system_template: no value for {}; give it in `optional_vars`",
-                            names.join(", ")
-                        ),
-                    );
-                    return None;
-                }
-            }
+            let vars = template_vars(&id, &goals, &constraints, &style, &optional_vars);
+            render(cx, &template, &vars, &required_vars, spec_node)?
         }
         (None, Some(text)) => text,
         (None, None) => {
@@ -176,10 +142,57 @@ fn resolve(cx: &mut Checker, root: &Node) -> Option<Persona> {
         system_prompt,
         goals,
         constraints,
-        style: persona_style,
+        style,
         temperature: temperature.unwrap_or(DEFAULT_TEMPERATURE),
         seed: seed.unwrap_or(DEFAULT_SEED),
     })
+}
+
+/// `metadata.name`: the persona's id.
+fn metadata_name(cx: &mut Checker, node: &Node) -> Option<String> {
+    let mut f = cx.map(node, "/metadata")?;
+    let name = match f.get("name") {
+        Some(n) => cx.nonempty_string(n, "/metadata/name"),
+        None => {
+            cx.error(node.pos, "/metadata: missing key `name` (the persona's id)");
+            None
+        }
+    };
+    f.allow(&["namespace", "labels", "annotations"]);
+    cx.unknown_keys(&f, "/metadata", UnknownKeys::Error);
+    name
+}
+
+/// The `system_template` rendered with `vars`; a required or used variable with no
+/// value is an error at the spec.
+fn render(
+    cx: &mut Checker,
+    template: &Template,
+    vars: &HashMap<String, String>,
+    required: &[String],
+    spec: &Node,
+) -> Option<String> {
+    if let Some(missing) = required.iter().find(|v| !vars.contains_key(*v)) {
+        cx.error(
+            spec.pos,
+            format!("/spec/required_vars: `{missing}` has no value"),
+        );
+        return None;
+    }
+    match template.render(vars) {
+        Ok(text) => Some(text),
+        Err(unfilled) => {
+            let names: Vec<String> = unfilled.0.iter().map(|p| format!("`{}`", p.name)).collect();
+            cx.error(
+                spec.pos,
+                format!(
+                    "/spec/system_template: no value for {}; give it in `optional_vars`",
+                    names.join(", ")
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// `apiVersion` and `kind: Persona`, as PromptArena requires of a YAML persona.
