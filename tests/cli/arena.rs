@@ -210,3 +210,19 @@ fn one_conversation_is_refused_with_an_arena_project() {
         .expect_code(2)
         .stderr_has("--message plays one conversation with a pack's prompt; an Arena project plays its scenarios");
 }
+
+#[test]
+fn a_config_given_with_c_is_read_beside_the_project() {
+    let (_dir, shop) = project("shop");
+    std::fs::write(
+        shop.join("extra.yaml"),
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  hoks: {}\n",
+    )
+    .expect("config");
+    promptexec()
+        .in_dir(&shop)
+        .args(["-c", "extra.yaml", "list", "arena.yaml"])
+        .run()
+        .expect_code(2)
+        .stderr_has("extra.yaml:4:3: unknown key `hoks`");
+}

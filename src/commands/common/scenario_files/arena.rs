@@ -29,15 +29,33 @@ pub(in crate::commands) struct ArenaLoaded {
 
 /// Loads the Arena project at `options.pack` and plans every scenario against each
 /// of its providers. `offline` (what `list` and `validate` want): every provider
-/// plays as a mock, so no key is needed to look at a project.
+/// plays as a mock, so no key is needed to look at a project. A config given with
+/// `-c` adds its tools, evals, hooks and MCP servers to the project's (the
+/// project's own win); its providers are not the Arena's and are not read.
 pub(in crate::commands) fn plan(
-    _settings: &Settings,
+    settings: &Settings,
     options: &PlanOptions<'_>,
     offline: bool,
     console: &mut Console,
 ) -> Result<ArenaLoaded, CliError> {
     let mut warnings = LoadWarnings::new(options.strict);
     let mut project = warnings.keep(arena::load(options.pack, false), console)?;
+    if let Some(path) = &settings.config {
+        let given = warnings.keep(crate::config::load(path, false), console)?;
+        let config = &mut project.config;
+        for (name, tool) in given.tools {
+            config.tools.entry(name).or_insert(tool);
+        }
+        for (name, eval) in given.evals {
+            config.evals.entry(name).or_insert(eval);
+        }
+        for (name, hook) in given.hooks {
+            config.hooks.entry(name).or_insert(hook);
+        }
+        for (name, server) in given.mcp_servers {
+            config.mcp_servers.entry(name).or_insert(server);
+        }
+    }
     let planned = plan_project(&mut project, options, offline)?;
     warnings.sort(&planned.found, console)?;
     let warnings = warnings.settle()?;
