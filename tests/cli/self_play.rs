@@ -224,3 +224,65 @@ fn cost_budget_passes_within_its_limits_and_a_budget_without_one_is_refused() {
         .expect_code(2)
         .stderr_has("`cost_budget` takes no param `max_cost`; did you mean `max_cost_usd`?");
 }
+
+#[test]
+fn a_persona_played_by_a_model_sees_its_prompt_and_the_talk_with_the_roles_swapped() {
+    let llm = crate::fake_llm::FakeLlm::start(&serde_json::json!([
+        {"reply": {"content": "How much is the cheapest train?"}},
+        {"reply": {"content": "When is the last train?"}},
+    ]));
+    let (_dir, project) = travel();
+    let provider = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Provider\nmetadata:\n  name: traveller-mock\nspec:\n  id: traveller-mock\n  type: openai\n  model: persona-model\n  base_url: {}\n  credential: {{ credential_env: FAKE_LLM_KEY }}\n",
+        llm.base_url()
+    );
+    let out = run_json(&project)
+        .env("FAKE_LLM_KEY", "sk-test-key")
+        .file("providers/traveller.provider.yaml", provider)
+        .run();
+    out.expect_code(0);
+    let report = out.json_report();
+    let trial = &report["scenarios"][0]["trials"][0];
+    assert_eq!(
+        contents_of(trial, "user")[1..3],
+        ["How much is the cheapest train?", "When is the last train?"]
+    );
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    let sent = &requests[1]["body"];
+    assert_eq!(sent["model"], "persona-model");
+    let roles_and_texts: Vec<(String, String)> = sent["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    // The persona's own system prompt, its template filled in; then the talk as the
+    // persona sees it: its messages are the assistant's, the desk's are the user's.
+    assert_eq!(
+        roles_and_texts,
+        pairs(&[
+            (
+                "system",
+                "You are a traveller planning a trip. Your goals: find the cheapest ticket, learn when the last train leaves.\nKeep to this: ask one question at a time. Be short.\n"
+            ),
+            ("assistant", "I want to go to Lyon on Friday."),
+            ("user", "Trains to Lyon leave every hour on Friday."),
+            ("assistant", "How much is the cheapest train?"),
+            (
+                "user",
+                "The cheapest train ticket is 29 euros if you book today."
+            ),
+        ])
+    );
+    assert!(
+        sent.get("tools")
+            .is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)),
+        "{sent:#}"
+    );
+}
