@@ -294,3 +294,16 @@ fn syntax_errors_are_placed() {
         "1:1: `define` is not supported in these templates"
     );
 }
+
+#[test]
+fn every_prefix_of_a_template_parses_or_fails_without_panicking() {
+    let src = "é {{- if and .a (eq .b \"ü}}\") -}} x {{ range $i, $e := .l }}{{ printf \"%q\" $e }}\
+               {{ else }}{{/* c */}}{{ end }}{{ with .m }}{{ index . `k` }}{{ end }}{{ else }}{{ -3.5 }}{{ end }}";
+    let data = json!({"a": 1, "b": "ü}}", "l": ["x"], "m": {"k": 2}});
+    for (cut, _) in src.char_indices().chain([(src.len(), ' ')]) {
+        if let Ok(t) = Template::parse(&src[..cut]) {
+            let _ = t.render(&data, Missing::Zero);
+        }
+    }
+    assert_eq!(render(src, data), "éx \"x\"2", "the whole template renders");
+}
