@@ -201,13 +201,19 @@ pub(super) fn printf(format: &str, args: &[V]) -> String {
             out.push(c);
             continue;
         }
+        let mut flags = String::new();
+        while let Some(f) = chars.next_if(|f| "+-# 0".contains(*f)) {
+            flags.push(f);
+        }
+        let mut width = String::new();
+        while let Some(d) = chars.next_if(char::is_ascii_digit) {
+            width.push(d);
+        }
         let mut precision = None;
-        if chars.peek() == Some(&'.') {
-            chars.next();
+        if chars.next_if_eq(&'.').is_some() {
             let mut digits = String::new();
-            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                digits.push(*d);
-                chars.next();
+            while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                digits.push(d);
             }
             precision = Some(digits.parse::<usize>().unwrap_or(0));
         }
@@ -224,7 +230,12 @@ pub(super) fn printf(format: &str, args: &[V]) -> String {
             continue;
         };
         next += 1;
-        out.push_str(&verb_text(verb, precision, arg));
+        let mut text = verb_text(verb, precision, arg);
+        let numeric = matches!(arg, V::Int(_) | V::Float(_)) && "dfgx".contains(verb);
+        if flags.contains('+') && numeric && !text.starts_with('-') {
+            text.insert(0, '+');
+        }
+        out.push_str(&padded(text, &flags, width.parse().unwrap_or(0), numeric));
     }
     if next < args.len() {
         let extra: Vec<String> = args[next..]
@@ -237,6 +248,27 @@ pub(super) fn printf(format: &str, args: &[V]) -> String {
         out.push_str(&format!("%!(EXTRA {})", extra.join(", ")));
     }
     out
+}
+
+/// `text` widened to `width` characters: spaces before it, after it with `-`, or
+/// zeros after the sign with `0` for a number.
+fn padded(text: String, flags: &str, width: usize, numeric: bool) -> String {
+    let len = text.chars().count();
+    if len >= width {
+        return text;
+    }
+    let fill = width - len;
+    if flags.contains('-') {
+        format!("{text}{}", " ".repeat(fill))
+    } else if flags.contains('0') && numeric {
+        let (sign, digits) = match text.strip_prefix(['-', '+']) {
+            Some(rest) => (&text[..1], rest),
+            None => ("", text.as_str()),
+        };
+        format!("{sign}{}{digits}", "0".repeat(fill))
+    } else {
+        format!("{}{text}", " ".repeat(fill))
+    }
 }
 
 fn verb_text(verb: char, precision: Option<usize>, arg: &V) -> String {
