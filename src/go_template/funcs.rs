@@ -190,8 +190,9 @@ fn sprint(args: &[V]) -> String {
     out
 }
 
-/// `fmt.Sprintf` for the verbs `v s d q f g t x` and `%%`, with an optional
-/// precision (`%.2f`); anything else prints as Go prints a bad verb.
+/// `fmt.Sprintf` for the verbs `v s d q f g t x` and `%%`, with the flags `+ - 0`,
+/// a width and a precision (`%06.2f`); anything else prints as Go prints a bad
+/// verb.
 pub(super) fn printf(format: &str, args: &[V]) -> String {
     let mut out = String::new();
     let mut next = 0;
