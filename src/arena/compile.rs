@@ -76,20 +76,28 @@ pub(super) fn compile(
     finish(project, found)
 }
 
-/// A scratch file for the compiled JSON, beside the Arena file when the folder
-/// can be written (relative paths in it then mean what they meant there).
-fn scratch(dir: &Path, text: &str) -> Result<tempfile::NamedTempFile, Diagnostic> {
-    let beside = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
+/// A scratch file for the compiled JSON: in the temporary folder, or beside the
+/// Arena file (`dir`) when relative paths in it must mean what they meant there
+/// (and that folder can be written).
+fn scratch(dir: Option<&Path>, text: &str) -> Result<tempfile::NamedTempFile, Diagnostic> {
+    let temporary = || tempfile::Builder::new().suffix(".json").tempfile();
+    let made = match dir {
+        Some(dir) => {
+            let beside = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            tempfile::Builder::new()
+                .prefix(".promptexec-arena-")
+                .suffix(".json")
+                .tempfile_in(beside)
+                .or_else(|_| temporary())
+        }
+        None => temporary(),
     };
-    let mut file = tempfile::Builder::new()
-        .prefix(".promptexec-arena-")
-        .suffix(".json")
-        .tempfile_in(beside)
-        .or_else(|_| tempfile::Builder::new().suffix(".json").tempfile())
-        .map_err(|err| Diagnostic::plain(format!("cannot write a scratch file: {err}")))?;
+    let mut file =
+        made.map_err(|err| Diagnostic::plain(format!("cannot write a scratch file: {err}")))?;
     std::io::Write::write_all(&mut file, text.as_bytes())
         .map_err(|err| Diagnostic::plain(format!("cannot write a scratch file: {err}")))?;
     Ok(file)
@@ -153,7 +161,8 @@ fn build_pack(
         ));
     }
     let text = map.write(&Out::Map(entries, start), top);
-    let scratch = match scratch(&arena.dir, &text) {
+    // A pack names no file: it can be compiled anywhere.
+    let scratch = match scratch(None, &text) {
         Ok(file) => file,
         Err(problem) => {
             found.push(problem);
@@ -396,7 +405,15 @@ fn build_config(
         (OutKey::new("spec", start), Out::Map(spec, start)),
     ];
     let text = map.write(&Out::Map(entries, start), top);
-    let scratch = match scratch(&arena.dir, &text) {
+    // The inline runtime, the MCP servers and exec tools may name files relative
+    // to the Arena: their config is compiled beside it.
+    let execs = parts.bindings.iter().any(|b| match &b.value {
+        Value::Map(entries) => entries.iter().any(|(k, _)| k.name == "exec"),
+        _ => false,
+    });
+    let relative = parts.runtime.is_some() || parts.mcp_servers.is_some() || execs;
+    let beside = relative.then_some(arena.dir.as_path());
+    let scratch = match scratch(beside, &text) {
         Ok(file) => file,
         Err(problem) => {
             found.push(problem);
@@ -438,6 +455,9 @@ fn build_config(
         return None;
     }
     config.path = Some(arena.path.clone());
+    config.base_dir = std::env::current_dir()
+        .map(|cwd| cwd.join(&arena.dir))
+        .unwrap_or_else(|_| arena.dir.clone());
     let map_kept = map;
     if let Some(file) = &arena.runtime {
         match config::load(file, check_files) {
