@@ -12,6 +12,7 @@ mod inside;
 mod load;
 mod model;
 mod prompt_config;
+mod provider_file;
 mod source_map;
 mod spec;
 
