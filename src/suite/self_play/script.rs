@@ -10,7 +10,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 
 use crate::doc::{Checker, Diagnostic, Diagnostics, Node, UnknownKeys, Value, parse_by_extension};
-use crate::provider::{MockScript, load_mock};
+use crate::provider::{MockScript, Rule, load_mock};
 
 /// One persona's scripted messages.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -32,8 +32,13 @@ impl RoleScript {
     /// Reads the mock file at `path`; a file with errors gives them back.
     pub(crate) fn load(path: &Path) -> Result<(RoleScript, Diagnostics), Diagnostics> {
         let loaded = load_mock(path).map_err(|rejected| rejected.0)?;
-        let mut warnings = loaded.warnings;
-        // `load_mock` said what it could of the file: only the section it leaves is read here.
+        // The mock loader warns that it does not read `selfplay`: it is read here.
+        let mut warnings: Diagnostics = loaded
+            .warnings
+            .iter()
+            .filter(|d| !d.message.contains("`selfplay`"))
+            .cloned()
+            .collect();
         let text = std::fs::read_to_string(path)
             .map_err(|err| Diagnostics::from(Diagnostic::whole_file(path, err.to_string())))?;
         let root = parse_by_extension(path, &text).map_err(Diagnostics::from)?;
@@ -42,21 +47,12 @@ impl RoleScript {
         if cx.diagnostics.has_errors() {
             return Err(cx.diagnostics);
         }
-        // The mock loader warns that it does not read `selfplay`: it is read here.
-        let warnings_kept: Diagnostics = warnings
-            .iter()
-            .filter(|d| !d.message.contains("`selfplay`"))
-            .cloned()
-            .collect();
-        warnings = warnings_kept;
         warnings.extend(cx.diagnostics);
-        Ok((
-            RoleScript {
-                personas,
-                script: loaded.value,
-            },
-            warnings,
-        ))
+        let script = RoleScript {
+            personas,
+            script: loaded.value,
+        };
+        Ok((script, warnings))
     }
 
     /// The message of `persona` numbered `number` in scenario `scenario`, and which
@@ -77,10 +73,13 @@ impl RoleScript {
             }
         }
         let (turn, rule) = self.script.clone().respond(scenario, number);
-        (
-            turn.content,
-            format!("mock {rule:?} of scenario `{scenario}` (call {number})"),
-        )
+        let by = match rule {
+            Rule::ScenarioTurn => format!("scenario `{scenario}` turn {number}"),
+            Rule::ScenarioDefault => format!("scenario `{scenario}` defaultResponse"),
+            Rule::GlobalDefault => "the global defaultResponse".to_string(),
+            Rule::Fallback => "the fixed fallback text".to_string(),
+        };
+        (turn.content, format!("mock {by}"))
     }
 }
 
