@@ -199,7 +199,7 @@ pub fn unbound_tools(pack: &Pack, prompt: &Prompt, config: &RuntimeConfig) -> Di
                 &pack.path,
                 *pos,
                 format!(
-                    "tool `{tool}` has no binding that runs it in {} (`exec`, `mode: mock` or `mode: live`); calls to it cannot run",
+                    "tool `{tool}` has no `exec` binding in {} (nor `mode: mock` or `mode: live`); calls to it cannot run",
                     config_path.display()
                 ),
             ));
