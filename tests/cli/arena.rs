@@ -226,3 +226,48 @@ fn a_config_given_with_c_is_read_beside_the_project() {
         .expect_code(2)
         .stderr_has("extra.yaml:4:3: unknown key `hoks`");
 }
+
+#[test]
+fn every_scenario_plays_against_every_provider_each_run_named_by_both() {
+    let (_dir, shop) = project("shop");
+    std::fs::write(
+        shop.join("providers/second.provider.yaml"),
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Provider\nmetadata:\n  name: second\nspec:\n  id: second\n  type: mock\n  additional_config:\n    mock_config: mock-responses.yaml\n",
+    )
+    .expect("provider");
+    let arena = shop.join("arena.yaml");
+    let text = std::fs::read_to_string(&arena).expect("arena");
+    let text = text.replace(
+        "    - file: providers/mock.provider.yaml\n",
+        "    - file: providers/mock.provider.yaml\n    - file: providers/second.provider.yaml\n",
+    );
+    std::fs::write(&arena, text).expect("write");
+    let out = promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml", "--format", "junit"])
+        .run();
+    out.expect_code(0);
+    assert_eq!(
+        suites(&out.stdout),
+        [
+            "refund@second",
+            "refund@shop-mock",
+            "track-order@second",
+            "track-order@shop-mock"
+        ]
+    );
+    // --provider keeps one: the runs are named by their scenario alone.
+    let one = promptexec()
+        .in_dir(&shop)
+        .args([
+            "run",
+            "arena.yaml",
+            "--format",
+            "junit",
+            "--provider",
+            "second",
+        ])
+        .run();
+    one.expect_code(0);
+    assert_eq!(suites(&one.stdout), ["refund", "track-order"]);
+}
