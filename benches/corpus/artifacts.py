@@ -66,7 +66,6 @@ EXPECTED_REFUSALS = {
 
 SCENARIO_RE = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.M)
 ARENA_RE = re.compile(r"^kind:\s*['\"]?Arena['\"]?\s*$", re.M)
-MOCK_PROVIDER_RE = re.compile(r"^\s*type:\s*['\"]?mock['\"]?\s*$", re.M)
 OFFLINE_PROVIDER_RE = re.compile(r"^\s*type:\s*['\"]?(mock|replay)['\"]?\s*$", re.M)
 
 
@@ -118,20 +117,6 @@ def stub_pack(work, names):
         with open(path, "w") as out:
             out.write(text)
     return path
-
-
-def mock_config(example):
-    """The mock responses file a PromptArena example's mock provider names."""
-    for path in walk(example, lambda p: p.endswith((".yaml", ".yml"))):
-        text = read(path)
-        if MOCK_PROVIDER_RE.search(text):
-            match = re.search(r"mock_config:\s*['\"]?([^'\"\s]+)", text)
-            if match:
-                for base in (os.path.dirname(path), example):
-                    candidate = os.path.normpath(os.path.join(base, match.group(1)))
-                    if os.path.exists(candidate):
-                        return candidate
-    return None
 
 
 def artifact(aid, kind, repo, path, argv, cwd, **extra):
@@ -205,35 +190,45 @@ def discover(trees, binary, work):
             "package or configuration samples")
         excluded.append({"id": f"example promptkit:sdk/examples/{entry}", "reason": reason})
 
-    # 4. PromptArena's examples with a mock provider: `promptexec run PACK scenarios/`
-    # when the example ships a pack; else its `kind: Arena` config is the only way in.
+    # 4. PromptArena's examples run offline (a mock or replay provider, or mock-run by
+    # PromptArena's own Makefile): `promptexec run CONFIG.arena.yaml` in the example's
+    # folder, with `--mock FILE` where PromptArena adds `--mock-provider --mock-config FILE`.
     examples_root = os.path.join(pa, "examples")
+    mock_runs = makefile_mock_runs(pa)
     for entry in sorted(os.listdir(examples_root)):
         example = os.path.join(examples_root, entry)
         if not os.path.isdir(example):
             continue
+        aid = f"example promptarena:examples/{entry}"
         yamls = walk(example, lambda p: p.endswith((".yaml", ".yml")))
-        if not any(OFFLINE_PROVIDER_RE.search(read(p)) for p in yamls):
-            excluded.append({"id": f"example promptarena:examples/{entry}",
+        readme = read(os.path.join(example, "README.md"))
+        mock = mock_runs.get(entry) or readme_mock_config(readme, entry)
+        if not mock and not any(OFFLINE_PROVIDER_RE.search(read(p)) for p in yamls):
+            excluded.append({"id": aid,
                              "reason": "no mock or replay provider: needs a network model"})
             continue
-        packs = walk(example, lambda p: p.endswith(".pack.json")
-                     and os.path.dirname(p) == example)
-        aid = f"example promptarena:examples/{entry}"
-        if len(packs) == 1 and os.path.isdir(os.path.join(example, "scenarios")):
-            argv = [binary, "run", os.path.basename(packs[0]), "scenarios", "--format", "json",
-                    "-j", "2"]
-            mock = mock_config(example)
-            if mock:
-                argv += ["--mock", os.path.relpath(mock, example)]
-            artifacts.append(artifact(aid, "arena-example", "promptarena",
-                                      f"examples/{entry}", argv, example))
-        else:
-            arenas = [p for p in yamls if ARENA_RE.search(read(p))]
+        config = arena_config(example, readme, mock)
+        if not config:
             artifacts.append(artifact(aid, "arena-example", "promptarena", f"examples/{entry}",
-                                      None, example,
-                                      verdict="kind: Arena config not read"
-                                      if arenas else "no pack and no arena config"))
+                                      None, example, verdict="no arena config"))
+            continue
+        artifacts.append(arena_artifact(aid, "arena-example", "promptarena",
+                                        f"examples/{entry}", binary, example, config, mock))
+
+    # 4b. PromptKit's Arena projects (server/a2a/examples/*/arena), run as PromptArena
+    # runs them (`promptarena run` in the folder), when every agent they name is a mock.
+    for arena_dir in walk(pk, lambda p: os.path.basename(p) == "config.arena.yaml"
+                          and os.path.basename(os.path.dirname(p)) == "arena"):
+        folder = os.path.dirname(arena_dir)
+        rel = os.path.relpath(os.path.dirname(folder), pk)
+        aid = f"example promptkit:{rel}"
+        text = read(arena_dir)
+        if re.search(r"^\s*url:\s*['\"]?https?://", text, re.M):
+            excluded.append({"id": aid, "reason": "an A2A agent served over HTTP by the "
+                                                  "example's own Go server"})
+            continue
+        artifacts.append(arena_artifact(aid, "promptkit-arena", "promptkit", rel, binary,
+                                        folder, "config.arena.yaml", None))
 
     # 5. Every session recording of promptarena's examples, replayed: the recording's
     # user messages sent with `--replay FILE --match content`; each answer must be the
@@ -254,6 +249,68 @@ def discover(trees, binary, work):
     # pasted into a RuntimeConfig's spec.hooks: `promptexec hook test NAME --all-phases`.
     artifacts += picoclaw_hooks(pc, binary, work, excluded)
     return sorted(artifacts, key=lambda a: a["id"]), sorted(excluded, key=lambda e: e["id"])
+
+
+# `run EXAMPLE --config FILE ... --mock-config MOCK` lines of PromptArena's Makefile
+# (target `test-examples`).
+MAKE_RUN_RE = re.compile(r"^\s*run\s+([\w.-]+)\s+(.*?);?\s*$", re.M)
+
+
+def makefile_mock_runs(root):
+    """Example name -> the mock responses file PromptArena's Makefile passes it."""
+    found = {}
+    for name, rest in MAKE_RUN_RE.findall(read(os.path.join(root, "Makefile"))):
+        match = re.search(r"--mock-config\s+(\S+)", rest)
+        if "--mock-provider" in rest and match:
+            found[name] = match.group(1).rstrip(";")
+    return found
+
+
+def readme_mock_config(readme, entry):
+    """The `--mock-config FILE` of the example's README (relative to the example)."""
+    for line in readme.splitlines():
+        if "--mock-provider" in line:
+            match = re.search(r"--mock-config[ =](\S+)", line)
+            if match:
+                path = match.group(1).strip("`'\"")
+                prefix = f"examples/{entry}/"
+                return path[len(prefix):] if path.startswith(prefix) else path
+    return None
+
+
+def names_offline_provider(example, config):
+    """Whether an Arena config names a provider file of type mock or replay."""
+    for name in re.findall(r"^\s*-?\s*file:\s*['\"]?([^'\"\s]+)", read(os.path.join(
+            example, config)), re.M):
+        if OFFLINE_PROVIDER_RE.search(read(os.path.join(example, name))):
+            return True
+    return False
+
+
+def arena_config(example, readme, mock):
+    """The Arena config the example's README runs offline (`-c FILE.arena.yaml` naming
+    a mock or replay provider), else `config.arena.yaml`, else `arena.yaml`."""
+    named = []
+    for match in re.finditer(r"promptarena run\b[^\n]*?(?:-c|--config)[ =](\S+)", readme):
+        name = match.group(1).strip("`'\"")
+        if name.endswith(".yaml") and "/" not in name and \
+                os.path.exists(os.path.join(example, name)) and name not in named:
+            named.append(name)
+    if not mock:
+        for name in named:
+            if names_offline_provider(example, name):
+                return name
+    for name in ("config.arena.yaml", "arena.yaml"):
+        if os.path.exists(os.path.join(example, name)):
+            return name
+    return named[0] if named else None
+
+
+def arena_artifact(aid, kind, repo, rel, binary, folder, config, mock):
+    argv = [binary, "run", config, "--format", "json"]
+    if mock:
+        argv += ["--mock", mock]
+    return artifact(aid, kind, repo, rel, argv, folder, config=config, mock=mock)
 
 
 def recorded_messages(path):

@@ -30,6 +30,8 @@ DEFAULT_REPOS = {
     "promptarena": "/work/.mirror/AltairaLabs+promptarena/repo",
     "picoclaw": "/work/.mirror/sipeed+picoclaw/repo",
 }
+# The examples figure: PromptArena's examples, PromptKit's Arena projects and SDK examples.
+EXAMPLE_KINDS = ("arena-example", "promptkit-arena", "sdk-example")
 EMPTY_CONFIG = ("apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\n"
                 "metadata:\n  name: empty\nspec: {}\n")
 
@@ -213,6 +215,11 @@ def main():
         if not result["ran"]:
             groups.setdefault(group_key(result["reason"]), []).append(result["id"])
     partial = sum(1 for r in results if r["reason"].startswith("partial: "))
+    for kind in sorted({r["kind"] for r in results}):
+        mine = [r for r in results if r["kind"] == kind]
+        print(f"{kind}: {sum(r['ran'] for r in mine)} of {len(mine)} ran")
+    examples = [r for r in results if r["kind"] in EXAMPLE_KINDS]
+    print(f"examples: {sum(r['ran'] for r in examples)} of {len(examples)} ran unchanged")
     print(f"{ran} of {len(results)} ran unchanged")
     print(f"({partial} more played only in part: a turn or an assertion not played)")
 
@@ -220,6 +227,9 @@ def main():
         summary = {
             "commits": commits, "binary": source, "version": version.strip(),
             "ran": ran, "partial": partial, "total": len(results),
+            "examples": {"ran": sum(1 for r in results if r["kind"] in EXAMPLE_KINDS
+                                    and r["ran"]),
+                         "total": sum(1 for r in results if r["kind"] in EXAMPLE_KINDS)},
             "by_kind": {kind: {"ran": sum(1 for r in results if r["kind"] == kind
                                           and r["ran"]),
                                "total": sum(1 for r in results if r["kind"] == kind)}
@@ -246,7 +256,10 @@ def main():
 
 def markdown(results, excluded, ran, partial):
     """Failures grouped by reason, largest group first, as Markdown."""
-    lines = [f"{ran} of {len(results)} ran unchanged; {partial} more played only in part.", ""]
+    examples = [r for r in results if r["kind"] in EXAMPLE_KINDS]
+    lines = [f"{ran} of {len(results)} ran unchanged; {partial} more played only in part.",
+             f"examples: {sum(r['ran'] for r in examples)} of {len(examples)} ran unchanged.",
+             ""]
     kinds = sorted({r["kind"] for r in results})
     lines += ["| kind | ran | partial | of |", "|---|---|---|---|"]
     for kind in kinds:

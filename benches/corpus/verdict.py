@@ -7,6 +7,7 @@ LOCATION_RE = re.compile(r"^(?:\w+:)?(?:[^\s:]+:\d+:\d+|[^\s:]+\.(?:ya?ml|json))
 ERROR_LINE_RE = re.compile(
     r"^(error|[^\s:]+:\d+:\d+: (?!warning)|[^\s:]+\.(?:ya?ml|json): (?!warning))")
 WARNING_LINE_RE = re.compile(r"^(warning|[^\s:]+(?::\d+:\d+)?: warning)")
+SUITE_KINDS = ("arena-example", "promptkit-arena", "scenario")
 SKIP_RE = re.compile(r"not played|is skipped|are skipped")
 
 
@@ -42,7 +43,7 @@ def judge(item, code, stdout, stderr):
             return True, f"refused, as PromptKit refuses it ({item['refusal']})"
         return False, (f"exit {code}: PromptKit refuses this (naming {item['refusal']!r}); "
                        f"promptexec did not")
-    if code == 0 and item["kind"] not in ("arena-example", "scenario"):
+    if code == 0 and item["kind"] not in SUITE_KINDS:
         if item.get("expect"):
             try:
                 got = answers(json.loads(stdout))
@@ -53,7 +54,7 @@ def judge(item, code, stdout, stderr):
                     seen = got[turn - 1] if len(got) >= turn else "nothing"
                     return False, f"turn {turn} answered {seen!r}, not {text!r}"
         return True, ""
-    suite = item["kind"] in ("arena-example", "scenario")
+    suite = item["kind"] in SUITE_KINDS
     report = None
     if suite and code in (0, 1):
         try:
