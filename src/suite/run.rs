@@ -1,6 +1,7 @@
-//! A suite played: its scenarios on `jobs` threads, each trial a conversation of
-//! its own with fresh extension processes, each scenario's assertions folded over
-//! its trials, and one record of the whole. Each scenario is told to the caller as
+//! A suite played: its scenarios on `jobs` threads (their self-play turns given
+//! their speakers first), each trial a conversation of its own with fresh extension
+//! processes, each scenario's assertions folded over its trials, and one record of
+//! the whole. Each scenario is told to the caller as
 //! it finishes; nothing here prints.
 
 use std::path::{Path, PathBuf};

@@ -194,7 +194,7 @@ fn a_persona_file_with_a_misspelt_key_is_placed_at_its_line() {
     assert_eq!(trip["result"], "partial");
     assert_eq!(
         trip["unplayed_turns"][0]["reason"],
-        "not played: the self-play personas or roles of arena.yaml have errors"
+        "not played: the self-play personas or roles of arena.yaml have errors, first personas/curious-traveller.persona.yaml:10:3: unknown key `gaols` in /spec; did you mean `goals`?"
     );
 }
 

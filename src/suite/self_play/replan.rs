@@ -53,6 +53,11 @@ pub(crate) fn replan(plan: &SuitePlan) -> (Vec<Option<ScenarioPlan>>, Diagnostic
         Ok((ready, found)) => (Some(ready), found),
         Err(problems) => (None, problems),
     };
+    let first_error = found
+        .iter()
+        .find(|d| d.is_error())
+        .map(ToString::to_string)
+        .unwrap_or_default();
     let bound = |kind: &str| plan.config.evals.contains_key(kind);
     let mut out = Vec::with_capacity(plan.scenarios.len());
     for p in &plan.scenarios {
@@ -71,7 +76,7 @@ pub(crate) fn replan(plan: &SuitePlan) -> (Vec<Option<ScenarioPlan>>, Diagnostic
                 for turn in &mut scenario.unplayed {
                     if turn.self_play.is_some() {
                         turn.reason = format!(
-                            "not played: the self-play personas or roles of {} have errors",
+                            "not played: the self-play personas or roles of {} have errors, first {first_error}",
                             plan.pack_path.display()
                         );
                     }
