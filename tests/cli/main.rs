@@ -11,6 +11,7 @@ mod deadlines;
 mod env_rule;
 mod evals;
 mod examples;
+mod extras;
 mod fake_llm;
 mod guardrails_input;
 mod help;

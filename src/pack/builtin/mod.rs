@@ -3,6 +3,7 @@
 //! They sit in `pack` because reading a pack checks the params of every check it
 //! names; `evals`, above, runs them.
 
+mod agents;
 mod behavioral;
 mod content;
 mod cost;
@@ -12,6 +13,7 @@ mod json;
 mod latency;
 mod params;
 mod pii;
+mod skills;
 #[cfg(test)]
 mod tests;
 mod tool_patterns;
@@ -98,6 +100,12 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("workflow_transition_order", &[], workflow::transition_order),
     ("spoke_in_state", &[], workflow::spoke_in_state),
     ("workflow_tool_access", &[], workflow::tool_access),
+    ("skill_activated", &[], skills::activated_check),
+    ("skill_not_activated", &[], skills::not_activated),
+    ("skill_activation_order", &[], skills::activation_order),
+    ("agent_invoked", &[], agents::invoked),
+    ("agent_not_invoked", &[], agents::not_invoked),
+    ("agent_response_contains", &[], agents::response_contains),
 ];
 
 /// The name a check goes by, given any of its names.
