@@ -51,7 +51,7 @@ pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
 pub(crate) use shard::Shard;
 pub(crate) use share::ShareAnswer;
 pub(crate) use suite::{
-    ScenarioRecord, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
+    ScenarioRecord, SelfPlayed, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
 };
 pub(crate) use summary::{evals_table, problems, problems_except, summary, table};
 pub(crate) use terminal::Terminal;

@@ -37,6 +37,15 @@ pub(crate) struct SuiteRecord {
     pub warnings: Diagnostics,
 }
 
+/// A played turn whose user message a self-play persona wrote.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub(crate) struct SelfPlayed {
+    /// The played turn, from 1.
+    pub turn: u32,
+    pub role: String,
+    pub persona: String,
+}
+
 /// One scenario, every trial of it.
 #[derive(Debug)]
 pub(crate) struct ScenarioRecord {
@@ -50,6 +59,8 @@ pub(crate) struct ScenarioRecord {
     pub unplayed_turns: Vec<UnplayedTurn>,
     /// The turns played without their media parts, each said in a line.
     pub played_in_part: Vec<String>,
+    /// The turns whose user message a self-play persona wrote.
+    pub self_play_turns: Vec<SelfPlayed>,
     /// It passed but for what was not judged (assertions skipped, turns not
     /// played): reported `partial`, never `passed`, whatever its exit code.
     pub partial: bool,
@@ -399,6 +410,9 @@ impl Serialize for ScenarioJson<'_> {
             .collect();
         map.serialize_entry("unplayed_turns", &unplayed)?;
         map.serialize_entry("played_in_part", &s.played_in_part)?;
+        if !s.self_play_turns.is_empty() {
+            map.serialize_entry("self_play_turns", &s.self_play_turns)?;
+        }
         map.serialize_entry("problems", &s.problems())?;
         let trials: Vec<JsonReport> = s.trials.iter().map(JsonReport).collect();
         map.serialize_entry("trials", &trials)?;

@@ -114,6 +114,7 @@ fn scenario(
         verdicts,
         unplayed_turns: Vec::new(),
         played_in_part: Vec::new(),
+        self_play_turns: Vec::new(),
         partial: false,
         error: None,
         exit_code,

@@ -18,7 +18,8 @@ use crate::evals::Evaluator;
 use crate::pack::{EvalDef, Pack, Prompt};
 use crate::provider::ModelPlan;
 use crate::report::{
-    Exit, Outcome, RunRecord, ScenarioRecord, Shard, SuiteRecord, Verdict, run_exit, worse,
+    Exit, Outcome, RunRecord, ScenarioRecord, SelfPlayed, Shard, SuiteRecord, Verdict, run_exit,
+    worse,
 };
 use crate::session::{Approvals, Decision, SessionEvent, ToolSet};
 
@@ -221,6 +222,7 @@ fn play_scenario(suite: &SuitePlan, plan: &ScenarioPlan) -> ScenarioRecord {
         verdicts,
         unplayed_turns: scenario.unplayed.iter().map(|t| t.fact()).collect(),
         played_in_part: played_in_part(scenario),
+        self_play_turns: self_played(scenario),
         partial,
         error: error.map(|err| err.to_string()),
         exit_code: exit.code(),
@@ -292,6 +294,21 @@ fn play_trials(suite: &SuitePlan, plan: &ScenarioPlan) -> Trials {
         }
     }
     trials
+}
+
+/// The played turns a self-play persona writes the user message of.
+fn self_played(scenario: &Scenario) -> Vec<SelfPlayed> {
+    let turns = scenario.turns.iter().enumerate();
+    turns
+        .filter_map(|(i, t)| {
+            let speaker = t.speaker.as_ref()?;
+            Some(SelfPlayed {
+                turn: i as u32 + 1,
+                role: speaker.role.clone(),
+                persona: speaker.persona.id.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The turns whose media parts were not sent, each said in a line.

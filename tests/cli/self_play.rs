@@ -67,6 +67,13 @@ fn the_persona_writes_the_self_play_turns_and_each_answer_is_judged() {
     assert_eq!(trip["id"], "trip");
     assert_eq!(trip["result"], "passed", "{trip:#}");
     assert_eq!(trip["unplayed_turns"], serde_json::json!([]));
+    assert_eq!(
+        trip["self_play_turns"],
+        serde_json::json!([
+            {"turn": 2, "role": "traveller", "persona": "curious-traveller"},
+            {"turn": 3, "role": "traveller", "persona": "curious-traveller"},
+        ])
+    );
     let trial = &trip["trials"][0];
     // The traveller's messages come from its own mock file, numbered by the desk's
     // answers so far plus one.
