@@ -43,6 +43,7 @@
 
 #![warn(unreachable_pub)]
 
+mod agents;
 mod arena;
 mod atomic_file;
 mod check;

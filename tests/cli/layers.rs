@@ -29,6 +29,7 @@ const LAYERS: &[(i32, &[&str])] = &[
             "conversation",
             "diff",
             "go_template",
+            "agents",
         ],
     ),
     (1, &["atomic_file", "template", "config"]),

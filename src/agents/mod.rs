@@ -1,0 +1,159 @@
+//! Tools a PromptArena runtime offers the model by itself, with no Tool file:
+//! A2A agents answered by their mocks (`a2a_agents` with `responses`) and the
+//! memory tools (`memory: {enabled: true}`). Pure and offline: the caller offers
+//! [`RuntimeTools::offered`] with the prompt's tools and routes each call through
+//! [`RuntimeTools::call`] before any binding.
+
+// Nothing routes calls here until the tool caller and the Arena loader are hooked
+// to it; remove this line with that hook.
+#![allow(
+    dead_code,
+    unused_imports,
+    reason = "hooked in by the tool caller and the Arena loader"
+)]
+
+mod a2a;
+mod memory;
+
+use std::sync::Mutex;
+
+use serde_json::Value as Json;
+
+pub(crate) use a2a::{A2aAgents, A2aError};
+pub(crate) use memory::MemoryStore;
+
+/// A tool the runtime offers: what the model is shown of it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct OfferedTool {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Json,
+}
+
+/// Why a call of a runtime tool was answered with an error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum CallError {
+    #[error("{tool}: the arguments are not a JSON object")]
+    NotAnObject { tool: String },
+    #[error("{tool}: `{key}` is required")]
+    Required { tool: String, key: &'static str },
+    #[error("{tool}: `{key}` must be {what}")]
+    WrongType {
+        tool: String,
+        key: &'static str,
+        what: &'static str,
+    },
+    #[error("{tool}: no mocked response matches the message")]
+    NoMatchingRule { tool: String },
+    #[error("{tool}: the agent failed the task: {message}")]
+    AgentFailed { tool: String, message: String },
+}
+
+/// The runtime tools of one conversation: the mocked agents (shared, read only)
+/// and a memory store of its own.
+#[derive(Debug, Default)]
+pub(crate) struct RuntimeTools {
+    agents: Option<A2aAgents>,
+    memory: Option<Mutex<MemoryStore>>,
+}
+
+impl RuntimeTools {
+    /// Runtime tools from an Arena config's `a2a_agents` node (when it has mocked
+    /// agents) and `memory.enabled`.
+    pub(crate) fn new(agents: Option<A2aAgents>, memory: bool) -> Self {
+        Self {
+            agents,
+            memory: memory.then(|| Mutex::new(MemoryStore::default())),
+        }
+    }
+
+    /// Every tool offered, agents first, in a fixed order.
+    pub(crate) fn offered(&self) -> Vec<OfferedTool> {
+        let mut tools = self
+            .agents
+            .as_ref()
+            .map(A2aAgents::tools)
+            .unwrap_or_default();
+        if self.memory.is_some() {
+            tools.extend(memory::tools());
+        }
+        tools
+    }
+
+    /// The answer to a call of `tool`, or `None` when it is not a runtime tool
+    /// (the caller then runs it as it runs any other).
+    pub(crate) fn call(&self, tool: &str, args: &Json) -> Option<Result<Json, CallError>> {
+        if let Some(answer) = self.agents.as_ref().and_then(|a| a.call(tool, args)) {
+            return Some(answer);
+        }
+        let memory = self.memory.as_ref()?;
+        let mut store = match memory.lock() {
+            Ok(store) => store,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        store.call(tool, args)
+    }
+}
+
+/// A string argument `key` of `args`, if given.
+fn string_arg(tool: &str, args: &Json, key: &'static str) -> Result<Option<String>, CallError> {
+    match args.get(key) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(CallError::WrongType {
+            tool: tool.into(),
+            key,
+            what: "a string",
+        }),
+    }
+}
+
+/// `args` as an object (`null` reads as an empty one, as Go decodes it).
+fn object_args<'a>(
+    tool: &str,
+    args: &'a Json,
+) -> Result<Option<&'a serde_json::Map<String, Json>>, CallError> {
+    match args {
+        Json::Object(map) => Ok(Some(map)),
+        Json::Null => Ok(None),
+        _ => Err(CallError::NotAnObject { tool: tool.into() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn agents_come_first_and_each_call_goes_to_its_tool() {
+        let node = json!([{"name": "helper", "card": {"skills": [{"id": "ask"}]},
+                           "responses": [{"response": {"parts": [{"text": "hi"}]}}]}]);
+        let tools = RuntimeTools::new(A2aAgents::from_json(&node).expect("valid"), true);
+        let names: Vec<String> = tools.offered().into_iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            [
+                "a2a__helper__ask",
+                "memory__recall",
+                "memory__remember",
+                "memory__list",
+                "memory__forget"
+            ]
+        );
+        assert_eq!(
+            tools.call("a2a__helper__ask", &json!({"query": "q"})),
+            Some(Ok(json!({"response": "hi"})))
+        );
+        assert_eq!(
+            tools.call("memory__remember", &json!({"content": "c"})),
+            Some(Ok(json!({"status": "remembered", "id": "mem_1"})))
+        );
+        assert_eq!(tools.call("lookup_order", &json!({})), None);
+        assert_eq!(
+            RuntimeTools::default().call("memory__list", &json!({})),
+            None
+        );
+    }
+}
