@@ -1,6 +1,6 @@
 //! Tools a PromptArena runtime offers the model by itself, with no Tool file:
-//! A2A agents answered by their mocks (`a2a_agents` with `responses`) and the
-//! memory tools (`memory: {enabled: true}`). Pure and offline: the caller offers
+//! A2A agents answered by their mocks (`a2a_agents` with `responses`), the
+//! memory tools (`memory: {enabled: true}`) and the skill tools (`skills`). Pure and offline: the caller offers
 //! [`RuntimeTools::offered`] with the prompt's tools and routes each call through
 //! [`RuntimeTools::call`] before any binding.
 
@@ -14,6 +14,7 @@
 
 mod a2a;
 mod memory;
+mod skills;
 
 use std::sync::Mutex;
 
@@ -21,6 +22,7 @@ use serde_json::Value as Json;
 
 pub(crate) use a2a::{A2aAgents, A2aError};
 pub(crate) use memory::MemoryStore;
+pub(crate) use skills::{SkillError, Skills};
 
 /// A tool the runtime offers: what the model is shown of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +47,16 @@ pub(crate) enum CallError {
     },
     #[error("{tool}: no mocked response matches the message")]
     NoMatchingRule { tool: String },
+    #[error("{tool}: no skill is named `{name}`")]
+    UnknownSkill { tool: String, name: String },
+    #[error("{tool}: `{path}` is not a path inside the skill's folder")]
+    OutsideSkill { tool: String, path: String },
+    #[error("{tool}: `{path}`: {error}")]
+    Unreadable {
+        tool: String,
+        path: String,
+        error: String,
+    },
     #[error("{tool}: the agent failed the task: {message}")]
     AgentFailed { tool: String, message: String },
 }
@@ -55,15 +67,17 @@ pub(crate) enum CallError {
 pub(crate) struct RuntimeTools {
     agents: Option<A2aAgents>,
     memory: Option<Mutex<MemoryStore>>,
+    skills: Option<Mutex<Skills>>,
 }
 
 impl RuntimeTools {
     /// Runtime tools from an Arena config's `a2a_agents` node (when it has mocked
     /// agents) and `memory.enabled`.
-    pub(crate) fn new(agents: Option<A2aAgents>, memory: bool) -> Self {
+    pub(crate) fn new(agents: Option<A2aAgents>, memory: bool, skills: Option<Skills>) -> Self {
         Self {
             agents,
             memory: memory.then(|| Mutex::new(MemoryStore::default())),
+            skills: skills.map(Mutex::new),
         }
     }
 
@@ -77,6 +91,9 @@ impl RuntimeTools {
         if self.memory.is_some() {
             tools.extend(memory::tools());
         }
+        if let Some(skills) = &self.skills {
+            tools.extend(locked(skills).tools());
+        }
         tools
     }
 
@@ -86,12 +103,23 @@ impl RuntimeTools {
         if let Some(answer) = self.agents.as_ref().and_then(|a| a.call(tool, args)) {
             return Some(answer);
         }
-        let memory = self.memory.as_ref()?;
-        let mut store = match memory.lock() {
-            Ok(store) => store,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        store.call(tool, args)
+        if let Some(answer) = self
+            .memory
+            .as_ref()
+            .and_then(|m| locked(m).call(tool, args))
+        {
+            return Some(answer);
+        }
+        self.skills
+            .as_ref()
+            .and_then(|s| locked(s).call(tool, args))
+    }
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
     }
 }
 
@@ -130,7 +158,7 @@ mod tests {
     fn agents_come_first_and_each_call_goes_to_its_tool() {
         let node = json!([{"name": "helper", "card": {"skills": [{"id": "ask"}]},
                            "responses": [{"response": {"parts": [{"text": "hi"}]}}]}]);
-        let tools = RuntimeTools::new(A2aAgents::from_json(&node).expect("valid"), true);
+        let tools = RuntimeTools::new(A2aAgents::from_json(&node).expect("valid"), true, None);
         let names: Vec<String> = tools.offered().into_iter().map(|t| t.name).collect();
         assert_eq!(
             names,
