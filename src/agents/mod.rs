@@ -1,8 +1,8 @@
 //! Tools a PromptArena runtime offers the model by itself, with no Tool file:
 //! A2A agents answered by their mocks (`a2a_agents` with `responses`), the
-//! memory tools (`memory: {enabled: true}`) and the skill tools (`skills`). Pure and offline: the caller offers
-//! [`RuntimeTools::offered`] with the prompt's tools and routes each call through
-//! [`RuntimeTools::call`] before any binding.
+//! memory tools (`memory: {enabled: true}`) and the skill tools (`skills`). Pure
+//! and offline: the caller offers [`RuntimeTools::offered`] with the prompt's
+//! tools and routes each call through [`RuntimeTools::call`] before any binding.
 
 // Nothing routes calls here until the tool caller and the Arena loader are hooked
 // to it; remove this line with that hook.
