@@ -207,6 +207,10 @@ def discover(trees, binary, work):
             excluded.append({"id": aid,
                              "reason": "no mock or replay provider: needs a network model"})
             continue
+        if calls_the_internet(yamls):
+            excluded.append({"id": aid, "reason": "its `mode: live` tools call public HTTP "
+                                                  "APIs: needs the network"})
+            continue
         config = arena_config(example, readme, mock)
         if not config:
             artifacts.append(artifact(aid, "arena-example", "promptarena", f"examples/{entry}",
@@ -276,6 +280,15 @@ def readme_mock_config(readme, entry):
                 prefix = f"examples/{entry}/"
                 return path[len(prefix):] if path.startswith(prefix) else path
     return None
+
+
+LIVE_URL_RE = re.compile(r"^\s*url:\s*['\"]?https?://(?!localhost|127\.|\[::1\])", re.M)
+
+
+def calls_the_internet(yamls):
+    """Whether a `mode: live` Tool file of the example calls a host off this machine."""
+    return any(re.search(r"^\s*mode:\s*['\"]?live", text, re.M) and LIVE_URL_RE.search(text)
+               for text in map(read, yamls))
 
 
 def names_offline_provider(example, config):

@@ -17,7 +17,8 @@ def first_error(stderr, stdout):
         if ERROR_LINE_RE.match(line):
             return line
     for line in lines:
-        if not line.startswith(("warning", "|", "^")) and not re.match(r"^\d+ \|", line):
+        if not line.startswith(("warning", "|", "^")) and not re.match(r"^\d+ \|", line) \
+                and not WARNING_LINE_RE.match(line):
             return line
     tail = [line.strip() for line in stdout.splitlines() if line.strip()]
     return (lines or tail or ["no output"])[0]
