@@ -55,18 +55,12 @@ pub(super) fn compile(
     for (p, played) in arena.providers.iter_mut().zip(&config.providers) {
         p.provider = played.clone();
     }
-    // Each judge is its provider under the judge's name, so a judge eval naming it
-    // finds it among the config's providers. Only the Arena's own providers play
-    // the scenarios.
-    for judge in &arena.judges {
-        let taken = config.providers.iter().any(|p| p.name() == judge.name);
-        let played = config.providers.iter().find(|p| p.name() == judge.provider);
-        if let (false, Some(played)) = (taken, played) {
-            let mut named = played.clone();
-            named.id = Some(judge.name.clone());
-            config.providers.push(named);
-        }
-    }
+    // A judge eval names a judge, which the judge set maps to its provider.
+    config.judges = arena
+        .judges
+        .iter()
+        .map(|j| (j.name.clone(), j.provider.clone()))
+        .collect();
     let project = Project {
         arena,
         pack,

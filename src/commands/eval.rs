@@ -117,8 +117,13 @@ fn plan_one(
         turn: None,
     };
     let cancel = CancellationToken::new();
+    // Judges by name only: a saved conversation has no provider of its own.
     let evaluator = Evaluator::new(vec![eval.clone()], &config.evals, cancel.clone())
-        .map_err(|problems| UsageError::Unusable(problems[0].message.clone()))?;
+        .map_err(|problems| UsageError::Unusable(problems[0].message.clone()))?
+        .with_judges(crate::evals::Judges::from_providers(
+            &config.providers,
+            None,
+        ));
     Ok(OnePlan {
         eval,
         input,

@@ -21,6 +21,9 @@ pub struct RuntimeConfig {
     /// MCP servers whose tools join the tool set, by name.
     pub mcp_servers: IndexMap<String, McpServer>,
     pub logging: Logging,
+    /// A PromptArena project's judges, in its order: judge name -> the provider (by
+    /// name) that answers it. The first answers evals that name no judge.
+    pub judges: IndexMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -167,16 +167,16 @@ fn a_suite_reports_each_scenario_once_in_plan_order_with_its_verdicts() {
     let (mixed, plain) = (&record.scenarios[0], &record.scenarios[1]);
     assert_eq!(outcomes(plain), [Outcome::Passed]);
     assert_eq!((plain.result(), plain.trials.len()), ("passed", 1));
-    // One user turn judged, and the conversation by the mock judge; a self-play
-    // turn with no persona to play it and an assistant turn are not: partial,
-    // which passes unless asked otherwise.
+    // One user turn judged; a self-play turn with no persona to play it, an
+    // assistant turn and a conversation assertion of a type promptexec does not
+    // play are not: partial, which passes unless asked otherwise.
     assert_eq!(
         outcomes(mixed),
         [
             Outcome::Passed,
             Outcome::Skipped,
             Outcome::Skipped,
-            Outcome::Passed
+            Outcome::Skipped
         ]
     );
     assert_eq!((mixed.result(), mixed.exit()), ("partial", Exit::Success));

@@ -150,7 +150,10 @@ pub(crate) fn play(
             cancel.clone(),
         )
         .played_by(provider_id, model)
-        .with_evals(plan.evaluator)
+        .with_evals(
+            plan.evaluator
+                .with_judges(crate::evals::Judges::for_run(&plan.config, &plan.model)),
+        )
         .on_event(sink);
         // A user message and an answer a turn at least: grown by doubling, a long
         // conversation's history would hold up to twice the room it needs.

@@ -61,7 +61,7 @@ fn skipped_assertions_make_the_scenario_partial_in_the_human_report() {
     out.stderr_has(
         "turn 3 of the file (`assistant`) · max_length — not played: promptexec plays `user` turns, not `assistant` turns [skipped]",
     );
-    out.stderr_has("conversation · llm_judge — not played: assertion type `llm_judge` needs a real model or a runtime promptexec does not play [skipped]");
+    out.stderr_has("conversation · rest_eval — not played: assertion type `rest_eval` needs a real model or a runtime promptexec does not play [skipped]");
     out.stderr_has("│ mixed    ┆ partial ┆ 1      ┆ 1/4 (3 skipped) ┆");
     out.stderr_has("1 scenario(s) PARTIAL: 3 assertion(s) skipped, 2 turn(s) not played; not a pass: --fail-on-partial (or --strict) fails them");
     out.stderr_has("1 passed, 1 partial; exit 0");
@@ -115,7 +115,7 @@ fn skipped_assertions_are_in_the_json_report_with_their_reasons() {
     assert!(
         assertions[3]["detail"]
             .as_str()
-            .is_some_and(|d| d.contains("`llm_judge` needs a real model")),
+            .is_some_and(|d| d.contains("`rest_eval` needs a real model")),
         "{:#}",
         assertions[3]
     );
@@ -155,7 +155,7 @@ fn skipped_assertions_are_junit_skipped_testcases() {
         [
             "turn 2 of the file (`traveller`) · content_includes [unplayed-turn-2.1]",
             "turn 3 of the file (`assistant`) · max_length [unplayed-turn-3.1]",
-            "conversation · llm_judge [conversation.1]",
+            "conversation · rest_eval [conversation.1]",
             "turn 2 of the file (`traveller`)",
             "turn 3 of the file (`assistant`)",
         ],
@@ -163,7 +163,7 @@ fn skipped_assertions_are_junit_skipped_testcases() {
         out.stdout
     );
     assert!(
-        skipped[2].1.contains("`llm_judge` needs a real model"),
+        skipped[2].1.contains("`rest_eval` needs a real model"),
         "{skipped:?}"
     );
     assert_eq!(mixed.attribute("skipped"), Some("5"));
@@ -385,11 +385,11 @@ fn validate_checks_a_folder_of_scenario_files_as_run_does() {
 #[test]
 fn an_assertion_wrapper_around_a_judge_is_skipped_not_refused() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let spec = "  turns:\n    - role: user\n      content: hi\n      assertions:\n        - type: assertion\n          params:\n            eval_type: llm_judge\n            eval_params: { criteria: helpful, judge: mock-judge }\n            min_score: 0.8\n";
+    let spec = "  turns:\n    - role: user\n      content: hi\n      assertions:\n        - type: assertion\n          params:\n            eval_type: rest_eval\n            eval_params: { criteria: helpful, judge: mock-judge }\n            min_score: 0.8\n";
     let out = one_scenario(dir.path(), spec).run();
     out.expect_code(0);
     out.stderr_has("PARTIAL plain");
-    out.stderr_has("not played: assertion type `llm_judge` needs a real model or a runtime promptexec does not play [skipped]");
+    out.stderr_has("not played: assertion type `rest_eval` needs a real model or a runtime promptexec does not play [skipped]");
     one_scenario(dir.path(), spec)
         .arg("--fail-on-partial")
         .run()
@@ -438,7 +438,7 @@ fn quiet_suites_print_only_what_failed_in_every_format() {
         out.expect_code(1);
         // What failed, and why, still reaches stderr; the rest does not.
         out.stderr_has("PARTIAL mixed");
-        out.stderr_has("conversation · llm_judge — not played");
+        out.stderr_has("conversation · rest_eval — not played");
         out.stderr_lacks("PASS  plain");
         out.stderr_lacks("suite:");
         out.stderr_lacks("scenario(s) PARTIAL");

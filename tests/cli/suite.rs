@@ -467,12 +467,12 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
     out.stderr_has("`tools_called` takes no param `tool`");
     // A type that needs a real model is not bad input: it is skipped, and the
     // scenario is partial.
-    let model_only = unknown_type.replace("tools_caled, params: { tools: [echo] }", "llm_judge");
+    let model_only = unknown_type.replace("tools_caled, params: { tools: [echo] }", "rest_eval");
     one_scenario(dir.path(), "x", "main", &model_only)
         .run()
         .expect_code(0)
         .stderr_has("PARTIAL x")
-        .stderr_has("`llm_judge` needs a real model");
+        .stderr_has("`rest_eval` needs a real model");
     let misspelt = "  turns:\n    - role: user\n      contents: \"Hi.\"\n";
     one_scenario(dir.path(), "x", "main", misspelt)
         .run()

@@ -190,7 +190,7 @@ impl Judges {
     /// The judges of a run played by `run` under `config`: every provider of the
     /// config by its name, and the run's own provider as the default.
     pub(crate) fn for_run(config: &RuntimeConfig, run: &ModelPlan) -> Judges {
-        Judges::from_providers(&config.providers, JudgeModel::of_run(run))
+        Judges::from_providers(&config.providers, JudgeModel::of_run(run)).aliases(&config.judges)
     }
 
     /// Judges from plain data: `providers` by name, and `default` for evals that
