@@ -145,6 +145,8 @@ pub struct Session<'a> {
     turn_started: Instant,
     /// How long the last turn took, for `latency_budget`.
     turn_ms: u64,
+    /// The tokens and money the model calls so far reported, when any did.
+    spent: Option<crate::provider::Usage>,
     /// Tools the model may call this round: the prompt's, minus the blocklist, plus
     /// any a hook added.
     offered: Vec<String>,
@@ -185,10 +187,15 @@ impl<'a> Session<'a> {
             .and_then(|w| WorkflowRun::start(w, &prompt.id));
         // Under a workflow, every state's prompt may come to speak: its tools too.
         let entries = tool_entries(pack, prompt, workflow.as_ref());
+        // And every other tool of the pack: PromptKit runs a call of any tool it has
+        // registered, offered or not.
+        let rest = pack.tools.keys().map(String::as_str);
         let tools = entries
             .iter()
+            .copied()
+            .chain(rest.filter(|name| !entries.contains(name)))
             .filter_map(|name| {
-                let caller = ToolCaller::for_binding(config.tools.get(*name)?).ok()?;
+                let caller = ToolCaller::for_binding(config.tools.get(name)?).ok()?;
                 Some((name.to_string(), caller))
             })
             .collect();
@@ -216,6 +223,7 @@ impl<'a> Session<'a> {
             session_started: Instant::now(),
             turn_started: Instant::now(),
             turn_ms: 0,
+            spent: None,
             offered: Vec::new(),
             calls_this_turn: 0,
             calls_in_session: 0,

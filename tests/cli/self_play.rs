@@ -177,32 +177,13 @@ fn a_persona_file_with_a_misspelt_key_is_placed_at_its_line() {
     let out = run_json(&project)
         .file("personas/curious-traveller.persona.yaml", persona)
         .run();
-    out.expect_code(0);
-    let report = out.json_report();
-    let problem = &report["warnings"][0];
-    assert!(
-        problem["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("`gaols`") && m.contains("did you mean `goals`?")),
-        "{:#}",
-        report["warnings"]
+    // A broken persona file stops the run before anything plays.
+    out.expect_code(2);
+    out.stdout_empty();
+    out.stderr_has(
+        "personas/curious-traveller.persona.yaml:10:3: unknown key `gaols` in /spec; did you mean `goals`?",
     );
-    assert_eq!(
-        (&problem["file"], &problem["line"], &problem["column"]),
-        (
-            &Json::from("personas/curious-traveller.persona.yaml"),
-            &Json::from(10),
-            &Json::from(3)
-        ),
-        "{problem:#}"
-    );
-    // With its persona unreadable, the self-play turn is not played, and says why.
-    let trip = &report["scenarios"][0];
-    assert_eq!(trip["result"], "partial");
-    assert_eq!(
-        trip["unplayed_turns"][0]["reason"],
-        "not played: the self-play personas or roles of arena.yaml have errors, first personas/curious-traveller.persona.yaml:10:3: unknown key `gaols` in /spec; did you mean `goals`?"
-    );
+    out.stderr_has("10 |   gaols:");
 }
 
 #[test]
@@ -291,5 +272,47 @@ fn a_persona_played_by_a_model_sees_its_prompt_and_the_talk_with_the_roles_swapp
         sent.get("tools")
             .is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)),
         "{sent:#}"
+    );
+}
+
+#[test]
+fn cost_budget_fails_when_the_tokens_the_model_reported_pass_the_limit() {
+    let llm = crate::fake_llm::FakeLlm::start(&serde_json::json!([
+        {"reply": {"content": "Hello.", "usage": {"input": 12, "output": 5}}},
+        {"reply": {"content": "Goodbye.", "usage": {"input": 20, "output": 3}}},
+    ]));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = |limit: u32| {
+        format!(
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Scenario\nmetadata:\n  name: spend\nspec:\n  task_type: chat\n  description: two turns against a metered model\n  turns:\n    - role: user\n      content: Hi\n      assertions:\n        - type: cost_budget\n          params: {{ max_total_tokens: {limit} }}\n    - role: user\n      content: Bye\n"
+        )
+    };
+    let run = |limit: u32| {
+        promptexec()
+            .in_dir(dir.path())
+            .env("FAKE_LLM_KEY", "sk-test-key")
+            .file(
+                "fake.yaml",
+                format!(
+                    "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  providers:\n    - id: fake\n      type: openai\n      model: fake-model\n      base_url: {}\n      credential: {{ credential_env: FAKE_LLM_KEY }}\n",
+                    llm.base_url()
+                ),
+            )
+            .file("spend.scenario.yaml", scenario(limit))
+            .arg("-c")
+            .arg("fake.yaml")
+            .arg("run")
+            .arg(fixtures().join("partial/partial.pack.json"))
+            .args(["spend.scenario.yaml", "--format", "json"])
+            .run()
+    };
+    let over = run(10);
+    over.expect_code(1);
+    let report = over.json_report();
+    let budget = &report["scenarios"][0]["assertions"][0];
+    assert_eq!(budget["outcome"], "failed", "{budget:#}");
+    assert_eq!(
+        budget["detail"],
+        "budget exceeded: total tokens 17 exceeds max 10"
     );
 }

@@ -54,6 +54,20 @@ impl Session<'_> {
             Point::TurnEnd(_) => judged(&self.turn_events, point),
             Point::SessionEnd => judged(self.events.iter(), point),
         };
+        let mut metadata = json!({
+            "session_id": SESSION_ID,
+            "prompt_id": self.prompt.id,
+            "latency_ms": match point {
+                Point::TurnEnd(_) => self.turn_ms,
+                Point::SessionEnd => self.session_started.elapsed().as_millis() as u64,
+            },
+        });
+        // What `cost_budget` reads, as PromptKit seeds it: the spend so far.
+        if let Some(spent) = self.spent {
+            metadata["input_tokens"] = spent.input_tokens.into();
+            metadata["output_tokens"] = spent.output_tokens.into();
+            metadata["total_cost"] = spent.cost_usd.unwrap_or(0.0).into();
+        }
         EvalInput {
             content,
             messages: self.messages.clone(),
@@ -63,14 +77,7 @@ impl Session<'_> {
             guardrails,
             variables: self.variables.clone(),
             workflow: self.workflow_seen.record(),
-            metadata: json!({
-                "session_id": SESSION_ID,
-                "prompt_id": self.prompt.id,
-                "latency_ms": match point {
-                    Point::TurnEnd(_) => self.turn_ms,
-                    Point::SessionEnd => self.session_started.elapsed().as_millis() as u64,
-                },
-            }),
+            metadata,
         }
     }
 }

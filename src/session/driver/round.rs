@@ -124,6 +124,14 @@ impl Session<'_> {
         }
         self.hooks.event("llm_response", &json!({"round": round, "content": answer.content, "tool_calls": answer.tool_calls.len()}));
         let latency_ms = started.elapsed().as_millis() as u64;
+        if let Some(used) = completion.usage {
+            let spent = self.spent.get_or_insert_with(Default::default);
+            spent.input_tokens += used.input_tokens;
+            spent.output_tokens += used.output_tokens;
+            if let Some(cost) = used.cost_usd {
+                *spent.cost_usd.get_or_insert(0.0) += cost;
+            }
+        }
         self.emit(SessionEvent::ModelCall {
             turn,
             round,

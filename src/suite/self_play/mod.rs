@@ -25,7 +25,6 @@ use crate::doc::{Diagnostic, Diagnostics, Pos, suggest};
 use crate::provider::{self, ModelPlan};
 
 pub(crate) use persona::{Persona, load as load_persona};
-#[allow(unused_imports)] // The planner's hook: see `replan`.
 pub(crate) use replan::{from_arena, replan};
 pub(crate) use script::RoleScript;
 

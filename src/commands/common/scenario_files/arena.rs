@@ -114,6 +114,23 @@ pub(in crate::commands) fn plan_project(
     for scenario in &mut scenarios {
         add_prompt_vars(project, scenario);
     }
+    // Self-play turns are attached here, so list and validate see them played and a
+    // broken persona file stops the run before anything plays.
+    if let Some(section) = &project.arena.self_play {
+        match suite::self_play::from_arena(options.pack, section, &project.config) {
+            Ok((self_play, notes)) => {
+                found.extend(notes);
+                for scenario in &mut scenarios {
+                    let id = scenario.id.clone();
+                    found.extend(self_play.attach(scenario, &id));
+                }
+            }
+            Err(problems) => {
+                found.extend(problems);
+                return Ok(Planned { pack, plans, found });
+            }
+        }
+    }
     super::check_filters(&scenarios, options.filter)?;
     let picked = suite::select(scenarios, options.filter, options.shard);
     let inputs = load::vars(options.vars)?;
