@@ -101,6 +101,13 @@ fn check_prompt(pack: &Pack, prompt: &Prompt, cx: &mut Checker) {
             if is_time_variable(&p.name) {
                 return;
             }
+            // A workflow's session fills these itself.
+            if pack.workflow.is_some()
+                && (p.name == crate::pack::workflow::CONTEXT_VARIABLE
+                    || p.name.starts_with("artifacts."))
+            {
+                return;
+            }
             // PromptKit fills such names from the caller's context, so this is only a
             // warning; rendering without a value for it is the error.
             let hint = suggest(&p.name, prompt.variables.iter().map(|v| v.name.as_str()));

@@ -91,6 +91,8 @@ pub(in crate::commands) fn choose_prompt<'p>(
         ),
         None => match pack.prompts.values().next() {
             Some(only) if pack.prompts.len() == 1 => Ok(only),
+            // A workflow opens at its entry state, as PromptKit's SDK opens it.
+            _ if let Some(entry) = workflow_entry(pack) => Ok(entry),
             _ => Err(UsageError::Ambiguous {
                 place: pack.path.display().to_string(),
                 kind: "prompt",
@@ -100,6 +102,13 @@ pub(in crate::commands) fn choose_prompt<'p>(
             .into()),
         },
     }
+}
+
+/// The prompt the entry state of the pack's workflow speaks with.
+fn workflow_entry(pack: &Pack) -> Option<&Prompt> {
+    let workflow = pack.workflow.as_ref()?;
+    let state = workflow.state(&workflow.entry)?;
+    pack.prompts.get(&state.prompt_task)
 }
 
 /// The prompt's evals, ready to run (none has started); those that cannot run are

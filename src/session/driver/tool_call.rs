@@ -4,7 +4,7 @@
 use serde_json::{Value as Json, json};
 
 use crate::config::HookPhase;
-use crate::conversation::{ToolCallInfo, ToolResultInfo, tool_message};
+use crate::conversation::{ToolCallInfo, ToolChoice, ToolResultInfo, tool_message};
 use crate::hooks::Gate;
 use crate::provider::ToolCall;
 use crate::session::{
@@ -33,7 +33,12 @@ impl Session<'_> {
                 "tool `{name}` is blocklisted by the prompt's tool_policy"
             ));
         }
-        if !self.offered.iter().any(|o| o == name) {
+        // PromptKit runs a call of any tool it has registered, offered in this state
+        // or not; under `tool_choice: none` nothing is offered and nothing runs.
+        let registered = policy.tool_choice != ToolChoice::None
+            && self.pack.tools.contains_key(name)
+            && self.tools.contains_key(name);
+        if !registered && !self.offered.iter().any(|o| o == name) {
             return Some(format!("tool `{name}` is not offered to the model"));
         }
         if self.calls_this_turn > policy.max_tool_calls_per_turn {
