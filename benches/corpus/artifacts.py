@@ -300,9 +300,17 @@ def names_offline_provider(example, config):
     return False
 
 
+def provider_files(example, config):
+    """The texts of the `kind: Provider` files an Arena config names."""
+    texts = [read(os.path.join(example, name)) for name in re.findall(
+        r"^\s*-?\s*file:\s*['\"]?([^'\"\s]+)", read(os.path.join(example, config)), re.M)]
+    return [t for t in texts if re.search(r"^kind:\s*['\"]?Provider", t, re.M)]
+
+
 def arena_config(example, readme, mock):
     """The Arena config the example's README runs offline (`-c FILE.arena.yaml` naming
-    a mock or replay provider), else `config.arena.yaml`, else `arena.yaml`."""
+    a mock or replay provider), else `config.arena.yaml` (or `arena.yaml`) unless it
+    names a network provider and another Arena file of the folder names only mocks."""
     named = []
     for match in re.finditer(r"promptarena run\b[^\n]*?(?:-c|--config)[ =](\S+)", readme):
         name = match.group(1).strip("`'\"")
@@ -313,10 +321,21 @@ def arena_config(example, readme, mock):
         for name in named:
             if names_offline_provider(example, name):
                 return name
-    for name in ("config.arena.yaml", "arena.yaml"):
-        if os.path.exists(os.path.join(example, name)):
-            return name
-    return named[0] if named else None
+    default = next((name for name in ("config.arena.yaml", "arena.yaml")
+                    if os.path.exists(os.path.join(example, name))), None)
+    def all_offline(name):
+        texts = provider_files(example, name)
+        return bool(texts) and all(OFFLINE_PROVIDER_RE.search(t) for t in texts)
+
+    if not mock and default and not all_offline(default):
+        # Another `kind: Arena` file of the folder whose providers are all mocks (such
+        # as `config.arena-mock.yaml`) is the example's offline run.
+        for name in sorted(os.listdir(example)):
+            path = os.path.join(example, name)
+            if name.endswith((".yaml", ".yml")) and ARENA_RE.search(read(path)) \
+                    and all_offline(name):
+                return name
+    return default or (named[0] if named else None)
 
 
 def arena_artifact(aid, kind, repo, rel, binary, folder, config, mock):
