@@ -71,26 +71,10 @@ pub(super) fn compile(
     finish(project, found)
 }
 
-/// A scratch file for the compiled JSON: in the temporary folder, or beside the
-/// Arena file (`dir`) when relative paths in it must mean what they meant there
-/// (and that folder can be written).
-fn scratch(dir: Option<&Path>, text: &str) -> Result<tempfile::NamedTempFile, Diagnostic> {
-    let temporary = || tempfile::Builder::new().suffix(".json").tempfile();
-    let made = match dir {
-        Some(dir) => {
-            let beside = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            tempfile::Builder::new()
-                .prefix(".promptexec-arena-")
-                .suffix(".json")
-                .tempfile_in(beside)
-                .or_else(|_| temporary())
-        }
-        None => temporary(),
-    };
+/// A scratch file in the temporary folder for the compiled pack (a pack names no
+/// file, so it can be read from anywhere).
+fn scratch(text: &str) -> Result<tempfile::NamedTempFile, Diagnostic> {
+    let made = tempfile::Builder::new().suffix(".json").tempfile();
     let mut file =
         made.map_err(|err| Diagnostic::plain(format!("cannot write a scratch file: {err}")))?;
     std::io::Write::write_all(&mut file, text.as_bytes())
@@ -157,7 +141,7 @@ fn build_pack(
     }
     let text = map.write(&Out::Map(entries, start), top);
     // A pack names no file: it can be compiled anywhere.
-    let scratch = match scratch(None, &text) {
+    let scratch = match scratch(&text) {
         Ok(file) => file,
         Err(problem) => {
             found.push(problem);
@@ -400,23 +384,14 @@ fn build_config(
         (OutKey::new("spec", start), Out::Map(spec, start)),
     ];
     let text = map.write(&Out::Map(entries, start), top);
-    // The inline runtime, the MCP servers and exec tools may name files relative
-    // to the Arena: their config is compiled beside it.
-    let execs = parts.bindings.iter().any(|b| match &b.value {
-        Value::Map(entries) => entries.iter().any(|(k, _)| k.name == "exec"),
-        _ => false,
-    });
-    let relative = parts.runtime.is_some() || parts.mcp_servers.is_some() || execs;
-    let beside = relative.then_some(arena.dir.as_path());
-    let scratch = match scratch(beside, &text) {
-        Ok(file) => file,
-        Err(problem) => {
-            found.push(problem);
-            return None;
-        }
-    };
-    let compiled = scratch.path().to_path_buf();
-    let loaded = config::load(&compiled, check_files);
+    // Relative paths in the inline runtime, the MCP servers and exec tools mean
+    // what they mean beside the Arena file; the compiled config is read from memory
+    // under a name of its own, and never written there.
+    let base_dir = std::env::current_dir()
+        .map(|cwd| cwd.join(&arena.dir))
+        .unwrap_or_else(|_| arena.dir.clone());
+    let compiled = arena.dir.join("(compiled runtime config).json");
+    let loaded = config::load_text(&compiled, text, &base_dir, check_files);
     let provider_files: Vec<PathBuf> = groups.iter().map(|(f, ..)| f.clone()).collect();
     let words = |mut d: Diagnostic| {
         if provider_files.contains(&d.file) {
@@ -450,9 +425,7 @@ fn build_config(
         return None;
     }
     config.path = Some(arena.path.clone());
-    config.base_dir = std::env::current_dir()
-        .map(|cwd| cwd.join(&arena.dir))
-        .unwrap_or_else(|_| arena.dir.clone());
+    config.base_dir = base_dir;
     let map_kept = map;
     if let Some(file) = &arena.runtime {
         match config::load(file, check_files) {

@@ -9,7 +9,7 @@ mod resolve;
 mod secrets;
 
 pub use discover::{ConfigSource, discover};
-pub use load::{LoadError, load};
+pub use load::{LoadError, load, load_text};
 pub use model::{
     Credential, EnvMode, EvalBinding, EventMethod, ExecSpec, Hook, HookKind, HookMode, HookPhase,
     HookType, HttpRequestMapping, HttpTool, Intercept, LogFormat, LogLevel, Logging,

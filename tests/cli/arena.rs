@@ -271,3 +271,52 @@ fn every_scenario_plays_against_every_provider_each_run_named_by_both() {
     one.expect_code(0);
     assert_eq!(suites(&one.stdout), ["refund", "track-order"]);
 }
+
+/// Every file under `dir`, relative to it, sorted.
+fn listing(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).expect("folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).expect("inside").to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn an_exec_tool_is_found_beside_the_arena_and_nothing_is_written_there() {
+    let (_dir, shop) = project("shop");
+    std::fs::write(
+        shop.join("lookup.py"),
+        "import json, sys\njson.load(sys.stdin)\njson.dump({\"result\": {\"status\": \"at the depot\"}}, sys.stdout)\n",
+    )
+    .expect("tool");
+    let tool = shop.join("tools/lookup_order.tool.yaml");
+    let text = std::fs::read_to_string(&tool).expect("tool file");
+    let text = text.replace(
+        "  mode: mock\n  timeout_ms: 1000\n  mock_result:\n    status: shipped\n",
+        "  mode: exec\n  exec:\n    command: python3\n    args: [lookup.py]\n",
+    );
+    std::fs::write(&tool, text).expect("write");
+    let before = listing(&shop);
+    let out = promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml", "--format", "json"])
+        .run();
+    out.expect_code(0);
+    assert!(out.stdout.contains("at the depot"), "{}", out.stdout);
+    let validate = promptexec()
+        .in_dir(&shop)
+        .args(["validate", "arena.yaml"])
+        .run();
+    validate.expect_code(0);
+    // The compiled config is read from memory: the project folder is as it was.
+    assert_eq!(listing(&shop), before);
+}
