@@ -177,13 +177,28 @@ fn a_persona_file_with_a_misspelt_key_is_placed_at_its_line() {
     let out = run_json(&project)
         .file("personas/curious-traveller.persona.yaml", persona)
         .run();
-    // A broken persona file stops the run before anything plays.
-    out.expect_code(2);
-    out.stdout_empty();
-    out.stderr_has(
-        "personas/curious-traveller.persona.yaml:10:3: unknown key `gaols` in /spec; did you mean `goals`?",
+    // PromptArena reads persona files leniently: the key is a warning at its place
+    // and the persona plays.
+    out.expect_code(0);
+    let report = out.json_report();
+    let problem = &report["warnings"][0];
+    assert!(
+        problem["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`gaols`") && m.contains("did you mean `goals`?")),
+        "{:#}",
+        report["warnings"]
     );
-    out.stderr_has("10 |   gaols:");
+    assert_eq!(
+        (&problem["file"], &problem["line"], &problem["column"]),
+        (
+            &Json::from("personas/curious-traveller.persona.yaml"),
+            &Json::from(10),
+            &Json::from(3)
+        ),
+        "{problem:#}"
+    );
+    assert_eq!(report["scenarios"][0]["unplayed_turns"], Json::Array(Vec::new()));
 }
 
 #[test]

@@ -71,7 +71,7 @@ fn resolve(cx: &mut Checker, root: &Node) -> Option<Persona> {
     }
     let spec_node = top.get("spec");
     top.allow(&["$schema"]);
-    cx.unknown_keys(&top, "the persona", UnknownKeys::Error);
+    cx.unknown_keys(&top, "the persona", UnknownKeys::Warn);
     let Some(spec_node) = spec_node else {
         cx.error(root.pos, "the persona: missing key `spec`");
         return None;
@@ -120,7 +120,7 @@ fn resolve(cx: &mut Checker, root: &Node) -> Option<Persona> {
     // `spec.id` is overwritten by `metadata.name`, as PromptArena does.
     spec.allow(&["id"]);
     cx.ignored_keys(&mut spec, UNPLAYED_SPEC_KEYS, "/spec");
-    cx.unknown_keys(&spec, "/spec", UnknownKeys::Error);
+    cx.unknown_keys(&spec, "/spec", UnknownKeys::Warn);
     let id = name?;
     let system_prompt = match (system_template, system_prompt) {
         (Some(template), _) => {
@@ -159,7 +159,7 @@ fn metadata_name(cx: &mut Checker, node: &Node) -> Option<String> {
         }
     };
     f.allow(&["namespace", "labels", "annotations"]);
-    cx.unknown_keys(&f, "/metadata", UnknownKeys::Error);
+    cx.unknown_keys(&f, "/metadata", UnknownKeys::Warn);
     name
 }
 
@@ -258,7 +258,7 @@ fn style(cx: &mut Checker, node: &Node) -> Style {
         &["expressive", "characterization_rubric"],
         "/spec/style",
     );
-    cx.unknown_keys(&f, "/spec/style", UnknownKeys::Error);
+    cx.unknown_keys(&f, "/spec/style", UnknownKeys::Warn);
     Style {
         verbosity,
         challenge_level,
@@ -276,7 +276,7 @@ fn defaults(cx: &mut Checker, node: &Node) -> (Option<f64>, Option<i64>) {
     let seed = f
         .get("seed")
         .and_then(|n| cx.integer(n, "/spec/defaults/seed"));
-    cx.unknown_keys(&f, "/spec/defaults", UnknownKeys::Error);
+    cx.unknown_keys(&f, "/spec/defaults", UnknownKeys::Warn);
     (temperature, seed)
 }
 

@@ -119,14 +119,14 @@ pub(in crate::commands) fn plan_project(
     if let Some(section) = &project.arena.self_play {
         match suite::self_play::from_arena(options.pack, section, &project.config) {
             Ok((self_play, notes)) => {
-                found.extend(notes);
+                found.extend(arena::place_pack_diagnostics(project, &notes));
                 for scenario in &mut scenarios {
                     let id = scenario.id.clone();
                     found.extend(self_play.attach(scenario, &id));
                 }
             }
             Err(problems) => {
-                found.extend(problems);
+                found.extend(arena::place_pack_diagnostics(project, &problems));
                 return Ok(Planned { pack, plans, found });
             }
         }
