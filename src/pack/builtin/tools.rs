@@ -35,7 +35,9 @@ pub(super) fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
             &["ignore_validation"],
         ],
     )?;
-    let tools = p.required_strings(TOOL_NAMES)?;
+    // As in PromptKit, a list that is missing or empty fails the check when it runs
+    // (a misspelt key is warned about when the params are read).
+    let tools = p.strings(TOOL_NAMES)?.unwrap_or_default();
     let min = p.count(&["min_calls"])?.unwrap_or(1);
     let max = p.count(&["max_calls"])?;
     let require_args = p.boolean(&["require_args"])?.unwrap_or(false);
@@ -49,6 +51,13 @@ pub(super) fn called(check: &str, params: &Json) -> Result<Judge, ParamError> {
         succeeded && (has_args || !require_args)
     };
     Ok(Box::new(move |input| {
+        if tools.is_empty() {
+            return Ok(Scored {
+                score: 0.0,
+                detail: "no tool named: give `tool_names`, a non-empty list".into(),
+                data: json!({}),
+            });
+        }
         let counts: Vec<(String, u64)> = tools
             .iter()
             .map(|t| {

@@ -29,6 +29,12 @@ mod tool_checks_pass_and_fail {
                 .with(calls(vec![call("search"), broke("fetch")])),
             fail(0.5, "fetch"),
         );
+        tools_called_with_no_tool_named_fails_when_it_runs: (
+            "tools_called: no tool named fails when it runs, as in PromptKit",
+            case("tools_called", "x", json!({}))
+                .with(calls(vec![call("search")])),
+            fail(0.0, "no tool named: give `tool_names`, a non-empty list"),
+        );
         tools_called_min_calls: (
             "tools_called: min_calls",
             case(
