@@ -320,3 +320,34 @@ fn an_exec_tool_is_found_beside_the_arena_and_nothing_is_written_there() {
     // The compiled config is read from memory: the project folder is as it was.
     assert_eq!(listing(&shop), before);
 }
+
+#[test]
+fn mock_provider_plays_a_network_provider_as_the_mock() {
+    let (_dir, shop) = project("shop");
+    std::fs::write(
+        shop.join("providers/mock.provider.yaml"),
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: Provider\nmetadata:\n  name: cloud\nspec:\n  id: cloud\n  type: openai\n  model: gpt-4o-mini\n",
+    )
+    .expect("provider");
+    let run = |extra: &[&str]| {
+        promptexec()
+            .in_dir(&shop)
+            .env_remove("OPENAI_API_KEY")
+            .args(["run", "arena.yaml", "--format", "junit"])
+            .args(extra)
+            .run()
+    };
+    run(&[])
+        .expect_code(2)
+        .stderr_has("providers/mock.provider.yaml:6:3: provider `cloud`: no API key");
+    // The mock answers with its fixed text: the scenarios play, their assertions
+    // judged against it.
+    let out = run(&["--mock-provider"]);
+    out.expect_code_not(2);
+    assert_eq!(suites(&out.stdout), ["refund", "track-order"]);
+    promptexec()
+        .args(["run", "examples/assistant.pack.json", "--mock-provider"])
+        .run()
+        .expect_code(2)
+        .stderr_has("--mock-provider");
+}

@@ -43,6 +43,11 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub mock: Option<PathBuf>,
 
+    /// An Arena project's providers all answer as the mock, each from its own
+    /// mock_config (else the mock's fixed answers), as PromptArena's --mock-provider
+    #[arg(long, conflicts_with = "mock")]
+    pub mock_provider: bool,
+
     /// The mock scenario [default: the prompt id]
     #[arg(long, value_name = "KEY")]
     pub scenario: Option<String>,

@@ -131,6 +131,7 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--shard", args.shard.is_some()),
         ("--record-dir", args.record_dir.is_some()),
         ("--replay-dir", args.replay_dir.is_some()),
+        ("--mock-provider", args.mock_provider),
     ];
     match given.iter().find(|(_, given)| *given) {
         Some((flag, _)) => Err(UsageError::not_here(

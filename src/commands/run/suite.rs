@@ -38,6 +38,13 @@ pub(super) fn resolve(
     if crate::arena::is_arena(&args.pack) {
         return arena::resolve(settings, args, &options, console);
     }
+    if args.mock_provider {
+        return Err(UsageError::not_here(
+            "--mock-provider",
+            "it is for an Arena project; with a pack, give the mock's answers with --mock FILE",
+        )
+        .into());
+    }
     let loaded = load(settings, &options, true, console)?;
     refuse_shared(args, &loaded.scenarios)?;
     let plan = SuitePlan {

@@ -29,7 +29,7 @@ pub(super) fn resolve(
         )
         .into());
     }
-    let ArenaLoaded { loaded, project } = plan(settings, options, false, console)?;
+    let ArenaLoaded { loaded, project } = plan(settings, options, args.mock_provider, console)?;
     if project.arena.scenarios.is_empty() {
         return Err(UsageError::Nothing(format!(
             "no scenarios to play in {}: its `spec.scenarios` names none",
