@@ -217,7 +217,8 @@ def discover(trees, binary, work):
                                       None, example, verdict="no arena config"))
             continue
         artifacts.append(arena_artifact(aid, "arena-example", "promptarena",
-                                        f"examples/{entry}", binary, example, config, mock))
+                                        f"examples/{entry}", binary, example, config, mock,
+                                        readme_mock_provider(readme) and not mock))
 
     # 4b. PromptKit's Arena projects (server/a2a/examples/*/arena), run as PromptArena
     # runs them (`promptarena run` in the folder), when every agent they name is a mock.
@@ -338,10 +339,19 @@ def arena_config(example, readme, mock):
     return default or (named[0] if named else None)
 
 
-def arena_artifact(aid, kind, repo, rel, binary, folder, config, mock):
+def readme_mock_provider(readme):
+    """Whether the example's README runs it with `--mock-provider` and no mock file:
+    every provider answers as its own mock."""
+    return any("--mock-provider" in line and "--mock-config" not in line
+               for line in readme.splitlines() if "promptarena run" in line)
+
+
+def arena_artifact(aid, kind, repo, rel, binary, folder, config, mock, mock_provider=False):
     argv = [binary, "run", config, "--format", "json"]
     if mock:
         argv += ["--mock", mock]
+    elif mock_provider:
+        argv.append("--mock-provider")
     return artifact(aid, kind, repo, rel, argv, folder, config=config, mock=mock)
 
 

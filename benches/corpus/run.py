@@ -13,6 +13,7 @@ import concurrent.futures
 import datetime
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -219,7 +220,10 @@ def main():
         mine = [r for r in results if r["kind"] == kind]
         print(f"{kind}: {sum(r['ran'] for r in mine)} of {len(mine)} ran")
     examples = [r for r in results if r["kind"] in EXAMPLE_KINDS]
-    print(f"examples: {sum(r['ran'] for r in examples)} of {len(examples)} ran unchanged")
+    network = [r for r in examples if needs_network(r)]
+    print(f"examples: {sum(r['ran'] for r in examples)} of {len(examples)} ran unchanged"
+          f" ({len(network)} of the others play against a network provider: no key here,"
+          f" or a type promptexec does not call)")
     print(f"{ran} of {len(results)} ran unchanged")
     print(f"({partial} more played only in part: a turn or an assertion not played)")
 
@@ -229,6 +233,8 @@ def main():
             "ran": ran, "partial": partial, "total": len(results),
             "examples": {"ran": sum(1 for r in results if r["kind"] in EXAMPLE_KINDS
                                     and r["ran"]),
+                         "network": sum(1 for r in results if r["kind"] in EXAMPLE_KINDS
+                                        and needs_network(r)),
                          "total": sum(1 for r in results if r["kind"] in EXAMPLE_KINDS)},
             "by_kind": {kind: {"ran": sum(1 for r in results if r["kind"] == kind
                                           and r["ran"]),
@@ -252,6 +258,16 @@ def main():
         with open(args.markdown, "w") as out:
             out.write(markdown(results, excluded, ran, partial))
     return 0
+
+
+def needs_network(result):
+    """Whether a run stopped because a provider it plays against is a network model
+    (its key is not set, or promptexec does not call its type): PromptArena needs the
+    network for it too."""
+    return not result["ran"] and bool(NETWORK_RE.search(result["reason"]))
+
+
+NETWORK_RE = re.compile(r"no API key|which promptexec does not call")
 
 
 def markdown(results, excluded, ran, partial):
