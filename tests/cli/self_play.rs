@@ -198,7 +198,10 @@ fn a_persona_file_with_a_misspelt_key_is_placed_at_its_line() {
         ),
         "{problem:#}"
     );
-    assert_eq!(report["scenarios"][0]["unplayed_turns"], Json::Array(Vec::new()));
+    assert_eq!(
+        report["scenarios"][0]["unplayed_turns"],
+        Json::Array(Vec::new())
+    );
 }
 
 #[test]
