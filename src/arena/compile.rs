@@ -11,6 +11,7 @@ use crate::doc::{Diagnostic, Diagnostics, Loaded, Node, Pos, Rejected, Value, fi
 use crate::pack;
 
 use super::envelope::API_VERSION;
+use super::eval_file::EVAL_PROMPT;
 use super::model::*;
 use super::provider_file::{provider_spec, provider_words};
 use super::source_map::{Out, OutKey, SourceMap};
@@ -99,6 +100,18 @@ fn build_pack(
             OutKey::in_file(task_type.clone(), start, index),
             Out::In(index, Box::new(prompt)),
         ));
+    }
+    if prompts.is_empty() && !arena.evals.is_empty() {
+        // Eval files play no prompt: their recordings hold the answers.
+        let field = |k: &str, v: &str| (OutKey::new(k, start), Out::Str(v.into(), start));
+        let prompt = [
+            ("id", EVAL_PROMPT),
+            ("name", EVAL_PROMPT),
+            ("version", "v1"),
+        ];
+        let mut fields: Vec<_> = prompt.iter().map(|(k, v)| field(k, v)).collect();
+        fields.push(field("system_template", "A saved conversation, judged."));
+        prompts.push((OutKey::new(EVAL_PROMPT, start), Out::Map(fields, start)));
     }
     if prompts.is_empty() {
         found.push(Diagnostic::error(

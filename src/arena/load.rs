@@ -11,6 +11,7 @@ use crate::doc::{Checker, Diagnostic, Diagnostics, Loaded, Node, Rejected, Unkno
 
 use super::compile::{self, Parts};
 use super::envelope::{envelope, read};
+use super::eval_file::eval_file;
 use super::model::*;
 use super::prompt_config::{prompt_config, tool_file};
 use super::spec;
@@ -25,7 +26,6 @@ const EXTRAS_UNPLAYED: &[&str] = &[
     "state_store",
     "skills",
     "voices",
-    "evals",
     "pack_evals",
     "pack_file",
     "provider_specs",
@@ -97,6 +97,7 @@ fn walk(
         conversation_assertions: Vec::new(),
         runtime: None,
         extras: IndexMap::new(),
+        evals: Vec::new(),
     };
     if let Some(node) = f.get("prompt_configs") {
         prompt_configs(cx, node, dir, &mut arena, &mut parts, found);
@@ -129,6 +130,16 @@ fn walk(
                 arena.tools.push(tool.tool);
                 parts.tools.push((file, tool.def));
                 parts.bindings.push(tool.binding);
+            }
+        }
+    }
+    if let Some(node) = f.get("evals") {
+        for (file, pos) in spec::file_refs(cx, node, "spec.evals", dir) {
+            if file.is_file() {
+                arena.evals.extend(eval_file(&file, found));
+            } else {
+                let shown = file.display();
+                cx.error(pos, format!("spec.evals: file `{shown}` does not exist"));
             }
         }
     }

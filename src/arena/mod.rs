@@ -8,6 +8,7 @@
 mod check;
 mod compile;
 mod envelope;
+mod eval_file;
 mod inside;
 mod load;
 mod model;
@@ -18,6 +19,7 @@ mod spec;
 
 pub(crate) use compile::place_pack_diagnostics;
 pub(crate) use envelope::kind_of;
+pub(crate) use eval_file::{EVAL_PROMPT, EvalFile};
 pub(crate) use load::load;
 pub(crate) use model::*;
 

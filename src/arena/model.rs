@@ -61,6 +61,8 @@ pub(crate) struct Arena {
     /// `compositions`, `skills`, `deploy`, ...), as written; each was reported
     /// with a warning unless something plays it.
     pub extras: IndexMap<String, Raw>,
+    /// `evals[].file`: `kind: Eval` files, each a test case over a recording.
+    pub evals: Vec<super::eval_file::EvalFile>,
 }
 
 /// A part of a file kept as written.
