@@ -20,8 +20,6 @@ pub(crate) struct EvalFile {
     /// `spec.recording.path`, resolved against the Eval file's folder.
     pub recording: PathBuf,
     pub recording_pos: Pos,
-    /// `spec.recording.type`, as written (`session`, `arena_output`, ...).
-    pub recording_type: Option<String>,
     /// `spec.turns[].all_turns.assertions`: checked on every assistant turn.
     pub turn_assertions: Vec<RawAssertion>,
     pub conversation_assertions: Vec<RawAssertion>,
@@ -109,14 +107,13 @@ fn walk(cx: &mut Checker, root: &Node, path: &Path) -> Option<EvalFile> {
     // How fast a recording is replayed: a saved conversation is read at once here.
     f.allow(&["mode", "speed"]);
     cx.unknown_keys(&f, "spec", UnknownKeys::Error);
-    let (recording, recording_pos, recording_type) = recording?;
+    let (recording, recording_pos) = recording?;
     Some(EvalFile {
         path: path.to_path_buf(),
         id,
         description,
         recording,
         recording_pos,
-        recording_type,
         turn_assertions,
         conversation_assertions,
         tags,
@@ -124,7 +121,9 @@ fn walk(cx: &mut Checker, root: &Node, path: &Path) -> Option<EvalFile> {
     })
 }
 
-fn recording(cx: &mut Checker, node: &Node, dir: &Path) -> Option<(PathBuf, Pos, Option<String>)> {
+/// `spec.recording`: its file and where it is named. Its `type` is checked; the file
+/// itself tells how it is read.
+fn recording(cx: &mut Checker, node: &Node, dir: &Path) -> Option<(PathBuf, Pos)> {
     let mut f = cx.map(node, "spec.recording")?;
     let path = match f.get("path") {
         Some(n) => cx
@@ -135,20 +134,19 @@ fn recording(cx: &mut Checker, node: &Node, dir: &Path) -> Option<(PathBuf, Pos,
             None
         }
     };
-    let kind = f.get("type").and_then(|n| {
-        let kind = cx.string(n, "spec.recording.type")?;
-        if !RECORDING_TYPES.contains(&kind.as_str()) {
-            cx.error(
-                n.pos,
-                format!(
-                    "spec.recording.type: `{kind}` is not a recording type (expected {}){}",
-                    crate::doc::one_of(RECORDING_TYPES),
-                    crate::doc::suggest(&kind, RECORDING_TYPES.iter().copied())
-                ),
-            );
-        }
-        Some(kind)
-    });
+    if let Some(n) = f.get("type")
+        && let Some(kind) = cx.string(n, "spec.recording.type")
+        && !RECORDING_TYPES.contains(&kind.as_str())
+    {
+        cx.error(
+            n.pos,
+            format!(
+                "spec.recording.type: `{kind}` is not a recording type (expected {}){}",
+                crate::doc::one_of(RECORDING_TYPES),
+                crate::doc::suggest(&kind, RECORDING_TYPES.iter().copied())
+            ),
+        );
+    }
     cx.unknown_keys(&f, "spec.recording", UnknownKeys::Error);
     let (path, pos) = path?;
     if !path.is_file() {
@@ -161,7 +159,7 @@ fn recording(cx: &mut Checker, node: &Node, dir: &Path) -> Option<(PathBuf, Pos,
         );
         return None;
     }
-    Some((path, pos, kind))
+    Some((path, pos))
 }
 
 fn assertions(cx: &mut Checker, node: &Node, what: &str) -> Vec<RawAssertion> {

@@ -21,6 +21,7 @@ use crate::suite::{
 use super::ReportTo;
 
 mod arena;
+mod arena_evals;
 use crate::commands::common::emit::{pretty, write_output};
 use crate::commands::common::runtime::default_jobs;
 use crate::commands::common::scenario_files::plan::{PlanOptions, plan as load};

@@ -12,6 +12,7 @@ mod normalize;
 mod promptkit;
 mod recorder;
 mod replay;
+mod saved;
 
 pub use diff::{MAX_LINES, differences, quoted, render, text_line};
 pub use format::{
@@ -23,3 +24,4 @@ pub use normalize::normalize;
 pub use promptkit::PROMPTKIT_KIND;
 pub use recorder::{Recorder, SessionTape};
 pub use replay::{MatchMode, Replayer};
+pub use saved::{SavedMessage, saved_conversation};

@@ -30,15 +30,30 @@ pub(super) fn resolve(
         .into());
     }
     let ArenaLoaded { loaded, project } = plan(settings, options, args.mock_provider, console)?;
-    if project.arena.scenarios.is_empty() {
+    if project.arena.scenarios.is_empty() && project.arena.evals.is_empty() {
         return Err(UsageError::Nothing(format!(
-            "no scenarios to play in {}: its `spec.scenarios` names none",
+            "no scenarios to play in {}: its `spec.scenarios` and `spec.evals` name none",
             args.pack.display()
         ))
         .into());
     }
     super::refuse_shared(args, &loaded.scenarios)?;
     let mut warnings = loaded.warnings;
+    let mut scenarios = loaded.scenarios;
+    let mut found = Diagnostics::default();
+    scenarios.extend(super::arena_evals::plan(
+        &project,
+        &loaded.pack,
+        options,
+        &mut found,
+    )?);
+    if found.has_errors() || (args.strict && found.warning_count() > 0) {
+        return Err(CliError::Invalid(found));
+    }
+    if found.warning_count() > 0 {
+        console.diagnostics(&found);
+        warnings.extend(found);
+    }
     let reports = reports(args, &project, &mut warnings, console);
     let defaults = &project.arena.defaults;
     let jobs = args
@@ -51,7 +66,7 @@ pub(super) fn resolve(
         pack: loaded.pack,
         pack_path: args.pack.clone(),
         warnings,
-        scenarios: loaded.scenarios,
+        scenarios,
         shard: args.shard,
         jobs,
         fail_fast: args.fail_fast,
