@@ -7,11 +7,13 @@ use std::time::Duration;
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
 
+use crate::agents::RuntimeTools;
 use crate::config::{ExecSpec, HttpTool, MockTool, RuntimeMode, ToolBinding, ToolRun};
 use crate::mcp::McpClient;
 
+use crate::exec::RawJson;
 use crate::tools::{
-    ToolReport, ToolRequest, ToolServer, call_http, call_mock, call_tool, tool_request,
+    ToolMode, ToolReport, ToolRequest, ToolServer, call_http, call_mock, call_tool, tool_request,
 };
 
 /// One tool, however it runs: a process per call, a supervised server, a tool of an
@@ -36,6 +38,12 @@ pub(crate) enum ToolCaller {
         name: String,
         tool: Box<HttpTool>,
         client: reqwest::Client,
+    },
+    /// A tool the runtime answers itself (an A2A agent's mock, memory, skills),
+    /// sharing one conversation's state with the other runtime tools.
+    Runtime {
+        name: String,
+        tools: Arc<RuntimeTools>,
     },
 }
 
@@ -105,6 +113,14 @@ impl ToolCaller {
         }
     }
 
+    /// Tool `name` of one conversation's runtime tools.
+    pub(crate) fn runtime(name: &str, tools: &Arc<RuntimeTools>) -> Self {
+        ToolCaller::Runtime {
+            name: name.to_string(),
+            tools: Arc::clone(tools),
+        }
+    }
+
     pub(crate) async fn call(
         &self,
         args: &Json,
@@ -145,6 +161,7 @@ impl ToolCaller {
             ToolCaller::Http { name, tool, client } => {
                 call_http(name, tool, client, request.args, timeout, cancel).await
             }
+            ToolCaller::Runtime { name, tools } => call_runtime(name, tools, request.args),
         }
     }
 
@@ -153,7 +170,10 @@ impl ToolCaller {
         match self {
             ToolCaller::Server(server) => server.kill(),
             ToolCaller::Mcp { server, .. } => server.kill(),
-            ToolCaller::OneShot { .. } | ToolCaller::Mock { .. } | ToolCaller::Http { .. } => {}
+            ToolCaller::OneShot { .. }
+            | ToolCaller::Mock { .. }
+            | ToolCaller::Http { .. }
+            | ToolCaller::Runtime { .. } => {}
         }
     }
 
@@ -165,7 +185,23 @@ impl ToolCaller {
             ToolCaller::Mcp { .. }
             | ToolCaller::OneShot { .. }
             | ToolCaller::Mock { .. }
-            | ToolCaller::Http { .. } => {}
+            | ToolCaller::Http { .. }
+            | ToolCaller::Runtime { .. } => {}
         }
     }
+}
+
+/// A runtime tool's answer, reported as a mock tool's is (nothing runs).
+fn call_runtime(name: &str, tools: &RuntimeTools, args: &Json) -> ToolReport {
+    let answer = tools.call(name, args).unwrap_or_else(|| {
+        Err(crate::agents::CallError::NotOffered {
+            tool: name.to_string(),
+        })
+    });
+    let mut report = ToolReport::new(name, ToolMode::Mock);
+    match answer {
+        Ok(value) => report.succeeded(RawJson::from(&value)),
+        Err(error) => report.answered_error(error.to_string()),
+    }
+    report
 }

@@ -4,18 +4,11 @@
 //! and offline: the caller offers [`RuntimeTools::offered`] with the prompt's
 //! tools and routes each call through [`RuntimeTools::call`] before any binding.
 
-// Nothing routes calls here until the tool caller and the Arena loader are hooked
-// to it; remove this line with that hook.
-#![allow(
-    dead_code,
-    unused_imports,
-    reason = "hooked in by the tool caller and the Arena loader"
-)]
-
 mod a2a;
 mod memory;
 mod skills;
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde_json::Value as Json;
@@ -23,6 +16,50 @@ use serde_json::Value as Json;
 pub(crate) use a2a::{A2aAgents, A2aError};
 pub(crate) use memory::MemoryStore;
 pub(crate) use skills::{SkillError, Skills};
+
+/// What a project declares of the runtime tools, checked when it is read: each
+/// conversation starts its own [`RuntimeTools`] from it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RuntimeSpec {
+    /// The `a2a_agents` node as written.
+    pub agents: Option<Json>,
+    /// `memory.enabled`.
+    pub memory: bool,
+    /// The skill folders (`skills[].path`), resolved.
+    pub skills: Vec<PathBuf>,
+    /// The folders of `preload: true` entries.
+    pub preload: Vec<PathBuf>,
+}
+
+/// Why a project's runtime tools cannot be started.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SpecError {
+    #[error(transparent)]
+    Agents(#[from] A2aError),
+    #[error(transparent)]
+    Skills(#[from] SkillError),
+}
+
+impl RuntimeSpec {
+    /// Fresh runtime tools for one conversation: no memories, only the preloaded
+    /// skills active.
+    pub(crate) fn start(&self) -> Result<RuntimeTools, SpecError> {
+        let agents = match &self.agents {
+            Some(node) => A2aAgents::from_json(node)?,
+            None => None,
+        };
+        let skills = if self.skills.is_empty() {
+            None
+        } else {
+            let mut skills = Skills::load(&self.skills)?;
+            for dir in &self.preload {
+                skills.preload(&Skills::load(std::slice::from_ref(dir))?.names());
+            }
+            Some(skills)
+        };
+        Ok(RuntimeTools::new(agents, self.memory, skills))
+    }
+}
 
 /// A tool the runtime offers: what the model is shown of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +94,8 @@ pub(crate) enum CallError {
         path: String,
         error: String,
     },
+    #[error("`{tool}` is not a tool of the runtime")]
+    NotOffered { tool: String },
     #[error("{tool}: the agent failed the task: {message}")]
     AgentFailed { tool: String, message: String },
 }
@@ -95,6 +134,11 @@ impl RuntimeTools {
             tools.extend(locked(skills).tools());
         }
         tools
+    }
+
+    /// Whether `tool` is one of the runtime's tools.
+    pub(crate) fn offers(&self, tool: &str) -> bool {
+        self.offered().iter().any(|t| t.name == tool)
     }
 
     /// The answer to a call of `tool`, or `None` when it is not a runtime tool

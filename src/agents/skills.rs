@@ -131,7 +131,13 @@ impl Skills {
         self.active.extend(names.iter().cloned());
     }
 
+    /// The name of every skill found, in the order found.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.skills.iter().map(|s| s.name.clone()).collect()
+    }
+
     /// The names of the active skills, sorted.
+    #[cfg(test)]
     pub(crate) fn active(&self) -> Vec<String> {
         self.active.iter().cloned().collect()
     }

@@ -6,6 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
+
+use crate::agents::{OfferedTool, RuntimeSpec};
 use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Loaded, Node, Pos, Rejected, Value, finish};
 use crate::pack;
@@ -33,7 +36,12 @@ pub(super) struct Parts {
     pub mcp_servers: Option<Node>,
     /// `workflow`: the pack's workflow.
     pub workflow: Option<Node>,
+    /// `a2a_agents`, `memory` and `skills`, as written.
+    pub runtime_tools: IndexMap<String, Raw>,
 }
+
+/// The keys of an Arena's `spec` that declare the tools its runtime answers.
+pub(super) const RUNTIME_KEYS: &[&str] = &["a2a_agents", "memory", "skills"];
 
 pub(super) fn compile(
     mut arena: Arena,
@@ -41,12 +49,15 @@ pub(super) fn compile(
     check_files: bool,
 ) -> Result<Loaded<Project>, Rejected> {
     let mut found = Diagnostics::default();
-    let pack = build_pack(&arena, &parts, &mut found);
+    let (runtime, offered) = runtime_tools(&arena, &parts, &mut found);
+    let pack = build_pack(&arena, &parts, &offered, &mut found);
     let config = build_config(&mut arena, &parts, check_files, &mut found);
     found.extend(super::check::check(&arena));
-    let (Some((pack, source_map)), Some((mut config, config_map))) = (pack, config) else {
+    let (Some((mut pack, source_map)), Some((mut config, config_map))) = (pack, config) else {
         return Err(Rejected(found));
     };
+    offer_runtime_tools(&mut pack, &offered);
+    config.runtime_tools = runtime;
     // The Arena's defaults for what a provider does not set itself.
     for p in &mut config.providers {
         let d = &arena.defaults;
@@ -83,9 +94,113 @@ fn scratch(text: &str) -> Result<tempfile::NamedTempFile, Diagnostic> {
     Ok(file)
 }
 
+/// The runtime tools the Arena declares (`a2a_agents` with mocked `responses`,
+/// `memory.enabled`, `skills`), checked by starting them once, and the tools they
+/// offer.
+fn runtime_tools(
+    arena: &Arena,
+    parts: &Parts,
+    found: &mut Diagnostics,
+) -> (Option<RuntimeSpec>, Vec<(OfferedTool, Pos)>) {
+    let kept = &parts.runtime_tools;
+    if kept.is_empty() {
+        return (None, Vec::new());
+    }
+    let mut spec = RuntimeSpec {
+        agents: kept.get("a2a_agents").map(|r| r.value.clone()),
+        memory: kept
+            .get("memory")
+            .is_some_and(|r| r.value.get("enabled") == Some(&serde_json::Value::Bool(true))),
+        ..RuntimeSpec::default()
+    };
+    if let Some(raw) = kept.get("skills") {
+        for entry in raw.value.as_array().into_iter().flatten() {
+            let Some(path) = entry.get("path").and_then(|p| p.as_str()) else {
+                found.push(Diagnostic::error(
+                    &raw.file,
+                    raw.pos,
+                    "spec.skills: each entry needs a `path` (a skill folder or a folder of them)",
+                ));
+                continue;
+            };
+            let dir = arena.dir.join(path);
+            if entry.get("preload") == Some(&serde_json::Value::Bool(true)) {
+                spec.preload.push(dir.clone());
+            }
+            spec.skills.push(dir);
+        }
+    }
+    let tools = match spec.start() {
+        Ok(tools) => tools,
+        Err(error) => {
+            let at = kept
+                .get(if matches!(error, crate::agents::SpecError::Agents(_)) {
+                    "a2a_agents"
+                } else {
+                    "skills"
+                })
+                .or_else(|| kept.values().next());
+            if let Some(raw) = at {
+                found.push(Diagnostic::error(
+                    &raw.file,
+                    raw.pos,
+                    format!("spec.{error}"),
+                ));
+            }
+            return (None, Vec::new());
+        }
+    };
+    if let Some(raw) = kept.get("a2a_agents")
+        && !tools.offered().iter().any(|t| t.name.starts_with("a2a__"))
+    {
+        found.push(Diagnostic::warning(
+            &raw.file,
+            raw.pos,
+            "spec.a2a_agents: no agent has mocked `responses`; promptexec offers none of them",
+        ));
+    }
+    let offered = tools
+        .offered()
+        .into_iter()
+        .map(|tool| {
+            let key = match tool.name.split("__").next() {
+                Some("a2a") => "a2a_agents",
+                Some("skill") => "skills",
+                _ => "memory",
+            };
+            let pos = kept.get(key).map_or(Pos::START, |r| r.pos);
+            (tool, pos)
+        })
+        .collect();
+    (Some(spec), offered)
+}
+
+/// Each runtime tool joins the pack's tools and is offered to every prompt, as
+/// PromptKit offers its implicit `a2a__`, `memory__` and `skill__` tools whatever
+/// `allowed_tools` says.
+fn offer_runtime_tools(pack: &mut pack::Pack, offered: &[(OfferedTool, Pos)]) {
+    for (tool, pos) in offered {
+        pack.tools
+            .entry(tool.name.clone())
+            .or_insert_with(|| pack::ToolDef {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                parameters: tool.input_schema.clone(),
+                output_schema: None,
+                pos: *pos,
+            });
+        for prompt in pack.prompts.values_mut() {
+            if !prompt.tools.iter().any(|(name, _)| *name == tool.name) {
+                prompt.tools.push((tool.name.clone(), *pos));
+            }
+        }
+    }
+}
+
 fn build_pack(
     arena: &Arena,
     parts: &Parts,
+    runtime: &[(OfferedTool, Pos)],
     found: &mut Diagnostics,
 ) -> Option<(pack::Pack, SourceMap)> {
     let mut map = SourceMap::on_line(1);
@@ -93,9 +208,10 @@ fn build_pack(
     let start = Pos::START;
     let mut prompts = Vec::new();
     let defined: Vec<&str> = arena.tools.iter().map(|t| t.name.as_str()).collect();
+    let runtime: Vec<&str> = runtime.iter().map(|(t, _)| t.name.as_str()).collect();
     for (file, task_type, prompt) in &parts.prompts {
         let index = map.file(file);
-        let prompt = offered_tools(clone_out(prompt), &defined, file, found);
+        let prompt = offered_tools(clone_out(prompt), (&defined, &runtime), file, found);
         prompts.push((
             OutKey::in_file(task_type.clone(), start, index),
             Out::In(index, Box::new(prompt)),
@@ -232,8 +348,14 @@ pub(crate) fn place_pack_diagnostics(project: &Project, found: &Diagnostics) -> 
 /// A prompt's `tools` without the names no Tool file defines: PromptArena offers
 /// those from elsewhere (MCP servers, sandboxes, skills, A2A agents); here they are
 /// not offered, each named in a warning. MCP tools (`mcp__...`) stay: the config's
-/// MCP servers bring them.
-fn offered_tools(prompt: Out, defined: &[&str], file: &Path, found: &mut Diagnostics) -> Out {
+/// MCP servers bring them. The runtime's own tools leave the list quietly: they
+/// join every prompt once the pack is read.
+fn offered_tools(
+    prompt: Out,
+    (defined, runtime): (&[&str], &[&str]),
+    file: &Path,
+    found: &mut Diagnostics,
+) -> Out {
     let Out::Map(entries, pos) = prompt else {
         return prompt;
     };
@@ -259,6 +381,7 @@ fn offered_tools(prompt: Out, defined: &[&str], file: &Path, found: &mut Diagnos
             let kept = items
                 .into_iter()
                 .filter(|item| match item.as_str() {
+                    Some(name) if runtime.contains(&name) => false,
                     Some(name) if !defined.contains(&name) && !name.starts_with("mcp__") => {
                         found.push(Diagnostic::warning(
                             file,

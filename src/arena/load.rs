@@ -18,13 +18,10 @@ use super::spec;
 
 /// Keys of an Arena's `spec` kept as data and reported as not played.
 const EXTRAS_UNPLAYED: &[&str] = &[
-    "a2a_agents",
     "agents",
     "compositions",
-    "memory",
     "deploy",
     "state_store",
-    "skills",
     "voices",
     "pack_evals",
     "pack_file",
@@ -178,6 +175,13 @@ fn walk(
     if let Some(node) = f.get("mcp_servers") {
         cx.list(node, "spec.mcp_servers");
         parts.mcp_servers = Some(node.clone());
+    }
+    for key in compile::RUNTIME_KEYS {
+        if let Some((k, node)) = f.entry(key) {
+            let mut kept = raw(node, path);
+            kept.pos = k.pos;
+            parts.runtime_tools.insert((*key).to_string(), kept);
+        }
     }
     for key in EXTRAS_UNPLAYED {
         if let Some((k, node)) = f.entry(key) {

@@ -24,6 +24,9 @@ pub struct RuntimeConfig {
     /// A PromptArena project's judges, in its order: judge name -> the provider (by
     /// name) that answers it. The first answers evals that name no judge.
     pub judges: IndexMap<String, String>,
+    /// A PromptArena project's runtime tools (mocked A2A agents, memory, skills):
+    /// each conversation starts its own from this.
+    pub(crate) runtime_tools: Option<crate::agents::RuntimeSpec>,
 }
 
 #[derive(Debug, Clone, Default)]

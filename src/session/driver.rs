@@ -190,11 +190,22 @@ impl<'a> Session<'a> {
         // And every other tool of the pack: PromptKit runs a call of any tool it has
         // registered, offered or not.
         let rest = pack.tools.keys().map(String::as_str);
+        // One conversation's runtime tools: its own memories and active skills
+        // (checked when the project was read).
+        let runtime = config
+            .runtime_tools
+            .as_ref()
+            .and_then(|spec| spec.start().ok())
+            .map(std::sync::Arc::new);
         let tools = entries
             .iter()
             .copied()
             .chain(rest.filter(|name| !entries.contains(name)))
             .filter_map(|name| {
+                // The runtime's own tools (agents, memory, skills) answer first.
+                if let Some(runtime) = runtime.as_ref().filter(|r| r.offers(name)) {
+                    return Some((name.to_string(), ToolCaller::runtime(name, runtime)));
+                }
                 let caller = ToolCaller::for_binding(config.tools.get(name)?).ok()?;
                 Some((name.to_string(), caller))
             })

@@ -9,14 +9,11 @@ use crate::report::Check;
 use super::{Assertion, Scenario, UnplayedTurn};
 
 /// PromptArena assertion types that need media, a runtime promptexec is not
-/// (agents, compositions, skills, remote evaluators) or a model of a kind it does
+/// (A2A evaluators, compositions, remote evaluators) or a model of a kind it does
 /// not call (embeddings, moderation, sentiment).
 const NOT_PLAYED: &[&str] = &[
     "a2a_eval",
     "a2a_eval_session",
-    "agent_invoked",
-    "agent_not_invoked",
-    "agent_response_contains",
     "audio_duration",
     "audio_emotion",
     "audio_format",
@@ -32,9 +29,6 @@ const NOT_PLAYED: &[&str] = &[
     "rest_eval",
     "rest_eval_session",
     "role_violation",
-    "skill_activated",
-    "skill_activation_order",
-    "skill_not_activated",
     "text_sentiment",
     "text_toxicity",
     "tool_result_has_media",
