@@ -2,6 +2,7 @@
 
 mod answers;
 mod arena;
+mod arena_evals;
 mod batch;
 mod builtin_checks;
 mod cases;
