@@ -53,6 +53,7 @@ mod run;
 mod run_flow;
 mod run_rpc;
 mod run_signals;
+mod runtime_tools;
 mod scenario_compat;
 mod secrets;
 mod self_play;
