@@ -76,7 +76,11 @@ fn a_misspelt_key_in_an_eval_file_is_placed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let from = fixtures().join("arena_evals");
     std::fs::create_dir_all(dir.path().join("providers")).expect("folder");
-    for file in ["arena.yaml", "judge-answers.yaml", "providers/judge.provider.yaml"] {
+    for file in [
+        "arena.yaml",
+        "judge-answers.yaml",
+        "providers/judge.provider.yaml",
+    ] {
         std::fs::copy(from.join(file), dir.path().join(file)).expect("copy");
     }
     std::fs::create_dir_all(dir.path().join("evals")).expect("folder");
