@@ -106,3 +106,22 @@ fn a_misspelt_key_in_an_eval_file_is_placed() {
         out.stderr
     );
 }
+
+#[test]
+fn filter_picks_among_eval_files_by_id() {
+    let out = promptexec()
+        .in_dir(fixtures().join("arena_evals"))
+        .args([
+            "run",
+            "failing.arena.yaml",
+            "--filter",
+            "support",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
+    let report = out.json();
+    assert_eq!(report["index"][0]["id"], "support-output", "{report}");
+    assert_eq!(report["summary"]["scenarios"], 1, "{report}");
+}

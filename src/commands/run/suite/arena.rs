@@ -29,7 +29,16 @@ pub(super) fn resolve(
         )
         .into());
     }
-    let ArenaLoaded { loaded, project } = plan(settings, options, args.mock_provider, console)?;
+    // `--filter` and `--shard` pick among scenarios and Eval files together.
+    let together = (!args.filter.is_empty() || args.shard.is_some())
+        && super::arena_evals::in_project(&args.pack);
+    let whole = PlanOptions {
+        filter: &[],
+        shard: None,
+        ..*options
+    };
+    let planning = if together { &whole } else { options };
+    let ArenaLoaded { loaded, project } = plan(settings, planning, args.mock_provider, console)?;
     if project.arena.scenarios.is_empty() && project.arena.evals.is_empty() {
         return Err(UsageError::Nothing(format!(
             "no scenarios to play in {}: its `spec.scenarios` and `spec.evals` name none",
@@ -44,11 +53,14 @@ pub(super) fn resolve(
     scenarios.extend(super::arena_evals::plan(
         &project,
         &loaded.pack,
-        options,
+        planning,
         &mut found,
     )?);
     if found.has_errors() || (args.strict && found.warning_count() > 0) {
         return Err(CliError::Invalid(found));
+    }
+    if together {
+        scenarios = super::arena_evals::select(scenarios, &args.filter, args.shard)?;
     }
     if found.warning_count() > 0 {
         console.diagnostics(&found);

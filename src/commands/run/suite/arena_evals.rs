@@ -5,6 +5,7 @@
 //! check the saved answers and report like any scenario.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::SystemTime;
 
 use indexmap::IndexMap;
@@ -17,9 +18,10 @@ use crate::evals::{drop_unread, is_builtin};
 use crate::pack::{Pack, resolve_when};
 use crate::provider::recording::{SavedMessage, saved_conversation};
 use crate::provider::{MockScript, MockTurn};
-use crate::suite::{self, Assertion, Scenario, Turn};
+use crate::suite::{self, Assertion, Scenario, Shard, Turn};
 
 use crate::commands::common::load;
+use crate::commands::common::scenario_files::check_filters;
 use crate::commands::common::scenario_files::plan::{
     Context, PlanOptions, ScenarioPlan, plan_each,
 };
@@ -81,6 +83,34 @@ pub(super) fn plan(
     let (plans, problems) = plan_each(picked, &context)?;
     found.extend(problems);
     Ok(plans)
+}
+
+/// Whether the Arena project at `path` names Eval files (false when it cannot be
+/// read: planning it reports why).
+pub(super) fn in_project(path: &Path) -> bool {
+    crate::arena::load(path, false).is_ok_and(|loaded| !loaded.value.arena.evals.is_empty())
+}
+
+/// The plans `--filter` and `--shard` keep, scenarios and Eval files alike, as
+/// [`suite::select`] keeps scenarios; a filter that picks none is refused.
+pub(super) fn select(
+    mut plans: Vec<ScenarioPlan>,
+    filters: &[String],
+    shard: Option<Shard>,
+) -> Result<Vec<ScenarioPlan>, CliError> {
+    let all: Vec<Scenario> = plans.iter().map(|p| p.scenario.clone()).collect();
+    check_filters(&all, filters)?;
+    plans.retain(|p| filters.is_empty() || filters.iter().any(|f| suite::matches(&p.scenario, f)));
+    plans.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
+    Ok(match shard {
+        None => plans,
+        Some(shard) => plans
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % shard.count == shard.index - 1)
+            .map(|(_, p)| p)
+            .collect(),
+    })
 }
 
 /// The scenario an Eval file plays, and the answers its turns get: each user
