@@ -29,6 +29,8 @@ pub(crate) struct RuntimeSpec {
     pub skills: Vec<PathBuf>,
     /// The folders of `preload: true` entries.
     pub preload: Vec<PathBuf>,
+    /// The names of the tools offered, once [`RuntimeSpec::checked`] started them.
+    pub offered: Vec<String>,
 }
 
 /// Why a project's runtime tools cannot be started.
@@ -41,6 +43,18 @@ pub(crate) enum SpecError {
 }
 
 impl RuntimeSpec {
+    /// The spec, its tools started once to check it, and the tools they offer.
+    pub(crate) fn checked(mut self) -> Result<(Self, Vec<OfferedTool>), SpecError> {
+        let tools = self.start()?.offered();
+        self.offered = tools.iter().map(|t| t.name.clone()).collect();
+        Ok((self, tools))
+    }
+
+    /// Whether `tool` is one of the runtime's tools (known once checked).
+    pub(crate) fn offers(&self, tool: &str) -> bool {
+        self.offered.iter().any(|name| name == tool)
+    }
+
     /// Fresh runtime tools for one conversation: no memories, only the preloaded
     /// skills active.
     pub(crate) fn start(&self) -> Result<RuntimeTools, SpecError> {
@@ -134,11 +148,6 @@ impl RuntimeTools {
             tools.extend(locked(skills).tools());
         }
         tools
-    }
-
-    /// Whether `tool` is one of the runtime's tools.
-    pub(crate) fn offers(&self, tool: &str) -> bool {
-        self.offered().iter().any(|t| t.name == tool)
     }
 
     /// The answer to a call of `tool`, or `None` when it is not a runtime tool

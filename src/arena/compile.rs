@@ -130,8 +130,8 @@ fn runtime_tools(
             spec.skills.push(dir);
         }
     }
-    let tools = match spec.start() {
-        Ok(tools) => tools,
+    let (spec, offered) = match spec.checked() {
+        Ok(checked) => checked,
         Err(error) => {
             let at = kept
                 .get(if matches!(error, crate::agents::SpecError::Agents(_)) {
@@ -151,7 +151,7 @@ fn runtime_tools(
         }
     };
     if let Some(raw) = kept.get("a2a_agents")
-        && !tools.offered().iter().any(|t| t.name.starts_with("a2a__"))
+        && !offered.iter().any(|t| t.name.starts_with("a2a__"))
     {
         found.push(Diagnostic::warning(
             &raw.file,
@@ -159,8 +159,7 @@ fn runtime_tools(
             "spec.a2a_agents: no agent has mocked `responses`; promptexec offers none of them",
         ));
     }
-    let offered = tools
-        .offered()
+    let offered = offered
         .into_iter()
         .map(|tool| {
             let key = match tool.name.split("__").next() {

@@ -192,18 +192,19 @@ impl<'a> Session<'a> {
         let rest = pack.tools.keys().map(String::as_str);
         // One conversation's runtime tools: its own memories and active skills
         // (checked when the project was read).
-        let runtime = config
-            .runtime_tools
-            .as_ref()
-            .and_then(|spec| spec.start().ok())
-            .map(std::sync::Arc::new);
+        let runtime = config.runtime_tools.as_ref().and_then(|spec| {
+            let tools = spec.start().ok()?;
+            Some((spec, std::sync::Arc::new(tools)))
+        });
         let tools = entries
             .iter()
             .copied()
             .chain(rest.filter(|name| !entries.contains(name)))
             .filter_map(|name| {
                 // The runtime's own tools (agents, memory, skills) answer first.
-                if let Some(runtime) = runtime.as_ref().filter(|r| r.offers(name)) {
+                if let Some((spec, runtime)) = &runtime
+                    && spec.offers(name)
+                {
                     return Some((name.to_string(), ToolCaller::runtime(name, runtime)));
                 }
                 let caller = ToolCaller::for_binding(config.tools.get(name)?).ok()?;
