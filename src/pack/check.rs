@@ -246,7 +246,11 @@ fn unprovided_tools(
 /// MCP server's tool.
 fn provided(name: &str, config: &RuntimeConfig) -> bool {
     let bound = config.tools.get(name).is_some_and(|t| t.run.callable());
-    bound || (crate::mcp::is_mcp(name) && names_a_bound_server(name, config))
+    let runtime = config
+        .runtime_tools
+        .as_ref()
+        .is_some_and(|tools| tools.offers(name));
+    bound || runtime || (crate::mcp::is_mcp(name) && names_a_bound_server(name, config))
 }
 
 /// Whether an `mcp__<server>__…` name (or glob) can reach a server the config binds.
