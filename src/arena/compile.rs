@@ -9,14 +9,11 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 
 use crate::agents::{OfferedTool, RuntimeSpec};
-use crate::config::{self, RuntimeConfig};
 use crate::doc::{Diagnostic, Diagnostics, Loaded, Node, Pos, Rejected, Value, finish};
 use crate::pack;
 
-use super::envelope::API_VERSION;
 use super::eval_file::EVAL_PROMPT;
 use super::model::*;
-use super::provider_file::{provider_spec, provider_words};
 use super::source_map::{Out, OutKey, SourceMap};
 
 /// What the Arena file names, read and waiting to be compiled.
@@ -51,7 +48,7 @@ pub(super) fn compile(
     let mut found = Diagnostics::default();
     let (runtime, offered) = runtime_tools(&arena, &parts, &mut found);
     let pack = build_pack(&arena, &parts, &offered, &mut found);
-    let config = build_config(&mut arena, &parts, check_files, &mut found);
+    let config = super::compile_config::build_config(&mut arena, &parts, check_files, &mut found);
     found.extend(super::check::check(&arena));
     let (Some((mut pack, source_map)), Some((mut config, config_map))) = (pack, config) else {
         return Err(Rejected(found));
@@ -417,173 +414,4 @@ fn clone_out(out: &Out) -> Out {
         Out::Seq(items, pos) => Out::Seq(items.iter().map(clone_out).collect(), *pos),
         Out::In(file, value) => Out::In(*file, Box::new(clone_out(value))),
     }
-}
-
-fn build_config(
-    arena: &mut Arena,
-    parts: &Parts,
-    check_files: bool,
-    found: &mut Diagnostics,
-) -> Option<(RuntimeConfig, SourceMap)> {
-    // On a line of its own, so its positions are not taken for the pack's.
-    let mut map = SourceMap::on_line(2);
-    let top = map.file(&arena.path);
-    let start = Pos::START;
-    let mut spec: Vec<(OutKey, Out)> = Vec::new();
-    if let Some(Node {
-        value: Value::Map(entries),
-        ..
-    }) = &parts.runtime
-    {
-        for (key, node) in entries {
-            if key.name != "providers" {
-                spec.push((OutKey::renamed(key, &key.name), Out::Node(node.clone())));
-            }
-        }
-    }
-    let mut providers = Vec::new();
-    let mut groups = Vec::new();
-    let mut ok = true;
-    for (file, group, pos) in &parts.providers {
-        let Some(spec_node) = provider_spec(file, &arena.dir, found) else {
-            ok = false;
-            continue;
-        };
-        let index = map.file(file);
-        providers.push(Out::In(index, Box::new(Out::Node(spec_node))));
-        groups.push((file.clone(), group.clone(), *pos));
-    }
-    spec.push((OutKey::new("providers", start), Out::Seq(providers, start)));
-    // The Tool files bind their tools, over any tool of the inline runtime.
-    let mut tools: Vec<(OutKey, Out)> = match spec.iter().position(|(k, _)| k.name == "tools") {
-        Some(at) => match spec.remove(at).1 {
-            Out::Node(Node {
-                value: Value::Map(entries),
-                ..
-            }) => entries
-                .into_iter()
-                .filter(|(k, _)| !arena.tools.iter().any(|t| t.name == k.name))
-                .map(|(k, v)| (OutKey::new(k.name, k.pos), Out::Node(v)))
-                .collect(),
-            _ => Vec::new(),
-        },
-        None => Vec::new(),
-    };
-    for ((file, _), (tool, binding)) in parts
-        .tools
-        .iter()
-        .zip(arena.tools.iter().zip(&parts.bindings))
-    {
-        let index = map.file(file);
-        tools.push((
-            OutKey::in_file(tool.name.clone(), tool.pos, index),
-            Out::In(index, Box::new(Out::Node(binding.clone()))),
-        ));
-    }
-    if !tools.is_empty() {
-        spec.push((OutKey::new("tools", start), Out::Map(tools, start)));
-    }
-    if let Some(Node {
-        value: Value::Seq(items),
-        pos,
-        ..
-    }) = &parts.mcp_servers
-    {
-        let mut servers: Vec<Out> = items.iter().map(|n| Out::Node(n.clone())).collect();
-        // Those of the inline runtime come first.
-        if let Some(at) = spec.iter().position(|(k, _)| k.name == "mcp_servers")
-            && let (
-                _,
-                Out::Node(Node {
-                    value: Value::Seq(inline),
-                    ..
-                }),
-            ) = &spec[at]
-        {
-            let mut all: Vec<Out> = inline.iter().map(|n| Out::Node(n.clone())).collect();
-            all.append(&mut servers);
-            servers = all;
-            spec.remove(at);
-        }
-        spec.push((OutKey::new("mcp_servers", *pos), Out::Seq(servers, *pos)));
-    }
-    let entries = vec![
-        (
-            OutKey::new("apiVersion", start),
-            Out::Str(API_VERSION.into(), start),
-        ),
-        (
-            OutKey::new("kind", start),
-            Out::Str("RuntimeConfig".into(), start),
-        ),
-        (OutKey::new("spec", start), Out::Map(spec, start)),
-    ];
-    let text = map.write(&Out::Map(entries, start), top);
-    // Relative paths in the inline runtime, the MCP servers and exec tools mean
-    // what they mean beside the Arena file; the compiled config is read from memory
-    // under a name of its own, and never written there.
-    let base_dir = std::env::current_dir()
-        .map(|cwd| cwd.join(&arena.dir))
-        .unwrap_or_else(|_| arena.dir.clone());
-    let compiled = arena.dir.join("(compiled runtime config).json");
-    let loaded = config::load_text(&compiled, text, &base_dir, check_files);
-    let provider_files: Vec<PathBuf> = groups.iter().map(|(f, ..)| f.clone()).collect();
-    let words = |mut d: Diagnostic| {
-        if provider_files.contains(&d.file) {
-            d.message = provider_words(&d.message);
-        } else if let Some(tool) = arena.tools.iter().find(|t| t.file == d.file) {
-            let from = format!("spec.runtime.tools.{}", tool.name);
-            d.message = d
-                .message
-                .replace(&from, "spec")
-                .replace(&format!("spec.tools.{}", tool.name), "spec");
-        } else if d.file == arena.path {
-            d.message = d.message.replacen("spec.", "spec.runtime.", 1);
-        }
-        d
-    };
-    let mut config = match loaded {
-        Ok(loaded) => {
-            for d in map.place_all(&loaded.warnings, &compiled).iter() {
-                found.push(words(d.clone()));
-            }
-            loaded.value
-        }
-        Err(Rejected(problems)) => {
-            for d in map.place_all(&problems, &compiled).iter() {
-                found.push(words(d.clone()));
-            }
-            return None;
-        }
-    };
-    if !ok {
-        return None;
-    }
-    config.path = Some(arena.path.clone());
-    config.base_dir = base_dir;
-    let map_kept = map;
-    if let Some(file) = &arena.runtime {
-        match config::load(file, check_files) {
-            Ok(loaded) => {
-                found.extend(loaded.warnings);
-                let mut runtime = loaded.value;
-                runtime.providers = std::mem::take(&mut config.providers);
-                for (name, server) in std::mem::take(&mut config.mcp_servers) {
-                    runtime.mcp_servers.entry(name).or_insert(server);
-                }
-                config = runtime;
-            }
-            Err(Rejected(problems)) => {
-                found.extend(problems);
-                return None;
-            }
-        }
-    }
-    for (provider, (_, group, _)) in config.providers.iter().zip(groups) {
-        arena.providers.push(ArenaProvider {
-            provider: provider.clone(),
-            group,
-        });
-    }
-    Some((config, map_kept))
 }

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 
-use crate::doc::{Checker, Diagnostic, Diagnostics, Loaded, Node, Rejected, UnknownKeys, finish};
+use crate::doc::{
+    Checker, Diagnostic, Diagnostics, Fields, Loaded, Node, Pos, Rejected, UnknownKeys, finish,
+};
 
 use super::compile::{self, Parts};
 use super::envelope::{envelope, read};
@@ -64,6 +66,8 @@ pub(crate) fn load(path: &Path, check_files: bool) -> Result<Loaded<Project>, Re
     }
 }
 
+/// The Arena's `spec`, read key by key in a fixed order (the order its problems
+/// are reported in), then checked for keys PromptArena does not define.
 fn walk(
     cx: &mut Checker,
     root: &Node,
@@ -74,7 +78,19 @@ fn walk(
     let (name, spec_node) = envelope(cx, root, "Arena")?;
     let mut f = cx.map(spec_node, "spec")?;
     let mut parts = Parts::default();
-    let mut arena = Arena {
+    let mut arena = empty_arena(name, path, dir, spec_node.pos);
+    read_named_files(cx, &mut f, spec_node.pos, &mut arena, &mut parts, found);
+    read_settings(cx, &mut f, spec_node.pos, &mut arena, &mut parts);
+    read_runtime(cx, &mut f, &mut arena, &mut parts);
+    keep_extras(&mut f, &mut arena);
+    cx.unknown_keys(&f, "spec", UnknownKeys::Error);
+    Some((arena, parts))
+}
+
+/// An Arena with nothing read yet; without a `metadata.name` it is named after
+/// its file.
+fn empty_arena(name: Option<String>, path: &Path, dir: &Path, spec_pos: Pos) -> Arena {
+    Arena {
         path: path.to_path_buf(),
         dir: dir.to_path_buf(),
         name: name.unwrap_or_else(|| {
@@ -90,56 +106,105 @@ fn walk(
         self_play: None,
         workflow: None,
         defaults: Defaults::default(),
-        defaults_pos: spec_node.pos,
+        // Until `defaults` is read, problems about it point at `spec`.
+        defaults_pos: spec_pos,
         conversation_assertions: Vec::new(),
         runtime: None,
         extras: IndexMap::new(),
         evals: Vec::new(),
-    };
+    }
+}
+
+/// The keys that name other files: prompt configs, providers, scenarios, tools
+/// and evals, each file read (or checked to exist) where it is named.
+fn read_named_files(
+    cx: &mut Checker,
+    f: &mut Fields<'_>,
+    spec_pos: Pos,
+    arena: &mut Arena,
+    parts: &mut Parts,
+    found: &mut Diagnostics,
+) {
+    let dir = arena.dir.clone();
     if let Some(node) = f.get("prompt_configs") {
-        prompt_configs(cx, node, dir, &mut arena, &mut parts, found);
+        prompt_configs(cx, node, &dir, arena, parts, found);
     }
     match f.get("providers") {
-        Some(node) => providers(cx, node, dir, &mut parts),
-        None => cx.error(spec_node.pos, "spec: missing key `providers`"),
+        Some(node) => providers(cx, node, &dir, parts),
+        None => cx.error(spec_pos, "spec: missing key `providers`"),
     }
     if let Some(node) = f.get("scenarios") {
-        for (file, pos) in spec::file_refs(cx, node, "spec.scenarios", dir) {
-            if !file.is_file() {
-                cx.error(
-                    pos,
-                    format!("spec.scenarios: file `{}` does not exist", file.display()),
-                );
-            }
-            arena.scenarios.push((file, pos));
-        }
+        scenarios(cx, node, &dir, arena);
     }
     if let Some(node) = f.get("tools") {
-        for (file, pos) in spec::file_refs(cx, node, "spec.tools", dir) {
-            if !file.is_file() {
-                cx.error(
-                    pos,
-                    format!("spec.tools: file `{}` does not exist", file.display()),
-                );
-                continue;
-            }
-            if let Some(tool) = tool_file(&file, found) {
-                arena.tools.push(tool.tool);
-                parts.tools.push((file, tool.def));
-                parts.bindings.push(tool.binding);
-            }
-        }
+        tools(cx, node, &dir, arena, parts, found);
     }
     if let Some(node) = f.get("evals") {
-        for (file, pos) in spec::file_refs(cx, node, "spec.evals", dir) {
-            if file.is_file() {
-                arena.evals.extend(eval_file(&file, found));
-            } else {
-                let shown = file.display();
-                cx.error(pos, format!("spec.evals: file `{shown}` does not exist"));
-            }
+        evals(cx, node, &dir, arena, found);
+    }
+}
+
+/// `scenarios`: each file is kept even when missing, so the error is its only
+/// consequence.
+fn scenarios(cx: &mut Checker, node: &Node, dir: &Path, arena: &mut Arena) {
+    for (file, pos) in spec::file_refs(cx, node, "spec.scenarios", dir) {
+        if !file.is_file() {
+            cx.error(
+                pos,
+                format!("spec.scenarios: file `{}` does not exist", file.display()),
+            );
+        }
+        arena.scenarios.push((file, pos));
+    }
+}
+
+/// `tools`: each Tool file read into the tool the Arena knows, the pack tool it
+/// becomes and the binding that says how it runs.
+fn tools(
+    cx: &mut Checker,
+    node: &Node,
+    dir: &Path,
+    arena: &mut Arena,
+    parts: &mut Parts,
+    found: &mut Diagnostics,
+) {
+    for (file, pos) in spec::file_refs(cx, node, "spec.tools", dir) {
+        if !file.is_file() {
+            cx.error(
+                pos,
+                format!("spec.tools: file `{}` does not exist", file.display()),
+            );
+            continue;
+        }
+        if let Some(tool) = tool_file(&file, found) {
+            arena.tools.push(tool.tool);
+            parts.tools.push((file, tool.def));
+            parts.bindings.push(tool.binding);
         }
     }
+}
+
+/// `evals`: each Eval file read into the evals it holds.
+fn evals(cx: &mut Checker, node: &Node, dir: &Path, arena: &mut Arena, found: &mut Diagnostics) {
+    for (file, pos) in spec::file_refs(cx, node, "spec.evals", dir) {
+        if file.is_file() {
+            arena.evals.extend(eval_file(&file, found));
+        } else {
+            let shown = file.display();
+            cx.error(pos, format!("spec.evals: file `{shown}` does not exist"));
+        }
+    }
+}
+
+/// The keys written inline that say how the suite plays: judges, self-play, the
+/// workflow, the defaults and the conversation-wide assertions.
+fn read_settings(
+    cx: &mut Checker,
+    f: &mut Fields<'_>,
+    spec_pos: Pos,
+    arena: &mut Arena,
+    parts: &mut Parts,
+) {
     if let Some(node) = f.get("judges") {
         arena.judges = spec::judges(cx, node);
     }
@@ -147,25 +212,31 @@ fn walk(
         arena.judge_defaults = Some(spec::judge_defaults(cx, node));
     }
     if let Some(node) = f.get("self_play") {
-        arena.self_play = spec::self_play(cx, node, dir);
+        arena.self_play = spec::self_play(cx, node, &arena.dir);
     }
     if let Some(node) = f.get("workflow") {
-        arena.workflow = Some(raw(node, path));
+        arena.workflow = Some(raw(node, &arena.path));
         parts.workflow = Some(node.clone());
     }
     match f.get("defaults") {
         Some(node) => {
-            arena.defaults = spec::defaults(cx, node, dir);
+            arena.defaults = spec::defaults(cx, node, &arena.dir);
             arena.defaults_pos = node.pos;
         }
-        None => cx.error(spec_node.pos, "spec: missing key `defaults`"),
+        None => cx.error(spec_pos, "spec: missing key `defaults`"),
     }
     if let Some(node) = f.get("globals") {
         arena.conversation_assertions = spec::globals(cx, node);
     }
+}
+
+/// The keys that make up the RuntimeConfig: `runtime` (a file, or written
+/// inline), `mcp_servers`, and the runtime tools (`a2a_agents`, `memory`,
+/// `skills`), kept for compiling.
+fn read_runtime(cx: &mut Checker, f: &mut Fields<'_>, arena: &mut Arena, parts: &mut Parts) {
     if let Some(node) = f.get("runtime") {
         match &node.value {
-            crate::doc::Value::Str(file) => arena.runtime = Some(dir.join(file)),
+            crate::doc::Value::Str(file) => arena.runtime = Some(arena.dir.join(file)),
             _ => {
                 cx.map(node, "spec.runtime");
                 parts.runtime = Some(node.clone());
@@ -178,21 +249,23 @@ fn walk(
     }
     for key in compile::RUNTIME_KEYS {
         if let Some((k, node)) = f.entry(key) {
-            let mut kept = raw(node, path);
+            let mut kept = raw(node, &arena.path);
             kept.pos = k.pos;
             parts.runtime_tools.insert((*key).to_string(), kept);
         }
     }
+}
+
+/// The keys PromptArena defines that nothing here plays, kept as written.
+fn keep_extras(f: &mut Fields<'_>, arena: &mut Arena) {
     for key in EXTRAS_UNPLAYED {
         if let Some((k, node)) = f.entry(key) {
             // Warned about once everything is read (with how many entries it has).
-            let mut kept = raw(node, path);
+            let mut kept = raw(node, &arena.path);
             kept.pos = k.pos;
             arena.extras.insert((*key).to_string(), kept);
         }
     }
-    cx.unknown_keys(&f, "spec", UnknownKeys::Error);
-    Some((arena, parts))
 }
 
 fn raw(node: &Node, path: &Path) -> Raw {

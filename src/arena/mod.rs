@@ -7,6 +7,7 @@
 
 mod check;
 mod compile;
+mod compile_config;
 mod envelope;
 mod eval_file;
 mod inside;
