@@ -77,7 +77,7 @@ impl<'a> State<'a> {
     fn range(&mut self, branch: &Branch, dot: &V<'a>) -> Result<Flow, ExecError> {
         let scope = self.vars.len();
         let value = self.pipe(&branch.pipe, dot, false)?;
-        let items = funcs::range_items(&value).map_err(|e| (branch.pipe.at, e))?;
+        let items = funcs::range_items(&value).map_err(|e| (branch.pipe.at, e.to_string()))?;
         if items.is_empty() {
             let flow = self.walk(&branch.otherwise, dot)?;
             self.vars.truncate(scope);
@@ -184,7 +184,7 @@ impl<'a> State<'a> {
             ArgKind::Sub(pipe, fields) => (self.pipe(pipe, dot, true)?, fields),
         };
         fields.iter().try_fold(base, |v, name| {
-            funcs::field(&v, name, self.zero).map_err(|e| (arg.at, e))
+            funcs::field(&v, name, self.zero).map_err(|e| (arg.at, e.to_string()))
         })
     }
 }

@@ -8,16 +8,22 @@ use serde_json::Value as Json;
 
 use super::value::{V, go_float, go_quote};
 
+/// A runtime error of a predefined function, worded as Go's `text/template` words
+/// it (free text: it names the function, the values and their types).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct FuncError(String);
+
 /// Calls `name` (not `and` / `or`, which are lazy) with its evaluated arguments.
-pub(super) fn call<'a>(name: &str, args: Vec<V<'a>>) -> Result<V<'a>, String> {
-    let want = |n: usize| -> Result<(), String> {
+pub(super) fn call<'a>(name: &str, args: Vec<V<'a>>) -> Result<V<'a>, FuncError> {
+    let want = |n: usize| -> Result<(), FuncError> {
         if args.len() == n {
             Ok(())
         } else {
-            Err(format!(
+            Err(FuncError(format!(
                 "wrong number of args for {name}: want {n} got {}",
                 args.len()
-            ))
+            )))
         }
     };
     match name {
@@ -31,7 +37,9 @@ pub(super) fn call<'a>(name: &str, args: Vec<V<'a>>) -> Result<V<'a>, String> {
         }
         "index" => {
             let Some((item, indices)) = args.split_first() else {
-                return Err("wrong number of args for index: want at least 1 got 0".into());
+                return Err(FuncError(
+                    "wrong number of args for index: want at least 1 got 0".into(),
+                ));
             };
             indices
                 .iter()
@@ -40,9 +48,9 @@ pub(super) fn call<'a>(name: &str, args: Vec<V<'a>>) -> Result<V<'a>, String> {
         "printf" => {
             let Some((V::Str(format), rest)) = args.split_first() else {
                 let found = args.first().map_or("nothing", V::type_name);
-                return Err(format!(
+                return Err(FuncError(format!(
                     "wrong type for value; expected string; got {found}"
-                ));
+                )));
             };
             Ok(V::Str(printf(format, rest).into()))
         }
@@ -66,44 +74,47 @@ pub(super) fn call<'a>(name: &str, args: Vec<V<'a>>) -> Result<V<'a>, String> {
                 _ => order != Ordering::Less,
             }))
         }
-        other => Err(format!("function {other:?} not defined")),
+        other => Err(FuncError(format!("function {other:?} not defined"))),
     }
 }
 
-fn len<'a>(v: &V<'a>) -> Result<V<'a>, String> {
+fn len<'a>(v: &V<'a>) -> Result<V<'a>, FuncError> {
     let n = match v {
         V::Str(s) => s.len(),
         V::List(items) => items.len(),
         V::Map(map) => map.len(),
-        V::NoValue | V::Nil => return Err("len of nil pointer".into()),
-        other => return Err(format!("len of type {}", other.type_name())),
+        V::NoValue | V::Nil => return Err(FuncError("len of nil pointer".into())),
+        other => return Err(FuncError(format!("len of type {}", other.type_name()))),
     };
     Ok(V::Int(n as i64))
 }
 
-fn index<'a>(item: &V<'a>, i: &V<'a>) -> Result<V<'a>, String> {
+fn index<'a>(item: &V<'a>, i: &V<'a>) -> Result<V<'a>, FuncError> {
     match (item, i) {
         (V::List(items), V::Int(n)) => usize::try_from(*n)
             .ok()
             .and_then(|n| items.get(n))
             .map(V::from_json)
-            .ok_or_else(|| format!("index out of range: {n}")),
+            .ok_or_else(|| FuncError(format!("index out of range: {n}"))),
         (V::Str(s), V::Int(n)) => usize::try_from(*n)
             .ok()
             .and_then(|n| s.as_bytes().get(n))
             .map(|b| V::Int(i64::from(*b)))
-            .ok_or_else(|| format!("index out of range: {n}")),
-        (V::List(_) | V::Str(_), other) => Err(format!(
+            .ok_or_else(|| FuncError(format!("index out of range: {n}"))),
+        (V::List(_) | V::Str(_), other) => Err(FuncError(format!(
             "cannot index slice/array with type {}",
             other.type_name()
-        )),
+        ))),
         (V::Map(map), V::Str(key)) => Ok(map.get(key.as_ref()).map_or(V::Nil, V::from_json)),
-        (V::Map(_), other) => Err(format!(
+        (V::Map(_), other) => Err(FuncError(format!(
             "value has type {}; should be string",
             other.type_name()
-        )),
-        (V::NoValue | V::Nil, _) => Err("index of untyped nil".into()),
-        (other, _) => Err(format!("can't index item of type {}", other.type_name())),
+        ))),
+        (V::NoValue | V::Nil, _) => Err(FuncError("index of untyped nil".into())),
+        (other, _) => Err(FuncError(format!(
+            "can't index item of type {}",
+            other.type_name()
+        ))),
     }
 }
 
@@ -130,19 +141,21 @@ fn kind(v: &V) -> Kind {
 
 /// `eq a b c…`: whether `a` equals any of the others, by Go's rules (no mixing of
 /// kinds, so a JSON number never equals an integer literal).
-fn eq(args: &[V]) -> Result<bool, String> {
+fn eq(args: &[V]) -> Result<bool, FuncError> {
     let Some((first, others)) = args.split_first() else {
-        return Err("wrong number of args for eq: want at least 1 got 0".into());
+        return Err(FuncError(
+            "wrong number of args for eq: want at least 1 got 0".into(),
+        ));
     };
     if others.is_empty() {
-        return Err("missing argument for comparison".into());
+        return Err(FuncError("missing argument for comparison".into()));
     }
     let k1 = kind(first);
     for other in others {
         let k2 = kind(other);
         let same = if k1 != k2 {
             if k1 != Kind::Invalid && k2 != Kind::Invalid {
-                return Err("incompatible types for comparison".into());
+                return Err(FuncError("incompatible types for comparison".into()));
             }
             false
         } else {
@@ -152,7 +165,12 @@ fn eq(args: &[V]) -> Result<bool, String> {
                 (V::Float(a), V::Float(b)) => a == b,
                 (V::Str(a), V::Str(b)) => a == b,
                 _ if k1 == Kind::Invalid => true,
-                _ => return Err(format!("non-comparable type {}", first.type_name())),
+                _ => {
+                    return Err(FuncError(format!(
+                        "non-comparable type {}",
+                        first.type_name()
+                    )));
+                }
             }
         };
         if same {
@@ -162,7 +180,7 @@ fn eq(args: &[V]) -> Result<bool, String> {
     Ok(false)
 }
 
-fn compare(a: &V, b: &V) -> Result<Ordering, String> {
+fn compare(a: &V, b: &V) -> Result<Ordering, FuncError> {
     let order = match (a, b) {
         (V::Int(x), V::Int(y)) => Some(x.cmp(y)),
         (V::Float(x), V::Float(y)) => x.partial_cmp(y),
@@ -170,9 +188,9 @@ fn compare(a: &V, b: &V) -> Result<Ordering, String> {
         _ if matches!(kind(a), Kind::Bool | Kind::Other | Kind::Invalid)
             || matches!(kind(b), Kind::Bool | Kind::Other | Kind::Invalid) =>
         {
-            return Err("invalid type for comparison".into());
+            return Err(FuncError("invalid type for comparison".into()));
         }
-        _ => return Err("incompatible types for comparison".into()),
+        _ => return Err(FuncError("incompatible types for comparison".into())),
     };
     // NaN compares as neither less nor greater.
     Ok(order.unwrap_or(Ordering::Equal))
@@ -299,7 +317,7 @@ fn verb_text(verb: char, precision: Option<usize>, arg: &V) -> String {
 }
 
 /// A value for `range`: its keys (or indices) and elements, keys in Go's order.
-pub(super) fn range_items<'a>(v: &V<'a>) -> Result<Vec<(V<'a>, V<'a>)>, String> {
+pub(super) fn range_items<'a>(v: &V<'a>) -> Result<Vec<(V<'a>, V<'a>)>, FuncError> {
     Ok(match v {
         V::NoValue | V::Nil => Vec::new(),
         V::List(items) => items
@@ -317,13 +335,16 @@ pub(super) fn range_items<'a>(v: &V<'a>) -> Result<Vec<(V<'a>, V<'a>)>, String> 
         }
         V::Int(n) => (0..*n).map(|i| (V::Int(i), V::Int(i))).collect(),
         other => {
-            return Err(format!("range can't iterate over {}", other.plain()));
+            return Err(FuncError(format!(
+                "range can't iterate over {}",
+                other.plain()
+            )));
         }
     })
 }
 
 /// A value read as a field of `v`.
-pub(super) fn field<'a>(v: &V<'a>, name: &str, zero: bool) -> Result<V<'a>, String> {
+pub(super) fn field<'a>(v: &V<'a>, name: &str, zero: bool) -> Result<V<'a>, FuncError> {
     match v {
         V::Map(map) => Ok(match map.get(name) {
             Some(found) => V::from_json(found),
@@ -331,10 +352,12 @@ pub(super) fn field<'a>(v: &V<'a>, name: &str, zero: bool) -> Result<V<'a>, Stri
             None => V::NoValue,
         }),
         V::NoValue => Ok(V::NoValue),
-        V::Nil => Err(format!("nil pointer evaluating interface {{}}.{name}")),
-        other => Err(format!(
+        V::Nil => Err(FuncError(format!(
+            "nil pointer evaluating interface {{}}.{name}"
+        ))),
+        other => Err(FuncError(format!(
             "can't evaluate field {name} in type {}",
             other.type_name()
-        )),
+        ))),
     }
 }

@@ -24,6 +24,35 @@ use crate::pack::workflow::{
 
 use super::SessionEvent;
 
+/// Why an event did not move the workflow; PromptKit's words.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error("workflow budget exhausted: {limit} {current} reached limit {max}")]
+    Budget {
+        limit: &'static str,
+        current: u32,
+        max: u32,
+    },
+    #[error("current state is terminal (no outgoing transitions): state {0:?} is terminal")]
+    Terminal(String),
+    #[error(
+        "invalid event for current state: event {event:?} not defined for state {state:?} (available: [{available}])"
+    )]
+    InvalidEvent {
+        event: String,
+        state: String,
+        available: String,
+    },
+    #[error("state {0:?} not found in the workflow")]
+    StateNotFound(String),
+    #[error("max visits exceeded: state {state:?} visited {visits} times (max {max})")]
+    MaxVisits {
+        state: String,
+        visits: u32,
+        max: u32,
+    },
+}
+
 /// A transition the model asked for, applied once the round's tool calls are done.
 #[derive(Debug, Clone, PartialEq)]
 struct Pending {
@@ -190,7 +219,7 @@ impl<'a> WorkflowRun<'a> {
                 done.to = to.name.clone();
                 done.redirected_from = redirected_from;
             }
-            Err(reason) => done.refused = Some(reason),
+            Err(reason) => done.refused = Some(reason.to_string()),
         }
         Some(done)
     }
@@ -198,47 +227,47 @@ impl<'a> WorkflowRun<'a> {
     /// Where `event` leads from the current state (and the state it was meant for,
     /// when `max_visits` redirected it), or why it leads nowhere; PromptKit's order
     /// and words.
-    fn process(&self, event: &str) -> Result<(&'a State, Option<String>), String> {
+    fn process(&self, event: &str) -> Result<(&'a State, Option<String>), Refusal> {
         self.check_budget()?;
         let state = self.current;
         if state.is_terminal() {
-            return Err(format!(
-                "current state is terminal (no outgoing transitions): state {:?} is terminal",
-                state.name
-            ));
+            return Err(Refusal::Terminal(state.name.clone()));
         }
         let Some(target) = state.on_event.get(event) else {
-            return Err(format!(
-                "invalid event for current state: event {event:?} not defined for state {:?} (available: [{}])",
-                state.name,
-                state.events().join(" ")
-            ));
+            return Err(Refusal::InvalidEvent {
+                event: event.to_string(),
+                state: state.name.clone(),
+                available: state.events().join(" "),
+            });
         };
         let spec = self.spec;
         let Some(to) = spec.state(target) else {
-            return Err(format!("state {target:?} not found in the workflow"));
+            return Err(Refusal::StateNotFound(target.clone()));
         };
         let visits = self.visits.get(to.name.as_str()).copied().unwrap_or(0);
         match to.max_visits {
             Some(max) if visits >= max => {
                 match to.on_max_visits.as_deref().and_then(|r| spec.state(r)) {
                     Some(redirect) => Ok((redirect, Some(to.name.clone()))),
-                    None => Err(format!(
-                        "max visits exceeded: state {:?} visited {visits} times (max {max})",
-                        to.name
-                    )),
+                    None => Err(Refusal::MaxVisits {
+                        state: to.name.clone(),
+                        visits,
+                        max,
+                    }),
                 }
             }
             _ => Ok((to, None)),
         }
     }
 
-    fn check_budget(&self) -> Result<(), String> {
+    fn check_budget(&self) -> Result<(), Refusal> {
         let budget = self.spec.budget;
-        let spent = |limit: &str, current: u32, max: Option<u32>| match max {
-            Some(max) if current >= max => Err(format!(
-                "workflow budget exhausted: {limit} {current} reached limit {max}"
-            )),
+        let spent = |limit: &'static str, current: u32, max: Option<u32>| match max {
+            Some(max) if current >= max => Err(Refusal::Budget {
+                limit,
+                current,
+                max,
+            }),
             _ => Ok(()),
         };
         spent(

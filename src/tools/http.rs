@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{HttpRequestMapping, HttpTool};
 use crate::exec::{Outcome, RawJson};
-use crate::go_template::{Missing, go_float};
+use crate::go_template::{Missing, TemplateError, go_float};
 
 use super::mock::wrapped;
 use super::{ToolMode, ToolReport, ToolStatus};
@@ -43,7 +43,7 @@ pub async fn call_http(
     };
     let mut interrupted = false;
     let outcome = match request(tool, client, args) {
-        Err(error) => Err((ToolStatus::Failed, error)),
+        Err(error) => Err((ToolStatus::Failed, error.to_string())),
         Ok(request) => tokio::select! {
             answer = tokio::time::timeout(deadline, send(tool, request)) => match answer {
                 Ok(answer) => answer,
@@ -82,6 +82,39 @@ pub async fn call_http(
 }
 
 type Failure = (ToolStatus, String);
+
+/// Why a call's request could not be built (the call fails before it is sent).
+#[derive(Debug, thiserror::Error)]
+enum RequestError {
+    #[error("`{0}` is not an HTTP method")]
+    Method(String),
+    #[error("the URL `{url}` is not valid: {error}")]
+    InvalidUrl {
+        url: String,
+        error: <reqwest::Url as std::str::FromStr>::Err,
+    },
+    #[error("the URL `{0}` is not an http or https URL")]
+    NotHttp(reqwest::Url),
+    #[error("`{0}` is not a valid header name")]
+    HeaderName(String),
+    #[error("the value of header `{0}` is not valid in a header")]
+    HeaderValue(reqwest::header::HeaderName),
+    #[error("URL template: {0}")]
+    UrlTemplate(TemplateError),
+    #[error("header {name:?} template: {error}")]
+    HeaderTemplate { name: String, error: TemplateError },
+    #[error("body mapping failed: {0}")]
+    BodyMapping(MappingError),
+}
+
+/// Why a JMESPath mapping (of a request's body or of the answer) failed.
+#[derive(Debug, thiserror::Error)]
+enum MappingError {
+    #[error("{0}")]
+    Jmespath(#[from] jmespath::JmespathError),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
 
 async fn send(tool: &HttpTool, request: reqwest::RequestBuilder) -> Result<Json, Failure> {
     let url = tool.url.source();
@@ -151,10 +184,10 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
-fn jmespath_search(expr: &str, data: &Json) -> Result<Json, String> {
-    let compiled = jmespath::compile(expr).map_err(|e| e.to_string())?;
-    let found = compiled.search(data).map_err(|e| e.to_string())?;
-    serde_json::to_value(&*found).map_err(|e| e.to_string())
+fn jmespath_search(expr: &str, data: &Json) -> Result<Json, MappingError> {
+    let compiled = jmespath::compile(expr)?;
+    let found = compiled.search(data)?;
+    Ok(serde_json::to_value(&*found)?)
 }
 
 fn is_body_method(method: &str) -> bool {
@@ -169,9 +202,9 @@ fn request(
     tool: &HttpTool,
     client: &reqwest::Client,
     args: &Json,
-) -> Result<reqwest::RequestBuilder, String> {
+) -> Result<reqwest::RequestBuilder, RequestError> {
     let method = reqwest::Method::from_bytes(tool.method.as_bytes())
-        .map_err(|_| format!("`{}` is not an HTTP method", tool.method))?;
+        .map_err(|_| RequestError::Method(tool.method.clone()))?;
     let object = match args {
         Json::Object(map) => map.clone(),
         _ => Map::new(),
@@ -195,10 +228,12 @@ fn request(
             }
         }
     };
-    let mut url =
-        reqwest::Url::parse(&url).map_err(|e| format!("the URL `{url}` is not valid: {e}"))?;
+    let mut url = reqwest::Url::parse(&url).map_err(|error| RequestError::InvalidUrl {
+        url: url.clone(),
+        error,
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("the URL `{url}` is not an http or https URL"));
+        return Err(RequestError::NotHttp(url));
     }
     if !query.is_empty() {
         let mut all: BTreeMap<String, String> = url
@@ -227,9 +262,9 @@ fn request(
     }
     for (name, value) in headers {
         let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("`{name}` is not a valid header name"))?;
+            .map_err(|_| RequestError::HeaderName(name.clone()))?;
         let value = reqwest::header::HeaderValue::from_str(&value)
-            .map_err(|_| format!("the value of header `{name}` is not valid in a header"))?;
+            .map_err(|_| RequestError::HeaderValue(name.clone()))?;
         // A later setting of a header replaces an earlier one, as Go's Header.Set does.
         set.insert(name, value);
     }
@@ -243,12 +278,12 @@ fn mapped(
     mapping: &HttpRequestMapping,
     args: &Map<String, Json>,
     headers: &mut Vec<(String, String)>,
-) -> Result<Parts, String> {
+) -> Result<Parts, RequestError> {
     let data = Json::Object(args.clone());
     let url = if tool.url.has_actions() {
         tool.url
             .render(&data, Missing::NoValue)
-            .map_err(|e| format!("URL template: {e}"))?
+            .map_err(RequestError::UrlTemplate)?
     } else {
         tool.url.source().to_string()
     };
@@ -279,8 +314,7 @@ fn mapped(
         match (&mapping.body_mapping, body.is_empty()) {
             (_, true) => None,
             (Some(expr), false) => Some(
-                jmespath_search(expr, &Json::Object(body))
-                    .map_err(|e| format!("body mapping failed: {e}"))?,
+                jmespath_search(expr, &Json::Object(body)).map_err(RequestError::BodyMapping)?,
             ),
             (None, false) => Some(Json::Object(body)),
         }
@@ -288,9 +322,12 @@ fn mapped(
         None
     };
     for (name, template) in &mapping.header_params {
-        let value = template
-            .render(&data, Missing::NoValue)
-            .map_err(|e| format!("header {name:?} template: {e}"))?;
+        let value = template.render(&data, Missing::NoValue).map_err(|error| {
+            RequestError::HeaderTemplate {
+                name: name.clone(),
+                error,
+            }
+        })?;
         headers.push((name.clone(), value));
     }
     headers.extend(

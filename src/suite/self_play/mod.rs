@@ -174,6 +174,7 @@ impl SelfPlay {
                     offset += spec.turns;
                 }
                 Err(reason) => {
+                    let reason = reason.to_string();
                     found.push(Diagnostic::warning(&scenario.path, spec.pos, &reason));
                     unplayed.reason = reason;
                     kept.push(unplayed);
@@ -185,30 +186,28 @@ impl SelfPlay {
     }
 
     /// The speaker of `spec`, or why it cannot be played.
-    fn speaker(&self, spec: &SelfPlayTurn, mock_scenario: &str) -> Result<Speaker, String> {
+    fn speaker(&self, spec: &SelfPlayTurn, mock_scenario: &str) -> Result<Speaker, NotPlayed> {
         let from = self
             .source
             .as_ref()
             .map(|p| format!(" of {}", p.display()))
             .unwrap_or_default();
         let Some(role) = self.roles.get(&spec.role) else {
-            return Err(format!(
-                "not played: `{}` is not a self-play role{from}{}",
-                spec.role,
-                suggest(&spec.role, self.roles.keys().map(String::as_str))
-            ));
+            return Err(NotPlayed::UnknownRole {
+                role: spec.role.clone(),
+                from,
+                hint: suggest(&spec.role, self.roles.keys().map(String::as_str)),
+            });
         };
         let Some(persona_id) = &spec.persona else {
-            return Err(format!(
-                "not played: the `{}` turn names no `persona` to play",
-                spec.role
-            ));
+            return Err(NotPlayed::NoPersona(spec.role.clone()));
         };
         let Some(persona) = self.personas.get(persona_id) else {
-            return Err(format!(
-                "not played: `{persona_id}` is not a persona{from}{}",
-                suggest(persona_id, self.personas.keys().map(String::as_str))
-            ));
+            return Err(NotPlayed::UnknownPersona {
+                persona: persona_id.clone(),
+                from,
+                hint: suggest(persona_id, self.personas.keys().map(String::as_str)),
+            });
         };
         Ok(Speaker {
             role: spec.role.clone(),
@@ -217,6 +216,26 @@ impl SelfPlay {
             scenario: mock_scenario.to_string(),
         })
     }
+}
+
+/// Why a self-play turn cannot be played. `from` names the file the roles and
+/// personas come from (` of PATH`, or nothing); `hint` is a did-you-mean (or nothing).
+#[derive(Debug, thiserror::Error)]
+enum NotPlayed {
+    #[error("not played: `{role}` is not a self-play role{from}{hint}")]
+    UnknownRole {
+        role: String,
+        from: String,
+        hint: String,
+    },
+    #[error("not played: the `{0}` turn names no `persona` to play")]
+    NoPersona(String),
+    #[error("not played: `{persona}` is not a persona{from}{hint}")]
+    UnknownPersona {
+        persona: String,
+        from: String,
+        hint: String,
+    },
 }
 
 /// The role played by `provider_id` of `config`.
