@@ -9,6 +9,7 @@ mod content;
 mod cost;
 mod error;
 mod hooks;
+mod invariant;
 mod json;
 mod latency;
 mod params;
@@ -85,6 +86,7 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("cost_budget", &[], cost::budget),
     ("outcome_equivalent", &[], behavioral::outcome_equivalent),
     ("directional", &[], behavioral::directional),
+    ("invariant_fields_preserved", &[], invariant::preserved),
     ("hook_decision", &[], hooks::decision),
     ("guardrail_triggered", &[], hooks::guardrail_triggered),
     (

@@ -20,6 +20,7 @@ macro_rules! table {
 mod aliases;
 mod content;
 mod hooks;
+mod invariant;
 mod json;
 mod latency;
 mod refused;
