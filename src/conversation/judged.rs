@@ -17,6 +17,9 @@ pub struct ToolCallRecord {
     pub result: Option<String>,
     #[serde(default, deserialize_with = "as_text")]
     pub error: Option<String>,
+    /// Content parts the tool returned beside the result (`type`, `text`, `media`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Json>,
 }
 
 fn as_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

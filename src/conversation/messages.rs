@@ -30,3 +30,19 @@ pub(crate) fn tool_message(call_id: &str, name: &str, content: &str, error: Opti
     msg["tool_result"] = json!({"id": call_id, "name": name, "content": content, "error": error});
     msg
 }
+
+/// [`tool_message`] with the content parts the tool returned beside the result, kept
+/// in the result's `parts` when there are any.
+pub(crate) fn tool_message_with_parts(
+    call_id: &str,
+    name: &str,
+    content: &str,
+    error: Option<&str>,
+    parts: &[Json],
+) -> Json {
+    let mut msg = tool_message(call_id, name, content, error);
+    if !parts.is_empty() {
+        msg["tool_result"]["parts"] = Json::Array(parts.to_vec());
+    }
+    msg
+}

@@ -18,6 +18,6 @@ pub(crate) use calls::{
 pub(crate) use events::{EVENT_NAMES, runtime_name, selects, selects_any};
 pub(crate) use history::History;
 pub(crate) use judged::{EvalInput, HookRecord, ToolCallRecord};
-pub(crate) use messages::{assistant_message, message, tool_message};
+pub(crate) use messages::{assistant_message, message, tool_message, tool_message_with_parts};
 pub use outcomes::{HookAction, TurnEndReason};
 pub(crate) use workflow::{StateMark, TransitionRecord, WorkflowRecord};

@@ -136,6 +136,7 @@ mod tests {
             args: json!({}),
             result: None,
             error: None,
+            parts: Vec::new(),
         };
         let when = When {
             tool_called: Some("lookup".into()),

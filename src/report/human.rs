@@ -354,6 +354,7 @@ mod tests {
                 status: CallStatus::Ok,
                 content: "42".into(),
                 duration_ms: 3,
+                parts: Vec::new(),
             },
             SessionEvent::TurnEnd {
                 turn: 1,

@@ -75,6 +75,10 @@ pub enum SessionEvent {
         status: CallStatus,
         content: String,
         duration_ms: u64,
+        /// Content parts the tool returned beside the result (a mock tool's
+        /// `mock_parts`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<Json>,
     },
     /// A prompt's guardrail fired: on a model answer (`direction: output`), which
     /// was cut or replaced (`enforced`: `truncated`, `replaced`), or on a user

@@ -7,7 +7,8 @@ use std::borrow::Borrow;
 use serde_json::{Value as Json, json};
 
 use crate::conversation::{
-    EvalInput, History, HookRecord, ToolCallRecord, assistant_message, message, tool_message,
+    EvalInput, History, HookRecord, ToolCallRecord, assistant_message, message,
+    tool_message_with_parts,
 };
 use crate::evals::Point;
 
@@ -64,6 +65,7 @@ pub fn judged<E: Borrow<SessionEvent>>(
                 args,
                 status,
                 content,
+                parts,
                 ..
             } if in_scope(*turn) => {
                 let ok = status.is_ok();
@@ -72,6 +74,7 @@ pub fn judged<E: Borrow<SessionEvent>>(
                     args: args.clone(),
                     result: ok.then(|| content.clone()),
                     error: (!ok).then(|| content.clone()),
+                    parts: parts.clone(),
                 });
             }
             _ => {}
@@ -143,11 +146,13 @@ impl Iterator for EvalPoints<'_> {
                     call_id,
                     status,
                     content,
+                    parts,
                     ..
                 } => {
                     let error = (!status.is_ok()).then_some(content.as_str());
-                    self.history
-                        .push(tool_message(call_id, name, content, error));
+                    self.history.push(tool_message_with_parts(
+                        call_id, name, content, error, parts,
+                    ));
                 }
                 SessionEvent::EvalPoint {
                     turn,

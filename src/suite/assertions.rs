@@ -31,8 +31,6 @@ const NOT_PLAYED: &[&str] = &[
     "role_violation",
     "text_sentiment",
     "text_toxicity",
-    "tool_result_has_media",
-    "tool_result_media_type",
     "video_duration",
     "video_resolution",
 ];

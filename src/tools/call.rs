@@ -54,6 +54,10 @@ pub struct ToolReport {
     pub result: Option<RawJson>,
     pub error: Option<String>,
     pub pending: Option<PendingJson>,
+    /// Content parts returned beside the result (a mock tool's `mock_parts`, a
+    /// media part's file read into `data`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Json>,
     pub exit_code: Option<i32>,
     pub duration_ms: u64,
     pub stderr_tail: String,
@@ -90,6 +94,7 @@ impl ToolReport {
             result: None,
             error: None,
             pending: None,
+            parts: Vec::new(),
             exit_code: None,
             duration_ms: 0,
             stderr_tail: String::new(),

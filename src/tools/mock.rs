@@ -16,16 +16,72 @@ const DEFAULT_RESULT: &str = "mock response";
 /// Answers one call of mock tool `name`: its `mock_result`, or its `mock_template`
 /// rendered against `args` (the output is the result when it parses as JSON, with
 /// object keys in order as Go writes them, else `{"result": OUTPUT}`). A template
-/// that fails is a tool error, placed in the template.
+/// that fails is a tool error, placed in the template. Its `mock_parts` come back
+/// beside the result, each media `file_path` read (from the working directory) into
+/// base64 `data`; a file that cannot be read makes the call an error.
 pub fn call_mock(name: &str, tool: &MockTool, args: &Json) -> ToolReport {
     let started = Instant::now();
     let mut report = ToolReport::new(name, ToolMode::Mock);
-    match answer(tool, args) {
-        Ok(result) => report.succeeded(RawJson::from(&result)),
+    let answered = answer(tool, args).and_then(|result| {
+        let parts = resolve_parts(tool.parts.as_ref())
+            .map_err(|e| format!("failed to resolve mock_parts for tool {name}: {e}"))?;
+        Ok((result, parts))
+    });
+    match answered {
+        Ok((result, parts)) => {
+            report.succeeded(RawJson::from(&result));
+            report.parts = parts;
+        }
         Err(error) => report.answered_error(error),
     }
     report.duration_ms = started.elapsed().as_millis() as u64;
     report
+}
+
+/// The parts as written, except that a media part naming a non-empty `file_path`
+/// carries the file's bytes as base64 `data` instead; URLs and data given stay as
+/// they are.
+fn resolve_parts(parts: Option<&Json>) -> Result<Vec<Json>, String> {
+    let Some(Json::Array(parts)) = parts else {
+        return Ok(Vec::new());
+    };
+    parts
+        .iter()
+        .map(|part| {
+            let mut part = part.clone();
+            let path = match part.pointer("/media/file_path") {
+                Some(Json::String(path)) if !path.is_empty() => path.clone(),
+                _ => return Ok(part),
+            };
+            let bytes =
+                std::fs::read(&path).map_err(|e| format!("failed to read file {path}: {e}"))?;
+            if let Some(Json::Object(media)) = part.get_mut("media") {
+                media.remove("file_path");
+                media.insert("data".into(), Json::String(base64(&bytes)));
+            }
+            Ok(part)
+        })
+        .collect()
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 fn answer(tool: &MockTool, args: &Json) -> Result<Json, String> {
@@ -131,6 +187,53 @@ mod tests {
         assert_eq!(
             report.error.as_deref(),
             Some("mock_template: the arguments are not a JSON object")
+        );
+    }
+
+    #[test]
+    fn base64_pads_as_the_standard_does() {
+        for (bytes, want) in [
+            (&b""[..], ""),
+            (b"f", "Zg=="),
+            (b"fo", "Zm8="),
+            (b"foo", "Zm9v"),
+            (b"foobar", "Zm9vYmFy"),
+            (&[0xff, 0xfe, 0x00, 0x10][..], "//4AEA=="),
+        ] {
+            assert_eq!(base64(bytes), want);
+        }
+    }
+
+    #[test]
+    fn mock_parts_come_back_with_files_read_into_data() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let file = dir.path().join("chart.png");
+        std::fs::write(&file, b"foobar").expect("written");
+        let mut tool = mock(MockAnswer::Result(json!({"a": 1})));
+        tool.parts = Some(json!([
+            {"type": "text", "text": "a chart"},
+            {"type": "image", "media": {"file_path": file.to_str(), "mime_type": "image/png", "width": 8}},
+            {"type": "image", "media": {"url": "https://example.com/x.png", "mime_type": "image/png"}},
+        ]));
+        let report = call_mock("t", &tool, &json!({}));
+        assert_eq!(result(&report), json!({"a": 1}));
+        assert_eq!(
+            report.parts,
+            vec![
+                json!({"type": "text", "text": "a chart"}),
+                json!({"type": "image", "media": {"mime_type": "image/png", "width": 8, "data": "Zm9vYmFy"}}),
+                json!({"type": "image", "media": {"url": "https://example.com/x.png", "mime_type": "image/png"}}),
+            ]
+        );
+        tool.parts = Some(json!([{"type": "image", "media": {"file_path": "/no/such/file.png"}}]));
+        let report = call_mock("t", &tool, &json!({}));
+        assert_eq!(report.status, super::super::ToolStatus::Error);
+        let error = report.error.expect("an error");
+        assert!(
+            error.starts_with(
+                "failed to resolve mock_parts for tool t: failed to read file /no/such/file.png"
+            ),
+            "{error}"
         );
     }
 

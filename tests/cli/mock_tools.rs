@@ -370,3 +370,48 @@ fn run_gives_the_model_the_live_answer() {
         "GET /weather?city=Paris&units=metric HTTP/1.1"
     );
 }
+
+#[test]
+fn mock_parts_come_back_beside_the_result_with_files_read() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = promptexec()
+        .in_dir(home.path())
+        .file("chart.png", "foobar")
+        .file(
+            "parts.yaml",
+            r#"apiVersion: promptkit.altairalabs.ai/v1alpha1
+kind: RuntimeConfig
+spec:
+  tools:
+    chart:
+      mode: mock
+      mock_result: { title: Revenue }
+      mock_parts:
+        - type: text
+          text: A revenue chart
+        - type: image
+          media: { file_path: chart.png, mime_type: image/png, width: 8 }
+"#,
+        )
+        .args([
+            "-c",
+            "parts.yaml",
+            "invoke-tool",
+            "chart",
+            "--format",
+            "json",
+        ])
+        .run();
+    out.expect_code(0);
+    out.stderr_lacks("mock_parts");
+    let envelope = out.json();
+    assert_eq!(envelope["status"], "ok");
+    assert_eq!(envelope["result"], json!({"title": "Revenue"}));
+    assert_eq!(
+        envelope["parts"],
+        json!([
+            {"type": "text", "text": "A revenue chart"},
+            {"type": "image", "media": {"mime_type": "image/png", "width": 8, "data": "Zm9vYmFy"}},
+        ])
+    );
+}

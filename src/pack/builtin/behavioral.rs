@@ -201,6 +201,7 @@ mod tests {
                     args: json!({}),
                     result: None,
                     error: None,
+                    parts: Vec::new(),
                 })
                 .collect(),
             workflow: state.map(|s| WorkflowRecord {

@@ -17,6 +17,7 @@ mod pii;
 mod skills;
 #[cfg(test)]
 mod tests;
+mod tool_media;
 mod tool_patterns;
 mod tools;
 mod unread;
@@ -73,6 +74,8 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("no_tool_errors", &[], tools::no_errors),
     ("tool_result_includes", &[], tools::result_includes),
     ("tool_result_matches", &[], tools::result_matches),
+    ("tool_result_has_media", &[], tool_media::has_media),
+    ("tool_result_media_type", &[], tool_media::media_type),
     ("tool_calls_with_args", &[], tool_patterns::calls_with_args),
     (
         "tool_args_excluded",

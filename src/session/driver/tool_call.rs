@@ -4,7 +4,9 @@
 use serde_json::{Value as Json, json};
 
 use crate::config::HookPhase;
-use crate::conversation::{ToolCallInfo, ToolChoice, ToolResultInfo, tool_message};
+use crate::conversation::{
+    ToolCallInfo, ToolChoice, ToolResultInfo, tool_message, tool_message_with_parts,
+};
 use crate::hooks::Gate;
 use crate::provider::ToolCall;
 use crate::session::{
@@ -92,8 +94,9 @@ impl Session<'_> {
         let info = self.admit(call)?;
         let info = self.tool_gate(info).await?;
         self.inject_failure(&info).await?;
-        let (status, content, duration_ms) = self.run_tool(&info).await?;
-        self.result_gate(&info, status, content, duration_ms).await
+        let (status, content, duration_ms, parts) = self.run_tool(&info).await?;
+        self.result_gate(&info, status, content, duration_ms, parts)
+            .await
     }
 
     /// The call counted and held to the prompt's policy and the tool's schema.
@@ -203,16 +206,18 @@ impl Session<'_> {
     }
 
     /// The tool called (and decided on, when it waits on a decision): its status,
-    /// the result as the model reads it, and how long it took.
+    /// the result as the model reads it, how long it took, and the content parts it
+    /// returned beside a result.
     async fn run_tool(
         &mut self,
         info: &ToolCallInfo,
-    ) -> Result<(CallStatus, String, u64), Stopped> {
+    ) -> Result<(CallStatus, String, u64, Vec<Json>), Stopped> {
         if let Some(end) = self.cancelled() {
             return Err(Stopped::TurnEnded(end));
         }
         if self.workflow_tool(&info.name).is_some() {
-            return Ok(self.workflow_call(&info.name, &info.args));
+            let (status, content, duration_ms) = self.workflow_call(&info.name, &info.args);
+            return Ok((status, content, duration_ms, Vec::new()));
         }
         self.emit(SessionEvent::ToolStarted {
             turn: self.turn,
@@ -237,7 +242,11 @@ impl Session<'_> {
             "tool_exec_end",
             &json!({"Tool": info.name, "Status": settled.0}),
         );
-        Ok(settled)
+        let parts = match report.status {
+            ToolStatus::Ok => report.parts,
+            _ => Vec::new(),
+        };
+        Ok((settled.0, settled.1, settled.2, parts))
     }
 
     /// The result through the `after_execution` hooks, then to the model.
@@ -247,6 +256,7 @@ impl Session<'_> {
         status: CallStatus,
         content: String,
         duration_ms: u64,
+        parts: Vec<Json>,
     ) -> Result<(), Stopped> {
         let result = ToolResultInfo {
             name: info.name.clone(),
@@ -257,8 +267,8 @@ impl Session<'_> {
         };
         let after = self.hooks.after_execution(info, result).await;
         self.hooks_ran(HookPhase::AfterExecution, after.ran);
-        let (status, result) = match after.gate {
-            Gate::Proceed(result) => (status, result),
+        let (status, result, parts) = match after.gate {
+            Gate::Proceed(result) => (status, result, parts),
             Gate::Replaced {
                 hook,
                 reason,
@@ -272,14 +282,14 @@ impl Session<'_> {
                     Some(reason.clone()),
                 );
                 value.content = format!("result withheld by hook `{hook}`: {reason}");
-                (CallStatus::Blocked, value)
+                (CallStatus::Blocked, value, Vec::new())
             }
             gate => {
                 let end = self.stop(HookPhase::AfterExecution, gate, self.turn);
                 return Err(Stopped::TurnEnded(end));
             }
         };
-        self.tool_result(info, status, &result.content, result.latency_ms);
+        self.tool_result(info, status, &result.content, result.latency_ms, parts);
         Ok(())
     }
 
@@ -352,7 +362,7 @@ impl Session<'_> {
             "tool_exec_skipped",
             &json!({"Tool": call.name, "Status": status, "Reason": content}),
         );
-        self.tool_result(call, status, content, 0);
+        self.tool_result(call, status, content, 0, Vec::new());
     }
 
     fn tool_result(
@@ -361,6 +371,7 @@ impl Session<'_> {
         status: CallStatus,
         content: &str,
         duration_ms: u64,
+        parts: Vec<Json>,
     ) {
         if let Some(run) = &mut self.workflow {
             run.count_tool_call();
@@ -373,10 +384,16 @@ impl Session<'_> {
             status,
             content: content.to_string(),
             duration_ms,
+            parts: parts.clone(),
         });
         let error = (!status.is_ok()).then_some(content);
-        self.messages
-            .push(tool_message(&call.call_id, &call.name, content, error));
+        self.messages.push(tool_message_with_parts(
+            &call.call_id,
+            &call.name,
+            content,
+            error,
+            &parts,
+        ));
     }
 
     /// A finished call as the model sees it; a tool process that failed is also

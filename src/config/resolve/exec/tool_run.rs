@@ -152,12 +152,23 @@ fn mock_tool(
         (None, None) => MockAnswer::Default,
     };
     let parts = match f.entry("mock_parts") {
-        Some((key, node)) => {
-            cx.list(node, &format!("{what}.mock_parts"))?;
-            cx.warning(
-                key.pos,
-                format!("{what}.mock_parts: content parts are not passed to the model; the result alone is"),
-            );
+        Some((_, node)) => {
+            let what = format!("{what}.mock_parts");
+            for (i, part) in cx.list(node, &what)?.iter().enumerate() {
+                let mut pf = cx.map(part, &format!("{what}[{i}]"))?;
+                match pf.get("type") {
+                    Some(n) => {
+                        cx.nonempty_string(n, &format!("{what}[{i}].type"))?;
+                    }
+                    None => {
+                        cx.error(part.pos, format!("{what}[{i}]: missing key `type`"));
+                        return None;
+                    }
+                }
+                if let Some(media) = pf.get("media") {
+                    cx.map(media, &format!("{what}[{i}].media"))?;
+                }
+            }
             Some(node.to_json())
         }
         None => None,

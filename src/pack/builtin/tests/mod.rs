@@ -24,6 +24,7 @@ mod invariant;
 mod json;
 mod latency;
 mod refused;
+mod tool_media;
 mod tool_patterns;
 mod tools;
 
