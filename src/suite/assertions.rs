@@ -36,7 +36,7 @@ const NOT_PLAYED: &[&str] = &[
 ];
 
 /// Types PromptKit's handlers judge offline that promptexec has no check for yet.
-const NOT_RUN_YET: &[&str] = &["tool_efficiency", "tool_exec"];
+const NOT_RUN_YET: &[&str] = &["tool_exec"];
 
 /// Why an assertion of `kind` is not judged, when it is one PromptKit knows and
 /// promptexec does not run (and the config binds no eval of that type).

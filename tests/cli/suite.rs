@@ -460,11 +460,22 @@ fn bad_scenarios_are_bad_input_with_their_place_and_a_suggestion() {
     out.stderr_has("did you mean `tools_called`?");
     let unknown_param = unknown_type.replace(
         "tools_caled, params: { tools:",
-        "tools_called, params: { tool:",
+        "tools_not_called, params: { tool:",
     );
     let out = one_scenario(dir.path(), "x", "main", &unknown_param).run();
     out.expect_code(2);
-    out.stderr_has("`tools_called` takes no param `tool`");
+    out.stderr_has("`tools_not_called` takes no param `tool`");
+    // `tools_called` with no tool named fails when it runs, as PromptKit scores it;
+    // the misspelt key is still placed and named.
+    let unread = unknown_type.replace(
+        "tools_caled, params: { tools:",
+        "tools_called, params: { tool:",
+    );
+    one_scenario(dir.path(), "x", "main", &unread)
+        .run()
+        .expect_code(1)
+        .stderr_has("x.scenario.yaml:12:43: warning: /spec/turns/0/assertions/0/params: `tools_called` takes no param `tool`; did you mean `tools`?")
+        .stderr_has("no tool named: give `tool_names`, a non-empty list");
     // A type that needs a real model is not bad input: it is skipped, and the
     // scenario is partial.
     let model_only = unknown_type.replace("tools_caled, params: { tools: [echo] }", "rest_eval");

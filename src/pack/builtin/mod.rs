@@ -7,6 +7,7 @@ mod agents;
 mod behavioral;
 mod content;
 mod cost;
+mod efficiency;
 mod error;
 mod hooks;
 mod invariant;
@@ -90,6 +91,7 @@ const CHECKS: &[(&str, &[&str], Prepare)] = &[
     ("outcome_equivalent", &[], behavioral::outcome_equivalent),
     ("directional", &[], behavioral::directional),
     ("invariant_fields_preserved", &[], invariant::preserved),
+    ("tool_efficiency", &[], efficiency::efficient),
     ("hook_decision", &[], hooks::decision),
     ("guardrail_triggered", &[], hooks::guardrail_triggered),
     (

@@ -98,7 +98,7 @@ fn turns_that_are_not_user_turns_are_kept_with_where_they_stand() {
 #[test]
 fn assertions_are_planned_in_file_order_and_a_bound_type_runs() {
     let loaded = read(
-        "  turns:\n    - role: user\n      content: Hi\n      assertions:\n        - { type: content_includes, params: { patterns: [a] } }\n    - role: assistant\n      content: Scripted\n      assertions:\n        - { type: max_length, params: { max: 9 } }\n    - role: user\n      content: Again\n      assertions:\n        - { type: image_format, params: { formats: [png] } }\n  conversation_assertions:\n    - { type: tool_efficiency }\n",
+        "  turns:\n    - role: user\n      content: Hi\n      assertions:\n        - { type: content_includes, params: { patterns: [a] } }\n    - role: assistant\n      content: Scripted\n      assertions:\n        - { type: max_length, params: { max: 9 } }\n    - role: user\n      content: Again\n      assertions:\n        - { type: image_format, params: { formats: [png] } }\n  conversation_assertions:\n    - { type: tool_exec }\n",
     )
     .expect("loads");
     let planned = crate::suite::plan_assertions(&loaded.value, &|_| false).expect("planned");

@@ -19,6 +19,7 @@ macro_rules! table {
 
 mod aliases;
 mod content;
+mod efficiency;
 mod hooks;
 mod invariant;
 mod json;
