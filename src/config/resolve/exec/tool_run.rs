@@ -210,36 +210,17 @@ fn http_tool(
         }
     };
     let method = match f.get("method") {
-        Some(n) => {
-            let m = cx.nonempty_string(n, &format!("{what}.method"))?;
-            if !m.chars().all(|c| c.is_ascii_alphabetic()) {
-                cx.error(n.pos, format!("{what}.method: `{m}` is not an HTTP method"));
-                return None;
-            }
-            m.to_ascii_uppercase()
-        }
+        Some(n) => http_method(cx, n, what)?,
         None => "POST".to_string(),
     };
     let headers = f
         .get("headers")
         .and_then(|n| string_map(cx, n, &format!("{what}.headers")))
         .unwrap_or_default();
-    let mut headers_from_env = Vec::new();
-    if let Some(n) = f.get("headers_from_env") {
-        for (entry, at) in cx.string_list(n, &format!("{what}.headers_from_env"))? {
-            match entry.split_once('=') {
-                Some((header, var)) if !header.is_empty() && !var.is_empty() => {
-                    headers_from_env.push((header.to_string(), var.to_string()));
-                }
-                _ => cx.error(
-                    at,
-                    format!(
-                        "{what}.headers_from_env: expected `Header-Name=VARIABLE`, found `{entry}`"
-                    ),
-                ),
-            }
-        }
-    }
+    let headers_from_env = match f.get("headers_from_env") {
+        Some(n) => headers_from_env(cx, n, what)?,
+        None => Vec::new(),
+    };
     let timeout = match f.get("timeout_ms") {
         Some(n) => cx
             .non_negative_integer(n, &format!("{what}.timeout_ms"))
@@ -254,15 +235,7 @@ fn http_tool(
         None => None,
     };
     let response_mapping = match f.get("response") {
-        Some(n) => {
-            let rwhat = format!("{what}.response");
-            let mut rf = cx.map(n, &rwhat)?;
-            let mapping = rf
-                .get("body_mapping")
-                .and_then(|n| jmespath_at(cx, n, &format!("{rwhat}.body_mapping")));
-            cx.unknown_keys(&rf, &rwhat, UnknownKeys::Error);
-            mapping
-        }
+        Some(n) => response_mapping(cx, n, what)?,
         None => None,
     };
     if let Some((key, _)) = f.entry("multimodal") {
@@ -283,6 +256,50 @@ fn http_tool(
         response_mapping,
         pos: node.pos,
     })
+}
+
+/// `http.method`, upper-cased: letters only.
+fn http_method(cx: &mut Checker, node: &Node, what: &str) -> Option<String> {
+    let m = cx.nonempty_string(node, &format!("{what}.method"))?;
+    if !m.chars().all(|c| c.is_ascii_alphabetic()) {
+        cx.error(
+            node.pos,
+            format!("{what}.method: `{m}` is not an HTTP method"),
+        );
+        return None;
+    }
+    Some(m.to_ascii_uppercase())
+}
+
+/// `http.headers_from_env`: `Header-Name=VARIABLE` entries.
+fn headers_from_env(cx: &mut Checker, node: &Node, what: &str) -> Option<Vec<(String, String)>> {
+    let mut found = Vec::new();
+    for (entry, at) in cx.string_list(node, &format!("{what}.headers_from_env"))? {
+        match entry.split_once('=') {
+            Some((header, var)) if !header.is_empty() && !var.is_empty() => {
+                found.push((header.to_string(), var.to_string()));
+            }
+            _ => cx.error(
+                at,
+                format!(
+                    "{what}.headers_from_env: expected `Header-Name=VARIABLE`, found `{entry}`"
+                ),
+            ),
+        }
+    }
+    Some(found)
+}
+
+/// `http.response`: its `body_mapping` (JMESPath), if any. `None` when the section
+/// itself is not a map.
+fn response_mapping(cx: &mut Checker, node: &Node, what: &str) -> Option<Option<String>> {
+    let rwhat = format!("{what}.response");
+    let mut rf = cx.map(node, &rwhat)?;
+    let mapping = rf
+        .get("body_mapping")
+        .and_then(|n| jmespath_at(cx, n, &format!("{rwhat}.body_mapping")));
+    cx.unknown_keys(&rf, &rwhat, UnknownKeys::Error);
+    Some(mapping)
 }
 
 fn request_mapping(cx: &mut Checker, node: &Node, what: &str) -> Option<HttpRequestMapping> {
