@@ -351,3 +351,63 @@ fn mock_provider_plays_a_network_provider_as_the_mock() {
         .expect_code(2)
         .stderr_has("--mock-provider");
 }
+
+#[test]
+fn an_arena_workflow_moves_between_prompt_configs_and_is_judged_in_junit() {
+    let (_dir, shop) = project("shop");
+    let arena = shop.join("arena.yaml");
+    let text = std::fs::read_to_string(&arena).expect("arena");
+    let workflow = "  workflow:\n    version: 1\n    entry: orders\n    states:\n      orders:\n        prompt_task: orders\n        on_event:\n          Refund: billing\n      billing:\n        prompt_task: billing\n        terminal: true\n  globals:\n";
+    std::fs::write(&arena, text.replacen("  globals:\n", workflow, 1)).expect("write");
+    // The order desk looks the order up, then hands over to billing, which answers in
+    // the same turn.
+    let mock = shop.join("mock-responses.yaml");
+    let text = std::fs::read_to_string(&mock).expect("mock");
+    let handover = "      2:\n        content: \"Billing will take it from here.\"\n        tool_calls:\n          - name: workflow__transition\n            arguments: { event: Refund, context: \"A-17 shipped; the customer wants a refund\" }\n      3: \"Order A-17 has shipped; your refund is under way.\"\n";
+    std::fs::write(
+        &mock,
+        text.replacen(
+            "      2: \"Order A-17 has shipped and arrives Friday.\"\n",
+            handover,
+            1,
+        ),
+    )
+    .expect("write");
+    let scenario = shop.join("scenarios/track-order.scenario.yaml");
+    let text = std::fs::read_to_string(&scenario).expect("scenario");
+    std::fs::write(
+        &scenario,
+        format!(
+            "{text}  conversation_assertions:\n    - type: transitioned_to\n      params: {{ state: billing }}\n    - type: workflow_complete\n    - type: spoke_in_state\n      params: {{ state: billing }}\n"
+        ),
+    )
+    .expect("write");
+    let out = promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml", "--format", "junit"])
+        .run();
+    out.expect_code(0);
+    assert_valid_junit(&out.stdout);
+    assert_eq!(suites(&out.stdout), ["refund", "track-order"]);
+    for check in ["transitioned_to", "workflow_complete", "spoke_in_state"] {
+        assert!(out.stdout.contains(check), "{check}: {}", out.stdout);
+    }
+    assert!(!out.stdout.contains("<failure"), "{}", out.stdout);
+    assert!(!out.stdout.contains("<skipped"), "{}", out.stdout);
+    // A wrong state fails the run.
+    let text = std::fs::read_to_string(&scenario).expect("scenario");
+    std::fs::write(
+        &scenario,
+        text.replace(
+            "params: { state: billing }\n    - type: workflow_complete",
+            "params: { state: orders }\n    - type: workflow_complete",
+        ),
+    )
+    .expect("write");
+    promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml", "--format", "junit"])
+        .run()
+        .expect_code(1)
+        .stdout_has("<failure");
+}
