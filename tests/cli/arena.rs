@@ -4,28 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::junit::assert_valid_junit;
-use crate::util::{fixtures, promptexec};
+use crate::util::{copy_dir, fixtures, promptexec};
 
 /// A copy of the fixture project `name`, so the reports it writes land in a
 /// folder of the test's own.
 fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let to = dir.path().join(name);
-    copy(&fixtures().join("arena").join(name), &to);
+    copy_dir(&fixtures().join("arena").join(name), &to);
     (dir, to)
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("folder");
-    for entry in std::fs::read_dir(from).expect("fixture folder") {
-        let entry = entry.expect("entry");
-        let path = entry.path();
-        if path.is_dir() {
-            copy(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
-        }
-    }
 }
 
 /// The names of the `<testsuite>` elements of a JUnit report, in order.

@@ -4,7 +4,7 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{fixtures, promptexec};
+use crate::util::{fixtures, promptexec, scenario_assertions};
 
 fn run(arena: &str, format: &str) -> crate::util::Outcome {
     promptexec()
@@ -15,20 +15,9 @@ fn run(arena: &str, format: &str) -> crate::util::Outcome {
 
 /// Each assertion of scenario `id` in a JSON report: (id, type, outcome).
 fn assertions(report: &Json, id: &str) -> Vec<(String, String, String)> {
-    let scenario = report["scenarios"]
-        .as_array()
-        .expect("scenarios")
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no scenario {id} in {report}"));
-    scenario["assertions"]
-        .as_array()
-        .expect("assertions")
-        .iter()
-        .map(|a| {
-            let text = |k: &str| a[k].as_str().unwrap_or_default().to_string();
-            (text("id"), text("type"), text("outcome"))
-        })
+    scenario_assertions(report, id, ["id", "type", "outcome"])
+        .into_iter()
+        .map(|[id, kind, outcome]| (id, kind, outcome))
         .collect()
 }
 

@@ -4,24 +4,13 @@
 
 use serde_json::Value as Json;
 
-use crate::util::{fixtures, promptexec};
+use crate::util::{fixtures, promptexec, scenario_assertions};
 
 /// `(type, outcome, detail)` of every assertion of scenario `id` in a JSON report.
 fn assertions(report: &Json, id: &str) -> Vec<(String, String, String)> {
-    let scenario = report["scenarios"]
-        .as_array()
-        .expect("scenarios")
-        .iter()
-        .find(|s| s["id"] == id)
-        .unwrap_or_else(|| panic!("no scenario {id} in {report}"));
-    scenario["assertions"]
-        .as_array()
-        .expect("assertions")
-        .iter()
-        .map(|a| {
-            let text = |key: &str| a[key].as_str().unwrap_or_default().to_string();
-            (text("type"), text("outcome"), text("detail"))
-        })
+    scenario_assertions(report, id, ["type", "outcome", "detail"])
+        .into_iter()
+        .map(|[kind, outcome, detail]| (kind, outcome, detail))
         .collect()
 }
 

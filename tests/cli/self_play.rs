@@ -7,27 +7,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::util::{Invocation, contents_of, fixtures, promptexec};
+use crate::util::{Invocation, contents_of, copy_dir, fixtures, promptexec};
 
 /// A copy of the travel project, so a test can change its files.
 fn travel() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let to = dir.path().join("travel");
-    copy(&fixtures().join("self_play/travel"), &to);
+    copy_dir(&fixtures().join("self_play/travel"), &to);
     (dir, to)
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("folder");
-    for entry in std::fs::read_dir(from).expect("fixture folder") {
-        let path = entry.expect("entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy(&path, &target);
-        } else {
-            std::fs::copy(&path, target).expect("copy");
-        }
-    }
 }
 
 fn run_json(project: &Path) -> Invocation {

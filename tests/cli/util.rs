@@ -34,10 +34,12 @@ use serde_json::Value as Json;
 
 mod outcome;
 mod process;
+mod project;
 mod snapshot;
 
 pub use outcome::Outcome;
 pub use process::{alive, gone, gone_within, pid_in, wait_for};
+pub use project::{copy_dir, scenario_assertions};
 pub use snapshot::filtered;
 
 /// The fixtures directory; tests run inside it so paths in messages stay short.
