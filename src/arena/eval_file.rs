@@ -9,6 +9,7 @@ use crate::doc::{Checker, Diagnostics, Node, Pos, UnknownKeys};
 
 use super::envelope::{envelope, read};
 use super::model::RawAssertion;
+use super::spec::assertions;
 
 /// One Eval file: a test case over the recording it names.
 #[derive(Debug, Clone)]
@@ -160,44 +161,4 @@ fn recording(cx: &mut Checker, node: &Node, dir: &Path) -> Option<(PathBuf, Pos)
         return None;
     }
     Some((path, pos))
-}
-
-fn assertions(cx: &mut Checker, node: &Node, what: &str) -> Vec<RawAssertion> {
-    let Some(items) = cx.list(node, what) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let at = format!("{what}[{i}]");
-        let Some(mut g) = cx.map(item, &at) else {
-            continue;
-        };
-        let kind = match g.get("type") {
-            Some(n) => cx.nonempty_string(n, &format!("{at}.type")),
-            None => {
-                cx.error(item.pos, format!("{at}: missing key `type`"));
-                None
-            }
-        };
-        let params = g.get("params").map_or(serde_json::json!({}), Node::to_json);
-        let message = g
-            .get("message")
-            .and_then(|n| cx.string(n, &format!("{at}.message")));
-        let when = g.get("when").cloned();
-        let pass_threshold = g
-            .get("pass_threshold")
-            .and_then(|n| cx.number(n, &format!("{at}.pass_threshold")));
-        cx.unknown_keys(&g, &at, UnknownKeys::Error);
-        if let Some(kind) = kind {
-            out.push(RawAssertion {
-                kind,
-                params,
-                message,
-                when,
-                pass_threshold,
-                pos: item.pos,
-            });
-        }
-    }
-    out
 }

@@ -283,8 +283,16 @@ pub(super) fn globals(cx: &mut Checker, node: &Node) -> Vec<RawAssertion> {
     };
     let list = f.get("conversation_assertions");
     cx.unknown_keys(&f, at, UnknownKeys::Error);
-    let what = format!("{at}.conversation_assertions");
-    let Some(items) = list.and_then(|n| cx.list(n, &what)) else {
+    match list {
+        Some(node) => assertions(cx, node, &format!("{at}.conversation_assertions")),
+        None => Vec::new(),
+    }
+}
+
+/// A list of assertions (`type`, `params`, `message`, `when`, `pass_threshold`), as
+/// the globals and Eval files write them.
+pub(super) fn assertions(cx: &mut Checker, node: &Node, what: &str) -> Vec<RawAssertion> {
+    let Some(items) = cx.list(node, what) else {
         return Vec::new();
     };
     let mut out = Vec::new();

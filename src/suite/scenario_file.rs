@@ -233,7 +233,11 @@ fn metadata(cx: &mut Checker, node: &Node) -> (Option<String>, IndexMap<String, 
 
 /// A mapping of names to strings; numbers and booleans are read as their text, as
 /// a YAML author writing `limit: 50` means.
-fn string_map(cx: &mut Checker, node: &Node, at: &str) -> IndexMap<String, String> {
+pub(in crate::suite) fn string_map(
+    cx: &mut Checker,
+    node: &Node,
+    at: &str,
+) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
     if cx.map(node, at).is_none() {
         return out;

@@ -9,9 +9,9 @@ use std::path::Path;
 use indexmap::IndexMap;
 
 use crate::doc::{
-    Checker, Diagnostic, Fields, Loaded, Node, Rejected, UnknownKeys, Value, finish,
-    parse_by_extension,
+    Checker, Diagnostic, Fields, Loaded, Node, Rejected, UnknownKeys, finish, parse_by_extension,
 };
+use crate::suite::scenario_file::string_map;
 use crate::template::Template;
 
 /// The only API version there is.
@@ -278,38 +278,6 @@ fn defaults(cx: &mut Checker, node: &Node) -> (Option<f64>, Option<i64>) {
         .and_then(|n| cx.integer(n, "/spec/defaults/seed"));
     cx.unknown_keys(&f, "/spec/defaults", UnknownKeys::Warn);
     (temperature, seed)
-}
-
-/// A mapping of names to strings (numbers and booleans read as their text).
-fn string_map(cx: &mut Checker, node: &Node, at: &str) -> IndexMap<String, String> {
-    let mut out = IndexMap::new();
-    if cx.map(node, at).is_none() {
-        return out;
-    }
-    let Value::Map(entries) = &node.value else {
-        return out;
-    };
-    for (key, value) in entries {
-        let text = match &value.value {
-            Value::Str(s) => s.clone(),
-            Value::Int(i) => i.to_string(),
-            Value::Float(f) => f.to_string(),
-            Value::Bool(b) => b.to_string(),
-            _ => {
-                cx.error(
-                    value.pos,
-                    format!(
-                        "{at}/{}: expected a string, found {}",
-                        key.name,
-                        value.kind()
-                    ),
-                );
-                continue;
-            }
-        };
-        out.insert(key.name.clone(), text);
-    }
-    out
 }
 
 /// The values a `system_template` is rendered with, as PromptArena assembles them:
