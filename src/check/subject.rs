@@ -94,6 +94,13 @@ pub(crate) struct Options {
     pub only: Option<super::Probe>,
     /// Where the config and pack are, for reproducing commands.
     pub config_path: PathBuf,
+    /// Tools that may write are called with generated arguments too.
+    pub allow_writes: bool,
+    /// Schema-breaking arguments are sent too; `Some(true)` when a crash on them
+    /// fails rather than advises.
+    pub invalid_args: Option<bool>,
+    /// The only MCP revision spoken, when given.
+    pub spec_version: Option<crate::mcp::Revision>,
 }
 
 impl Options {

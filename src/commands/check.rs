@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::check::{self, CheckError, CheckEvent, CheckPlan, Options, Probe};
-use crate::cli::args::{CheckArgs, CheckFormat};
+use crate::cli::args::{CheckArgs, CheckFormat, InvalidArgs};
 use crate::cli::{CliError, Console, Exit, Settings, Unknown, UsageError};
 use crate::pack;
 use crate::report::{CheckRecord, Terminal, check_human, check_json, check_junit, style};
@@ -116,6 +116,9 @@ fn plan(
                 .path
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("runtimeconfig.yaml")),
+            allow_writes: args.allow_writes,
+            invalid_args: args.invalid_args.map(|how| how == InvalidArgs::Fail),
+            spec_version: args.spec_version,
         },
         jobs: args.jobs.map_or_else(default_jobs, |j| j as usize),
         stop: CancellationToken::new(),

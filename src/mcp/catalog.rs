@@ -19,6 +19,16 @@ pub struct McpTool {
     pub input_schema: Json,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Json>,
+    /// A name for people, when the server gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The server's hints on what the tool does (`readOnlyHint`, `destructiveHint`,
+    /// `idempotentHint`, `openWorldHint`), as listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Json>,
+    /// How the tool runs (`taskSupport`), as listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Json>,
 }
 
 impl McpTool {
@@ -33,6 +43,12 @@ impl McpTool {
             _ => String::new(),
         };
         let output_schema = take("outputSchema");
+        let title = match take("title") {
+            Some(Json::String(title)) => Some(title),
+            _ => None,
+        };
+        let annotations = take("annotations").filter(Json::is_object);
+        let execution = take("execution").filter(Json::is_object);
         let input_schema =
             take("inputSchema").unwrap_or_else(|| serde_json::json!({"type": "object"}));
         Some(McpTool {
@@ -40,6 +56,9 @@ impl McpTool {
             description,
             input_schema,
             output_schema,
+            title,
+            annotations,
+            execution,
             tool,
         })
     }

@@ -14,6 +14,7 @@ mod link;
 mod names;
 mod paging;
 mod process;
+mod revision;
 mod toolset;
 
 pub use catalog::{Catalog, Listing, McpTool, RejectedTool};
@@ -21,5 +22,6 @@ pub use client::McpClient;
 pub use error::McpFailure;
 pub use http::shown_url;
 pub use names::{admitted, glob_matches, is_mcp, names_server, qualified, split};
+pub use revision::{Revision, UnknownRevision};
 pub use paging::{MAX_BYTES, MAX_ITEMS, MAX_PAGES, Overrun};
 pub use toolset::McpToolSet;

@@ -84,6 +84,13 @@ pub(crate) struct ProbeResult {
     pub reproduce: Option<String>,
     #[serde(rename = "duration_ms", serialize_with = "millis")]
     pub duration: Duration,
+    /// Not run, for the reason given: it would have been unsafe or could not apply.
+    /// A skipped probe counts as neither passed nor failed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+    /// Passed, with something the author should look at (the hint says what).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub warning: bool,
 }
 
 impl ProbeResult {
@@ -95,6 +102,8 @@ impl ProbeResult {
             hint: None,
             reproduce: None,
             duration: Duration::ZERO,
+            skipped: false,
+            warning: false,
         }
     }
 
@@ -106,6 +115,25 @@ impl ProbeResult {
             hint: Some(hint.into()),
             reproduce: None,
             duration: Duration::ZERO,
+            skipped: false,
+            warning: false,
+        }
+    }
+
+    /// A probe not run, and why; it neither passes nor fails the extension.
+    pub(crate) fn skip(probe: Probe, reason: impl Into<String>) -> Self {
+        Self {
+            skipped: true,
+            ..Self::pass(probe, reason)
+        }
+    }
+
+    /// A pass with advice: what was seen, and what to look at.
+    pub(crate) fn warn(probe: Probe, reason: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self {
+            warning: true,
+            hint: Some(hint.into()),
+            ..Self::pass(probe, reason)
         }
     }
 

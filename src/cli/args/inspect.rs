@@ -98,6 +98,30 @@ pub(crate) struct CheckArgs {
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Also call tools that may write (MCP tools not annotated `readOnlyHint: true`,
+    /// pack tools with `side_effects: writes`) with generated arguments; point such
+    /// servers at a scratch copy of their data
+    #[arg(long)]
+    pub allow_writes: bool,
+
+    /// Also send arguments that break the tool's schema, which a run never sends:
+    /// `advise` (the default when the flag is given) reports a crash on them as
+    /// advice, `fail` as a failure
+    #[arg(long, value_enum, value_name = "HOW", num_args = 0..=1, default_missing_value = "advise")]
+    pub invalid_args: Option<InvalidArgs>,
+
+    /// Speak only this MCP revision to MCP servers (2025-06-18, 2025-11-25 or
+    /// 2026-07-28) [default: the newest the server speaks]
+    #[arg(long, value_name = "REVISION")]
+    pub spec_version: Option<crate::mcp::Revision>,
+}
+
+/// What a crash on schema-breaking arguments is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum InvalidArgs {
+    Advise,
+    Fail,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
