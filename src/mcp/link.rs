@@ -6,15 +6,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{ClientCacheConfig, Peer, RoleClient, RunningService};
-use rmcp::{ServiceExt, service::ClientInitializeError};
+use rmcp::service::{
+    ClientCacheConfig, ClientInitializeError, ClientServiceExt, Peer, RoleClient, RunningService,
+};
+use rmcp::transport::async_rw::TransportAdapterAsyncRW;
+use rmcp::transport::{IntoTransport, Transport};
 
 use crate::config::{McpEndpoint, McpServer};
 use crate::exec::DEFAULT_GRACE;
 
-use super::McpFailure;
-use super::http;
+use super::lifecycle::{self, Probing};
 use super::process::{MESSAGE_LIMIT, ServerProcess};
+use super::{McpFailure, Revision, http};
 
 type Service = RunningService<RoleClient, ClientConfig>;
 
@@ -28,8 +31,19 @@ pub(super) struct Link {
 }
 
 impl Link {
-    /// Starts (or reaches) `server` and shakes hands, within `deadline`.
+    /// Starts (or reaches) `server` and shakes hands, within `deadline`: by
+    /// `server/discover` when the server speaks 2026-07-28, else by `initialize`.
     pub(super) async fn open(server: &McpServer, deadline: Duration) -> Result<Link, McpFailure> {
+        Link::open_speaking(server, deadline, None).await
+    }
+
+    /// As [`Link::open`], speaking `pin` alone when it is given: a server that does
+    /// not speak it fails the handshake.
+    pub(super) async fn open_speaking(
+        server: &McpServer,
+        deadline: Duration,
+        pin: Option<Revision>,
+    ) -> Result<Link, McpFailure> {
         match &server.endpoint {
             McpEndpoint::Stdio { exec, env } => {
                 let (process, pipes) =
@@ -39,9 +53,22 @@ impl Link {
                             reason: err.to_string(),
                         }
                     })?;
-                match tokio::time::timeout(deadline, identity().serve(pipes)).await {
-                    Ok(Ok(service)) => Ok(Link::up(service, Some(process)).await),
-                    Ok(Err(err)) => {
+                let pipes =
+                    IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport(
+                        pipes,
+                    );
+                let handshake = shake_hands(Probing::new(pipes, true, pin), pin);
+                match tokio::time::timeout(deadline, handshake).await {
+                    Ok(Ok(service)) => Ok(Link::up(&server.name, service, Some(process)).await),
+                    Ok(Err(Refused::Revision(reason))) => {
+                        process.kill();
+                        Err(McpFailure::InitializeFailed {
+                            server: server.name.clone(),
+                            reason,
+                            stderr_tail: process.stderr_tail(),
+                        })
+                    }
+                    Ok(Err(Refused::Handshake(err))) => {
                         // An exit during the handshake says more than "connection
                         // closed": wait a moment for it to be known.
                         process.wait(Duration::from_millis(200)).await;
@@ -72,9 +99,15 @@ impl Link {
                         server: server.name.clone(),
                         reason: err.to_string(),
                     })?;
-                match tokio::time::timeout(deadline, identity().serve(transport)).await {
-                    Ok(Ok(service)) => Ok(Link::up(service, None).await),
-                    Ok(Err(err)) => Err(McpFailure::InitializeFailed {
+                let handshake = shake_hands(Probing::new(transport, false, pin), pin);
+                match tokio::time::timeout(deadline, handshake).await {
+                    Ok(Ok(service)) => Ok(Link::up(&server.name, service, None).await),
+                    Ok(Err(Refused::Revision(reason))) => Err(McpFailure::InitializeFailed {
+                        server: server.name.clone(),
+                        reason,
+                        stderr_tail: String::new(),
+                    }),
+                    Ok(Err(Refused::Handshake(err))) => Err(McpFailure::InitializeFailed {
                         server: server.name.clone(),
                         reason: format!("{}: {}", http::authority(url), describe_init_error(&err)),
                         stderr_tail: String::new(),
@@ -89,7 +122,18 @@ impl Link {
         }
     }
 
-    async fn up(service: Service, process: Option<ServerProcess>) -> Link {
+    async fn up(name: &str, service: Service, process: Option<ServerProcess>) -> Link {
+        if let Some(info) = service.peer().peer_info() {
+            tracing::info!(
+                "MCP server `{name}` speaks revision {} (by {})",
+                info.protocol_version,
+                if info.protocol_version.has_initialize() {
+                    "initialize"
+                } else {
+                    "server/discover"
+                }
+            );
+        }
         // rmcp keeps each listed page a server marks cacheable (up to 512 of them) to
         // answer the same request again. promptexec lists once per connection, so the
         // copies would only cost memory outside the listing limits.
@@ -107,6 +151,17 @@ impl Link {
 
     pub(super) fn peer(&self) -> &Peer<RoleClient> {
         &self.peer
+    }
+
+    /// The revision the handshake settled on, by its date (`2026-07-28`); one older
+    /// than promptexec names is given as the server named it.
+    pub(super) fn protocol_version(&self) -> Option<String> {
+        Some(self.peer.peer_info()?.protocol_version.to_string())
+    }
+
+    /// The revision the handshake settled on, when it is one promptexec names.
+    pub(super) fn revision(&self) -> Option<Revision> {
+        Revision::from_wire(&self.protocol_version()?)
     }
 
     /// The server's name and version, as it gave them in its handshake.
@@ -186,11 +241,62 @@ fn identity() -> ClientConfig {
     )
 }
 
+/// Why a handshake did not give a connection.
+enum Refused {
+    Handshake(ClientInitializeError),
+    /// The server answered, in a revision other than the pinned one.
+    Revision(String),
+}
+
+/// The handshake for `pin` over `transport`; with a pinned revision before
+/// 2026-07-28, the server must answer `initialize` in that revision.
+async fn shake_hands<T>(transport: T, pin: Option<Revision>) -> Result<Service, Refused>
+where
+    T: Transport<RoleClient> + 'static,
+{
+    let client = identity().with_protocol_version(lifecycle::proposed(pin));
+    let service = client
+        .serve_with_lifecycle(transport, lifecycle::mode(pin))
+        .await
+        .map_err(Refused::Handshake)?;
+    let Some(pin) = pin else {
+        return Ok(service);
+    };
+    let answered = service
+        .peer()
+        .peer_info()
+        .map(|info| info.protocol_version.to_string());
+    if answered.as_deref() == Some(pin.as_str()) {
+        return Ok(service);
+    }
+    let _ = service.cancel().await;
+    Err(Refused::Revision(format!(
+        "it answered in revision {}, not the {pin} asked for",
+        answered.as_deref().unwrap_or("(none)")
+    )))
+}
+
 fn describe_init_error(err: &ClientInitializeError) -> String {
     match err {
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        } => format!(
+            "it speaks {}, not 2026-07-28",
+            server_supported
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            describe_init_error(fallback)
+        }
         ClientInitializeError::ConnectionClosed(_) => "it closed the connection".into(),
         ClientInitializeError::JsonRpcError(data) => {
             format!("{} (JSON-RPC error {})", data.message, data.code.0)
+        }
+        ClientInitializeError::ExpectedInitResult(_) => {
+            "it answered the handshake with something else than its result".into()
         }
         ClientInitializeError::TransportError { error, .. } => http::describe_transport(error),
         other => other.to_string(),

@@ -1,0 +1,247 @@
+//! How a connection starts, by the revision it is to speak: `server/discover` for
+//! 2026-07-28, `initialize` for the older revisions, or (with no revision pinned)
+//! `server/discover` first and `initialize` when the server turns out to be older.
+//!
+//! rmcp falls back only on a JSON-RPC error to `server/discover`, or after ten
+//! seconds of silence. [`Probing`] sits under it and makes the other answers of older
+//! servers quick and plain: a result that is no discover result, a discover result
+//! naming no revision promptexec starts with, and silence while the same server
+//! answers a `ping` (which every revision allows before the handshake) all come back
+//! as the `-32601` an older server normally gives.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, PingRequest, ProtocolVersion,
+    RequestId, ServerJsonRpcMessage, ServerResult,
+};
+use rmcp::service::{ClientLifecycleMode, RoleClient};
+use rmcp::transport::Transport;
+use tokio::time::Instant;
+
+use super::Revision;
+
+/// How long `server/discover` may go unanswered before a `ping` asks whether the
+/// server reads requests at all. A server that is up answers discover within a few
+/// milliseconds; one still starting finds both requests waiting, in order.
+const PING_AFTER: Duration = Duration::from_millis(25);
+
+/// Once the `ping` is answered, how long `server/discover` still has: a server that
+/// handles requests concurrently may answer them out of order.
+const DISCOVER_GRACE: Duration = Duration::from_millis(100);
+
+/// The id of the `ping`; rmcp numbers its own requests.
+const PING_ID: &str = "promptexec-discover-ping";
+
+/// The revision promptexec names in `initialize` when it falls back.
+const FALLBACK: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// The lifecycle for `pin` (none: discover first, then `initialize`).
+pub(super) fn mode(pin: Option<Revision>) -> ClientLifecycleMode {
+    match pin {
+        None => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(FALLBACK),
+        },
+        Some(Revision::V2026_07_28) => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        Some(_) => ClientLifecycleMode::Initialize,
+    }
+}
+
+/// The protocol version `initialize` proposes for `pin`.
+pub(super) fn proposed(pin: Option<Revision>) -> ProtocolVersion {
+    match pin {
+        Some(Revision::V2025_06_18) => ProtocolVersion::V_2025_06_18,
+        Some(Revision::V2025_11_25) | None => FALLBACK,
+        Some(Revision::V2026_07_28) => ProtocolVersion::V_2026_07_28,
+    }
+}
+
+/// A transport that makes an older server's answer to `server/discover` quick and
+/// plain (see the module docs). It changes nothing once the handshake is over.
+pub(super) struct Probing<T> {
+    inner: T,
+    /// Whether a `ping` may be sent (stdio); over HTTP every request gets an answer.
+    may_ping: bool,
+    /// A discover result naming no revision promptexec starts with counts as an
+    /// error (when it can fall back to `initialize`).
+    narrow_versions: bool,
+    discover: Option<(RequestId, Instant)>,
+    ping: Ping,
+    /// `server/discover` was answered, or answered for: later answers to it and to
+    /// the ping are dropped.
+    settled: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ping {
+    NotSent,
+    Sent,
+    Answered(Instant),
+}
+
+impl<T> Probing<T> {
+    pub(super) fn new(inner: T, may_ping: bool, pin: Option<Revision>) -> Self {
+        Self {
+            inner,
+            may_ping,
+            narrow_versions: pin.is_none(),
+            discover: None,
+            ping: Ping::NotSent,
+            settled: false,
+        }
+    }
+
+    /// When to act next while `server/discover` is unanswered.
+    fn wake_at(&self) -> Option<Instant> {
+        let (_, sent) = self.discover.as_ref()?;
+        if self.settled || !self.may_ping {
+            return None;
+        }
+        match self.ping {
+            Ping::NotSent => Some(*sent + PING_AFTER),
+            Ping::Sent => None,
+            Ping::Answered(at) => Some(at + DISCOVER_GRACE),
+        }
+    }
+
+    /// The answer the handshake gets for `message`, or nothing when it is dropped.
+    fn screen(&mut self, message: ServerJsonRpcMessage) -> Option<ServerJsonRpcMessage> {
+        let id = match &message {
+            ServerJsonRpcMessage::Response(r) => Some(&r.id),
+            ServerJsonRpcMessage::Error(e) => e.id.as_ref(),
+            _ => None,
+        };
+        if id.is_some_and(is_ping) {
+            if self.ping == Ping::Sent {
+                self.ping = Ping::Answered(Instant::now());
+            }
+            return None;
+        }
+        let discover = self.discover.as_ref().map(|(id, _)| id.clone())?;
+        if id != Some(&discover) {
+            return Some(message);
+        }
+        if self.settled {
+            return None;
+        }
+        self.settled = true;
+        match &message {
+            ServerJsonRpcMessage::Response(r) => match &r.result {
+                ServerResult::DiscoverResult(found)
+                    if !self.narrow_versions
+                        || found
+                            .supported_versions
+                            .contains(&ProtocolVersion::V_2026_07_28) =>
+                {
+                    Some(message)
+                }
+                ServerResult::DiscoverResult(found) => Some(older(
+                    discover,
+                    format!(
+                        "server/discover lists only {}",
+                        found
+                            .supported_versions
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+                _ => Some(older(
+                    discover,
+                    "server/discover was answered with a result that is not a discover result",
+                )),
+            },
+            _ => Some(message),
+        }
+    }
+}
+
+fn is_ping(id: &RequestId) -> bool {
+    matches!(id, RequestId::String(s) if &**s == PING_ID)
+}
+
+/// The error an older server gives to `server/discover`, standing in for `why`.
+fn older(id: RequestId, why: impl Into<String>) -> ServerJsonRpcMessage {
+    ServerJsonRpcMessage::error(
+        ErrorData::new(ErrorCode::METHOD_NOT_FOUND, why.into(), None),
+        Some(id),
+    )
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Probing<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ClientJsonRpcMessage::Request(request) = &item {
+            match request.request {
+                ClientRequest::DiscoverRequest(_) => {
+                    self.discover = Some((request.id.clone(), Instant::now()));
+                    self.settled = false;
+                }
+                // The handshake moved on: whatever still comes for discover is late.
+                ClientRequest::InitializeRequest(_) => self.settled = true,
+                _ => {}
+            }
+        }
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        loop {
+            let message = match self.wake_at() {
+                Some(at) => tokio::select! {
+                    message = self.inner.receive() => message,
+                    () = tokio::time::sleep_until(at) => {
+                        if let Some(answer) = self.woken().await {
+                            return Some(answer);
+                        }
+                        continue;
+                    }
+                },
+                None => self.inner.receive().await,
+            };
+            if let Some(message) = self.screen(message?) {
+                return Some(message);
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+impl<T: Transport<RoleClient>> Probing<T> {
+    /// The ping is due, or its grace is over: sends the one, or answers for
+    /// `server/discover`.
+    async fn woken(&mut self) -> Option<ServerJsonRpcMessage> {
+        match self.ping {
+            Ping::NotSent => {
+                self.ping = Ping::Sent;
+                let ping = ClientJsonRpcMessage::request(
+                    ClientRequest::PingRequest(PingRequest::default()),
+                    RequestId::String(PING_ID.into()),
+                );
+                // A ping that cannot be sent leaves the handshake to wait as before.
+                let _ = self.inner.send(ping).await;
+                None
+            }
+            Ping::Sent => None,
+            Ping::Answered(_) => {
+                let (id, _) = self.discover.clone()?;
+                self.settled = true;
+                Some(older(
+                    id,
+                    "server/discover went unanswered while ping was answered",
+                ))
+            }
+        }
+    }
+}
