@@ -20,7 +20,9 @@ mod vars;
 pub(crate) use eval::EvalArgs;
 pub(crate) use hook::{HookCommand, HookTestArgs};
 pub(crate) use init::InitArgs;
-pub(crate) use inspect::{CheckArgs, CheckFormat, InvalidArgs, ListArgs, ListFormat, ToolsArgs, ValidateArgs};
+pub(crate) use inspect::{
+    CheckArgs, CheckFormat, InvalidArgs, ListArgs, ListFormat, ToolsArgs, ValidateArgs,
+};
 pub(crate) use invoke::{InvokeArgs, InvokeFormat};
 pub(crate) use library::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat, ShareCommand};
 pub(crate) use pack::is_pack_path;
