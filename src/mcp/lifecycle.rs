@@ -5,7 +5,8 @@
 //! rmcp falls back only on a JSON-RPC error to `server/discover`, or after ten
 //! seconds of silence. [`Probing`] sits under it and makes the other answers of older
 //! servers quick and plain: a result that is no discover result, a discover result
-//! naming no revision promptexec starts with, and silence while the same server
+//! naming no revision promptexec starts with (or an "unsupported protocol version"
+//! error naming only older ones), and silence while the same server
 //! answers a `ping` (which every revision allows before the handshake) all come back
 //! as the `-32601` an older server normally gives.
 
@@ -155,9 +156,29 @@ impl<T> Probing<T> {
                     "server/discover was answered with a result that is not a discover result",
                 )),
             },
+            // "Unsupported protocol version", naming only older ones: rmcp would stop
+            // there, but `initialize` can still agree on one of them.
+            ServerJsonRpcMessage::Error(e)
+                if self.narrow_versions
+                    && e.error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                    && !names_latest(e.error.data.as_ref()) =>
+            {
+                Some(older(discover, e.error.message.to_string()))
+            }
             _ => Some(message),
         }
     }
+}
+
+/// Whether an "unsupported protocol version" error's `data.supported` names
+/// 2026-07-28.
+fn names_latest(data: Option<&serde_json::Value>) -> bool {
+    data.and_then(|d| d["supported"].as_array())
+        .is_some_and(|versions| {
+            versions
+                .iter()
+                .any(|v| v.as_str() == Some(ProtocolVersion::V_2026_07_28.as_str()))
+        })
 }
 
 fn is_ping(id: &RequestId) -> bool {
