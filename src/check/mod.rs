@@ -11,6 +11,7 @@ mod line;
 mod line_process;
 mod mcp;
 mod oneshot;
+mod revisions;
 mod run;
 #[cfg(test)]
 mod run_tests;

@@ -123,17 +123,6 @@ impl Link {
     }
 
     async fn up(name: &str, service: Service, process: Option<ServerProcess>) -> Link {
-        if let Some(info) = service.peer().peer_info() {
-            tracing::info!(
-                "MCP server `{name}` speaks revision {} (by {})",
-                info.protocol_version,
-                if info.protocol_version.has_initialize() {
-                    "initialize"
-                } else {
-                    "server/discover"
-                }
-            );
-        }
         // rmcp keeps each listed page a server marks cacheable (up to 512 of them) to
         // answer the same request again. promptexec lists once per connection, so the
         // copies would only cost memory outside the listing limits.
@@ -141,12 +130,21 @@ impl Link {
             .peer()
             .set_response_cache_config(ClientCacheConfig::disabled())
             .await;
-        Link {
+        let link = Link {
             peer: service.peer().clone(),
             service: Mutex::new(Some(service)),
             process,
             killed: AtomicBool::new(false),
+        };
+        if let Some(revision) = link.protocol_version() {
+            let by = if Revision::from_wire(&revision) == Some(Revision::V2026_07_28) {
+                "server/discover"
+            } else {
+                "initialize"
+            };
+            tracing::info!("MCP server `{name}` speaks revision {revision} (by {by})");
         }
+        link
     }
 
     pub(super) fn peer(&self) -> &Peer<RoleClient> {
@@ -157,11 +155,6 @@ impl Link {
     /// than promptexec names is given as the server named it.
     pub(super) fn protocol_version(&self) -> Option<String> {
         Some(self.peer.peer_info()?.protocol_version.to_string())
-    }
-
-    /// The revision the handshake settled on, when it is one promptexec names.
-    pub(super) fn revision(&self) -> Option<Revision> {
-        Revision::from_wire(&self.protocol_version()?)
     }
 
     /// The server's name and version, as it gave them in its handshake.
@@ -243,7 +236,7 @@ fn identity() -> ClientConfig {
 
 /// Why a handshake did not give a connection.
 enum Refused {
-    Handshake(ClientInitializeError),
+    Handshake(Box<ClientInitializeError>),
     /// The server answered, in a revision other than the pinned one.
     Revision(String),
 }
@@ -258,7 +251,7 @@ where
     let service = client
         .serve_with_lifecycle(transport, lifecycle::mode(pin))
         .await
-        .map_err(Refused::Handshake)?;
+        .map_err(|err| Refused::Handshake(Box::new(err)))?;
     let Some(pin) = pin else {
         return Ok(service);
     };

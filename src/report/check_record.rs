@@ -66,6 +66,23 @@ crate::wire_enum! {
         Fuzz = "fuzz",
         /// Results match the tool's declared output schema.
         OutputContract = "output_contract",
+        /// MCP: the handshake settles on a revision promptexec speaks (the one
+        /// `--spec-version` names, when given).
+        SpeaksRevision = "speaks_revision",
+        /// MCP: a method the server does not have is answered -32601.
+        UnknownMethod = "unknown_method",
+        /// MCP: `tools/list` gives the same tools in the same order twice
+        /// (2026-07-28 requires it; advice before).
+        ListOrder = "list_order",
+        /// MCP 2026-07-28: list results carry `ttlMs` and `cacheScope`.
+        CacheFields = "cache_fields",
+        /// MCP: `tools/call` of an unknown tool is answered -32602.
+        UnknownTool = "unknown_tool",
+        /// MCP 2025-11-25 and later: arguments that break a read-only tool's schema
+        /// come back as a tool error (`isError`), not a protocol error.
+        InputValidation = "input_validation",
+        /// MCP 2026-07-28: a request without its `_meta` is turned down.
+        RequestMeta = "request_meta",
     }
 }
 

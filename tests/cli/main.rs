@@ -35,6 +35,7 @@ mod mcp_bounds;
 mod mcp_http;
 mod mcp_invoke;
 mod mcp_listing;
+mod mcp_revisions;
 mod mcp_servers;
 mod mock_tools;
 mod observers;
