@@ -3,6 +3,7 @@
 
 use serde_json::Value as Json;
 
+use crate::exec::rpc::Refused;
 use crate::hooks::{AnswerError, VerdictError};
 
 /// Why a reply does not have the shape its request needs.
@@ -23,10 +24,9 @@ pub(crate) enum ReplyError {
     /// The eval's score as `read_score` judges it (out of range, say).
     #[error(transparent)]
     Score(Box<dyn std::error::Error + Send + Sync>),
-    #[error("the hello reply has no string `name`")]
-    HelloName,
-    #[error("the hello reply is not `\"ok\": true`: {0}")]
-    HelloNotOk(Json),
+    /// A `hook.hello` reply a run would refuse too.
+    #[error("`hook.hello` not accepted: {0}")]
+    Hello(Refused),
     #[error(transparent)]
     Action(#[from] AnswerError),
     /// A JSON-RPC request answered with an error object.

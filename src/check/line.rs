@@ -16,11 +16,30 @@ use super::error::{ReplyError, ResponseError};
 use super::line_process::{LineProcess, Next};
 use super::subject::{LineServer, Options, ReplyShape};
 use super::verdict::with_stderr;
-use super::{Probe, ProbeResult};
+use super::{CheckedKind, Probe, ProbeResult};
 
-/// Ids that must come back unchanged: zero, past 32 bits, and the largest a double
-/// holds exactly.
+/// Ids a server tool must send back unchanged: zero, past 32 bits, and the largest a
+/// double holds exactly.
 const PROBE_IDS: [u64; 5] = [0, 1, 2, 4_294_967_296, 9_007_199_254_740_991];
+
+/// The same for JSON-RPC hooks, whose ids start at 1: PicoClaw sends id 0 (or none)
+/// only with notifications, which a hook never answers.
+const HOOK_PROBE_IDS: [u64; 5] = [1, 2, 3, 4_294_967_296, 9_007_199_254_740_991];
+
+/// The ids `echoes_ids` sends to `subject`, and what to change when they do not come
+/// back.
+fn probe_ids(subject: &LineServer) -> (&'static [u64], &'static str) {
+    match subject.kind {
+        CheckedKind::RpcHook => (
+            &HOOK_PROBE_IDS,
+            "copy each request's `id` into its reply unchanged; ids can be larger than 2^32",
+        ),
+        _ => (
+            &PROBE_IDS,
+            "copy each request's `id` into its reply unchanged; ids can be 0 and larger than 2^32",
+        ),
+    }
+}
 
 pub(super) async fn probe(subject: &LineServer, options: &Options) -> Vec<ProbeResult> {
     let mut results = Vec::new();
@@ -282,19 +301,18 @@ async fn flushes(subject: &LineServer) -> ProbeResult {
 }
 
 async fn echoes_ids(subject: &LineServer) -> ProbeResult {
-    let hint =
-        "copy each request's `id` into its reply unchanged; ids can be 0 and larger than 2^32";
+    let (probe_ids, hint) = probe_ids(subject);
     // The preamble takes the first ids, the ordinary request the rest.
     let mut bytes = Vec::new();
-    let mut ids = PROBE_IDS.iter().copied();
-    for (method, params, _) in &subject.preamble {
-        bytes.extend(request_line(ids.next().unwrap_or(0), method, params));
+    let mut ids = probe_ids.iter().copied();
+    for ((method, params, _), id) in subject.preamble.iter().zip(ids.by_ref()) {
+        bytes.extend(request_line(id, method, params));
     }
     let (method, params, _) = &subject.request;
     for id in ids {
         bytes.extend(request_line(id, method, params));
     }
-    let conversation = match converse(subject, &bytes, PROBE_IDS.len(), Probe::EchoesIds).await {
+    let conversation = match converse(subject, &bytes, probe_ids.len(), Probe::EchoesIds).await {
         Ok(c) => c,
         Err(failed) => return failed,
     };
@@ -307,10 +325,11 @@ async fn echoes_ids(subject: &LineServer) -> ProbeResult {
             }
         }
     }
-    let mut sent: Vec<Json> = PROBE_IDS.iter().map(|id| json!(id)).collect();
-    let mut back = echoed.clone();
+    let sent: Vec<Json> = probe_ids.iter().map(|id| json!(id)).collect();
     let key = |v: &Json| v.to_string();
-    sent.sort_by_key(key);
+    let mut sorted = sent.clone();
+    let mut back = echoed.clone();
+    sorted.sort_by_key(key);
     back.sort_by_key(key);
     let shown = |ids: &[Json]| {
         ids.iter()
@@ -318,7 +337,7 @@ async fn echoes_ids(subject: &LineServer) -> ProbeResult {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if sent == back {
+    if sorted == back {
         ProbeResult::pass(
             Probe::EchoesIds,
             format!(
@@ -332,7 +351,7 @@ async fn echoes_ids(subject: &LineServer) -> ProbeResult {
             Probe::EchoesIds,
             format!(
                 "sent ids {}; the replies carried {}",
-                shown(&PROBE_IDS.map(|id| json!(id))),
+                shown(&sent),
                 shown(&echoed)
             ),
             hint,

@@ -9,7 +9,8 @@ use serde_json::Value as Json;
 use crate::config::{ExecSpec, Intercept, McpServer};
 use crate::evals::read_score;
 use crate::exec::CallKind;
-use crate::hooks::{read_action, read_approval, read_verdict};
+use crate::exec::rpc::Reply;
+use crate::hooks::{read_action, read_approval, read_hello, read_verdict};
 
 use super::CheckedKind;
 use super::error::ReplyError;
@@ -120,7 +121,7 @@ pub(crate) enum ReplyShape {
     Observe,
     /// An eval: an object with a numeric `score` (its range is a probe of its own).
     Eval,
-    /// `hook.hello`: `{"ok": true, "name": "…"}`.
+    /// `hook.hello`: `{"ok": true}`, with a `name` of the hook's choosing or none.
     Hello,
     /// A JSON-RPC interceptor's decision.
     Action(Intercept),
@@ -163,13 +164,14 @@ impl ReplyShape {
                     None => Err(ReplyError::NoScore),
                 }
             }
-            ReplyShape::Hello => match (reply.get("ok"), reply.get("name")) {
-                (Some(Json::Bool(true)), Some(Json::String(name))) => {
-                    Ok(format!("said hello as `{name}`"))
-                }
-                (Some(Json::Bool(true)), _) => Err(ReplyError::HelloName),
-                _ => Err(ReplyError::HelloNotOk(reply.clone())),
-            },
+            // Exactly what a run accepts: `"ok": true`, a name of the hook's own or none.
+            ReplyShape::Hello => {
+                read_hello(&Reply::Result(reply.clone())).map_err(ReplyError::Hello)?;
+                Ok(match reply.get("name").and_then(Json::as_str) {
+                    Some(name) => format!("said hello as `{name}`"),
+                    None => "said hello".into(),
+                })
+            }
             ReplyShape::Action(Intercept::ApproveTool) => {
                 Ok(format!("{:?}", read_approval(reply)?).to_lowercase())
             }
@@ -199,7 +201,7 @@ impl ReplyShape {
             ReplyShape::Filter => r#"answer {"allow": true} or {"allow": false, "reason": "…"}"#,
             ReplyShape::Observe => r#"answer a JSON object, such as {"ack": true}"#,
             ReplyShape::Eval => r#"answer {"score": 0.0–1.0, "detail": "…"}"#,
-            ReplyShape::Hello => r#"answer hook.hello with {"ok": true, "name": "…"}"#,
+            ReplyShape::Hello => r#"answer hook.hello with {"ok": true} (a "name" may go with it)"#,
             ReplyShape::Action(_) => {
                 r#"answer {"action": "continue"} or another action the method allows"#
             }
@@ -250,9 +252,18 @@ mod tests {
             ok(ReplyShape::Hello, json!({"ok": true, "name": "g"})),
             "said hello as `g`"
         );
+        assert_eq!(ok(ReplyShape::Hello, json!({"ok": true})), "said hello");
         assert_eq!(
-            bad(ReplyShape::Hello, json!({"ok": true})),
-            "the hello reply has no string `name`"
+            ok(ReplyShape::Hello, json!({"ok": true, "name": 7})),
+            "said hello"
+        );
+        assert_eq!(
+            bad(ReplyShape::Hello, json!({"ok": false, "name": "g"})),
+            r#"`hook.hello` not accepted: it answered {"ok":false,"name":"g"}, without "ok": true"#
+        );
+        assert_eq!(
+            bad(ReplyShape::Hello, json!({"name": "g"})),
+            r#"`hook.hello` not accepted: it answered {"name":"g"}, without "ok": true"#
         );
         assert_eq!(
             ok(

@@ -43,6 +43,7 @@ mod output_files;
 mod partial;
 mod paths;
 mod picoclaw;
+mod picoclaw_hooks;
 mod providers;
 mod providers_replay;
 mod quiet_color;
