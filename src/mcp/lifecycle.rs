@@ -266,3 +266,157 @@ impl<T: Transport<RoleClient>> Probing<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ClientConfig;
+    use rmcp::service::ClientServiceExt;
+    use rmcp::transport::IntoTransport;
+    use rmcp::transport::async_rw::TransportAdapterAsyncRW;
+    use serde_json::{Value as Json, json};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    /// A server played by `answer`: given each request's method and id, the answers
+    /// to write (to that request or to an earlier one), each with its id.
+    fn played(
+        mut answer: impl FnMut(&str, &Json) -> Vec<Json> + Send + 'static,
+    ) -> impl Transport<RoleClient> {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            let (read, mut write) = tokio::io::split(server);
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let message: Json = serde_json::from_str(&line).expect("JSON");
+                let (Some(method), Some(id)) = (message["method"].as_str(), message.get("id"))
+                else {
+                    continue;
+                };
+                for mut reply in answer(method, id) {
+                    reply["jsonrpc"] = json!("2.0");
+                    let mut bytes = serde_json::to_vec(&reply).expect("bytes");
+                    bytes.push(b'\n');
+                    if write.write_all(&bytes).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        IntoTransport::<RoleClient, std::io::Error, TransportAdapterAsyncRW>::into_transport(
+            tokio::io::split(client),
+        )
+    }
+
+    fn result(id: &Json, result: Json) -> Vec<Json> {
+        vec![json!({"id": id, "result": result})]
+    }
+
+    fn initialized(id: &Json, version: &str) -> Vec<Json> {
+        result(
+            id,
+            json!({
+                "protocolVersion": version,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "played", "version": "1"}
+            }),
+        )
+    }
+
+    fn discovered(versions: &[&str]) -> Json {
+        json!({
+            "resultType": "complete",
+            "supportedVersions": versions,
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "private"
+        })
+    }
+
+    /// The revision the handshake settled on, and how long it took.
+    async fn settle(transport: impl Transport<RoleClient> + 'static) -> (String, Duration) {
+        let started = Instant::now();
+        let handshake = ClientConfig::default()
+            .with_protocol_version(proposed(None))
+            .serve_with_lifecycle(Probing::new(transport, true, None), mode(None));
+        let service = tokio::time::timeout(Duration::from_secs(20), handshake)
+            .await
+            .expect("a handshake within 20 s")
+            .expect("a handshake");
+        let version = service
+            .peer()
+            .peer_info()
+            .expect("peer info")
+            .protocol_version
+            .to_string();
+        (version, started.elapsed())
+    }
+
+    #[tokio::test]
+    async fn a_result_that_is_no_discover_result_falls_back_to_initialize() {
+        let transport = played(|method, id| match method {
+            "initialize" => initialized(id, "2025-06-18"),
+            _ => result(id, json!({})),
+        });
+        assert_eq!(settle(transport).await.0, "2025-06-18");
+    }
+
+    #[tokio::test]
+    async fn a_discover_result_naming_only_older_revisions_falls_back_to_initialize() {
+        let transport = played(|method, id| match method {
+            "server/discover" => result(id, discovered(&["2025-06-18"])),
+            "initialize" => initialized(id, "2025-06-18"),
+            _ => Vec::new(),
+        });
+        assert_eq!(settle(transport).await.0, "2025-06-18");
+    }
+
+    #[tokio::test]
+    async fn silence_to_discover_while_ping_is_answered_falls_back_at_once() {
+        let transport = played(|method, id| match method {
+            "ping" => result(id, json!({})),
+            "initialize" => initialized(id, "2025-11-25"),
+            _ => Vec::new(),
+        });
+        let (version, took) = settle(transport).await;
+        assert_eq!(version, "2025-11-25");
+        assert!(took < Duration::from_secs(2), "took {took:?}");
+    }
+
+    #[tokio::test]
+    async fn discover_answered_after_ping_still_speaks_2026_07_28() {
+        // A server that handles requests concurrently: ping's answer comes first.
+        let mut waiting = None;
+        let transport = played(move |method, id| match method {
+            "server/discover" => {
+                waiting = Some(id.clone());
+                Vec::new()
+            }
+            "ping" => {
+                let mut replies = result(id, json!({}));
+                if let Some(discover) = waiting.take() {
+                    replies.extend(result(&discover, discovered(&["2026-07-28"])));
+                }
+                replies
+            }
+            _ => Vec::new(),
+        });
+        assert_eq!(settle(transport).await.0, "2026-07-28");
+    }
+
+    #[test]
+    fn a_pinned_revision_chooses_its_one_handshake() {
+        assert!(matches!(
+            mode(Some(Revision::V2026_07_28)),
+            ClientLifecycleMode::Discover { .. }
+        ));
+        assert_eq!(
+            mode(Some(Revision::V2025_06_18)),
+            ClientLifecycleMode::Initialize
+        );
+        assert_eq!(
+            proposed(Some(Revision::V2025_06_18)),
+            ProtocolVersion::V_2025_06_18
+        );
+        assert_eq!(proposed(None), ProtocolVersion::V_2025_11_25);
+    }
+}
