@@ -3,7 +3,9 @@
 //! (`--legacy`, no `server/discover`), listed by `tools`, called by `invoke-tool`
 //! and held to each revision's requirements by `check`, which `--spec-version` pins.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value as Json, json};
@@ -289,4 +291,75 @@ fn a_server_that_ignores_discover_but_answers_ping_starts_at_once() {
         "started in {:?}",
         listed.elapsed
     );
+}
+
+/// The test server over streamable HTTP with `flags`, logging to `log`; killed and
+/// reaped when dropped.
+struct Listening {
+    child: Child,
+    url: String,
+}
+
+impl Listening {
+    fn start(flags: &[&str], log: &Path) -> Listening {
+        let mut child = Command::new(test_server_path())
+            .args(["--http", "127.0.0.1:0", "--log"])
+            .arg(log)
+            .args(flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the test server starts");
+        let mut line = String::new();
+        // Written once bound; an exit closes stdout instead.
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("the server's first line");
+        let url = line
+            .trim_end()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("a `listening on URL` line, not {line:?}"))
+            .to_string();
+        Listening { child, url }
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_stateless_server_at_a_url_is_spoken_to_without_a_session() {
+    for (flags, revision, sessions) in [
+        (&["--stateless"][..], "2026-07-28 (by server/discover)", 0),
+        (&["--legacy"][..], "2025-06-18 (by initialize)", 1),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = dir.path().join("server.log");
+        let server = Listening::start(flags, &log);
+        let config = format!(
+            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - name: s\n      url: {}\n      transport: streamable_http\n",
+            server.url
+        );
+        std::fs::write(dir.path().join("c.yaml"), config).expect("config");
+        let called = run(
+            dir.path(),
+            &["-v", "invoke-tool", "mcp__s__echo", "--arg", "text=hi"],
+        );
+        called.expect_code(0);
+        called.stderr_has(&format!("MCP server `s` speaks revision {revision}"));
+        assert_eq!(called.json(), json!("hi"));
+        let logged = std::fs::read_to_string(&log).expect("the server's log");
+        // A session is ended by a DELETE; 2026-07-28 has none to end.
+        assert_eq!(
+            logged.lines().filter(|l| *l == "delete").count(),
+            sessions,
+            "{flags:?}: {logged}"
+        );
+        drop(server);
+    }
 }
