@@ -182,10 +182,10 @@ pub(super) async fn handshake(
             }
             other => {
                 let refused = match &other {
-                    Answer::Result(found) => format!(
-                        "supported versions {}",
-                        found.get("supportedVersions").unwrap_or(&Json::Null)
-                    ),
+                    Answer::Result(found) => match found.get("supportedVersions") {
+                        Some(versions) => format!("supportedVersions {versions}"),
+                        None => "a result that is no discover result".to_string(),
+                    },
                     answer => answer.describe(),
                 };
                 if pin.is_some() {
