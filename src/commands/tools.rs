@@ -5,6 +5,7 @@
 use crate::cli::args::{ListFormat, ToolsArgs};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeConfig, RuntimeMode};
+use crate::exec::last_lines;
 use crate::mcp::{Catalog, McpClient, McpFailure, glob_matches, shown_url};
 use crate::pack::{self, Pack};
 use crate::report::style::peer;
@@ -52,7 +53,8 @@ pub(super) fn run(
     }
     // What a server wrote (its names, its errors) has its control characters escaped.
     for failure in &failed {
-        console.error(&format!("error: {}", peer(&failure.to_string(), true)));
+        let error = with_stderr(failure.to_string(), failure.stderr_tail());
+        console.error(&format!("error: {}", peer(&error, true)));
     }
     for problem in &rejected {
         console.error(&format!("error: {}", peer(problem, true)));
@@ -132,7 +134,7 @@ fn listed_tools<'a>(
             description: def.map(|d| d.description.as_str()),
             input_schema: def.map(|d| &d.parameters),
             prompts: offered_by(&binding.name),
-            output_schema: None,
+            ..ListedToolEntry::default()
         });
     }
     let unbound = pack
@@ -147,7 +149,7 @@ fn listed_tools<'a>(
             description: Some(&def.description),
             input_schema: Some(&def.parameters),
             prompts: offered_by(&def.name),
-            output_schema: None,
+            ..ListedToolEntry::default()
         });
     }
     for (server, answer) in asked {
@@ -161,10 +163,21 @@ fn listed_tools<'a>(
                 input_schema: Some(&tool.input_schema),
                 prompts: offered_by(&tool.name),
                 output_schema: tool.output_schema.as_ref(),
+                title: tool.title.as_deref(),
+                annotations: tool.annotations.as_ref(),
+                execution: tool.execution.as_ref(),
             });
         }
     }
     tools
+}
+
+/// A failure with the last line the server wrote to stderr, as `check` words it.
+fn with_stderr(error: String, stderr_tail: &str) -> String {
+    match last_lines(stderr_tail, 1).first() {
+        Some(line) => format!("{error} (stderr: {})", line.trim()),
+        None => error,
+    }
 }
 
 fn mode_of(exec: &ExecSpec) -> &'static str {
@@ -192,6 +205,7 @@ fn listed_server((server, answer): &Asked) -> ListedServer<'_> {
             rejected: &catalog.rejected,
             prompts: &catalog.prompts,
             resources: &catalog.resources,
+            resource_templates: &catalog.resource_templates,
         },
         Err(failure) => ServerAnswer::Failed {
             error: failure.to_string(),

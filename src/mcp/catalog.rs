@@ -1,5 +1,5 @@
 //! What an MCP server offers: its tools (as the tool set names them, with their
-//! schemas), and for discovery its prompts and resources.
+//! schemas), and for discovery its prompts, resources and resource templates.
 
 use std::collections::HashSet;
 
@@ -155,6 +155,7 @@ pub struct Catalog {
     /// Each as the server listed it; empty when it offers none.
     pub prompts: Vec<Json>,
     pub resources: Vec<Json>,
+    pub resource_templates: Vec<Json>,
 }
 
 #[cfg(test)]

@@ -137,8 +137,8 @@ impl McpClient {
             .cloned()
     }
 
-    /// Everything the server offers: tools, and prompts and resources when its
-    /// handshake says it has them.
+    /// Everything the server offers: tools, and prompts, resources and resource
+    /// templates when its handshake says it has them.
     pub async fn catalog(&self) -> Result<Catalog, McpFailure> {
         let tools = self.tools().await?;
         let link = self.link().await?;
@@ -146,19 +146,28 @@ impl McpClient {
         let offers = |what: fn(&rmcp::model::ServerCapabilities) -> bool| {
             capabilities.as_ref().is_some_and(what)
         };
+        let peer = link.peer();
         let prompts = if offers(|c| c.prompts.is_some()) {
-            let peer = link.peer();
             self.listed(&link, "prompts", |page| peer.list_prompts(page))
                 .await?
         } else {
             Vec::new()
         };
-        let resources = if offers(|c| c.resources.is_some()) {
-            let peer = link.peer();
-            self.listed(&link, "resources", |page| peer.list_resources(page))
-                .await?
+        // Templates come with resources; a server that does not know their method
+        // has none.
+        let (resources, resource_templates) = if offers(|c| c.resources.is_some()) {
+            let resources = self
+                .listed(&link, "resources", |page| peer.list_resources(page))
+                .await?;
+            let templates = self
+                .listing(&link, "resource templates", |page| {
+                    peer.list_resource_templates(page)
+                })
+                .await
+                .or_else(none_when_unknown)?;
+            (resources, templates)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         Ok(Catalog {
             server_info: link
@@ -168,6 +177,7 @@ impl McpClient {
             rejected: tools.rejected.clone(),
             prompts,
             resources,
+            resource_templates,
         })
     }
 
@@ -184,7 +194,26 @@ impl McpClient {
         F: FnMut(Option<PaginatedRequestParams>) -> Fut,
         Fut: Future<Output = Result<P, ServiceError>>,
     {
+        match self.listing(link, what, page).await {
+            Ok(items) => Ok(items),
+            Err(Unlisted::Unknown(err) | Unlisted::Failed(err)) => Err(err),
+        }
+    }
+
+    /// [`Self::listed`], telling apart a server that does not know the method.
+    async fn listing<P, F, Fut>(
+        &self,
+        link: &Link,
+        what: &'static str,
+        page: F,
+    ) -> Result<Vec<Json>, Unlisted>
+    where
+        P: Page,
+        F: FnMut(Option<PaginatedRequestParams>) -> Fut,
+        Fut: Future<Output = Result<P, ServiceError>>,
+    {
         let listing = paging::list_all(what, page);
+        let mut unknown = false;
         let reason = match tokio::time::timeout(self.deadline(), listing).await {
             Ok(Ok(items)) => return Ok(items),
             Ok(Err(PagingError::Overrun(overrun))) => overrun.to_string(),
@@ -199,14 +228,22 @@ impl McpClient {
                     None => "it closed the connection".into(),
                 },
             },
-            Ok(Err(PagingError::Request(err))) => describe(&err),
+            Ok(Err(PagingError::Request(err))) => {
+                unknown = unknown_method(&err);
+                describe(&err)
+            }
             Err(_) => format!("no answer within {} ms", self.deadline().as_millis()),
         };
-        Err(McpFailure::Listing {
+        let failure = McpFailure::Listing {
             server: self.server.name.clone(),
             what,
             reason,
             stderr_tail: link.stderr_tail(),
+        };
+        Err(if unknown {
+            Unlisted::Unknown(failure)
+        } else {
+            Unlisted::Failed(failure)
         })
     }
 
@@ -339,6 +376,30 @@ impl McpClient {
         {
             link.kill();
         }
+    }
+}
+
+/// Why a listing has no items.
+enum Unlisted {
+    /// The server does not know the method: it answered "method not found", or with
+    /// something that is not that listing (an empty result, say).
+    Unknown(McpFailure),
+    Failed(McpFailure),
+}
+
+/// A listing the server does not know has no items.
+fn none_when_unknown(unlisted: Unlisted) -> Result<Vec<Json>, McpFailure> {
+    match unlisted {
+        Unlisted::Unknown(_) => Ok(Vec::new()),
+        Unlisted::Failed(failure) => Err(failure),
+    }
+}
+
+fn unknown_method(err: &ServiceError) -> bool {
+    match err {
+        ServiceError::McpError(data) => data.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        ServiceError::UnexpectedResponse => true,
+        _ => false,
     }
 }
 

@@ -1,5 +1,5 @@
-//! A paginated listing (`tools/list`, `prompts/list`, `resources/list`) read page by
-//! page within limits. A server decides how many pages there are by handing out a
+//! A paginated listing (`tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list`) read page by page within limits. A server decides how many pages there are by handing out a
 //! `nextCursor`, so without limits one that never stops would be read until the
 //! deadline, its items piling up in memory. Here the listing ends with an error at
 //! [`MAX_PAGES`] pages, [`MAX_ITEMS`] items or [`MAX_BYTES`] of items and cursors,
@@ -10,7 +10,8 @@ use std::io;
 
 use rmcp::ServiceError;
 use rmcp::model::{
-    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams,
 };
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -75,6 +76,13 @@ impl Page for ListResourcesResult {
     type Item = rmcp::model::Resource;
     fn split(self) -> (Vec<Self::Item>, Option<String>) {
         (self.resources, self.next_cursor)
+    }
+}
+
+impl Page for ListResourceTemplatesResult {
+    type Item = rmcp::model::ResourceTemplate;
+    fn split(self) -> (Vec<Self::Item>, Option<String>) {
+        (self.resource_templates, self.next_cursor)
     }
 }
 

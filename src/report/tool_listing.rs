@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use crate::exec::last_lines;
 use crate::mcp::RejectedTool;
 
 use super::style::peer;
@@ -18,7 +19,7 @@ pub(crate) struct ToolListing<'a> {
 }
 
 /// One tool and where it comes from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ListedToolEntry<'a> {
     pub name: &'a str,
     /// `exec`, `server`, `mcp` or `unbound`.
@@ -33,6 +34,15 @@ pub(crate) struct ListedToolEntry<'a> {
     /// Only an MCP tool's, when its server gives one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<&'a Json>,
+    /// An MCP tool's name for people, when its server gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    /// An MCP tool's annotations (`readOnlyHint`, `destructiveHint`, …), as listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<&'a Json>,
+    /// An MCP tool's `execution` (`taskSupport`), as listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<&'a Json>,
 }
 
 /// One MCP server: how it is reached and what it answered.
@@ -58,6 +68,7 @@ pub(crate) enum ServerAnswer<'a> {
         rejected: &'a [RejectedTool],
         prompts: &'a [Json],
         resources: &'a [Json],
+        resource_templates: &'a [Json],
     },
     Failed {
         error: String,
@@ -81,16 +92,24 @@ impl ToolListing<'_> {
         if self.tools.is_empty() {
             out.push_str("tools: none\n");
         } else {
-            let mut grid = table(&["tool", "mode", "source", "prompts"]);
+            let mut grid = table(&["tool", "title", "mode", "source", "prompts", "hints"]);
+            let mut defaulted = false;
             for tool in &self.tools {
+                let hints = tool.hints();
+                defaulted |= hints.iter().any(|h| h.starts_with('('));
                 grid.add_row(vec![
                     line(tool.name),
+                    line(tool.title.unwrap_or_default()),
                     line(tool.mode),
                     line(&tool.source),
                     tool.prompts.join(", "),
+                    hints.join(", "),
                 ]);
             }
             out.push_str(&format!("tools ({}):\n{grid}\n", self.tools.len()));
+            if defaulted {
+                out.push_str(DEFAULTED);
+            }
         }
         for server in &self.mcp_servers {
             out.push_str(&server.human());
@@ -99,17 +118,74 @@ impl ToolListing<'_> {
     }
 }
 
+/// The most stderr lines a failed server's entry quotes, as failure messages do.
+const STDERR_LINES: usize = 20;
+
+/// Under the table when a hint in parentheses is shown.
+const DEFAULTED: &str = "(hint): the server left it out; MCP's default says it may hold\n";
+
+impl ListedToolEntry<'_> {
+    /// What the table says of an MCP tool: whether it may write, then its other
+    /// annotation hints that hold, each in parentheses when the server left it out
+    /// and MCP's default holds; then `output schema` and `tasks: …` when it has them.
+    fn hints(&self) -> Vec<String> {
+        if self.mode != "mcp" {
+            return Vec::new();
+        }
+        let stated = |key: &str| {
+            self.annotations
+                .and_then(|a| a.get(key))
+                .and_then(Json::as_bool)
+        };
+        let mut hints = Vec::new();
+        let mut flag = |holds: Option<bool>, default: bool, name: &str| match holds {
+            Some(true) => hints.push(name.to_string()),
+            None if default => hints.push(format!("({name})")),
+            _ => {}
+        };
+        // MCP's defaults: a tool may write, destructively, not idempotently, in an
+        // open world. The middle two mean something only for a tool that may write.
+        let read_only = stated("readOnlyHint");
+        flag(read_only, false, "read-only");
+        flag(read_only.map(|r| !r), true, "writes");
+        if read_only != Some(true) {
+            flag(stated("destructiveHint"), true, "destructive");
+            flag(stated("idempotentHint"), false, "idempotent");
+        }
+        flag(stated("openWorldHint"), true, "open-world");
+        if self.output_schema.is_some() {
+            hints.push("output schema".into());
+        }
+        let tasks = self
+            .execution
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(Json::as_str);
+        if let Some(tasks) = tasks.filter(|t| *t != "forbidden") {
+            hints.push(format!("tasks: {}", line(tasks)));
+        }
+        hints
+    }
+}
+
 impl ListedServer<'_> {
     fn human(&self) -> String {
         let mut out = format!("MCP server `{}` ({}", line(self.name), line(&self.endpoint));
         match &self.answer {
-            ServerAnswer::Failed { error, .. } => {
+            ServerAnswer::Failed { error, stderr_tail } => {
                 out.push_str(&format!(")\n  could not be asked: {}\n", peer(error, true)));
+                let tail = last_lines(stderr_tail, STDERR_LINES);
+                if !tail.is_empty() {
+                    out.push_str("  its stderr ended with:\n");
+                    for text in tail {
+                        out.push_str(&format!("    {}\n", line(text)));
+                    }
+                }
             }
             ServerAnswer::Catalog {
                 server_info,
                 prompts,
                 resources,
+                resource_templates,
                 ..
             } => {
                 if let Some(info) = server_info.and_then(Json::as_object) {
@@ -125,6 +201,10 @@ impl ListedServer<'_> {
                 out.push_str(")\n");
                 out.push_str(&format!("  prompts: {}\n", named(prompts, "name")));
                 out.push_str(&format!("  resources: {}\n", named(resources, "uri")));
+                out.push_str(&format!(
+                    "  resource templates: {}\n",
+                    named(resource_templates, "uriTemplate")
+                ));
             }
         }
         out
@@ -167,6 +247,9 @@ mod tests {
         let info = json!({"name": "orders", "version": "1.2.0"});
         let prompts = [json!({"name": "triage"})];
         let resources = [json!({"uri": "file:///orders.csv"})];
+        let templates = [json!({"uriTemplate": "orders://{id}", "name": "order"})];
+        let annotations = json!({"destructiveHint": false, "idempotentHint": true});
+        let execution = json!({"taskSupport": "optional"});
         let listing = ToolListing {
             tools: vec![
                 ListedToolEntry {
@@ -176,16 +259,17 @@ mod tests {
                     description: Some("Finds an order."),
                     input_schema: Some(&schema),
                     prompts: vec!["support"],
-                    output_schema: None,
+                    ..ListedToolEntry::default()
                 },
                 ListedToolEntry {
                     name: "mcp__orders__refund",
                     mode: "mcp",
                     source: "MCP server `orders`".into(),
-                    description: None,
-                    input_schema: None,
-                    prompts: Vec::new(),
                     output_schema: Some(&output),
+                    title: Some("Refund an order"),
+                    annotations: Some(&annotations),
+                    execution: Some(&execution),
+                    ..ListedToolEntry::default()
                 },
             ],
             mcp_servers: vec![
@@ -199,6 +283,7 @@ mod tests {
                         rejected: &[],
                         prompts: &prompts,
                         resources: &resources,
+                        resource_templates: &templates,
                     },
                 },
                 ListedServer {
@@ -210,10 +295,78 @@ mod tests {
                         stderr_tail: "",
                     },
                 },
+                ListedServer {
+                    name: "dead",
+                    transport: "stdio",
+                    endpoint: "./dead.sh".into(),
+                    answer: ServerAnswer::Failed {
+                        error: "MCP server `dead` failed its `initialize`: it exited with status 3"
+                            .into(),
+                        stderr_tail: "reading config\nfatal: no key\n",
+                    },
+                },
             ],
         };
         insta::assert_snapshot!("tools_human", listing.human());
         insta::assert_snapshot!("tools_json", listing.json());
+    }
+
+    /// The hints column, for annotations as listed: `(…)` where MCP's default fills in.
+    #[test]
+    fn hints_say_what_holds_and_mark_what_only_the_defaults_say() {
+        let hints = |annotations: Option<Json>, execution: Option<Json>| {
+            ListedToolEntry {
+                mode: "mcp",
+                annotations: annotations.as_ref(),
+                execution: execution.as_ref(),
+                ..ListedToolEntry::default()
+            }
+            .hints()
+            .join(", ")
+        };
+        let cases = [
+            (None, "(writes), (destructive), (open-world)"),
+            (Some(json!({})), "(writes), (destructive), (open-world)"),
+            (
+                Some(json!({"readOnlyHint": true, "destructiveHint": true})),
+                "read-only, (open-world)",
+            ),
+            (
+                Some(json!({"readOnlyHint": false, "destructiveHint": false,
+                            "idempotentHint": false, "openWorldHint": false})),
+                "writes",
+            ),
+            (
+                Some(json!({"destructiveHint": true, "idempotentHint": true,
+                            "openWorldHint": true})),
+                "(writes), destructive, idempotent, open-world",
+            ),
+            (
+                Some(json!({"readOnlyHint": "yes"})),
+                "(writes), (destructive), (open-world)",
+            ),
+        ];
+        for (annotations, expected) in cases {
+            assert_eq!(
+                hints(annotations.clone(), None),
+                expected,
+                "{annotations:?}"
+            );
+        }
+        let read_only = Some(json!({"readOnlyHint": true, "openWorldHint": false}));
+        assert_eq!(
+            hints(read_only.clone(), Some(json!({"taskSupport": "required"}))),
+            "read-only, tasks: required"
+        );
+        assert_eq!(
+            hints(read_only, Some(json!({"taskSupport": "forbidden"}))),
+            "read-only"
+        );
+        let exec = ListedToolEntry {
+            mode: "exec",
+            ..ListedToolEntry::default()
+        };
+        assert!(exec.hints().is_empty(), "only MCP tools have hints");
     }
 
     #[test]

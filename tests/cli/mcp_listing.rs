@@ -1,5 +1,7 @@
 //! MCP servers that list their tools badly or die while listing, messages over the size
-//! limit, extension test cases calling MCP tools, and what `validate` checks of a server.
+//! limit, extension test cases calling MCP tools, and what `validate` checks of a server;
+//! what `tools` shows of a listing (titles, annotations, output schemas, resource
+//! templates) and of a server that dies at start (its stderr).
 
 use serde_json::json;
 
@@ -83,6 +85,105 @@ fn a_server_that_dies_while_listing_its_tools_says_how_it_ended() {
     assert_eq!(
         failure["stderr_tail"], "listing is too much\n",
         "{failure:#}"
+    );
+}
+
+#[test]
+fn tools_shows_each_tools_annotations_and_the_servers_resource_templates() {
+    let setup = odd_server(&["--annotated"], &["mcp__t__*"], &script(&[]));
+    let listed = setup.promptexec(&["tools", "--format", "json"]);
+    listed.expect_code(0);
+    let listing = listed.json();
+    let tool = |name: &str| {
+        listing["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {listing:#}"))
+    };
+    let read = tool("mcp__t__read_order");
+    assert_eq!(read["title"], "Read an order");
+    assert_eq!(
+        read["annotations"],
+        json!({"readOnlyHint": true, "openWorldHint": false})
+    );
+    assert_eq!(
+        read["output_schema"],
+        json!({"type": "object", "properties": {"status": {"type": "string"}}})
+    );
+    assert_eq!(
+        tool("mcp__t__delete_order")["annotations"],
+        json!({"destructiveHint": true, "idempotentHint": true})
+    );
+    let note = tool("mcp__t__note");
+    for absent in ["title", "annotations", "output_schema"] {
+        assert!(note.get(absent).is_none(), "{absent}: {note:#}");
+    }
+    let server = &listing["mcp_servers"][0];
+    assert_eq!(
+        server["resource_templates"],
+        json!([{"uriTemplate": "orders://{id}", "name": "order", "title": "One order",
+                "mimeType": "application/json"}])
+    );
+    assert_eq!(server["resources"][0]["uri"], "orders://index");
+
+    let human = setup.promptexec(&["tools"]);
+    human.expect_code(0);
+    let row = |name: &str| {
+        human
+            .stdout
+            .lines()
+            .find(|line| line.contains(name))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{}", human.stdout))
+            .to_string()
+    };
+    let rows = [
+        ("mcp__t__read_order", "read-only, output schema"),
+        (
+            "mcp__t__delete_order",
+            "(writes), destructive, idempotent, (open-world)",
+        ),
+        ("mcp__t__note", "(writes), (destructive), (open-world)"),
+        ("mcp__t__export", "writes, open-world"),
+    ];
+    for (name, hints) in rows {
+        let row = row(name);
+        assert!(row.contains(&format!(" {hints} ")), "{name}: {row}");
+    }
+    assert!(row("mcp__t__read_order").contains(" Read an order "));
+    human
+        .stdout_has("(hint): the server left it out; MCP's default says it may hold\n")
+        .stdout_has("  resources: orders://index\n  resource templates: orders://{id}\n");
+}
+
+#[test]
+fn a_server_with_resources_that_does_not_know_templates_lists_none() {
+    let setup = odd_server(
+        &["--annotated", "--no-templates"],
+        &["mcp__t__*"],
+        &script(&[]),
+    );
+    let listed = setup.promptexec(&["tools", "--format", "json"]);
+    listed.expect_code(0);
+    let server = &listed.json()["mcp_servers"][0];
+    assert_eq!(server["resource_templates"], json!([]));
+    assert_eq!(server["resources"][0]["uri"], "orders://index");
+}
+
+#[test]
+fn a_server_that_dies_at_start_shows_its_stderr_in_tools() {
+    let setup = odd_server(&["--die-at-start"], &["mcp__t__*"], &script(&[]));
+    let human = setup.promptexec(&["tools"]);
+    human.expect_code(3);
+    human
+        .stdout_has("  its stderr ended with:\n    reading orders.toml\n    fatal: no API key in ORDERS_KEY\n")
+        .stderr_has("(stderr: fatal: no API key in ORDERS_KEY)");
+    let listed = setup.promptexec(&["tools", "--format", "json"]);
+    listed.expect_code(3);
+    assert_eq!(
+        listed.json()["mcp_servers"][0]["stderr_tail"],
+        "reading orders.toml\nfatal: no API key in ORDERS_KEY\n"
     );
 }
 
