@@ -92,29 +92,39 @@ impl ToolListing<'_> {
         if self.tools.is_empty() {
             out.push_str("tools: none\n");
         } else {
-            let mut grid = table(&["tool", "title", "mode", "source", "prompts", "hints"]);
-            let mut defaulted = false;
-            for tool in &self.tools {
-                let hints = tool.hints();
-                defaulted |= hints.iter().any(|h| h.starts_with('('));
-                grid.add_row(vec![
-                    line(tool.name),
-                    line(tool.title.unwrap_or_default()),
-                    line(tool.mode),
-                    line(&tool.source),
-                    tool.prompts.join(", "),
-                    hints.join(", "),
-                ]);
-            }
-            out.push_str(&format!("tools ({}):\n{grid}\n", self.tools.len()));
-            if defaulted {
-                out.push_str(DEFAULTED);
-            }
+            out.push_str(&format!("tools ({}):\n", self.tools.len()));
+            out.push_str(&self.table());
         }
         for server in &self.mcp_servers {
             out.push_str(&server.human());
         }
         out
+    }
+
+    /// The tools' table, a `title` column when a tool has a title and a `hints`
+    /// column when one is an MCP tool; under it what parentheses mean, when used.
+    fn table(&self) -> String {
+        let titled = self.tools.iter().any(|t| t.title.is_some());
+        let hinted = self.tools.iter().any(|t| t.mode == "mcp");
+        let mut header = vec!["tool"];
+        header.extend(titled.then_some("title"));
+        header.extend(["mode", "source", "prompts"]);
+        header.extend(hinted.then_some("hints"));
+        let mut grid = table(&header);
+        let mut defaulted = false;
+        for tool in &self.tools {
+            let mut row = vec![line(tool.name)];
+            row.extend(titled.then(|| line(tool.title.unwrap_or_default())));
+            row.extend([line(tool.mode), line(&tool.source), tool.prompts.join(", ")]);
+            if hinted {
+                let hints = tool.hints();
+                defaulted |= hints.iter().any(|h| h.starts_with('('));
+                row.push(hints.join(", "));
+            }
+            grid.add_row(row);
+        }
+        let legend = if defaulted { DEFAULTED } else { "" };
+        format!("{grid}\n{legend}")
     }
 }
 
@@ -367,6 +377,50 @@ mod tests {
             ..ListedToolEntry::default()
         };
         assert!(exec.hints().is_empty(), "only MCP tools have hints");
+    }
+
+    #[test]
+    fn title_and_hints_columns_appear_only_when_a_tool_fills_them() {
+        let header = |tools: Vec<ListedToolEntry<'static>>| {
+            let human = ToolListing {
+                tools,
+                mcp_servers: Vec::new(),
+            }
+            .human();
+            let words: Vec<String> = human
+                .lines()
+                .nth(2)
+                .unwrap_or_default()
+                .split(['│', '┆'])
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect();
+            words.join(" ")
+        };
+        let exec = ListedToolEntry {
+            name: "lookup",
+            mode: "exec",
+            ..ListedToolEntry::default()
+        };
+        assert_eq!(header(vec![exec.clone()]), "tool mode source prompts");
+        let mcp = ListedToolEntry {
+            name: "mcp__s__t",
+            mode: "mcp",
+            ..ListedToolEntry::default()
+        };
+        assert_eq!(
+            header(vec![exec.clone(), mcp.clone()]),
+            "tool mode source prompts hints"
+        );
+        let titled = ListedToolEntry {
+            title: Some("T"),
+            ..mcp
+        };
+        assert_eq!(
+            header(vec![exec, titled]),
+            "tool title mode source prompts hints"
+        );
     }
 
     #[test]
