@@ -47,6 +47,7 @@ mod picoclaw_hooks;
 mod providers;
 mod providers_replay;
 mod quiet_color;
+mod real_servers;
 mod reaper;
 mod render;
 mod replay_compat;
