@@ -132,7 +132,7 @@ impl ToolListing<'_> {
 const STDERR_LINES: usize = 20;
 
 /// Under the table when a hint in parentheses is shown.
-const DEFAULTED: &str = "(hint): the server left it out; MCP's default says it may hold\n";
+const DEFAULTED: &str = "(hint): not stated by the server; MCP's default assumes it\n";
 
 impl ListedToolEntry<'_> {
     /// What the table says of an MCP tool: whether it may write, then its other

@@ -153,7 +153,7 @@ fn tools_shows_each_tools_annotations_and_the_servers_resource_templates() {
     }
     assert!(row("mcp__t__read_order").contains(" Read an order "));
     human
-        .stdout_has("(hint): the server left it out; MCP's default says it may hold\n")
+        .stdout_has("(hint): not stated by the server; MCP's default assumes it\n")
         .stdout_has("  resources: orders://index\n  resource templates: orders://{id}\n");
 }
 
