@@ -307,6 +307,15 @@ fn check_of_the_time_server_passes_and_says_what_it_exercised() {
         any_ok || calls["warning"] == true,
         "every call answered an error, yet the probe passed without a warning: {calls:#}"
     );
+    // Nor may the output contract pass on no result at all.
+    let contract = probe(&report, "output_contract");
+    let none_held = contract["reason"]
+        .as_str()
+        .is_some_and(|r| r.starts_with("0 "));
+    assert!(
+        !none_held || contract["warning"] == true || contract["skipped"] == true,
+        "no result was held to the output schema, yet the probe passed without a warning: {contract:#}"
+    );
 }
 
 #[test]
