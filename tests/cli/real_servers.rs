@@ -52,37 +52,26 @@ fn npm_server(bin: &str) -> Option<PathBuf> {
     installed(&format!("real-servers/node_modules/.bin/{bin}"))
 }
 
-/// One MCP server bound the way a user binds it: no timeout of its own.
-struct Server<'a> {
-    name: &'a str,
-    command: PathBuf,
-    args: Vec<String>,
-    env: Vec<(&'a str, String)>,
-}
-
-impl Server<'_> {
-    /// Writes `runtimeconfig.yaml` binding this server into `dir`.
-    fn write_config(&self, dir: &Path) {
-        let quoted = |s: &str| Json::from(s).to_string();
-        let mut yaml = format!(
-            "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - name: {}\n      command: {}\n",
-            self.name,
-            quoted(&self.command.to_string_lossy())
-        );
-        if !self.args.is_empty() {
-            let args: Vec<String> = self.args.iter().map(|a| quoted(a)).collect();
-            yaml.push_str(&format!("      args: [{}]\n", args.join(", ")));
-        }
-        if !self.env.is_empty() {
-            let env: Vec<String> = self
-                .env
-                .iter()
-                .map(|(k, v)| format!("{k}: {}", quoted(v)))
-                .collect();
-            yaml.push_str(&format!("      env: {{ {} }}\n", env.join(", ")));
-        }
-        std::fs::write(dir.join("runtimeconfig.yaml"), yaml).expect("config written");
+/// Writes `runtimeconfig.yaml` into `dir`, binding one MCP server the way a user
+/// binds it: no timeout of its own.
+fn write_config(dir: &Path, name: &str, command: &Path, args: &[&str], env: &[(&str, &str)]) {
+    let quoted = |s: &str| Json::from(s).to_string();
+    let mut yaml = format!(
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  mcp_servers:\n    - name: {name}\n      command: {}\n",
+        quoted(&command.to_string_lossy())
+    );
+    if !args.is_empty() {
+        let args: Vec<String> = args.iter().map(|a| quoted(a)).collect();
+        yaml.push_str(&format!("      args: [{}]\n", args.join(", ")));
     }
+    if !env.is_empty() {
+        let env: Vec<String> = env
+            .iter()
+            .map(|(k, v)| format!("{k}: {}", quoted(v)))
+            .collect();
+        yaml.push_str(&format!("      env: {{ {} }}\n", env.join(", ")));
+    }
+    std::fs::write(dir.join("runtimeconfig.yaml"), yaml).expect("config written");
 }
 
 /// `promptexec ARGS` in `dir`, whose runtimeconfig.yaml binds the server; killed,
@@ -112,10 +101,10 @@ fn promptexec_in(dir: &Path, args: &[&str], limit: Duration) -> Outcome {
     waiter.join().expect("the run was waited for")
 }
 
-/// `check --cases 20 --seed SEED --format json` of the one server in `dir`.
-fn check(dir: &Path, seed: &str, guard: Duration) -> Outcome {
-    let args = ["check", "--cases", "20", "--seed", seed, "--format", "json"];
-    promptexec_in(dir, &args, guard)
+/// `check --cases 20 --seed 1 --format json` of the one server in `dir`.
+fn check(dir: &Path, limit: Duration) -> Outcome {
+    let args = ["check", "--cases", "20", "--seed", "1", "--format", "json"];
+    promptexec_in(dir, &args, limit)
 }
 
 /// What a folder holds: each path under it (relative), `dir/` for a folder, and for a
@@ -215,17 +204,11 @@ fn check_of_the_filesystem_server_leaves_the_served_folder_as_it_was() {
     copy_dir(&fixtures().join("real_servers/served"), &served);
     std::fs::create_dir(served.join("empty")).expect("an empty folder");
     let served_arg = served.to_string_lossy().into_owned();
-    Server {
-        name: "files",
-        command,
-        args: vec![served_arg],
-        env: Vec::new(),
-    }
-    .write_config(dir.path());
+    write_config(dir.path(), "files", &command, &[&served_arg], &[]);
     let before = tree(&served);
     assert_eq!(before.len(), 6, "{before:#?}");
 
-    let out = check(dir.path(), "1", GUARD);
+    let out = check(dir.path(), GUARD);
 
     let report = out.json_report();
     reached(&report, 14);
@@ -244,16 +227,17 @@ fn check_of_the_memory_server_leaves_its_graph_file_as_it_was() {
     // the graph, even of the same entities, changes the bytes.
     let memory = graph.join("memory.jsonl");
     std::fs::copy(fixtures().join("real_servers/memory.jsonl"), &memory).expect("graph copied");
-    Server {
-        name: "memory",
-        command,
-        args: Vec::new(),
-        env: vec![("MEMORY_FILE_PATH", memory.to_string_lossy().into_owned())],
-    }
-    .write_config(dir.path());
+    let memory_arg = memory.to_string_lossy().into_owned();
+    write_config(
+        dir.path(),
+        "memory",
+        &command,
+        &[],
+        &[("MEMORY_FILE_PATH", &memory_arg)],
+    );
     let before = tree(&graph);
 
-    let out = check(dir.path(), "1", GUARD);
+    let out = check(dir.path(), GUARD);
 
     let report = out.json_report();
     reached(&report, 9);
@@ -266,15 +250,9 @@ fn check_of_the_everything_reference_server_passes_in_bounded_time() {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    Server {
-        name: "everything",
-        command,
-        args: Vec::new(),
-        env: Vec::new(),
-    }
-    .write_config(dir.path());
+    write_config(dir.path(), "everything", &command, &[], &[]);
 
-    let out = check(dir.path(), "1", EVERYTHING_BOUND);
+    let out = check(dir.path(), EVERYTHING_BOUND);
 
     out.expect_code(0);
     reached(&out.json_report(), 13);
@@ -286,15 +264,9 @@ fn check_of_the_time_server_passes_and_says_what_it_exercised() {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    Server {
-        name: "time",
-        command,
-        args: Vec::new(),
-        env: Vec::new(),
-    }
-    .write_config(dir.path());
+    write_config(dir.path(), "time", &command, &[], &[]);
 
-    let out = check(dir.path(), "1", GUARD);
+    let out = check(dir.path(), GUARD);
 
     out.expect_code(0);
     let report = out.json_report();
@@ -324,13 +296,7 @@ fn tools_json_shows_annotations_and_resource_templates_of_the_everything_server(
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    Server {
-        name: "everything",
-        command,
-        args: Vec::new(),
-        env: Vec::new(),
-    }
-    .write_config(dir.path());
+    write_config(dir.path(), "everything", &command, &[], &[]);
 
     let out = promptexec_in(dir.path(), &["tools", "--format", "json"], GUARD);
 
