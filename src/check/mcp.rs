@@ -41,7 +41,7 @@ pub(super) async fn probe(
 ) {
     let mut results = Vec::new();
     let started = Instant::now();
-    let client = McpClient::with_policy(server, RESTART_ALWAYS);
+    let client = McpClient::with_policy(server, RESTART_ALWAYS).with_revision(options.spec_version);
     let listing = match client.tools().await {
         Ok(listing) => listing,
         Err(failure) => {
@@ -70,6 +70,7 @@ pub(super) async fn probe(
         .took(started.elapsed()),
     );
     results.push(tool_schemas(&listing));
+    results.extend(super::revisions::probe(server, options).await);
     if options.wants(Probe::CallsEachTool) {
         let started = Instant::now();
         results.push(

@@ -40,10 +40,6 @@ const INVALID_PARAMS: i64 = -32602;
 
 /// The revision probes of `server`, as `options` asks (`--spec-version` holds the
 /// server to that revision alone).
-#[expect(
-    dead_code,
-    reason = "check::mcp calls it once the MCP probes are wired"
-)]
 pub(super) async fn probe(server: &McpServer, options: &Options) -> Vec<ProbeResult> {
     let wanted = |probe: &Probe| options.wants(*probe);
     if !PROBES.iter().any(wanted) {

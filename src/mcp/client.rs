@@ -24,7 +24,7 @@ use super::http::describe_transport;
 use super::link::Link;
 use super::names::admitted;
 use super::paging::{self, Page, PagingError};
-use super::{McpFailure, answer};
+use super::{McpFailure, Revision, answer};
 
 pub struct McpClient {
     server: McpServer,
@@ -32,6 +32,8 @@ pub struct McpClient {
     state: Mutex<State>,
     /// The tools the filter lets in, listed once: the model is offered these.
     tools: OnceCell<Arc<Listing>>,
+    /// The only MCP revision spoken, when one is pinned.
+    revision: Option<Revision>,
 }
 
 #[derive(Default)]
@@ -56,7 +58,14 @@ impl McpClient {
             policy,
             state: Mutex::new(State::default()),
             tools: OnceCell::new(),
+            revision: None,
         }
+    }
+
+    /// Speaks `revision` alone (none: the newest the server speaks).
+    pub fn with_revision(mut self, revision: Option<Revision>) -> Self {
+        self.revision = revision;
+        self
     }
 
     pub fn name(&self) -> &str {
@@ -111,7 +120,7 @@ impl McpClient {
             }
         }
         state.started = true;
-        let link = Arc::new(Link::open(&self.server, self.deadline()).await?);
+        let link = Arc::new(Link::open_speaking(&self.server, self.deadline(), self.revision).await?);
         state.link = Some(Arc::clone(&link));
         Ok(link)
     }

@@ -32,13 +32,9 @@ pub(super) struct Link {
 
 impl Link {
     /// Starts (or reaches) `server` and shakes hands, within `deadline`: by
-    /// `server/discover` when the server speaks 2026-07-28, else by `initialize`.
-    pub(super) async fn open(server: &McpServer, deadline: Duration) -> Result<Link, McpFailure> {
-        Link::open_speaking(server, deadline, None).await
-    }
-
-    /// As [`Link::open`], speaking `pin` alone when it is given: a server that does
-    /// not speak it fails the handshake.
+    /// `server/discover` when the server speaks 2026-07-28, else by `initialize`;
+    /// `pin` alone when it is given (a server that does not speak it fails the
+    /// handshake).
     pub(super) async fn open_speaking(
         server: &McpServer,
         deadline: Duration,

@@ -31,7 +31,7 @@ impl HttpServer {
     /// and logging to `log`; returns once it listens.
     fn start(log: &Path) -> HttpServer {
         let child = Command::new(test_server_path())
-            .args(["--http", "127.0.0.1:0", "--require-header"])
+            .args(["--http", "127.0.0.1:0", "--legacy", "--require-header"])
             .arg(format!("X-Token={TOKEN}"))
             .arg("--log")
             .arg(log)
