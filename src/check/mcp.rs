@@ -55,6 +55,8 @@ pub(super) async fn probe(
                 .took(started.elapsed()),
             );
             client.shutdown().await;
+            // The revision probes speak by hand, so they say what the server did answer.
+            results.extend(super::revisions::probe(server, options).await);
             return (keep(results, options), None);
         }
     };

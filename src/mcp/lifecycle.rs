@@ -121,7 +121,11 @@ impl<T> Probing<T> {
             }
             return None;
         }
-        let discover = self.discover.as_ref().map(|(id, _)| id.clone())?;
+        // With no `server/discover` sent (a pinned older revision) every answer is
+        // the handshake's own.
+        let Some(discover) = self.discover.as_ref().map(|(id, _)| id.clone()) else {
+            return Some(message);
+        };
         if id != Some(&discover) {
             return Some(message);
         }
