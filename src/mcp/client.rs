@@ -138,6 +138,10 @@ impl McpClient {
                 let tools = listed
                     .into_iter()
                     .filter_map(|t| McpTool::of(&self.server.name, t))
+                    .map(|mut t| {
+                        t.execution = t.execution.or_else(|| link.execution(&t.tool));
+                        t
+                    })
                     .filter(|t| admitted(&self.server.tool_filter, &self.server.name, &t.tool))
                     .collect();
                 Ok(Arc::new(Listing::of(tools)))

@@ -185,6 +185,11 @@ impl Link {
         ))
     }
 
+    /// A listed tool's `execution`, which the SDK's listing drops (stdio only).
+    pub(super) fn execution(&self, tool: &str) -> Option<serde_json::Value> {
+        self.process.as_ref()?.execution(tool)
+    }
+
     pub(super) fn stderr_tail(&self) -> String {
         self.process
             .as_ref()

@@ -9,6 +9,7 @@ mod client;
 #[cfg(test)]
 mod client_tests;
 mod error;
+mod extras;
 mod http;
 mod lifecycle;
 mod link;

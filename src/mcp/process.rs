@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use indexmap::IndexMap;
+use serde_json::Value as Json;
 use nix::sys::signal::Signal;
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::watch;
@@ -18,6 +19,7 @@ use crate::exec::tail::{LineLog, Tail, read_stderr_shared};
 use crate::exec::{CallKind, DEFAULT_MAX_OUTPUT, child_env_for, describe_exit};
 
 use super::capped::CappedLines;
+use super::extras::{ExecutionTap, Executions};
 
 /// The largest message a server may write, as for the output of every extension.
 pub(super) const MESSAGE_LIMIT: u64 = DEFAULT_MAX_OUTPUT;
@@ -32,10 +34,11 @@ pub(super) struct ServerProcess {
     stderr: Arc<Mutex<Tail>>,
     /// The length of a message that ran past the cap, once one did.
     overlong: Arc<AtomicU64>,
+    executions: Executions,
 }
 
 /// The pipes the MCP client speaks over.
-pub(super) type Pipes = (CappedLines<ChildStdout>, ChildStdin);
+pub(super) type Pipes = (CappedLines<ExecutionTap<ChildStdout>>, ChildStdin);
 
 impl ServerProcess {
     /// Starts server `name`: the base environment, then `env`'s values.
@@ -53,6 +56,7 @@ impl ServerProcess {
         else {
             return Err(SpawnError::NotPiped);
         };
+        let (stdout, executions) = ExecutionTap::new(stdout, MESSAGE_LIMIT);
         let (stdout, overlong) = CappedLines::new(stdout, MESSAGE_LIMIT);
         let tail = Arc::new(Mutex::new(Tail::default()));
         let stderr_task = tokio::spawn(read_stderr_shared(
@@ -79,6 +83,7 @@ impl ServerProcess {
             exited,
             stderr: tail,
             overlong,
+            executions,
         };
         Ok((process, (stdout, stdin)))
     }
@@ -92,6 +97,11 @@ impl ServerProcess {
     pub(super) fn overlong(&self) -> Option<u64> {
         let len = self.overlong.load(Ordering::Relaxed);
         (len > 0).then_some(len)
+    }
+
+    /// Each listed tool's `execution`, by name, as the server wrote it.
+    pub(super) fn execution(&self, tool: &str) -> Option<Json> {
+        self.executions.lock().ok()?.get(tool).cloned()
     }
 
     pub(super) fn stderr_tail(&self) -> String {
