@@ -201,6 +201,7 @@ fn listed_server((server, answer): &Asked) -> ListedServer<'_> {
     let answer = match answer {
         Ok(catalog) => ServerAnswer::Catalog {
             server_info: catalog.server_info.as_ref(),
+            protocol_version: catalog.protocol_version.as_deref(),
             tools: catalog.tools.iter().map(|t| t.name.as_str()).collect(),
             rejected: &catalog.rejected,
             prompts: &catalog.prompts,

@@ -150,6 +150,9 @@ pub struct Catalog {
     /// The name and version the server gave in its handshake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Json>,
+    /// The MCP revision the connection speaks (`2026-07-28`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
     pub tools: Vec<McpTool>,
     pub rejected: Vec<RejectedTool>,
     /// Each as the server listed it; empty when it offers none.

@@ -186,6 +186,7 @@ impl McpClient {
             server_info: link
                 .server_info()
                 .map(|(name, version)| json!({"name": name, "version": version})),
+            protocol_version: link.protocol_version(),
             tools: tools.tools.clone(),
             rejected: tools.rejected.clone(),
             prompts,

@@ -63,6 +63,9 @@ pub(crate) struct ListedServer<'a> {
 pub(crate) enum ServerAnswer<'a> {
     Catalog {
         server_info: Option<&'a Json>,
+        /// The MCP revision the connection speaks.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        protocol_version: Option<&'a str>,
         /// The names of the tools it offers.
         tools: Vec<&'a str>,
         rejected: &'a [RejectedTool],
@@ -289,6 +292,7 @@ mod tests {
                     endpoint: "python3 orders.py".into(),
                     answer: ServerAnswer::Catalog {
                         server_info: Some(&info),
+                        protocol_version: Some("2025-11-25"),
                         tools: vec!["mcp__orders__refund"],
                         rejected: &[],
                         prompts: &prompts,

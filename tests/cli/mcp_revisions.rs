@@ -84,6 +84,10 @@ fn tools_and_invoke_tool_speak_2026_07_28_to_a_stateless_server() {
     let listed = run(dir.path(), &["-v", "tools", "--format", "json"]);
     listed.expect_code(0);
     listed.stderr_has("MCP server `s` speaks revision 2026-07-28 (by server/discover)");
+    assert_eq!(
+        listed.json()["mcp_servers"][0]["protocol_version"],
+        json!("2026-07-28")
+    );
     let names: Vec<Json> = listed.json()["tools"]
         .as_array()
         .expect("tools")
@@ -109,6 +113,10 @@ fn tools_and_invoke_tool_fall_back_to_initialize_for_a_2025_06_18_server() {
     let listed = run(dir.path(), &["-v", "tools", "--format", "json"]);
     listed.expect_code(0);
     listed.stderr_has("MCP server `s` speaks revision 2025-06-18 (by initialize)");
+    assert_eq!(
+        listed.json()["mcp_servers"][0]["protocol_version"],
+        json!("2025-06-18")
+    );
     assert_eq!(listed.json()["tools"].as_array().map(Vec::len), Some(4));
 
     let called = run(
