@@ -407,6 +407,45 @@ mod tests {
         assert_eq!(settle(transport).await.0, "2026-07-28");
     }
 
+    /// The handshake pinned to `pin`: the revision settled on, or why none was.
+    async fn pinned(transport: impl Transport<RoleClient> + 'static, pin: Revision) -> String {
+        let pin = Some(pin);
+        let handshake = ClientConfig::default()
+            .with_protocol_version(proposed(pin))
+            .serve_with_lifecycle(Probing::new(transport, true, pin), mode(pin));
+        match tokio::time::timeout(Duration::from_secs(20), handshake)
+            .await
+            .expect("a handshake within 20 s")
+        {
+            Ok(service) => service
+                .peer()
+                .peer_info()
+                .expect("peer info")
+                .protocol_version
+                .to_string(),
+            Err(err) => err.to_string(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_pinned_older_revision_is_asked_for_by_initialize_alone() {
+        let transport = played(|method, id| match method {
+            "initialize" => initialized(id, "2025-11-25"),
+            _ => panic!("{method} before initialize"),
+        });
+        assert_eq!(pinned(transport, Revision::V2025_11_25).await, "2025-11-25");
+    }
+
+    #[tokio::test]
+    async fn a_pinned_2026_07_28_does_not_fall_back() {
+        let transport = played(|method, id| match method {
+            "initialize" => initialized(id, "2025-06-18"),
+            _ => vec![json!({"id": id, "error": {"code": -32601, "message": "no"}})],
+        });
+        let refused = pinned(transport, Revision::V2026_07_28).await;
+        assert!(refused.contains("-32601"), "{refused}");
+    }
+
     #[test]
     fn a_pinned_revision_chooses_its_one_handshake() {
         assert!(matches!(
