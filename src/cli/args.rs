@@ -11,6 +11,7 @@ mod init;
 mod inspect;
 mod invoke;
 mod library;
+mod lock;
 mod pack;
 mod prompt;
 mod run;
@@ -25,6 +26,7 @@ pub(crate) use inspect::{
 };
 pub(crate) use invoke::{InvokeArgs, InvokeFormat};
 pub(crate) use library::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat, ShareCommand};
+pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};
 pub(crate) use run::{ReplayMatch, RunArgs, RunFormat};
@@ -111,6 +113,9 @@ pub(crate) enum Command {
     /// Run every extension the config binds (or the named ones) through conformance
     /// probes, and fuzz its tools with arguments generated from their schemas
     Check(CheckArgs),
+    /// Pin every tool's description, schemas and annotations, and the files each
+    /// extension runs, in promptexec.lock; `--check` fails when anything drifted
+    Lock(LockArgs),
     /// Render and manage prompt templates
     #[command(subcommand)]
     Prompt(PromptCommand),

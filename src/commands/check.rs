@@ -23,6 +23,14 @@ pub(super) fn run(
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     let mut plan = plan(settings, args, console)?;
+    if args.locked
+        && let Some(drift) =
+            crate::lock::gate(Some(&plan.options.config_path), args.pack.as_deref())
+                .map_err(|err| UsageError::Unusable(format!("--locked: {err}")))?
+    {
+        console.error(&drift);
+        return Ok(Exit::No);
+    }
     let watch = InterruptWatch::start()?;
     plan.stop = watch.token();
     let progress = progress_bar(console.quiet(), plan.subjects.len());

@@ -84,6 +84,7 @@ fn dispatch(
         Command::Eval(args) => super::eval::run(settings, &args, console),
         Command::Validate(args) => super::validate::run(settings, &args, console),
         Command::Check(args) => super::check::run(settings, &args, console),
+        Command::Lock(args) => super::lock::run(settings, &args, console),
         Command::Prompt(PromptCommand::Render(args)) => {
             super::prompt::render::render(&args, console)
         }

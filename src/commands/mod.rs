@@ -10,6 +10,7 @@ mod hook;
 mod init;
 mod invoke;
 mod list;
+mod lock;
 mod prompt;
 mod run;
 mod test;

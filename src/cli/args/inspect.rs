@@ -115,6 +115,11 @@ pub(crate) struct CheckArgs {
     /// 2026-07-28) [default: the newest the server speaks]
     #[arg(long, value_name = "REVISION")]
     pub spec_version: Option<crate::mcp::Revision>,
+
+    /// Before anything runs, compare the tool surface with promptexec.lock beside
+    /// the config; exit 1 with the diff when it drifted
+    #[arg(long)]
+    pub locked: bool,
 }
 
 /// What a crash on schema-breaking arguments is.

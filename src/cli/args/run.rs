@@ -139,6 +139,11 @@ pub(crate) struct RunArgs {
     /// in a suite, a PARTIAL scenario fails too (as with --fail-on-partial)
     #[arg(long)]
     pub strict: bool,
+
+    /// Before anything runs, compare the tool surface with promptexec.lock beside
+    /// the config; exit 1 with the diff when it drifted
+    #[arg(long)]
+    pub locked: bool,
 }
 
 /// How a replayed model call finds its recorded answer (`--match`).

@@ -54,6 +54,14 @@ pub(super) fn run(
     // The messages are taken out of the arguments: a long list is held once.
     let messages = std::mem::take(&mut args.messages);
     let plan = resolve(settings, &args, messages, console)?;
+    let config_path = crate::commands::common::load::config_path(settings);
+    if args.locked
+        && let Some(drift) = crate::lock::gate(config_path.as_deref(), Some(&args.pack))
+            .map_err(|err| UsageError::Unusable(format!("--locked: {err}")))?
+    {
+        console.error(&drift);
+        return Ok(Exit::No);
+    }
     execute(plan, console)
 }
 
