@@ -132,11 +132,10 @@ pub(crate) enum LockError {
 
 /// Where the lock of the config at `config_path` is: beside it.
 pub(crate) fn default_path(config_path: Option<&Path>) -> PathBuf {
-    let dir = config_path
-        .and_then(Path::parent)
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    dir.join(FILE_NAME)
+    match config_path.and_then(Path::parent) {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(FILE_NAME),
+        _ => PathBuf::from(FILE_NAME),
+    }
 }
 
 impl Lock {
