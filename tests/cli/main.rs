@@ -29,6 +29,7 @@ mod junit;
 mod layers;
 mod lenient_params;
 mod library;
+mod lock;
 mod long_run;
 mod mcp;
 mod mcp_bounds;
