@@ -40,8 +40,7 @@ pub(super) fn run(
     };
     let fresh = match lock::read(&config, pack.as_ref()) {
         Ok(fresh) => fresh,
-        Err(LockError::Server { server, reason }) => {
-            let err = LockError::Server { server, reason };
+        Err(err @ LockError::Server { .. }) => {
             console.error(&crate::report::style::peer(&format!("error: {err}"), true));
             return Ok(Exit::ExtensionFailed);
         }

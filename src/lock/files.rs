@@ -66,8 +66,8 @@ mod tests {
 
     #[test]
     fn a_script_and_its_interpreter_are_told_apart() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("tool.py"), "print(1)\n").unwrap();
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("tool.py"), "print(1)\n").expect("write");
         let mut exec = ExecSpec::plain("python3", dir.path());
         exec.args = vec!["-u".into(), "tool.py".into()];
         let entry = exec_entry(&exec, dir.path());
@@ -82,10 +82,10 @@ mod tests {
 
     #[test]
     fn a_program_given_as_a_path_is_hashed() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("temp dir");
         let script = dir.path().join("bin").join("run.sh");
-        std::fs::create_dir(dir.path().join("bin")).unwrap();
-        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        std::fs::create_dir(dir.path().join("bin")).expect("mkdir");
+        std::fs::write(&script, "#!/bin/sh\n").expect("write");
         let exec = ExecSpec::plain(&script, dir.path());
         let entry = exec_entry(&exec, dir.path());
         assert_eq!(entry.command, ["bin/run.sh"]);
