@@ -120,7 +120,8 @@ impl McpClient {
             }
         }
         state.started = true;
-        let link = Arc::new(Link::open_speaking(&self.server, self.deadline(), self.revision).await?);
+        let link =
+            Arc::new(Link::open_speaking(&self.server, self.deadline(), self.revision).await?);
         state.link = Some(Arc::clone(&link));
         Ok(link)
     }

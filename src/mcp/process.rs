@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use serde_json::Value as Json;
 use nix::sys::signal::Signal;
+use serde_json::Value as Json;
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::watch;
 
