@@ -1,10 +1,16 @@
 //! The fuzz probe and the output contract: a tool called with arguments generated
-//! from its schema, through the same caller a run uses. On valid arguments a crash,
-//! a non-JSON answer or a hang fails; on invalid ones an error answer passes and a
-//! crash fails. A failing input is shrunk and given back as an `invoke-tool`
-//! command.
+//! from its schema, through the same caller a run uses. On valid arguments a crash or
+//! a non-JSON answer fails; a call that outlives its deadline where the ordinary one
+//! answered is a tool whose time grows with its input (a warning). Schema-breaking
+//! arguments, which a run never sends, go only with `--invalid-args`: there an error
+//! answer passes and a crash is advice (or a failure, when asked). A failing input is
+//! shrunk and given back as an `invoke-tool` command. Tools that may write are not
+//! called unless allowed; each says why.
+
+use std::time::Duration;
 
 use serde_json::Value as Json;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::exec::Outcome;
@@ -17,9 +23,11 @@ use super::subject::{LineServer, Options};
 use super::verdict::with_stderr;
 use super::{Probe, ProbeResult};
 
-/// Oracle calls a shrink may make; fewer when each failing call waits out a deadline.
+/// Oracle calls a shrink may make.
 const SHRINK_BUDGET: usize = 150;
-const SHRINK_BUDGET_HANGS: usize = 8;
+/// How long one tool is fuzzed: a tool whose calls are slow by nature gets fewer
+/// cases rather than holding the whole check.
+const TARGET_TIME: Duration = Duration::from_secs(10);
 
 /// How the fuzzer calls a tool: through the engine's caller, or (a server tool) in
 /// a process per call.
@@ -44,6 +52,8 @@ pub(super) struct FuzzTarget<'a> {
     pub name: String,
     pub input: &'a Json,
     pub output: Option<&'a Json>,
+    /// Why the tool is not called with generated arguments, when it is not.
+    pub withheld: Option<String>,
 }
 
 /// What fuzzing has seen so far, over every target.
@@ -52,10 +62,18 @@ struct Tally {
     calls: usize,
     valid: usize,
     invalid: usize,
+    /// Calls answered with an error (`isError`, `{"error": …}`).
+    errors: usize,
     /// Results held to an output schema.
     checked_results: usize,
     /// Targets whose ordinary call worked, so they were fuzzed.
     fuzzed: usize,
+    /// Targets not called, each with why.
+    withheld: Vec<String>,
+    /// Targets whose fuzzing ran out of its time, with the cases they got.
+    out_of_time: Vec<String>,
+    /// Advice: a slow tool, a crash on arguments a run never sends.
+    warnings: Vec<ProbeResult>,
     /// The fuzz probe's failure; fuzzing stops at the first.
     fuzz_failure: Option<ProbeResult>,
     /// The output contract's failure; the first one found is kept.
@@ -69,8 +87,12 @@ pub(super) async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<P
     let mut tally = Tally::default();
     let cancel = CancellationToken::new();
     for target in targets {
-        let mut fuzzer = match ready(target, options, &cancel).await {
-            Ok(Some(fuzzer)) => fuzzer,
+        if let Some(why) = &target.withheld {
+            tally.withheld.push(format!("`{}` ({why})", target.name));
+            continue;
+        }
+        let (mut fuzzer, ordinary) = match ready(target, options, &cancel).await {
+            Ok(Some(ready)) => ready,
             Ok(None) => continue,
             Err(failure) => {
                 tally.fuzz_failure = Some(failure);
@@ -78,7 +100,7 @@ pub(super) async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<P
             }
         };
         tally.fuzzed += 1;
-        fuzz_target(target, &mut fuzzer, options, &cancel, &mut tally).await;
+        fuzz_target(target, &mut fuzzer, ordinary, options, &cancel, &mut tally).await;
         if tally.fuzz_failure.is_some() {
             break;
         }
@@ -86,15 +108,19 @@ pub(super) async fn fuzz(targets: &[FuzzTarget<'_>], options: &Options) -> Vec<P
     verdicts(tally, targets, options, started.elapsed())
 }
 
-/// A fuzzer for the target's schema, once its ordinary call works. A tool that fails
-/// its ordinary call fails a probe of its own already, so what fuzzing finds is what
-/// depends on the input: it is skipped (`None`), and only when that probe is not run
-/// does this one say so. A schema no arguments can be generated from fails the probe.
+/// The ordinary call's arguments and how long it took.
+type Ordinary = (Json, Duration);
+
+/// A fuzzer for the target's schema, once its ordinary call works (with that call).
+/// A tool that fails its ordinary call fails a probe of its own already, so what
+/// fuzzing finds is what depends on the input: it is skipped (`None`), and only when
+/// that probe is not run does this one say so. A schema no arguments can be generated
+/// from fails the probe.
 async fn ready(
     target: &FuzzTarget<'_>,
     options: &Options,
     cancel: &CancellationToken,
-) -> Result<Option<Fuzzer>, ProbeResult> {
+) -> Result<Option<(Fuzzer, Ordinary)>, ProbeResult> {
     let fuzzer = Fuzzer::new(target.input, options.seed).map_err(|err| {
         let hint = if err.past_a_limit() {
             "keep the schema within the sizes check generates (see `check` in the guide)"
@@ -107,8 +133,15 @@ async fn ready(
             hint,
         )
     })?;
-    let Some(why) = failure(&target.caller.call(&fuzzer.example(), cancel).await, true) else {
-        return Ok(Some(fuzzer));
+    let fuzzer = match options.invalid_args {
+        Some(_) => fuzzer,
+        None => fuzzer.valid_only(),
+    };
+    let started = Instant::now();
+    let answer = target.caller.call(&fuzzer.example(), cancel).await;
+    let Some(why) = failure(&answer, true) else {
+        let ordinary = (fuzzer.example(), started.elapsed());
+        return Ok(Some((fuzzer, ordinary)));
     };
     if options.only.is_none() {
         return Ok(None);
@@ -121,16 +154,28 @@ async fn ready(
 }
 
 /// The target called with each generated case until one fails the fuzz probe (then
-/// shrunk, in `tally.fuzz_failure`); valid results are held to the output schema.
+/// shrunk, in `tally.fuzz_failure`), gives advice, or its time runs out; valid results
+/// are held to the output schema.
 async fn fuzz_target(
     target: &FuzzTarget<'_>,
     fuzzer: &mut Fuzzer,
+    (ordinary, ordinary_took): Ordinary,
     options: &Options,
     cancel: &CancellationToken,
     tally: &mut Tally,
 ) {
     let output = target.output.map(ArgsSchema::new);
-    for _ in 0..options.cases {
+    let started = Instant::now();
+    for done in 0..options.cases {
+        if started.elapsed() >= TARGET_TIME {
+            tally.out_of_time.push(format!(
+                "`{}` ({done} of {} cases in {} s)",
+                target.name,
+                options.cases,
+                TARGET_TIME.as_secs()
+            ));
+            return;
+        }
         let case = fuzzer.next_case();
         // A run only ever sends an object: arguments of another type say nothing
         // about the tool, and `invoke-tool` could not repeat them.
@@ -144,21 +189,29 @@ async fn fuzz_target(
         } else {
             tally.invalid += 1;
         }
+        if report.status == ToolStatus::Error || answered_error(&report) {
+            tally.errors += 1;
+        }
         let is_valid = case.valid;
         if let Some(why) = failure(&report, is_valid) {
-            let hangs = report.status == ToolStatus::Timeout;
+            // The ordinary call answered in time: this one asked for more work.
+            if report.status == ToolStatus::Timeout && is_valid {
+                tally.warnings.push(grows_with_input(
+                    target,
+                    &ordinary,
+                    ordinary_took,
+                    &case.args,
+                    why,
+                    options,
+                ));
+                return;
+            }
             let judge = |report: &ToolReport| failure(report, is_valid);
-            let found = shrunk(
-                target,
-                case,
-                Probe::Fuzz,
-                &judge,
-                why,
-                hangs,
-                options,
-                cancel,
-            );
-            tally.fuzz_failure = Some(found.await);
+            let found = shrunk(target, case, Probe::Fuzz, &judge, why, options, cancel).await;
+            match (is_valid, options.invalid_args) {
+                (false, Some(false)) => tally.warnings.push(as_advice(found)),
+                _ => tally.fuzz_failure = Some(found),
+            }
             return;
         }
         let Some(schema) = output
@@ -178,7 +231,6 @@ async fn fuzz_target(
                 Probe::OutputContract,
                 &judge,
                 why,
-                false,
                 options,
                 cancel,
             );
@@ -187,52 +239,139 @@ async fn fuzz_target(
     }
 }
 
-/// The fuzz verdict (none when no target could be fuzzed and nothing failed), and
-/// the output contract's when a target declares an output schema.
+/// A call that ran out of its deadline where the ordinary one answered: the tool's
+/// time grows with what it is asked for, which is advice, not a hang.
+fn grows_with_input(
+    target: &FuzzTarget<'_>,
+    ordinary: &Json,
+    took: Duration,
+    args: &Json,
+    why: String,
+    options: &Options,
+) -> ProbeResult {
+    ProbeResult::warn(
+        Probe::Fuzz,
+        format!(
+            "`{}`: its time grows with its input: {ordinary} answered in {} ms, {args} did not ({why})",
+            target.name,
+            took.as_millis()
+        ),
+        "bound the inputs that cost time in the schema (`maximum`, `maxLength`), or raise timeout_ms",
+    )
+    .reproduced_by(invoke_command(&options.config_path, None, &target.name, args))
+}
+
+/// A failure on arguments a run never sends, given as advice.
+fn as_advice(found: ProbeResult) -> ProbeResult {
+    ProbeResult {
+        passed: true,
+        warning: true,
+        ..found
+    }
+}
+
+/// The fuzz verdict (none when no target could be fuzzed, none was withheld and
+/// nothing failed), and the output contract's when a target declares an output schema.
 fn verdicts(
     tally: Tally,
     targets: &[FuzzTarget<'_>],
     options: &Options,
     took: std::time::Duration,
 ) -> Vec<ProbeResult> {
-    if tally.fuzzed == 0 && tally.fuzz_failure.is_none() {
-        return Vec::new();
+    if tally.fuzzed == 0 && tally.fuzz_failure.is_none() && tally.warnings.is_empty() {
+        if tally.withheld.is_empty() {
+            return Vec::new();
+        }
+        let why = format!("not called: {}", tally.withheld.join(", "));
+        let mut results = vec![ProbeResult::skip(Probe::Fuzz, why.clone())];
+        if targets.iter().any(|t| t.output.is_some()) {
+            results.push(ProbeResult::skip(Probe::OutputContract, why));
+        }
+        return results;
     }
+    let contract = contract_verdict(&tally, targets);
+    let fuzz = match tally.fuzz_failure {
+        Some(failure) => failure,
+        None => fuzz_verdict(tally, options),
+    };
+    std::iter::once(fuzz)
+        .chain(contract)
+        .map(|r| r.took(took))
+        .collect()
+}
+
+/// The fuzz probe's pass, a warning when something needs a look: advice found, or
+/// every call answered an error (nothing was exercised). Withheld and slow tools are
+/// named.
+fn fuzz_verdict(tally: Tally, options: &Options) -> ProbeResult {
     let Tally {
         calls,
         valid,
         invalid,
-        checked_results,
+        errors,
+        withheld,
+        out_of_time,
+        mut warnings,
         ..
     } = tally;
-    let mut results = vec![
-        tally
-            .fuzz_failure
-            .unwrap_or_else(|| {
-                ProbeResult::pass(
-                    Probe::Fuzz,
-                    format!(
-                        "{calls} generated calls ({valid} valid, {invalid} invalid, seed {}): no crash, hang or invalid answer",
-                        options.seed
-                    ),
-                )
-            })
-            .took(took),
-    ];
-    if targets.iter().any(|t| t.output.is_some()) {
-        results.push(
-            tally
-                .contract
-                .unwrap_or_else(|| {
-                    ProbeResult::pass(
-                        Probe::OutputContract,
-                        format!("{checked_results} results matched the output schema"),
-                    )
-                })
-                .took(took),
+    let mut reason = match options.invalid_args {
+        Some(_) => format!(
+            "{calls} generated calls ({valid} valid, {invalid} invalid, seed {}): no crash, hang or invalid answer",
+            options.seed
+        ),
+        None => format!(
+            "{calls} generated calls (seed {}): no crash, hang or invalid answer",
+            options.seed
+        ),
+    };
+    if !out_of_time.is_empty() {
+        reason.push_str(&format!("; stopped on time: {}", out_of_time.join(", ")));
+    }
+    if !withheld.is_empty() {
+        reason.push_str(&format!("; not called: {}", withheld.join(", ")));
+    }
+    if !warnings.is_empty() {
+        let first = warnings.remove(0);
+        let more = match warnings.len() {
+            0 => String::new(),
+            n => format!(" (and {n} more)"),
+        };
+        return ProbeResult {
+            reason: format!("{}{more}; {reason}", first.reason),
+            ..first
+        };
+    }
+    if calls > 0 && errors == calls {
+        return ProbeResult::warn(
+            Probe::Fuzz,
+            format!(
+                "every one of the {calls} generated calls answered an error: the probe exercised nothing; {reason}"
+            ),
+            "give the schema what a valid call needs (`enum`, `pattern`, `format`, examples), so generated arguments reach the tool's work",
         );
     }
-    results
+    ProbeResult::pass(Probe::Fuzz, reason)
+}
+
+/// The output contract's verdict, when a target declares an output schema.
+fn contract_verdict(tally: &Tally, targets: &[FuzzTarget<'_>]) -> Option<ProbeResult> {
+    if !targets.iter().any(|t| t.output.is_some()) {
+        return None;
+    }
+    if let Some(found) = &tally.contract {
+        return Some(found.clone());
+    }
+    Some(match tally.checked_results {
+        0 => ProbeResult::warn(
+            Probe::OutputContract,
+            "no call gave a result to hold to the output schema: the probe exercised nothing",
+            "give the schema what a valid call needs, so generated arguments get results",
+        ),
+        n => ProbeResult::pass(
+            Probe::OutputContract,
+            format!("{n} results matched the output schema"),
+        ),
+    })
 }
 
 /// Why a call is a failure, if it is: a crash, an invalid answer or a hang. An error
@@ -268,14 +407,12 @@ fn breaks_contract(schema: &ArgsSchema, report: &ToolReport) -> Option<String> {
 
 /// The failure of `probe` on `case`, shrunk to the smallest input that `judge` still
 /// finds at fault, with the command that shows it again.
-#[allow(clippy::too_many_arguments)]
 async fn shrunk(
     target: &FuzzTarget<'_>,
     case: Case,
     probe: Probe,
     judge: &dyn Fn(&ToolReport) -> Option<String>,
     why: String,
-    hangs: bool,
     options: &Options,
     cancel: &CancellationToken,
 ) -> ProbeResult {
@@ -285,14 +422,9 @@ async fn shrunk(
         (false, Some(broken)) => format!("invalid arguments ({broken})"),
         (false, None) => "invalid arguments".to_string(),
     };
-    let budget = if hangs {
-        SHRINK_BUDGET_HANGS
-    } else {
-        SHRINK_BUDGET
-    };
     let still_fails =
         |args: Json| async move { judge(&target.caller.call(&args, cancel).await).is_some() };
-    let smallest = case.shrink(still_fails, budget).await;
+    let smallest = case.shrink(still_fails, SHRINK_BUDGET).await;
     let why = judge(&target.caller.call(&smallest, cancel).await).unwrap_or(why);
     let hint = match (probe, valid) {
         (Probe::OutputContract, _) => {

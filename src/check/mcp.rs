@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use crate::config::{ExecSpec, McpEndpoint, McpServer};
 use crate::exec::CallKind;
-use crate::mcp::{Listing, McpClient};
+use crate::mcp::{Listing, McpClient, McpTool};
 use crate::tools::{RestartPolicy, ToolStatus};
 
 use super::ending;
@@ -90,6 +90,27 @@ pub(super) async fn probe(
     (keep(results, options), Some((client, listing)))
 }
 
+/// Why `tool` is not called with generated arguments, when it is not: only a tool
+/// its server calls read-only (`readOnlyHint: true`, not `destructiveHint: true`)
+/// is, unless writes are allowed. Annotations left out mean MCP's defaults, which
+/// assume a tool writes.
+pub(super) fn withheld(tool: &McpTool, options: &Options) -> Option<String> {
+    if options.allow_writes {
+        return None;
+    }
+    let hint = |name: &str| {
+        tool.annotations
+            .as_ref()
+            .and_then(|a| a.get(name))
+            .and_then(serde_json::Value::as_bool)
+    };
+    match (hint("readOnlyHint"), hint("destructiveHint")) {
+        (Some(true), Some(true)) => Some("annotated `destructiveHint: true`".into()),
+        (Some(true), _) => None,
+        _ => Some("not annotated `readOnlyHint: true`".into()),
+    }
+}
+
 fn keep(results: Vec<ProbeResult>, options: &Options) -> Vec<ProbeResult> {
     results
         .into_iter()
@@ -134,13 +155,20 @@ fn tool_schemas(listing: &Listing) -> ProbeResult {
 
 async fn calls_each_tool(client: &McpClient, listing: &Listing, options: &Options) -> ProbeResult {
     let mut answered = Vec::new();
+    let mut errors = 0;
+    let mut withheld_tools = Vec::new();
     for tool in &listing.tools {
+        if let Some(why) = withheld(tool, options) {
+            withheld_tools.push(format!("{} ({why})", tool.tool));
+            continue;
+        }
         let args = Fuzzer::new(&tool.input_schema, options.seed)
             .map(|f| f.example())
             .unwrap_or_else(|_| serde_json::json!({}));
         let report = client.call(&tool.tool, &tool.name, &args, None).await;
         match report.status {
             ToolStatus::Ok | ToolStatus::Error | ToolStatus::Pending => {
+                errors += usize::from(report.status == ToolStatus::Error);
                 answered.push(format!("{} ({})", tool.tool, report.status))
             }
             ToolStatus::Failed | ToolStatus::Timeout => {
@@ -156,14 +184,54 @@ async fn calls_each_tool(client: &McpClient, listing: &Listing, options: &Option
             }
         }
     }
-    ProbeResult::pass(
-        Probe::CallsEachTool,
-        if answered.is_empty() {
-            "no tools to call".to_string()
-        } else {
-            format!("answered {}", answered.join(", "))
-        },
-    )
+    let not_called = match withheld_tools.is_empty() {
+        true => String::new(),
+        false => format!(
+            "not called: {} (--allow-writes calls them)",
+            withheld_tools.join(", ")
+        ),
+    };
+    if answered.is_empty() {
+        return match withheld_tools.is_empty() {
+            true => ProbeResult::pass(Probe::CallsEachTool, "no tools to call"),
+            false => ProbeResult::skip(Probe::CallsEachTool, not_called),
+        };
+    }
+    let mut reason = format!("answered {}", answered.join(", "));
+    if !not_called.is_empty() {
+        reason.push_str(&format!("; {not_called}"));
+    }
+    if options.allow_writes && looks_like_files(listing) {
+        return ProbeResult::warn(
+            Probe::CallsEachTool,
+            format!("{reason}; --allow-writes let it call tools that write files"),
+            "point the server at a scratch copy of its data: check calls its tools with generated arguments",
+        );
+    }
+    if errors == answered.len() {
+        return ProbeResult::warn(
+            Probe::CallsEachTool,
+            format!(
+                "every one of the {errors} calls answered an error: the probe exercised nothing; {reason}"
+            ),
+            "give the schemas what a valid call needs (`enum`, `pattern`, `default`, examples), so an ordinary call reaches the tool's work",
+        );
+    }
+    ProbeResult::pass(Probe::CallsEachTool, reason)
+}
+
+/// Whether the server's tools read like a file system's: a tool that writes, moves
+/// or deletes by name, or arguments that are paths.
+fn looks_like_files(listing: &Listing) -> bool {
+    const TOOL_WORDS: [&str; 6] = ["write", "move", "delete", "remove", "create_dir", "edit_file"];
+    const PATH_ARGS: [&str; 4] = ["path", "paths", "source", "destination"];
+    listing.tools.iter().any(|tool| {
+        let name = tool.tool.to_ascii_lowercase();
+        TOOL_WORDS.iter().any(|w| name.contains(w))
+            || tool.input_schema["properties"]
+                .as_object()
+                .is_some_and(|props| PATH_ARGS.iter().any(|p| props.contains_key(*p)))
+    })
 }
 
 /// Over stdio, by hand: the handshake and a listing, stdin closed, then the exit

@@ -92,7 +92,7 @@ async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
             let mut probes = oneshot::probe(s, options).await;
             if fuzzing && let Some(schemas) = &s.tool {
                 let caller = ToolCaller::new(&s.name, &s.spec);
-                let target = target(Caller::Engine(&caller), &s.name, schemas);
+                let target = target(Caller::Engine(&caller), &s.name, schemas, options);
                 probes.extend(fuzz(&[target], options).await);
             }
             probes
@@ -100,7 +100,7 @@ async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
         Subject::Line(s) => {
             let mut probes = line::probe(s, options).await;
             if fuzzing && let Some(schemas) = &s.tool {
-                let target = target(Caller::Line(s), &s.name, schemas);
+                let target = target(Caller::Line(s), &s.name, schemas, options);
                 probes.extend(fuzz(&[target], options).await);
             }
             probes
@@ -124,6 +124,7 @@ async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
                             name: t.name.clone(),
                             input: &t.input_schema,
                             output: t.output_schema.as_ref(),
+                            withheld: mcp::withheld(t, options),
                         })
                         .collect();
                     probes.extend(fuzz(&targets, options).await);
@@ -141,11 +142,18 @@ async fn check(subject: &Subject, options: &Options) -> ExtensionCheck {
     }
 }
 
-fn target<'a>(caller: Caller<'a>, name: &str, schemas: &'a ToolSchemas) -> FuzzTarget<'a> {
+fn target<'a>(
+    caller: Caller<'a>,
+    name: &str,
+    schemas: &'a ToolSchemas,
+    options: &Options,
+) -> FuzzTarget<'a> {
     FuzzTarget {
         caller,
         name: name.to_string(),
         input: &schemas.input,
         output: schemas.output.as_ref(),
+        withheld: (schemas.writes && !options.allow_writes)
+            .then(|| "`side_effects: writes`; --allow-writes calls it".to_string()),
     }
 }

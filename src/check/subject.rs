@@ -84,6 +84,8 @@ pub(crate) struct McpSubject {
 pub(crate) struct ToolSchemas {
     pub input: Json,
     pub output: Option<Json>,
+    /// The config says the tool writes (`side_effects: writes`).
+    pub writes: bool,
 }
 
 /// How a check run goes, shared by every probe.

@@ -6,7 +6,7 @@ use serde_json::{Value as Json, json};
 
 use crate::config::{
     EvalBinding, ExecSpec, Hook, HookKind, HookMode, HookPhase, RuntimeConfig, RuntimeMode,
-    ServerHook,
+    ServerHook, SideEffects,
 };
 use crate::evals::{EvalInput, eval_request};
 use crate::exec::CallKind;
@@ -55,6 +55,7 @@ pub(crate) fn subjects(
             .map(|def| ToolSchemas {
                 input: def.parameters.clone(),
                 output: def.output_schema.clone(),
+                writes: binding.side_effects == SideEffects::Writes,
             });
         if schemas.is_none() {
             warnings.push(format!(

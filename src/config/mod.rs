@@ -15,7 +15,7 @@ pub use model::{
     HookType, HttpRequestMapping, HttpTool, Intercept, LogFormat, LogLevel, Logging,
     MCP_TRANSPORT_HEADERS, McpEndpoint, McpServer, McpToolFilter, MockAnswer, MockTool,
     ModelDefaults, ObserveEvents, OnFailure, Pricing, Provider, RateLimit, RuntimeConfig,
-    RuntimeMode, ServerHook, ToolBinding, ToolRun,
+    RuntimeMode, ServerHook, SideEffects, ToolBinding, ToolRun,
 };
 pub use phase::{Phase, Place};
 pub use secrets::{looks_secret, register_secrets};

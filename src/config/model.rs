@@ -201,7 +201,22 @@ crate::wire_enum! {
 pub struct ToolBinding {
     pub name: String,
     pub run: ToolRun,
+    /// What calling it may change; `check` calls a tool that writes with generated
+    /// arguments only when told it may.
+    pub side_effects: SideEffects,
     pub pos: Pos,
+}
+
+/// A tool's `side_effects`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SideEffects {
+    /// Not said: treated as today, fuzzed.
+    #[default]
+    Unstated,
+    /// `none`: calling it changes nothing.
+    None,
+    /// `writes`: calling it may change data.
+    Writes,
 }
 
 impl ToolBinding {

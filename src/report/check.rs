@@ -41,28 +41,38 @@ pub(crate) fn check_human(report: &CheckRecord, color: bool, verbose: bool) -> S
             text.push_str("\n  no probes ran\n");
             continue;
         }
+        let warnings = extension.probes.iter().filter(|p| p.warning).count();
         if extension.passed() && !verbose {
             let took: Duration = extension.probes.iter().map(|p| p.duration).sum();
+            let warned = match warnings {
+                0 => String::new(),
+                n => format!(", {}", plural(n, "warning")),
+            };
             text.push_str(&format!(
-                ": {} passed ({} ms)\n",
+                ": {} passed{warned} ({} ms)\n",
                 plural(extension.probes.len(), "probe"),
                 took.as_millis()
             ));
-            continue;
+        } else {
+            text.push('\n');
+            text.push_str(&format!("{}\n", probe_table(extension)));
         }
-        text.push('\n');
-        text.push_str(&format!("{}\n", probe_table(extension)));
-        for failure in extension.probes.iter().filter(|p| !p.passed) {
+        let noted = extension.probes.iter().filter(|p| !p.passed || p.warning);
+        for probe in noted {
+            let (word, tone) = match probe.passed {
+                true => ("warning", Tone::Warn),
+                false => ("failed", Tone::Bad),
+            };
             text.push_str(&format!(
                 "  {} {}: {}\n",
-                failure.probe,
-                paint("failed", Tone::Bad),
-                style::peer(failure.reason.trim_end(), true).replace('\n', "\n    ")
+                probe.probe,
+                paint(word, tone),
+                style::peer(probe.reason.trim_end(), true).replace('\n', "\n    ")
             ));
-            if let Some(hint) = &failure.hint {
+            if let Some(hint) = &probe.hint {
                 text.push_str(&format!("    {} {hint}\n", paint("hint:", Tone::Warn)));
             }
-            if let Some(command) = &failure.reproduce {
+            if let Some(command) = &probe.reproduce {
                 text.push_str(&format!(
                     "    {} {command}\n",
                     paint("reproduce:", Tone::Strong)
@@ -70,12 +80,24 @@ pub(crate) fn check_human(report: &CheckRecord, color: bool, verbose: bool) -> S
             }
         }
     }
-    let (passed, failed) = counts(report);
+    let Counts {
+        passed,
+        failed,
+        skipped,
+        warnings,
+    } = counts(report);
     let failed_text = format!("{failed} failed");
+    let mut extra = String::new();
+    if skipped > 0 {
+        extra.push_str(&format!(", {skipped} skipped"));
+    }
+    if warnings > 0 {
+        extra.push_str(&format!(", {}", plural(warnings, "warning")));
+    }
     text.push_str(&format!(
-        "check: {}, {}: {passed} passed, {} (seed {})\n",
+        "check: {}, {}: {passed} passed, {}{extra} (seed {})\n",
         plural(report.extensions.len(), "extension"),
-        plural(passed + failed, "probe"),
+        plural(passed + failed + skipped, "probe"),
         match failed {
             0 => failed_text,
             _ => paint(&failed_text, Tone::Bad),
@@ -101,7 +123,12 @@ fn probe_table(extension: &ExtensionCheck) -> String {
 }
 
 fn verdict(probe: &ProbeResult) -> &'static str {
-    if probe.passed { "passed" } else { "failed" }
+    match (probe.passed, probe.skipped, probe.warning) {
+        (false, ..) => "failed",
+        (true, true, _) => "skipped",
+        (true, false, true) => "warning",
+        (true, false, false) => "passed",
+    }
 }
 
 /// How much of a reason fits a cell; a failure's whole reason follows the table.
@@ -117,10 +144,26 @@ fn in_cell(text: &str) -> String {
     }
 }
 
-fn counts(report: &CheckRecord) -> (usize, usize) {
-    let probes = report.extensions.iter().flat_map(|e| &e.probes);
-    let (passed, failed): (Vec<_>, Vec<_>) = probes.partition(|p| p.passed);
-    (passed.len(), failed.len())
+/// Probes by verdict; a warning is a pass too, a skipped probe is neither.
+#[derive(Default)]
+struct Counts {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    warnings: usize,
+}
+
+fn counts(report: &CheckRecord) -> Counts {
+    let mut counts = Counts::default();
+    for probe in report.extensions.iter().flat_map(|e| &e.probes) {
+        match (probe.passed, probe.skipped) {
+            (false, _) => counts.failed += 1,
+            (true, true) => counts.skipped += 1,
+            (true, false) => counts.passed += 1,
+        }
+        counts.warnings += usize::from(probe.warning);
+    }
+    counts
 }
 
 fn plural(n: usize, noun: &str) -> String {
@@ -175,6 +218,9 @@ pub(crate) fn check_junit(report: &CheckRecord) -> Result<String, quick_junit::S
             let mut case = TestCase::new(probe.probe.as_str(), junit_status(probe));
             case.set_classname(format!("{}.{}", extension.kind, extension.name));
             case.set_time(probe.duration);
+            if probe.warning {
+                case.set_system_out(format!("warning: {}", probe.reason));
+            }
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);
@@ -183,6 +229,11 @@ pub(crate) fn check_junit(report: &CheckRecord) -> Result<String, quick_junit::S
 }
 
 fn junit_status(probe: &ProbeResult) -> TestCaseStatus {
+    if probe.skipped {
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(probe.reason.clone());
+        return status;
+    }
     if probe.passed {
         return TestCaseStatus::success();
     }

@@ -101,6 +101,12 @@ impl Fuzzer {
         })
     }
 
+    /// The same fuzzer drawing only arguments the schema allows: what a run sends.
+    pub(crate) fn valid_only(mut self) -> Fuzzer {
+        self.broken.clear();
+        self
+    }
+
     /// A simple, deterministic valid value: required properties only, short ASCII strings,
     /// numbers at a small in-range value, first enum member; used for ordinary requests.
     pub(crate) fn example(&self) -> Value {

@@ -21,8 +21,12 @@ use super::text::{format_pattern, matching, strings};
 
 /// Most items an array gets beyond its `minItems` when `maxItems` does not say.
 const MAX_EXTRA_ITEMS: usize = 16;
-/// The largest magnitude a number with a fraction gets when the schema sets no bound.
+/// The largest magnitude a number with a fraction gets where nothing else says.
 const FLOAT_LIMIT: f64 = 1e300;
+/// How far a number reaches on a side the schema leaves unbounded, past 0 or the
+/// bound it does give: the magnitudes real calls use (a count, an amount, a number
+/// of seconds), so that a tool is not asked for work no caller would ask.
+const UNBOUNDED_REACH: f64 = 10.0;
 /// The keys of objects that no schema describes, and the most bytes one takes.
 const ANY_KEYS: [&str; 7] = ["a", "b", "name", "value", "ключ", "键", ""];
 const ANY_KEY_SIZE: u64 = 2 + 5 * super::budget::PER_CHAR;
@@ -447,7 +451,7 @@ pub(super) fn unused_name(properties: &Map<String, Value>, base: &str) -> String
 
 /// The integers a schema allows, `multipleOf` honoured when it is a whole number.
 pub(super) fn integers(map: &Map<String, Value>) -> Option<IntStrategy> {
-    let (lo, hi) = Bounds::of(map).integers()?;
+    let (lo, hi) = within_reach(Bounds::of(map)).integers()?;
     let step = map
         .get("multipleOf")
         .and_then(Value::as_f64)
@@ -459,7 +463,7 @@ pub(super) fn integers(map: &Map<String, Value>) -> Option<IntStrategy> {
 /// Numbers: whole ones, and ones with fractions inside the bounds. A fractional
 /// `multipleOf` gives multiples of it.
 fn numbers(map: &Map<String, Value>) -> Option<Gen> {
-    let bounds = Bounds::of(map);
+    let bounds = within_reach(Bounds::of(map));
     if let Some(step) = map.get("multipleOf").and_then(Value::as_f64)
         && step.fract() != 0.0
         && step > 0.0
@@ -495,6 +499,20 @@ fn numbers(map: &Map<String, Value>) -> Option<Gen> {
         options.push(Gen::scalar(FloatStrategy { lo, hi }.boxed()));
     }
     one_of(options)
+}
+
+/// `bounds` with each side the schema leaves open closed at [`UNBOUNDED_REACH`] past
+/// 0, or past the other side's bound when that is further out.
+fn within_reach(bounds: Bounds) -> Bounds {
+    let lo = bounds.lo.or_else(|| {
+        let from = bounds.hi.map_or(0.0, |(hi, _)| hi.min(0.0));
+        Some((from - UNBOUNDED_REACH, false))
+    });
+    let hi = bounds.hi.or_else(|| {
+        let from = bounds.lo.map_or(0.0, |(lo, _)| lo.max(0.0));
+        Some((from + UNBOUNDED_REACH, false))
+    });
+    Bounds { lo, hi }
 }
 
 /// Scalars of every type.

@@ -19,6 +19,12 @@ use tool_run::{TOOL_RUN_KEYS, ToolWay, read_tool_run};
 /// Tool keys that only describe the tool; the pack's definition is the one used.
 const TOOL_KEYS_DESCRIPTIVE: &[&str] = &["name", "description"];
 
+/// What `side_effects` may say of a tool.
+const SIDE_EFFECTS: &[(&str, SideEffects)] = &[
+    ("none", SideEffects::None),
+    ("writes", SideEffects::Writes),
+];
+
 /// Tool keys PromptKit uses that promptexec does not act on.
 const TOOL_KEYS_UNUSED: &[&str] = &["input_schema", "output_schema", "client"];
 
@@ -28,6 +34,12 @@ impl Resolver<'_> {
         let mut f = self.cx.map(node, &what)?;
         f.allow(TOOL_KEYS_DESCRIPTIVE);
         f.allow(TOOL_RUN_KEYS);
+        let side_effects = match f.get("side_effects") {
+            Some(n) => self
+                .cx
+                .choice(n, &format!("{what}.side_effects"), SIDE_EFFECTS)?,
+            None => SideEffects::Unstated,
+        };
         self.cx.ignored_keys(&mut f, TOOL_KEYS_UNUSED, &what);
         self.cx.unknown_keys(&f, &what, UnknownKeys::Error);
         let run = match read_tool_run(self.cx, node, &what)? {
@@ -50,6 +62,7 @@ impl Resolver<'_> {
         Some(ToolBinding {
             name: key.name.clone(),
             run,
+            side_effects,
             pos: key.pos,
         })
     }
