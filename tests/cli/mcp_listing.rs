@@ -116,8 +116,12 @@ fn tools_shows_each_tools_annotations_and_the_servers_resource_templates() {
         tool("mcp__t__delete_order")["annotations"],
         json!({"destructiveHint": true, "idempotentHint": true})
     );
+    assert_eq!(
+        tool("mcp__t__export")["execution"],
+        json!({"taskSupport": "optional"})
+    );
     let note = tool("mcp__t__note");
-    for absent in ["title", "annotations", "output_schema"] {
+    for absent in ["title", "annotations", "output_schema", "execution"] {
         assert!(note.get(absent).is_none(), "{absent}: {note:#}");
     }
     let server = &listing["mcp_servers"][0];
@@ -145,7 +149,7 @@ fn tools_shows_each_tools_annotations_and_the_servers_resource_templates() {
             "(writes), destructive, idempotent, (open-world)",
         ),
         ("mcp__t__note", "(writes), (destructive), (open-world)"),
-        ("mcp__t__export", "writes, open-world"),
+        ("mcp__t__export", "writes, open-world, tasks: optional"),
     ];
     for (name, hints) in rows {
         let row = row(name);
