@@ -37,6 +37,9 @@ pub(crate) enum CliError {
     Refused(#[from] crate::library::ShareError),
     #[error("interrupted")]
     Interrupted,
+    /// The `--locked` gate could not compare the tool surface with the lock file.
+    #[error("--locked")]
+    Locked(#[source] crate::lock::LockError),
 }
 
 /// The kinds of arguments that make sense to clap but not to the command; each
@@ -281,6 +284,11 @@ impl CliError {
             CliError::Library(err) => library_exit(err),
             CliError::Refused(_) => Exit::No,
             CliError::Interrupted => Exit::Interrupted,
+            CliError::Locked(err) => match err {
+                crate::lock::LockError::Interrupted => Exit::Interrupted,
+                crate::lock::LockError::Server { .. } => Exit::ExtensionFailed,
+                _ => Exit::BadInput,
+            },
         }
     }
 
@@ -290,7 +298,7 @@ impl CliError {
         match self {
             CliError::Invalid(diagnostics) => console.diagnostics(diagnostics),
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
-            CliError::Interrupted => {}
+            CliError::Interrupted | CliError::Locked(crate::lock::LockError::Interrupted) => {}
             other => {
                 let mut message = format!("error: {other}");
                 let mut source = std::error::Error::source(other);

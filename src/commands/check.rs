@@ -26,7 +26,7 @@ pub(super) fn run(
     if args.locked
         && let Some(drift) =
             crate::lock::gate(Some(&plan.options.config_path), args.pack.as_deref())
-                .map_err(|err| UsageError::Unusable(format!("--locked: {err}")))?
+                .map_err(CliError::Locked)?
     {
         console.error(&drift);
         return Ok(Exit::No);

@@ -57,7 +57,7 @@ pub(super) fn run(
     let config_path = crate::commands::common::load::config_path(settings);
     if args.locked
         && let Some(drift) = crate::lock::gate(config_path.as_deref(), Some(&args.pack))
-            .map_err(|err| UsageError::Unusable(format!("--locked: {err}")))?
+            .map_err(CliError::Locked)?
     {
         console.error(&drift);
         return Ok(Exit::No);
