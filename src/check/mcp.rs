@@ -223,7 +223,14 @@ async fn calls_each_tool(client: &McpClient, listing: &Listing, options: &Option
 /// Whether the server's tools read like a file system's: a tool that writes, moves
 /// or deletes by name, or arguments that are paths.
 fn looks_like_files(listing: &Listing) -> bool {
-    const TOOL_WORDS: [&str; 6] = ["write", "move", "delete", "remove", "create_dir", "edit_file"];
+    const TOOL_WORDS: [&str; 6] = [
+        "write",
+        "move",
+        "delete",
+        "remove",
+        "create_dir",
+        "edit_file",
+    ];
     const PATH_ARGS: [&str; 4] = ["path", "paths", "source", "destination"];
     listing.tools.iter().any(|tool| {
         let name = tool.tool.to_ascii_lowercase();

@@ -8,6 +8,7 @@ mod builtin_checks;
 mod cases;
 mod check;
 mod check_budgets;
+mod check_safety;
 mod deadlines;
 mod env_rule;
 mod evals;

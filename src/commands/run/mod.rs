@@ -56,8 +56,8 @@ pub(super) fn run(
     let plan = resolve(settings, &args, messages, console)?;
     let config_path = crate::commands::common::load::config_path(settings);
     if args.locked
-        && let Some(drift) = crate::lock::gate(config_path.as_deref(), Some(&args.pack))
-            .map_err(CliError::Locked)?
+        && let Some(drift) =
+            crate::lock::gate(config_path.as_deref(), Some(&args.pack)).map_err(CliError::Locked)?
     {
         console.error(&drift);
         return Ok(Exit::No);

@@ -20,10 +20,8 @@ use tool_run::{TOOL_RUN_KEYS, ToolWay, read_tool_run};
 const TOOL_KEYS_DESCRIPTIVE: &[&str] = &["name", "description"];
 
 /// What `side_effects` may say of a tool.
-const SIDE_EFFECTS: &[(&str, SideEffects)] = &[
-    ("none", SideEffects::None),
-    ("writes", SideEffects::Writes),
-];
+const SIDE_EFFECTS: &[(&str, SideEffects)] =
+    &[("none", SideEffects::None), ("writes", SideEffects::Writes)];
 
 /// Tool keys PromptKit uses that promptexec does not act on.
 const TOOL_KEYS_UNUSED: &[&str] = &["input_schema", "output_schema", "client"];
