@@ -52,13 +52,17 @@ RATES = {
 }
 
 
-@server.tool()
+# Every tool only reads: `check` calls read-only tools with generated arguments.
+READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+
+
+@server.tool(annotations=READ_ONLY)
 def echo(text: str) -> str:
     """Answer with the text it was given."""
     return text
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def store_hours(city: str) -> dict[str, Any]:
     """Opening hours of the Acme Outfitters store in a city."""
     store = STORES.get(city.strip().lower())
@@ -67,7 +71,7 @@ def store_hours(city: str) -> dict[str, Any]:
     return dict(store)
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def shipping_quote(weight_kg: float, country: str = "US") -> dict[str, Any]:
     """Price and delivery time of a parcel, by weight and two-letter country code."""
     rate = RATES.get(country.upper())

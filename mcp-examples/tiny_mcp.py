@@ -99,12 +99,15 @@ class MCPServer:
         self.name = name
         self.version = version
         self.tools = {}
+        self.annotations = {}
         self.prompts = {}
         self.resources = {}
 
-    def tool(self):
+    def tool(self, annotations=None):
         def register(fn):
             self.tools[fn.__name__] = fn
+            if annotations:
+                self.annotations[fn.__name__] = dict(annotations)
             return fn
 
         return register
@@ -141,6 +144,8 @@ class MCPServer:
         tools = []
         for name, fn in self.tools.items():
             tool = {"name": name, "description": _doc(fn), "inputSchema": _input_schema(fn)}
+            if name in self.annotations:
+                tool["annotations"] = self.annotations[name]
             if _output_schema(fn) is not None:
                 tool["outputSchema"] = _output_schema(fn)
             tools.append(tool)

@@ -77,7 +77,15 @@ fn shown(value: Option<&Json>) -> String {
     let Some(value) = value else {
         return "(none)".into();
     };
-    let text = value.to_string();
+    // Characters the scan calls hidden are shown by code point, so a reviewer sees them.
+    let text: String = value
+        .to_string()
+        .chars()
+        .map(|c| match super::scan::hidden(c) {
+            true => format!("<U+{:04X}>", c as u32),
+            false => c.to_string(),
+        })
+        .collect();
     let escaped = crate::peer_text::peer(&text, true).into_owned();
     if escaped.chars().count() > 200 {
         let cut: String = escaped.chars().take(200).collect();
@@ -155,4 +163,19 @@ pub(crate) fn findings_sarif(findings: &[Finding], file: Option<&str>) -> Json {
             .collect(),
     };
     log.json()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+    use serde_json::json;
+
+    #[test]
+    fn a_changed_value_shows_hidden_characters_by_code_point() {
+        assert_eq!(
+            shown(Some(&json!("call\u{200b} refund\u{202e}"))),
+            "\"call<U+200B> refund<U+202E>\""
+        );
+        assert_eq!(shown(None), "(none)");
+    }
 }

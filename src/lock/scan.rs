@@ -237,7 +237,7 @@ fn names_word(text: &str, word: &str) -> bool {
     })
 }
 
-fn hidden(c: char) -> bool {
+pub(super) fn hidden(c: char) -> bool {
     matches!(c as u32,
         0xE0000..=0xE007F
         | 0x202A..=0x202E

@@ -284,3 +284,19 @@ fn a_tool_whose_time_grows_with_its_input_is_not_called_hung() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_side_effects_value_that_is_neither_is_an_error_at_its_place() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    fs::write(
+        dir.path().join("c.yaml"),
+        "apiVersion: promptkit.altairalabs.ai/v1alpha1\nkind: RuntimeConfig\nspec:\n  tools:\n    writer:\n      side_effects: sometimes\n      exec: { command: python3 }\n",
+    )
+    .expect("config");
+    promptexec()
+        .in_dir(dir.path())
+        .args(["-c", "c.yaml", "validate"])
+        .run()
+        .expect_code(2)
+        .stderr_has("c.yaml:6:21: spec.tools.writer.side_effects");
+}

@@ -401,3 +401,24 @@ fn an_object_declaring_no_properties_gets_entries() {
     assert!(empty * 4 < sizes.len(), "{empty} empty of {}", sizes.len());
     assert!(sizes.iter().any(|n| *n >= 2));
 }
+
+#[test]
+fn the_values_a_schema_gives_are_the_ordinary_call_and_often_drawn() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string", "pattern": "^A-[0-9]{4}$", "examples": ["A-1001", "A-1002"]}},
+        "required": ["id"]
+    });
+    let mut fuzzer = Fuzzer::new(&schema, 5).expect("usable").valid_only();
+    assert_eq!(fuzzer.example(), json!({"id": "A-1001"}));
+    let given = (0..200)
+        .filter(|_| {
+            let id = fuzzer.next_case().args["id"].clone();
+            id == "A-1001" || id == "A-1002"
+        })
+        .count();
+    assert!(
+        (50..=150).contains(&given),
+        "{given} of 200 drawn from the examples"
+    );
+}

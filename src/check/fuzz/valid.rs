@@ -251,7 +251,17 @@ impl Generator<'_> {
         for ty in types(map) {
             options.extend(self.typed(map, ty, at, depth)?);
         }
-        Ok(one_of(options))
+        // Values the schema gives (its `default`, its `examples`) are what real calls
+        // send: drawn as often as everything else together.
+        let given = given(map);
+        let Some(floor) = given.iter().map(json_size).max() else {
+            return Ok(one_of(options));
+        };
+        let given = Gen {
+            values: select(given).boxed(),
+            floor,
+        };
+        Ok(one_of(one_of(options).into_iter().chain([given]).collect()))
     }
 
     fn typed(&self, map: &Map<String, Value>, ty: JsonType, at: &At, depth: Depth) -> Built {
@@ -436,6 +446,19 @@ pub(super) fn required(map: &Map<String, Value>) -> Vec<String> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The values a schema names as what calls send: its `default`, then its `examples`.
+pub(super) fn given(map: &Map<String, Value>) -> Vec<Value> {
+    let examples = match map.get("examples") {
+        Some(Value::Array(examples)) => examples.as_slice(),
+        _ => &[],
+    };
+    map.get("default")
+        .into_iter()
+        .chain(examples)
+        .cloned()
+        .collect()
 }
 
 /// `base`, or `base_2`, `base_3`... whichever no property is named.
