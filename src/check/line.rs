@@ -18,12 +18,10 @@ use super::subject::{LineServer, Options, ReplyShape};
 use super::verdict::with_stderr;
 use super::{CheckedKind, Probe, ProbeResult};
 
-/// Ids a server tool must send back unchanged: zero, past 32 bits, and the largest a
+/// Ids a reply must carry back unchanged: zero (not to hooks, whose ids start at 1:
+/// PicoClaw sends id 0 only with notifications), past 32 bits, and the largest a
 /// double holds exactly.
 const PROBE_IDS: [u64; 5] = [0, 1, 2, 4_294_967_296, 9_007_199_254_740_991];
-
-/// The same for JSON-RPC hooks, whose ids start at 1: PicoClaw sends id 0 (or none)
-/// only with notifications, which a hook never answers.
 const HOOK_PROBE_IDS: [u64; 5] = [1, 2, 3, 4_294_967_296, 9_007_199_254_740_991];
 
 /// The ids `echoes_ids` sends to `subject`, and what to change when they do not come

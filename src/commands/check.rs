@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 use crate::check::{self, CheckError, CheckEvent, CheckPlan, Options, Probe};
 use crate::cli::args::{CheckArgs, CheckFormat, InvalidArgs};
 use crate::cli::{CliError, Console, Exit, Settings, Unknown, UsageError};
-use crate::pack;
 use crate::report::{CheckRecord, Terminal, check_human, check_json, check_junit, style};
 
 use crate::commands::common::emit::write_output;
@@ -77,10 +76,7 @@ fn plan(
 ) -> Result<CheckPlan, CliError> {
     let mut warnings = LoadWarnings::new(false);
     let config = warnings.config(settings, console)?;
-    let pack = match &args.pack {
-        Some(path) => Some(warnings.keep(pack::load(path), console)?),
-        None => None,
-    };
+    let pack = warnings.pack(args.pack.as_deref(), console)?;
     let only = match &args.probe {
         Some(name) => Some(Probe::from_wire(name).ok_or_else(|| UsageError::Unknown {
             name: name.clone(),

@@ -7,7 +7,6 @@
 use crate::cli::args::{LockArgs, LockFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::lock::{self, Change, Finding, Lock, LockError};
-use crate::pack;
 use crate::sarif::Level;
 
 use crate::commands::common::emit::pretty;
@@ -20,10 +19,7 @@ pub(super) fn run(
 ) -> Result<Exit, CliError> {
     let mut warnings = LoadWarnings::new(false);
     let config = warnings.config(settings, console)?;
-    let pack = match &args.pack {
-        Some(path) => Some(warnings.keep(pack::load(path), console)?),
-        None => None,
-    };
+    let pack = warnings.pack(args.pack.as_deref(), console)?;
     let path = args
         .lock_file
         .clone()

@@ -6,8 +6,8 @@ use crate::cli::args::{ListFormat, ToolsArgs};
 use crate::cli::{CliError, Console, Exit, Settings};
 use crate::config::{ExecSpec, McpEndpoint, McpServer, RuntimeConfig, RuntimeMode};
 use crate::exec::last_lines;
-use crate::mcp::{Catalog, McpClient, McpFailure, glob_matches, shown_url};
-use crate::pack::{self, Pack};
+use crate::mcp::{Catalog, McpFailure, glob_matches, shown_url};
+use crate::pack::Pack;
 use crate::report::style::peer;
 use crate::report::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};
 
@@ -24,10 +24,7 @@ pub(super) fn run(
 ) -> Result<Exit, CliError> {
     let mut warnings = LoadWarnings::new(false);
     let config = warnings.config(settings, console)?;
-    let pack = match &args.pack {
-        Some(path) => Some(warnings.keep(pack::load(path), console)?),
-        None => None,
-    };
+    let pack = warnings.pack(args.pack.as_deref(), console)?;
     let asked = with_runtime(|| ask_every_server(&config))?;
     let failed: Vec<&McpFailure> = asked.iter().filter_map(|(_, r)| r.as_ref().err()).collect();
     // A tool a server lists unusably is that server's failure.
@@ -68,25 +65,9 @@ pub(super) fn run(
 
 /// Starts every MCP server, asks each what it offers, and stops them, all at once.
 async fn ask_every_server(config: &RuntimeConfig) -> Result<Vec<Asked>, CliError> {
-    let clients: Vec<(&McpServer, McpClient)> = config
-        .mcp_servers
-        .values()
-        .map(|server| (server, McpClient::new(server)))
-        .collect();
-    let asking = futures::future::join_all(
-        clients
-            .iter()
-            .map(|(server, client)| async move { ((*server).clone(), client.catalog().await) }),
-    );
-    let asked = tokio::select! {
-        asked = asking => asked,
-        () = interrupted() => {
-            clients.iter().for_each(|(_, client)| client.kill());
-            return Err(CliError::Interrupted);
-        }
-    };
-    futures::future::join_all(clients.iter().map(|(_, client)| client.shutdown())).await;
-    Ok(asked)
+    crate::mcp::ask_all(config.mcp_servers.values(), interrupted())
+        .await
+        .ok_or(CliError::Interrupted)
 }
 
 /// The config's exec and server tools, the pack's tools nothing binds, then each MCP

@@ -37,6 +37,7 @@ mod reaper;
 mod registry;
 pub mod rpc;
 mod run;
+mod signals;
 pub(crate) mod spawn;
 pub(crate) mod tail;
 pub mod tether;
@@ -51,6 +52,7 @@ pub use raw_json::RawJson;
 pub use reaper::{become_subreaper, kill_remaining_children};
 pub use registry::SPAWN_ID_VAR;
 pub use run::{Call, CallKind, child_env_for, run};
+pub use signals::interrupted;
 pub use spawn::{SpawnError, find_in_path, is_executable};
 pub use tail::last_lines;
 

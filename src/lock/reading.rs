@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use crate::config::{McpServer, RuntimeConfig};
-use crate::mcp::{Catalog, McpClient, McpTool};
+use crate::config::RuntimeConfig;
+use crate::mcp::{Catalog, McpTool};
 use crate::pack::Pack;
 
 use super::files::exec_entry;
@@ -106,52 +106,23 @@ fn mcp_entry(server: &str, tool: &McpTool) -> ToolEntry {
 
 /// Starts every MCP server, asks each for its tools, and stops them, all at once.
 async fn ask_every_server(config: &RuntimeConfig) -> Result<Vec<(String, Catalog)>, LockError> {
-    let clients: Vec<(&McpServer, McpClient)> = config
-        .mcp_servers
-        .values()
-        .map(|server| (server, McpClient::new(server)))
-        .collect();
-    let asking = futures::future::join_all(
-        clients
-            .iter()
-            .map(|(server, client)| async move { (server.name.clone(), client.catalog().await) }),
-    );
-    let asked = tokio::select! {
-        asked = asking => asked,
-        () = interrupted() => {
-            clients.iter().for_each(|(_, client)| client.kill());
-            return Err(LockError::Interrupted);
-        }
-    };
-    futures::future::join_all(clients.iter().map(|(_, client)| client.shutdown())).await;
+    let asked = crate::mcp::ask_all(config.mcp_servers.values(), crate::exec::interrupted())
+        .await
+        .ok_or(LockError::Interrupted)?;
     asked
         .into_iter()
         .map(|(server, answer)| match answer {
-            Ok(catalog) => Ok((server, catalog)),
+            Ok(catalog) => Ok((server.name, catalog)),
             Err(failure) => {
                 let mut reason = failure.to_string();
                 if let Some(line) = crate::exec::last_lines(failure.stderr_tail(), 1).first() {
                     reason.push_str(&format!(" (stderr: {})", line.trim()));
                 }
-                Err(LockError::Server { server, reason })
+                Err(LockError::Server {
+                    server: server.name,
+                    reason,
+                })
             }
         })
         .collect()
-}
-
-/// Ctrl-C, SIGTERM or SIGHUP.
-async fn interrupted() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => {}
-        _ = term.recv() => {}
-        _ = hup.recv() => {}
-    }
 }

@@ -17,6 +17,7 @@ mod names;
 mod paging;
 mod process;
 mod revision;
+mod survey;
 mod toolset;
 
 pub use catalog::{Catalog, Listing, McpTool, RejectedTool};
@@ -26,4 +27,5 @@ pub use http::shown_url;
 pub use names::{admitted, glob_matches, is_mcp, names_server, qualified, split};
 pub use paging::{MAX_BYTES, MAX_ITEMS, MAX_PAGES, Overrun};
 pub use revision::{Revision, UnknownRevision};
+pub use survey::ask_all;
 pub use toolset::McpToolSet;

@@ -39,7 +39,7 @@ impl Root<'_> {
             return Ok(members.first().cloned());
         }
         // What the schema says a call sends is the plainest call there is.
-        if let Some(given) = super::valid::given(map).into_iter().next() {
+        if let Some(given) = super::schema::given(map).into_iter().next() {
             return Ok(Some(given));
         }
         for key in ["anyOf", "oneOf"] {

@@ -284,6 +284,20 @@ impl Bounds {
         }
     }
 
+    /// The same bounds with each side the schema leaves open closed at `reach` past
+    /// 0, or past the other side's bound when that is further out.
+    pub(super) fn within_reach(self, reach: f64) -> Bounds {
+        let lo = self.lo.or_else(|| {
+            let from = self.hi.map_or(0.0, |(hi, _)| hi.min(0.0));
+            Some((from - reach, false))
+        });
+        let hi = self.hi.or_else(|| {
+            let from = self.lo.map_or(0.0, |(lo, _)| lo.max(0.0));
+            Some((from + reach, false))
+        });
+        Bounds { lo, hi }
+    }
+
     /// The integers inside, clamped to 64 bits; `None` when there are none.
     pub(super) fn integers(self) -> Option<(i64, i64)> {
         let lo = match self.lo {
@@ -302,4 +316,17 @@ impl Bounds {
 pub(super) fn to_i64(f: f64) -> i64 {
     // `as` saturates at the ends, which is the clamp wanted.
     f as i64
+}
+
+/// The values a schema names as what calls send: its `default`, then its `examples`.
+pub(super) fn given(map: &Map<String, Value>) -> Vec<Value> {
+    let examples = match map.get("examples") {
+        Some(Value::Array(examples)) => examples.as_slice(),
+        _ => &[],
+    };
+    map.get("default")
+        .into_iter()
+        .chain(examples)
+        .cloned()
+        .collect()
 }

@@ -15,7 +15,7 @@ use super::budget::{
 use super::choice::{Choice, Optional};
 use super::error::FuzzError;
 use super::numbers::{FloatStrategy, IntStrategy};
-use super::schema::{Bounds, JsonType, Root, count, merge, types};
+use super::schema::{Bounds, JsonType, Root, count, given, merge, types};
 use super::seq::{Lengths, SeqStrategy};
 use super::text::{format_pattern, matching, strings};
 
@@ -448,19 +448,6 @@ pub(super) fn required(map: &Map<String, Value>) -> Vec<String> {
     }
 }
 
-/// The values a schema names as what calls send: its `default`, then its `examples`.
-pub(super) fn given(map: &Map<String, Value>) -> Vec<Value> {
-    let examples = match map.get("examples") {
-        Some(Value::Array(examples)) => examples.as_slice(),
-        _ => &[],
-    };
-    map.get("default")
-        .into_iter()
-        .chain(examples)
-        .cloned()
-        .collect()
-}
-
 /// `base`, or `base_2`, `base_3`... whichever no property is named.
 pub(super) fn unused_name(properties: &Map<String, Value>, base: &str) -> String {
     let mut name = base.to_owned();
@@ -474,7 +461,7 @@ pub(super) fn unused_name(properties: &Map<String, Value>, base: &str) -> String
 
 /// The integers a schema allows, `multipleOf` honoured when it is a whole number.
 pub(super) fn integers(map: &Map<String, Value>) -> Option<IntStrategy> {
-    let (lo, hi) = within_reach(Bounds::of(map)).integers()?;
+    let (lo, hi) = Bounds::of(map).within_reach(UNBOUNDED_REACH).integers()?;
     let step = map
         .get("multipleOf")
         .and_then(Value::as_f64)
@@ -486,7 +473,7 @@ pub(super) fn integers(map: &Map<String, Value>) -> Option<IntStrategy> {
 /// Numbers: whole ones, and ones with fractions inside the bounds. A fractional
 /// `multipleOf` gives multiples of it.
 fn numbers(map: &Map<String, Value>) -> Option<Gen> {
-    let bounds = within_reach(Bounds::of(map));
+    let bounds = Bounds::of(map).within_reach(UNBOUNDED_REACH);
     if let Some(step) = map.get("multipleOf").and_then(Value::as_f64)
         && step.fract() != 0.0
         && step > 0.0
@@ -522,20 +509,6 @@ fn numbers(map: &Map<String, Value>) -> Option<Gen> {
         options.push(Gen::scalar(FloatStrategy { lo, hi }.boxed()));
     }
     one_of(options)
-}
-
-/// `bounds` with each side the schema leaves open closed at [`UNBOUNDED_REACH`] past
-/// 0, or past the other side's bound when that is further out.
-fn within_reach(bounds: Bounds) -> Bounds {
-    let lo = bounds.lo.or_else(|| {
-        let from = bounds.hi.map_or(0.0, |(hi, _)| hi.min(0.0));
-        Some((from - UNBOUNDED_REACH, false))
-    });
-    let hi = bounds.hi.or_else(|| {
-        let from = bounds.lo.map_or(0.0, |(lo, _)| lo.max(0.0));
-        Some((from + UNBOUNDED_REACH, false))
-    });
-    Bounds { lo, hi }
 }
 
 /// Scalars of every type.

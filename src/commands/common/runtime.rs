@@ -3,6 +3,7 @@
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::CliError;
+pub(in crate::commands) use crate::exec::interrupted;
 
 /// Runs `work` on a current-thread runtime: calls wait on I/O, and it starts faster.
 pub(in crate::commands) fn with_runtime<F, Fut, T>(work: F) -> Result<T, CliError>
@@ -15,29 +16,6 @@ where
         .build()
         .map_err(CliError::Runtime)?;
     runtime.block_on(work())
-}
-
-/// Ctrl-C, SIGTERM, or SIGHUP (the terminal went away: the servers promptexec runs
-/// must not be left behind). The handlers are in place as soon as this is called,
-/// before the future is first polled, so a signal that comes while the work it races
-/// is starting is not missed (a `select!` may poll the work first).
-pub(in crate::commands) fn interrupted() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let signals = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    );
-    async move {
-        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = signals else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
-        }
-    }
 }
 
 /// Ctrl-C, SIGTERM or SIGHUP watched for the whole of a long command (a suite), on a

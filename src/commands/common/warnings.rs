@@ -24,6 +24,16 @@ impl LoadWarnings {
         }
     }
 
+    /// The pack at `path`, when one is given, its warnings kept.
+    pub(in crate::commands) fn pack(
+        &mut self,
+        path: Option<&std::path::Path>,
+        console: &mut Console,
+    ) -> Result<Option<crate::pack::Pack>, CliError> {
+        path.map(|path| self.keep(crate::pack::load(path), console))
+            .transpose()
+    }
+
     /// The loaded value, its warnings kept; a rejected file is bad input, shown with
     /// the warnings held so far.
     pub(in crate::commands) fn keep<T>(
