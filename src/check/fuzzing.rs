@@ -20,7 +20,7 @@ use crate::tools::{ArgsSchema, ToolReport, ToolStatus};
 use super::fuzz::{Case, Fuzzer, invoke_command};
 use super::line;
 use super::subject::{LineServer, Options};
-use super::verdict::with_stderr;
+use super::verdict::{exercised_nothing, with_stderr};
 use super::{Probe, ProbeResult};
 
 /// Oracle calls a shrink may make.
@@ -342,13 +342,7 @@ fn fuzz_verdict(tally: Tally, options: &Options) -> ProbeResult {
         };
     }
     if calls > 0 && errors == calls {
-        return ProbeResult::warn(
-            Probe::Fuzz,
-            format!(
-                "every one of the {calls} generated calls answered an error: the probe exercised nothing; {reason}"
-            ),
-            "give the schema what a valid call needs (`enum`, `pattern`, `format`, examples), so generated arguments reach the tool's work",
-        );
+        return exercised_nothing(Probe::Fuzz, &format!("{calls} generated calls"), &reason);
     }
     ProbeResult::pass(Probe::Fuzz, reason)
 }

@@ -17,7 +17,7 @@ use super::ending;
 use super::fuzz::Fuzzer;
 use super::line_process::{LineProcess, Next};
 use super::subject::Options;
-use super::verdict::with_stderr;
+use super::verdict::{exercised_nothing, with_stderr};
 use super::{Probe, ProbeResult};
 
 /// A server that crashes on one input is started again at once for the next, so the
@@ -209,13 +209,7 @@ async fn calls_each_tool(client: &McpClient, listing: &Listing, options: &Option
         );
     }
     if errors == answered.len() {
-        return ProbeResult::warn(
-            Probe::CallsEachTool,
-            format!(
-                "every one of the {errors} calls answered an error: the probe exercised nothing; {reason}"
-            ),
-            "give the schemas what a valid call needs (`enum`, `pattern`, `default`, examples), so an ordinary call reaches the tool's work",
-        );
+        return exercised_nothing(Probe::CallsEachTool, &format!("{errors} calls"), &reason);
     }
     ProbeResult::pass(Probe::CallsEachTool, reason)
 }
