@@ -22,6 +22,7 @@ mod shard;
 mod share;
 pub(crate) mod style;
 mod suite;
+mod suite_markdown;
 #[cfg(test)]
 mod suite_tests;
 mod summary;
@@ -53,6 +54,7 @@ pub(crate) use share::ShareAnswer;
 pub(crate) use suite::{
     ScenarioRecord, SelfPlayed, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
 };
+pub(crate) use suite_markdown::suite_markdown;
 pub(crate) use summary::{evals_table, problems, problems_except, summary, table};
 pub(crate) use terminal::Terminal;
 pub(crate) use tool_listing::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};

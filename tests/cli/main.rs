@@ -53,6 +53,7 @@ mod real_servers;
 mod reaper;
 mod render;
 mod replay_compat;
+mod report_files;
 mod rpc_hooks;
 mod run;
 mod run_flow;

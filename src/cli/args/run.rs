@@ -135,6 +135,19 @@ pub(crate) struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// Suite: also write the JSON report to FILE, beside the report asked for
+    #[arg(long = "json", value_name = "FILE")]
+    pub json_file: Option<PathBuf>,
+
+    /// Suite: also write the JUnit report to FILE
+    #[arg(long = "junit", value_name = "FILE")]
+    pub junit_file: Option<PathBuf>,
+
+    /// Suite: also write a short Markdown summary to FILE (for `$GITHUB_STEP_SUMMARY`
+    /// or a pull-request comment)
+    #[arg(long = "markdown", value_name = "FILE")]
+    pub markdown_file: Option<PathBuf>,
+
     /// Treat every warning from loading as an error: exit 2 before anything starts;
     /// in a suite, a PARTIAL scenario fails too (as with --fail-on-partial)
     #[arg(long)]

@@ -41,8 +41,17 @@ pub(super) struct ReportTo {
     pub format: RunFormat,
     /// `--output FILE`: the document (or the human report's text) goes there.
     pub output: Option<PathBuf>,
-    /// Reports also written to files (an Arena project's `defaults.output`).
-    pub files: Vec<(RunFormat, PathBuf)>,
+    /// Reports also written to files: `--json`, `--junit`, `--markdown`, and an
+    /// Arena project's `defaults.output`.
+    pub files: Vec<(ReportFile, PathBuf)>,
+}
+
+/// A report written to a file beside the one asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReportFile {
+    Json,
+    Junit,
+    Markdown,
 }
 
 /// `run`: plan, play, report.
@@ -97,7 +106,24 @@ fn resolve(
     } else {
         refuse_single_conversation_flags(args)?;
         let (suite, reports) = suite::resolve(settings, args, console)?;
-        files = reports;
+        files = reports
+            .into_iter()
+            .filter_map(|(format, path)| match format {
+                RunFormat::Json => Some((ReportFile::Json, path)),
+                RunFormat::Junit => Some((ReportFile::Junit, path)),
+                RunFormat::Human => None,
+            })
+            .collect();
+        let asked = [
+            (ReportFile::Json, &args.json_file),
+            (ReportFile::Junit, &args.junit_file),
+            (ReportFile::Markdown, &args.markdown_file),
+        ];
+        files.extend(
+            asked
+                .into_iter()
+                .filter_map(|(kind, path)| Some((kind, path.clone()?))),
+        );
         Mode::Suite(Box::new(suite))
     };
     Ok(RunPlan {
@@ -140,6 +166,9 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--record-dir", args.record_dir.is_some()),
         ("--replay-dir", args.replay_dir.is_some()),
         ("--mock-provider", args.mock_provider),
+        ("--json", args.json_file.is_some()),
+        ("--junit", args.junit_file.is_some()),
+        ("--markdown", args.markdown_file.is_some()),
     ];
     match given.iter().find(|(_, given)| *given) {
         Some((flag, _)) => Err(UsageError::not_here(

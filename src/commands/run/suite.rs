@@ -11,14 +11,14 @@ use crate::atomic_file::write_atomic_with;
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::report::{
-    ScenarioRecord, SuiteJson, SuiteRecord, Terminal, style, suite_junit, suite_summary,
-    totals_line,
+    ScenarioRecord, SuiteJson, SuiteRecord, Terminal, style, suite_junit, suite_markdown,
+    suite_summary, totals_line,
 };
 use crate::suite::{
     self, Scenario, ScenarioPlan, SuiteEvent, SuitePlan, recording_path, transcript_path,
 };
 
-use super::ReportTo;
+use super::{ReportFile, ReportTo};
 
 mod arena;
 mod arena_evals;
@@ -242,12 +242,13 @@ fn write_json(record: &SuiteRecord, path: &std::path::Path) -> Result<(), CliErr
     })
 }
 
-/// The report files asked for beside the main report (an Arena's
-/// `defaults.output`), each in its folder, made if need be.
+/// The report files asked for beside the main report (`--json`, `--junit`,
+/// `--markdown`, an Arena's `defaults.output`), each in its folder, made if need be,
+/// and each written atomically.
 fn write_files(
     console: &mut Console,
     record: &SuiteRecord,
-    files: &[(RunFormat, PathBuf)],
+    files: &[(ReportFile, PathBuf)],
 ) -> Result<(), CliError> {
     for (format, path) in files {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -257,13 +258,13 @@ fn write_files(
             })?;
         }
         match format {
-            RunFormat::Json => write_json(record, path)?,
-            RunFormat::Junit => {
+            ReportFile::Json => write_json(record, path)?,
+            ReportFile::Junit => {
                 let xml =
                     suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?;
                 write_output(console, Some(path), &xml)?;
             }
-            RunFormat::Human => {}
+            ReportFile::Markdown => write_output(console, Some(path), &suite_markdown(record))?,
         }
     }
     Ok(())
