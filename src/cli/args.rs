@@ -15,6 +15,7 @@ mod lock;
 mod pack;
 mod prompt;
 mod run;
+mod shard;
 mod test;
 mod vars;
 
@@ -30,6 +31,7 @@ pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};
 pub(crate) use run::{ReplayMatch, RunArgs, RunFormat};
+pub(crate) use shard::ShardArgs;
 pub(crate) use test::TestArgs;
 pub(crate) use vars::VarArgs;
 

@@ -25,7 +25,7 @@ pub(super) fn run(
         pack: &args.pack,
         scenarios: &args.scenarios,
         filter: &args.filter,
-        shard: args.shard,
+        shard: args.slice.get()?,
         mock: None,
         provider: None,
         replay_dir: None,

@@ -64,6 +64,7 @@ mod scenario_compat;
 mod secrets;
 mod self_play;
 mod server;
+mod shard_auto;
 mod snapshots_human;
 mod stderr;
 mod stream_flood;

@@ -29,9 +29,8 @@ pub(crate) struct ListArgs {
     #[arg(long, value_name = "TEXT")]
     pub filter: Vec<String>,
 
-    /// Only the K-th of N slices of the suite, as `run --shard` deals them
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::suite::Shard>,
+    #[command(flatten)]
+    pub slice: super::ShardArgs,
 
     #[command(flatten)]
     pub vars: VarArgs,

@@ -122,9 +122,8 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub fail_on_partial: bool,
 
-    /// Play the K-th of N slices of the suite, dealt in scenario id order
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::suite::Shard>,
+    #[command(flatten)]
+    pub slice: super::ShardArgs,
 
     /// `human`: the conversation and a summary on stderr; `json`: one report document
     /// on stdout; `junit`: JUnit XML on stdout (turns and evals as testcases)

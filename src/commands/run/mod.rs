@@ -162,7 +162,7 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--filter", !args.filter.is_empty()),
         ("--fail-fast", args.fail_fast),
         ("--fail-on-partial", args.fail_on_partial),
-        ("--shard", args.shard.is_some()),
+        ("--shard", args.slice.given()),
         ("--record-dir", args.record_dir.is_some()),
         ("--replay-dir", args.replay_dir.is_some()),
         ("--mock-provider", args.mock_provider),

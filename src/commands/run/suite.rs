@@ -35,7 +35,7 @@ pub(super) fn resolve(
     args: &RunArgs,
     console: &mut Console,
 ) -> Result<(SuitePlan, Vec<(RunFormat, PathBuf)>), CliError> {
-    let options = options(args);
+    let options = options(args)?;
     if crate::arena::is_arena(&args.pack) {
         return arena::resolve(settings, args, &options, console);
     }
@@ -54,7 +54,7 @@ pub(super) fn resolve(
         pack_path: args.pack.clone(),
         warnings: loaded.warnings,
         scenarios: loaded.scenarios,
-        shard: args.shard,
+        shard: args.slice.get()?,
         jobs: args.jobs.map_or_else(default_jobs, |n| n as usize).max(1),
         fail_fast: args.fail_fast,
         partial_fails: args.fail_on_partial || args.strict,
@@ -69,12 +69,12 @@ pub(super) fn resolve(
 }
 
 /// What the command line asks of the suite's planning.
-fn options(args: &RunArgs) -> PlanOptions<'_> {
-    PlanOptions {
+fn options(args: &RunArgs) -> Result<PlanOptions<'_>, CliError> {
+    Ok(PlanOptions {
         pack: &args.pack,
         scenarios: &args.scenarios,
         filter: &args.filter,
-        shard: args.shard,
+        shard: args.slice.get()?,
         mock: args.mock.as_deref(),
         provider: args.provider.as_deref(),
         replay_dir: args.replay_dir.as_deref(),
@@ -82,7 +82,7 @@ fn options(args: &RunArgs) -> PlanOptions<'_> {
         stream: args.stream,
         vars: &args.vars,
         strict: args.strict,
-    }
+    })
 }
 
 /// No two scenarios may write one transcript or recording file.

@@ -30,7 +30,7 @@ pub(super) fn resolve(
         .into());
     }
     // `--filter` and `--shard` pick among scenarios and Eval files together.
-    let together = (!args.filter.is_empty() || args.shard.is_some())
+    let together = (!args.filter.is_empty() || args.slice.given())
         && super::arena_evals::in_project(&args.pack);
     let whole = PlanOptions {
         filter: &[],
@@ -60,7 +60,7 @@ pub(super) fn resolve(
         return Err(CliError::Invalid(found));
     }
     if together {
-        scenarios = super::arena_evals::select(scenarios, &args.filter, args.shard)?;
+        scenarios = super::arena_evals::select(scenarios, &args.filter, args.slice.get()?)?;
     }
     if found.warning_count() > 0 {
         console.diagnostics(&found);
@@ -79,7 +79,7 @@ pub(super) fn resolve(
         pack_path: args.pack.clone(),
         warnings,
         scenarios,
-        shard: args.shard,
+        shard: args.slice.get()?,
         jobs,
         fail_fast: args.fail_fast,
         partial_fails: args.fail_on_partial || args.strict,
