@@ -8,23 +8,13 @@ use serde_json::{Value as Json, json};
 /// The schema a SARIF 2.1.0 log names.
 pub(crate) const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// How serious a result is, in SARIF's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Level {
-    /// Advice; no rule of the lock scan gives it, a prompt linter may.
-    #[allow(dead_code)]
-    Note,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Level::Note => "note",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
+crate::wire_enum! {
+    /// How serious a result is, in SARIF's words.
+    pub(crate) enum Level {
+        /// Advice; no rule of the lock scan gives it, a prompt linter may.
+        Note = "note",
+        Warning = "warning",
+        Error = "error",
     }
 }
 

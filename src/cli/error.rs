@@ -37,6 +37,9 @@ pub(crate) enum CliError {
     Refused(#[from] crate::library::ShareError),
     #[error("interrupted")]
     Interrupted,
+    /// `lock` could not read, write or compare the tool surface.
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
     /// The `--locked` gate could not compare the tool surface with the lock file.
     #[error("--locked")]
     Locked(#[source] crate::lock::LockError),
@@ -284,7 +287,7 @@ impl CliError {
             CliError::Library(err) => library_exit(err),
             CliError::Refused(_) => Exit::No,
             CliError::Interrupted => Exit::Interrupted,
-            CliError::Locked(err) => match err {
+            CliError::Lock(err) | CliError::Locked(err) => match err {
                 crate::lock::LockError::Interrupted => Exit::Interrupted,
                 crate::lock::LockError::Server { .. } => Exit::ExtensionFailed,
                 _ => Exit::BadInput,
@@ -298,7 +301,9 @@ impl CliError {
         match self {
             CliError::Invalid(diagnostics) => console.diagnostics(diagnostics),
             CliError::Output(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
-            CliError::Interrupted | CliError::Locked(crate::lock::LockError::Interrupted) => {}
+            CliError::Interrupted
+            | CliError::Lock(crate::lock::LockError::Interrupted)
+            | CliError::Locked(crate::lock::LockError::Interrupted) => {}
             other => {
                 let mut message = format!("error: {other}");
                 let mut source = std::error::Error::source(other);

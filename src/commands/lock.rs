@@ -2,11 +2,12 @@
 //! every MCP server's tools), scan it, and write it to the lock file; with
 //! `--check`, compare it with the lock file instead. Exit 1 on drift or on an
 //! error-level finding (after writing the lock), 2 when the lock file is missing
-//! or unreadable, 3 when an MCP server cannot be asked.
+//! or unreadable, 3 when an MCP server cannot be asked (the mapping is
+//! `CliError::Lock`'s).
 
 use crate::cli::args::{LockArgs, LockFormat};
-use crate::cli::{CliError, Console, Exit, Settings, UsageError};
-use crate::lock::{self, Change, Finding, Lock, LockError};
+use crate::cli::{CliError, Console, Exit, Settings};
+use crate::lock::{self, Change, Finding, Lock};
 use crate::sarif::Level;
 
 use crate::commands::common::emit::pretty;
@@ -24,30 +25,19 @@ pub(super) fn run(
         .lock_file
         .clone()
         .unwrap_or_else(|| lock::default_path(config.path.as_deref()));
-    // The pinned lock is read first: a missing one is a usage error, found before
-    // any server is started.
-    let pinned = if args.check {
-        match Lock::load(&path) {
-            Ok(pinned) => Some(pinned),
-            Err(err) => return Err(UsageError::Unusable(err.to_string()).into()),
-        }
-    } else {
-        None
+    // The pinned lock is read first: a missing one is found before any server is
+    // started.
+    let pinned = match args.check {
+        true => Some(Lock::load(&path)?),
+        false => None,
     };
-    let fresh = match lock::read(&config, pack.as_ref()) {
-        Ok(fresh) => fresh,
-        Err(err @ LockError::Server { .. }) => {
-            console.error(&crate::report::style::peer(&format!("error: {err}"), true));
-            return Ok(Exit::ExtensionFailed);
-        }
-        Err(err) => return Err(failed(err)),
-    };
+    let fresh = lock::read(&config, pack.as_ref())?;
     let findings = lock::scan(&fresh);
     let shown_path = path.display().to_string();
     let changes = match &pinned {
         Some(pinned) => Some(lock::compare(pinned, &fresh)),
         None => {
-            fresh.write(&path).map_err(failed)?;
+            fresh.write(&path)?;
             None
         }
     };
@@ -87,14 +77,4 @@ fn human(path: &str, fresh: &Lock, changes: Option<&[Change]>, findings: &[Findi
         out.push_str(&lock::findings_human(findings));
     }
     out
-}
-
-/// A lock error as the command's error.
-fn failed(err: LockError) -> CliError {
-    match err {
-        LockError::Interrupted => CliError::Interrupted,
-        LockError::Runtime(source) => CliError::Runtime(source),
-        LockError::Write { path, source } => CliError::Write { path, source },
-        other => UsageError::Unusable(other.to_string()).into(),
-    }
 }

@@ -153,43 +153,15 @@ fn exec(kind: &'static str, name: &str, old: &ExecEntry, new: &ExecEntry, out: &
     }
 }
 
-/// The JSON Pointers (RFC 6901) of the places where `a` and `b` differ: the
-/// deepest member or item that is in one and not the other, or differs in value.
+/// The JSON Pointers (RFC 6901) of the deepest places where `a` and `b` differ,
+/// sorted.
 pub(super) fn pointers(a: &Json, b: &Json) -> Vec<String> {
-    let mut found = Vec::new();
-    walk(a, b, String::new(), &mut found);
+    let mut found: Vec<String> = crate::diff::changes(a, b)
+        .into_iter()
+        .map(|change| change.pointer)
+        .collect();
+    found.sort();
     found
-}
-
-fn walk(a: &Json, b: &Json, at: String, found: &mut Vec<String>) {
-    match (a, b) {
-        (Json::Object(x), Json::Object(y)) => {
-            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for key in keys {
-                let here = format!("{at}/{}", escape(key));
-                match (x.get(key), y.get(key)) {
-                    (Some(p), Some(q)) => walk(p, q, here, found),
-                    _ => found.push(here),
-                }
-            }
-        }
-        (Json::Array(x), Json::Array(y)) => {
-            for i in 0..x.len().max(y.len()) {
-                let here = format!("{at}/{i}");
-                match (x.get(i), y.get(i)) {
-                    (Some(p), Some(q)) => walk(p, q, here, found),
-                    _ => found.push(here),
-                }
-            }
-        }
-        _ if a != b => found.push(at),
-        _ => {}
-    }
-}
-
-/// A key as a JSON Pointer step: `~` as `~0`, `/` as `~1`.
-pub(super) fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::ExecSpec;
 
-use super::{ExecEntry, sha256_hex};
+use crate::library::sha256_hex;
+
+use super::ExecEntry;
 
 /// The extension's command and the hashes of the files it runs.
 pub(super) fn exec_entry(exec: &ExecSpec, base_dir: &Path) -> ExecEntry {

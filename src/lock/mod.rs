@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
+use crate::library::{canonical_json as canonical, sha256_hex};
+
 pub(crate) use drift::{Change, compare};
 pub(crate) use reading::read;
 pub(crate) use render::{changes_human, findings_human, findings_sarif, report_json};
@@ -226,14 +228,4 @@ pub(crate) fn gate(
             changes_human(&changes)
         )
     }))
-}
-
-/// `value` in RFC 8785 canonical form.
-pub(crate) fn canonical(value: &Json) -> String {
-    serde_jcs::to_string(value).unwrap_or_else(|_| value.to_string())
-}
-
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(bytes))
 }

@@ -14,7 +14,6 @@ use serde_json::Value as Json;
 
 use crate::sarif::Level;
 
-use super::drift::escape;
 use super::{Lock, Pinned};
 
 /// Phrases that tell a model what to do behind the user's back; matched with case
@@ -71,7 +70,6 @@ pub(crate) const RULES: &[(&str, Level, &str, &str)] = &[
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Finding {
     pub rule: &'static str,
-    #[serde(serialize_with = "level_name")]
     pub level: Level,
     pub tool: String,
     /// `description`, `title`, `input_schema`, `output_schema` or `annotations`.
@@ -80,10 +78,6 @@ pub(crate) struct Finding {
     pub pointer: String,
     pub message: String,
     pub hint: &'static str,
-}
-
-fn level_name<S: serde::Serializer>(level: &Level, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(level.as_str())
 }
 
 /// Everything the rules find in `lock`, tool by tool in name order.
@@ -128,7 +122,7 @@ fn strings(value: &Json, at: String, each: &mut dyn FnMut(String, &str)) {
         }
         Json::Object(members) => {
             for (key, item) in members {
-                let here = format!("{at}/{}", escape(key));
+                let here = crate::diff::json::child(&at, key);
                 each(here.clone(), key);
                 strings(item, here, each);
             }

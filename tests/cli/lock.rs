@@ -186,6 +186,22 @@ fn a_missing_lock_file_is_bad_input() {
 }
 
 #[test]
+fn a_server_that_cannot_be_asked_is_an_extension_failure_and_writes_nothing() {
+    let shop = Shop::new();
+    shop.edit(
+        "runtimeconfig.yaml",
+        "args: [orders_mcp.py]",
+        "args: [-c, \"import sys; sys.stderr.write('no orders database\\\\n'); sys.exit(3)\"]",
+    );
+    shop.cmd(&["lock", "shop.pack.json"])
+        .run()
+        .expect_code(3)
+        .stderr_has("MCP server `orders` could not be asked for its tools: ")
+        .stderr_has("(stderr: no orders database)");
+    assert!(!shop.path("promptexec.lock").exists());
+}
+
+#[test]
 fn check_and_run_locked_pass_when_equal_and_stop_on_drift() {
     let shop = Shop::new();
     shop.lock();
