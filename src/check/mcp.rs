@@ -1,21 +1,17 @@
 //! Probes for MCP servers: the handshake, the schemas of the tools they list, a call
-//! of each tool with arguments its schema allows, and (over stdio) an exit once the
-//! connection closes.
+//! of each read-only tool with arguments its schema allows, then (over stdio, on a
+//! connection of their own) what each revision asks and how the server ends once
+//! that connection closes ([`super::revisions`]).
 
 use std::time::Duration;
 
-use indexmap::IndexMap;
-use serde_json::json;
 use tokio::time::Instant;
 
-use crate::config::{ExecSpec, McpEndpoint, McpServer};
-use crate::exec::CallKind;
+use crate::config::McpServer;
 use crate::mcp::{Listing, McpClient, McpTool};
 use crate::tools::{RestartPolicy, ToolStatus};
 
-use super::ending;
 use super::fuzz::Fuzzer;
-use super::line_process::{LineProcess, Next};
 use super::subject::Options;
 use super::verdict::{exercised_nothing, with_stderr};
 use super::{Probe, ProbeResult};
@@ -80,12 +76,6 @@ pub(super) async fn probe(
                 .await
                 .took(started.elapsed()),
         );
-    }
-    if let McpEndpoint::Stdio { exec, env } = &server.endpoint {
-        let started = Instant::now();
-        let (exits, leftovers) = exits_on_eof(server, exec, env).await;
-        let took = started.elapsed();
-        results.extend([exits.took(took), leftovers.took(took)]);
     }
     (keep(results, options), Some((client, listing)))
 }
@@ -233,48 +223,4 @@ fn looks_like_files(listing: &Listing) -> bool {
                 .as_object()
                 .is_some_and(|props| PATH_ARGS.iter().any(|p| props.contains_key(*p)))
     })
-}
-
-/// Over stdio, by hand: the handshake and a listing, stdin closed, then the exit
-/// within the grace period and nothing left running.
-async fn exits_on_eof(
-    server: &McpServer,
-    exec: &ExecSpec,
-    env: &IndexMap<String, String>,
-) -> (ProbeResult, ProbeResult) {
-    let fail_both = |why: String| {
-        (
-            ProbeResult::fail(Probe::ExitsOnEof, why.clone(), "fix `initialize` first"),
-            ProbeResult::fail(Probe::NoLeftoverProcesses, why, "fix `initialize` first"),
-        )
-    };
-    let extra: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let mut process = match LineProcess::start(&server.name, CallKind::Mcp, exec, &extra) {
-        Ok(p) => p,
-        Err(err) => return fail_both(format!("could not start: {err}")),
-    };
-    let messages = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "promptexec", "version": env!("CARGO_PKG_VERSION")}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
-    ];
-    let mut bytes = Vec::new();
-    for message in &messages {
-        bytes.extend(serde_json::to_vec(message).unwrap_or_default());
-        bytes.push(b'\n');
-    }
-    let limit = server
-        .timeout
-        .unwrap_or_else(|| CallKind::Mcp.default_timeout());
-    let deadline = Instant::now() + limit;
-    process.send(&bytes, deadline).await;
-    process.close_stdin();
-    for _ in 0..2 {
-        if let Next::Eof | Next::Silent = process.next(deadline).await {
-            break;
-        }
-    }
-    ending::after_eof(&mut process).await
 }

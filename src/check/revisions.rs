@@ -2,16 +2,19 @@
 //! spoken by hand (so that nothing is smoothed over): the revision the handshake
 //! settles on, then the answers that revision requires. A probe of a capability the
 //! server does not declare is skipped, never failed; each verdict names the revision
-//! it held the server to.
+//! it held the server to. The connection then ends as every stdio connection does,
+//! by closing stdin, and the server is judged on how it ends (`exits_on_eof`,
+//! `no_leftover_processes`), having spoken the revision it speaks.
 
 use indexmap::IndexMap;
 use serde_json::{Value as Json, json};
 use tokio::time::Instant;
 
 use crate::config::{ExecSpec, McpEndpoint, McpServer};
-use crate::exec::{CallKind, DEFAULT_GRACE};
+use crate::exec::CallKind;
 use crate::mcp::Revision;
 
+use super::ending;
 use super::line_process::LineProcess;
 use super::subject::Options;
 use super::{Probe, ProbeResult};
@@ -42,7 +45,8 @@ const INVALID_PARAMS: i64 = -32602;
 /// server to that revision alone).
 pub(super) async fn probe(server: &McpServer, options: &Options) -> Vec<ProbeResult> {
     let wanted = |probe: &Probe| options.wants(*probe);
-    if !PROBES.iter().any(wanted) {
+    let ending = [Probe::ExitsOnEof, Probe::NoLeftoverProcesses];
+    if !PROBES.iter().chain(&ending).any(wanted) {
         return Vec::new();
     }
     let results = match &server.endpoint {
@@ -68,11 +72,14 @@ async fn over_stdio(
     let process = match LineProcess::start(&server.name, CallKind::Mcp, exec, &extra) {
         Ok(process) => process,
         Err(err) => {
-            return skip_after(ProbeResult::fail(
-                Probe::SpeaksRevision,
-                format!("could not start: {err}"),
-                "fix the server's command first",
-            ));
+            let why = format!("could not start: {err}");
+            let hint = "fix the server's command first";
+            let mut results = skip_after(ProbeResult::fail(Probe::SpeaksRevision, &why, hint));
+            results.extend([
+                ProbeResult::fail(Probe::ExitsOnEof, &why, hint),
+                ProbeResult::fail(Probe::NoLeftoverProcesses, &why, hint),
+            ]);
+            return results;
         }
     };
     let mut wire = Wire {
@@ -82,7 +89,7 @@ async fn over_stdio(
         revision: None,
     };
     let started = Instant::now();
-    let results = match handshake(&mut wire, options.spec_version).await {
+    let mut results = match handshake(&mut wire, options.spec_version).await {
         Ok(spoken) => {
             let mut results = vec![spoken.verdict().took(started.elapsed())];
             results.extend(held_to(&mut wire, &spoken).await);
@@ -91,14 +98,9 @@ async fn over_stdio(
         Err(failed) => skip_after(failed.took(started.elapsed())),
     };
     wire.process.close_stdin();
-    if wire
-        .process
-        .exited_within(limit.min(DEFAULT_GRACE))
-        .await
-        .is_none()
-    {
-        wire.process.stop_leader().await;
-    }
+    let ended = Instant::now();
+    let (exits, leftovers) = ending::after_eof(&mut wire.process).await;
+    results.extend([exits.took(ended.elapsed()), leftovers.took(ended.elapsed())]);
     results
 }
 

@@ -139,6 +139,13 @@ fn check_holds_a_stateless_server_to_2026_07_28() {
         "speaks MCP 2026-07-28 by `server/discover`",
     );
     let held = "(held to MCP 2026-07-28)";
+    // The connection that spoke 2026-07-28 is the one whose end is judged.
+    passed(&v, "exits_on_eof", "after stdin closed");
+    passed(
+        &v,
+        "no_leftover_processes",
+        "nothing it started outlived it",
+    );
     passed(&v, "unknown_method", held);
     passed(&v, "list_order", held);
     passed(&v, "cache_fields", "ttlMs 0 and cacheScope");
