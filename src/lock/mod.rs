@@ -126,6 +126,8 @@ pub(crate) enum LockError {
     Server { server: String, reason: String },
     #[error("cannot load the config: {0}")]
     Config(String),
+    #[error("cannot load the pack: {0}")]
+    Pack(String),
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
     #[error("interrupted")]
@@ -198,7 +200,7 @@ impl Lock {
 }
 
 /// `--locked`: a fresh reading of the surface of the config at `config_path`
-/// (none: an empty one) and of the pack at `pack` (a file that is no pack is left
+/// (none: an empty one) and of the pack at `pack` (a file that is not JSON is left
 /// out) compared with the lock beside the config. `Ok(None)` when they are the
 /// same; `Ok(Some(diff))` when anything changed, the diff as text for people.
 pub(crate) fn gate(
@@ -215,10 +217,13 @@ pub(crate) fn gate(
         }
         None => crate::config::RuntimeConfig::default(),
     };
+    // A pack is JSON; anything else given where a pack goes (an Arena project) pins
+    // the config's side alone.
     let pack = pack
-        .filter(|p| p.is_file())
-        .and_then(|p| crate::pack::load(p).ok())
-        .map(|loaded| loaded.value);
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")))
+        .map(|p| crate::pack::load(p).map(|loaded| loaded.value))
+        .transpose()
+        .map_err(|err| LockError::Pack(err.to_string()))?;
     let fresh = read(&config, pack.as_ref())?;
     let changes = compare(&pinned, &fresh);
     Ok((!changes.is_empty()).then(|| {
