@@ -119,6 +119,9 @@ pub(crate) struct CheckArgs {
     /// the config; exit 1 with the diff when it drifted
     #[arg(long)]
     pub locked: bool,
+
+    #[command(flatten)]
+    pub watch: super::WatchArgs,
 }
 
 /// What a crash on schema-breaking arguments is.

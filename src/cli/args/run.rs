@@ -125,6 +125,12 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub slice: super::ShardArgs,
 
+    #[command(flatten)]
+    pub baseline: super::BaselineArgs,
+
+    #[command(flatten)]
+    pub watch: super::WatchArgs,
+
     /// `human`: the conversation and a summary on stderr; `json`: one report document
     /// on stdout; `junit`: JUnit XML on stdout (turns and evals as testcases)
     #[arg(long, value_enum, default_value_t = RunFormat::Human)]

@@ -38,4 +38,7 @@ pub(crate) struct TestArgs {
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub watch: super::WatchArgs,
 }
