@@ -35,7 +35,8 @@
 //! 9. `report`: every record and its renderings (human, JSON, JUnit, transcripts),
 //!    the terminal's style and the exit code a record folds to.
 //! 10. `suite`: scenario and case files read, planned and judged. `check`: conformance
-//!     probes and the schema fuzzer.
+//!     probes and the schema fuzzer. `compare`: two reports compared item by item and
+//!     trial by trial, and the gate a CI job holds a change to.
 //! 11. `cli`: the command line: clap's types, settings, logging, the console and
 //!     errors, each mapped to a documented exit code.
 //! 12. `commands`: parses and dispatches; one file or folder per command: arguments to
@@ -49,6 +50,7 @@ mod atomic_file;
 mod check;
 mod cli;
 mod commands;
+mod compare;
 pub mod config;
 mod conversation;
 pub mod diff;

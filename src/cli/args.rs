@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
+mod baseline;
+mod diff;
 mod eval;
 mod hook;
 mod init;
@@ -18,7 +20,10 @@ mod run;
 mod shard;
 mod test;
 mod vars;
+mod watch;
 
+pub(crate) use baseline::{BaselineArgs, GateArgs};
+pub(crate) use diff::{DiffArgs, DiffFormat};
 pub(crate) use eval::EvalArgs;
 pub(crate) use hook::{HookCommand, HookTestArgs};
 pub(crate) use init::InitArgs;
@@ -34,6 +39,7 @@ pub(crate) use run::{ReplayMatch, RunArgs, RunFormat};
 pub(crate) use shard::ShardArgs;
 pub(crate) use test::TestArgs;
 pub(crate) use vars::VarArgs;
+pub(crate) use watch::WatchArgs;
 
 const GLOBAL: &str = "Global options";
 
@@ -118,6 +124,9 @@ pub(crate) enum Command {
     /// Pin every tool's description, schemas and annotations, and the files each
     /// extension runs, in promptexec.lock; `--check` fails when anything drifted
     Lock(LockArgs),
+    /// Compare two reports of one kind (run, test or check JSON) item by item:
+    /// regressed, fixed, new, removed, flaky, unverifiable, changed
+    Diff(DiffArgs),
     /// Render and manage prompt templates
     #[command(subcommand)]
     Prompt(PromptCommand),

@@ -85,6 +85,7 @@ fn dispatch(
         Command::Validate(args) => super::validate::run(settings, &args, console),
         Command::Check(args) => super::check::run(settings, &args, console),
         Command::Lock(args) => super::lock::run(settings, &args, console),
+        Command::Diff(args) => super::diff::run(&args, console),
         Command::Prompt(PromptCommand::Render(args)) => {
             super::prompt::render::render(&args, console)
         }

@@ -5,6 +5,7 @@
 //! each other.
 
 mod check;
+mod diff;
 mod eval;
 mod hook;
 mod init;

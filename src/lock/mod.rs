@@ -10,6 +10,11 @@
 
 mod drift;
 mod files;
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "run sets a suite's fingerprint once it is wired")
+)]
+mod fingerprint;
 mod reading;
 mod render;
 mod scan;
@@ -23,6 +28,8 @@ use serde_json::Value as Json;
 use crate::library::{canonical_json as canonical, sha256_hex};
 
 pub(crate) use drift::{Change, compare};
+#[expect(unused_imports, reason = "run sets a suite's fingerprint once it is wired")]
+pub(crate) use fingerprint::fingerprint;
 pub(crate) use reading::read;
 pub(crate) use render::{changes_human, findings_human, findings_sarif, report_json};
 pub(crate) use scan::{Finding, scan};

@@ -42,7 +42,7 @@ const LAYERS: &[(i32, &[&str])] = &[
     (7, &["evals", "lock"]),
     (8, &["session"]),
     (9, &["report", "arena"]),
-    (10, &["suite", "check"]),
+    (10, &["suite", "check", "compare"]),
     (11, &["cli"]),
     (12, &["commands"]),
 ];

@@ -1,6 +1,7 @@
 //! What the commands share: reading the config and packs, the interrupt watch, the
 //! provider a run is given, warnings, output files and exit codes.
 
+pub(super) mod baseline;
 pub(super) mod emit;
 pub(super) mod exit;
 pub(super) mod load;

@@ -1,0 +1,148 @@
+//! Comparing reports, for `diff` and `run --baseline`: reading them (a JSON syntax
+//! error placed at its line and column), the gate's options, and what `run` does
+//! with a baseline once a suite has played.
+
+use std::path::Path;
+
+use serde_json::Value as Json;
+
+use crate::cli::args::{BaselineArgs, GateArgs};
+use crate::cli::{CliError, Console, Exit, UsageError};
+use crate::compare::{self, Diff, KnownFailure, Side, Tolerances};
+use crate::doc::{Diagnostic, Pos};
+
+use super::emit::pretty;
+
+/// The JSON report in `path`; bad JSON is a diagnostic at its place (exit 2).
+pub(in crate::commands) fn read_report(path: &Path) -> Result<Json, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|err| {
+        let pos = Pos {
+            line: err.line().max(1) as u32,
+            col: err.column().max(1) as u32,
+        };
+        let text = err.to_string();
+        let message = text.split(" at line ").next().unwrap_or_default();
+        CliError::Invalid(Diagnostic::error(path, pos, format!("not valid JSON: {message}")).into())
+    })
+}
+
+/// The tolerances the command line gives.
+fn tolerances(gate: &GateArgs) -> Tolerances {
+    Tolerances {
+        score: gate.score_tolerance,
+        latency: gate.latency_tolerance,
+        cost: gate.cost_tolerance,
+    }
+}
+
+/// The entries of `--known-failures`, none without it.
+fn known_failures(gate: &GateArgs) -> Result<Vec<KnownFailure>, CliError> {
+    let Some(path) = &gate.known_failures else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    compare::read_known(path, &text).map_err(CliError::Invalid)
+}
+
+/// `base` and `head` (their files named as shown) compared under the gate's
+/// options.
+pub(in crate::commands) fn compared(
+    base: (&str, &Json),
+    head: (&str, &Json),
+    gate: &GateArgs,
+) -> Result<Diff, CliError> {
+    let known = known_failures(gate)?;
+    compare::compare(
+        Side {
+            file: base.0,
+            report: base.1,
+        },
+        Side {
+            file: head.0,
+            report: head.1,
+        },
+        &tolerances(gate),
+        &known,
+    )
+    .map_err(|err| UsageError::Unusable(err.to_string()).into())
+}
+
+/// After a suite played, with `--baseline FILE`: its JSON report `head` compared
+/// with FILE, the comparison on stderr; with `--bless`, `head` written to FILE
+/// (unless the gate failed). `Some(Exit::No)` when `--fail-on-regression` and the
+/// gate failed. A missing FILE is written with `--bless` and an error without.
+#[expect(dead_code, reason = "run calls it once --baseline is wired")]
+pub(in crate::commands) fn apply(
+    args: &BaselineArgs,
+    head: &Json,
+    console: &mut Console,
+) -> Result<Option<Exit>, CliError> {
+    let Some(path) = &args.baseline else {
+        return match given_gate_flag(&args.gate) {
+            Some(flag) => Err(UsageError::not_here(flag, "applies with --baseline FILE").into()),
+            None => Ok(None),
+        };
+    };
+    let shown = path.display().to_string();
+    if !path.exists() {
+        if !args.bless {
+            return Err(UsageError::Nothing(format!(
+                "no baseline at {shown}: run once with --bless to write it"
+            ))
+            .into());
+        }
+        bless(path, head)?;
+        console.note(&format!("baseline: wrote {shown}"));
+        return Ok(None);
+    }
+    let base = read_report(path)?;
+    let diff = compared((&shown, &base), ("this run", head), &args.gate)?;
+    let failed = args.gate.fail_on_regression && diff.gate.failed;
+    let text = compare::human(&diff);
+    for line in text.lines() {
+        // What fails the run reaches stderr even under -q.
+        if failed && (line.starts_with("gate failed") || line.starts_with("  ")) {
+            console.error(line);
+        } else {
+            console.note(line);
+        }
+    }
+    if args.bless {
+        if failed {
+            console.note(&format!("baseline: {shown} is kept: the gate failed"));
+        } else {
+            bless(path, head)?;
+            console.note(&format!("baseline: wrote {shown}"));
+        }
+    }
+    Ok(failed.then_some(Exit::No))
+}
+
+/// The first gate option given, for a message that it needs `--baseline`.
+fn given_gate_flag(gate: &GateArgs) -> Option<&'static str> {
+    [
+        (gate.fail_on_regression, "--fail-on-regression"),
+        (gate.score_tolerance.is_some(), "--score-tolerance"),
+        (gate.latency_tolerance.is_some(), "--latency-tolerance"),
+        (gate.cost_tolerance.is_some(), "--cost-tolerance"),
+        (gate.known_failures.is_some(), "--known-failures"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
+}
+
+fn bless(path: &Path, head: &Json) -> Result<(), CliError> {
+    crate::atomic_file::write_atomic(path, pretty(head).as_bytes()).map_err(|source| {
+        CliError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
