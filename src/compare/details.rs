@@ -18,17 +18,20 @@ const MOST_POINTERS: usize = 10;
 
 /// The changes between trial `trial` of two runs; `trial` is `None` when each run
 /// played one, so the lines need not say which.
+/// The evals of a scenario's assertions (`assertions`, their ids) are told by
+/// their score alone: their verdicts are the scenario's.
 pub(super) fn trial(
     trial: Option<usize>,
     base: &Json,
     head: &Json,
     tol: &Tolerances,
+    assertions: &[&str],
     out: &mut Vec<Change>,
 ) {
     let at = At(trial);
     tool_calls(at, base, head, tol, out);
     hook_decisions(at, base, head, out);
-    evals(at, base, head, tol, out);
+    evals(at, base, head, tol, assertions, out);
     let totals = |side: &Json, pointer: &str| side.pointer(pointer).and_then(Json::as_f64);
     if let (Some(b), Some(h)) = (
         totals(base, "/totals/duration_ms"),
@@ -76,7 +79,14 @@ pub(super) fn assertions(base: &Json, head: &Json, tol: &Tolerances, out: &mut V
         };
         let (bo, ho) = (text(b, "outcome"), text(h, "outcome"));
         if bo != ho {
-            out.push(Change::new("assertion", format!("{what}: {bo} → {ho}")));
+            let detail = match text(h, "detail") {
+                "" => String::new(),
+                detail => format!(": {}", one_line(detail)),
+            };
+            out.push(Change::new(
+                "assertion",
+                format!("{what}: {bo} → {ho}{detail}"),
+            ));
         } else if let (Some(br), Some(hr)) = (rate(b), rate(h))
             && (hr - br).abs() > tol.score() + f64::EPSILON
         {
@@ -227,12 +237,23 @@ fn hook_decisions(at: At, base: &Json, head: &Json, out: &mut Vec<Change>) {
     }
 }
 
-fn evals(at: At, base: &Json, head: &Json, tol: &Tolerances, out: &mut Vec<Change>) {
+fn evals(
+    at: At,
+    base: &Json,
+    head: &Json,
+    tol: &Tolerances,
+    assertions: &[&str],
+    out: &mut Vec<Change>,
+) {
     let b = keyed(list(base, "evals"), &["eval_id", "turn"]);
     let h = keyed(list(head, "evals"), &["eval_id", "turn"]);
-    let name = |e: &Json| match e.get("turn").and_then(Json::as_u64) {
-        Some(turn) => format!("eval `{}` (turn {turn})", text(e, "eval_id")),
-        None => format!("eval `{}`", text(e, "eval_id")),
+    let is_assertion = |e: &Json| assertions.contains(&text(e, "eval_id"));
+    let name = |e: &Json| {
+        let what = if is_assertion(e) { "assertion" } else { "eval" };
+        match e.get("turn").and_then(Json::as_u64) {
+            Some(turn) => format!("{what} `{}` (turn {turn})", text(e, "eval_id")),
+            None => format!("{what} `{}`", text(e, "eval_id")),
+        }
     };
     for paired in pair(&b, &h, |(key, _)| key.clone()) {
         match paired {
@@ -245,26 +266,29 @@ fn evals(at: At, base: &Json, head: &Json, tol: &Tolerances, out: &mut Vec<Chang
             )),
             Paired::Both((_, b), (_, h)) => {
                 let (bs, hs) = (text(b, "status"), text(h, "status"));
-                if bs != hs {
-                    out.push(at.change("eval-status", format!("{}: {bs} → {hs}", name(h))));
-                }
                 let score = |e: &Json| e.get("score").and_then(Json::as_f64);
-                if let (Some(bv), Some(hv)) = (score(b), score(h))
-                    && (hv - bv).abs() > tol.score() + f64::EPSILON
-                {
-                    let mut change = at.change(
-                        "score",
-                        format!(
-                            "{}: score {} → {} ({})",
-                            name(h),
-                            num(bv),
-                            num(hv),
-                            signed(hv - bv)
-                        ),
-                    );
-                    change.worse = (hv < bv).then_some(Metric::Score);
-                    out.push(change);
-                }
+                let moved = match (score(b), score(h)) {
+                    (Some(bv), Some(hv)) if (hv - bv).abs() > tol.score() + f64::EPSILON => {
+                        Some((bv, hv))
+                    }
+                    _ => None,
+                };
+                let scored = |(bv, hv): (f64, f64)| {
+                    format!("score {} → {} ({})", num(bv), num(hv), signed(hv - bv))
+                };
+                let mut change = match (bs != hs, moved) {
+                    // An assertion's verdict is the scenario's, said there.
+                    (true, _) if is_assertion(h) => continue,
+                    (true, None) => at.change("eval-status", format!("{}: {bs} → {hs}", name(h))),
+                    (true, Some(m)) => at.change(
+                        "eval-status",
+                        format!("{}: {bs} → {hs}, {}", name(h), scored(m)),
+                    ),
+                    (false, Some(m)) => at.change("score", format!("{}: {}", name(h), scored(m))),
+                    (false, None) => continue,
+                };
+                change.worse = moved.filter(|(bv, hv)| hv < bv).map(|_| Metric::Score);
+                out.push(change);
             }
         }
     }
@@ -461,7 +485,7 @@ mod tests {
             {"name": "lookup", "args": {"id": "A-3"}, "status": "error", "duration_ms": 900},
             {"name": "new", "args": {"x": 1}, "status": "ok"}]});
         let mut out = Vec::new();
-        trial(Some(1), &base, &head, &tol(), &mut out);
+        trial(Some(1), &base, &head, &tol(), &[], &mut out);
         assert_eq!(
             texts(&out),
             [
@@ -487,13 +511,12 @@ mod tests {
             "evals": [{"eval_id": "tone", "turn": 1, "score": 0.5, "status": "failed"}],
             "totals": {"duration_ms": 1400, "model": {"latency_ms": 0, "input_tokens": 100, "output_tokens": 40, "cost_usd": 0.012}}});
         let mut out = Vec::new();
-        trial(None, &base, &head, &tol(), &mut out);
+        trial(None, &base, &head, &tol(), &[], &mut out);
         assert_eq!(
             texts(&out),
             [
                 "hook `guard` at before_execution decides deny_tool now: no",
-                "eval `tone` (turn 1): passed → failed",
-                "eval `tone` (turn 1): score 1 → 0.5 (−0.5)",
+                "eval `tone` (turn 1): passed → failed, score 1 → 0.5 (−0.5)",
                 "120 tokens → 140 tokens (+17%)",
                 "$0.0100 → $0.0120 (+20%)",
             ],
@@ -505,7 +528,7 @@ mod tests {
             latency: Some(0.3),
         };
         let mut out = Vec::new();
-        trial(None, &base, &head, &loose, &mut out);
+        trial(None, &base, &head, &loose, &[], &mut out);
         assert_eq!(
             texts(&out),
             [

@@ -425,6 +425,12 @@ fn judge(
     match kind {
         ReportKind::Suite | ReportKind::Conversation => {
             details::assertions(base.record, head.record, tolerances, &mut changes);
+            let assertion_ids: Vec<&str> = [base.record, head.record]
+                .iter()
+                .filter_map(|r| r.get("assertions")?.as_array())
+                .flatten()
+                .filter_map(|a| a.get("id")?.as_str())
+                .collect();
             for (n, (b, h)) in base.trials.iter().zip(&head.trials).enumerate() {
                 let (b_pass, h_pass) = (bt[n], ht[n]);
                 if several && b_pass != h_pass {
@@ -441,7 +447,7 @@ fn judge(
                     changes.push(change);
                 }
                 let at = several.then_some(n + 1);
-                details::trial(at, b, h, tolerances, &mut changes);
+                details::trial(at, b, h, tolerances, &assertion_ids, &mut changes);
             }
         }
         ReportKind::Test => details::case(base.record, head.record, tolerances, &mut changes),

@@ -25,7 +25,12 @@ pub(crate) fn human(diff: &Diff) -> String {
             style::peer(&item.id, false),
             results(item)
         ));
-        for change in &item.changes {
+        // The result's change is on the item's line already.
+        for change in item
+            .changes
+            .iter()
+            .filter(|c| c.kind != "result" && c.kind != "trials")
+        {
             out.push_str(&format!("    {}\n", style::peer(&change.text, false)));
         }
         if let Some(known) = &item.known_failure {
@@ -61,14 +66,29 @@ pub(crate) fn human(diff: &Diff) -> String {
     out
 }
 
-/// ` passed → failed`, `: failed` for a new item, or nothing when unchanged.
+/// `  passed → failed`, `  failed` for a new item, `  (was passed)` for a removed
+/// one; then the trials passed and the exact test, when the runs played several.
 fn results(item: &DiffItem) -> String {
-    match (&item.base, &item.head) {
+    let mut text = match (&item.base, &item.head) {
         (Some(b), Some(h)) if b != h => format!("  {} → {}", style::status(b), style::status(h)),
         (None, Some(h)) => format!("  {}", style::status(h)),
         (Some(b), None) => format!("  (was {})", style::status(b)),
         _ => String::new(),
+    };
+    if let Some(counts) = &item.trials {
+        text.push_str(&format!(
+            "  trials passed {} → {}",
+            counts.base, counts.head
+        ));
+        if let Some(tested) = &item.test {
+            text.push_str(&format!(
+                " ({}, p = {:.3})",
+                tested.test.words(),
+                tested.p_value
+            ));
+        }
     }
+    text
 }
 
 fn paint_status(status: Status, text: &str) -> String {

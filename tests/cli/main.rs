@@ -10,6 +10,7 @@ mod check;
 mod check_budgets;
 mod check_safety;
 mod deadlines;
+mod diff;
 mod env_rule;
 mod evals;
 mod examples;
