@@ -48,7 +48,8 @@ impl ReportKind {
     /// What one item is called, for counts (`3 scenarios`).
     pub(crate) fn noun(self) -> &'static str {
         match self {
-            ReportKind::Suite | ReportKind::Conversation => "scenario",
+            ReportKind::Suite => "scenario",
+            ReportKind::Conversation => "conversation",
             ReportKind::Test => "case",
             ReportKind::Check => "probe",
         }

@@ -320,6 +320,57 @@ fn test_reports_are_compared_case_by_case() {
 }
 
 #[test]
+fn conversations_and_check_reports_are_compared_too() {
+    let dir = project();
+    let conversation = |report: &str, env: &[(&str, &str)]| {
+        promptexec()
+            .in_dir(dir.path())
+            .args(["-c", "runtimeconfig.yaml", "run", "diff.pack.json"])
+            .args(["--message", "Where is order B-7?", "--scenario", "guarded"])
+            .args(["--format", "json", "-o", report])
+            .envs(env)
+            .run()
+            .expect_code(0);
+    };
+    conversation("base.json", &[]);
+    conversation("head.json", &[("DIFF_DENY", "1")]);
+    diff(dir.path(), &["base.json", "head.json"])
+        .expect_code(0)
+        .stdout_is(
+            "changed  guarded\n    `lookup` answered blocked, was ok\n    \
+             hook `guard` at before_execution decides deny_tool now: order B-7 is on hold\n\
+             1 conversation compared (base.json → head.json): 1 changed\n",
+        );
+
+    let check = |report: &str, env: &[(&str, &str)]| {
+        promptexec()
+            .in_dir(dir.path())
+            .args([
+                "-c",
+                "runtimeconfig.yaml",
+                "check",
+                "lookup",
+                "diff.pack.json",
+            ])
+            .args([
+                "--cases", "3", "--seed", "1", "--format", "json", "-o", report,
+            ])
+            .envs(env)
+            .run()
+            .expect_code_not(2);
+    };
+    check("check-base.json", &[]);
+    check("check-head.json", &[("DIFF_BROKEN", "1")]);
+    diff(
+        dir.path(),
+        &["check-base.json", "check-head.json", "--fail-on-regression"],
+    )
+    .expect_code(1)
+    .stdout_has("regressed  tool.lookup#one_json_answer  passed → failed\n")
+    .stdout_has("  `tool.lookup#one_json_answer` regressed: passed → failed\n");
+}
+
+#[test]
 fn unreadable_or_mismatched_reports_are_bad_input() {
     let dir = project();
     run_suite(dir.path(), "base.json", &["scenarios"], &[]);
