@@ -49,7 +49,7 @@ pub(crate) fn human(diff: &Diff) -> String {
     out.push('\n');
     if !diff.unverifiable_parts.is_empty() {
         out.push_str(&format!(
-            "{}: the reports were made with a different {}; bless a new baseline to compare again\n",
+            "{}: the fingerprints differ in {}; bless a new baseline to compare again\n",
             style::paint("not comparable", Tone::Warn),
             diff.unverifiable_parts.join(", ")
         ));
@@ -158,7 +158,7 @@ pub(crate) fn markdown(diff: &Diff) -> String {
     ));
     if !diff.unverifiable_parts.is_empty() {
         out.push_str(&format!(
-            "**Not comparable:** the reports were made with a different {}.\n\n",
+            "**Not comparable:** the fingerprints differ in {}.\n\n",
             diff.unverifiable_parts.join(", ")
         ));
     }

@@ -157,7 +157,7 @@ fn differing_fingerprints_make_items_unverifiable_and_say_which_part() {
     assert_eq!(statuses(&diff), [("a", Status::Unverifiable)]);
     assert_eq!(diff.unverifiable_parts, ["extensions"]);
     assert!(!diff.gate.failed, "what cannot be compared does not gate");
-    assert!(human(&diff).contains("made with a different extensions"));
+    assert!(human(&diff).contains("the fingerprints differ in extensions;"));
 }
 
 #[test]

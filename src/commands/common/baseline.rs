@@ -74,41 +74,54 @@ pub(in crate::commands) fn compared(
     .map_err(|err| UsageError::Unusable(err.to_string()).into())
 }
 
-/// After a suite played, with `--baseline FILE`: its JSON report `head` compared
-/// with FILE, the comparison on stderr; with `--bless`, `head` written to FILE
-/// (unless the gate failed). `Some(Exit::No)` when `--fail-on-regression` and the
-/// gate failed. A missing FILE is written with `--bless` and an error without.
+/// What can be refused before a suite plays: a gate option without `--baseline`,
+/// and a baseline FILE that is missing without `--bless`.
+pub(in crate::commands) fn check(args: &BaselineArgs) -> Result<(), CliError> {
+    match &args.baseline {
+        None => match given_gate_flag(&args.gate) {
+            Some(flag) => Err(UsageError::not_here(flag, "applies with --baseline FILE").into()),
+            None => Ok(()),
+        },
+        Some(path) if !path.exists() && !args.bless => Err(UsageError::Nothing(format!(
+            "no baseline at {}: run once with --bless to write it",
+            path.display()
+        ))
+        .into()),
+        Some(_) => Ok(()),
+    }
+}
+
+/// After a suite played, with `--baseline FILE`: its JSON report (`head` makes it,
+/// only when there is a baseline) compared with FILE, the comparison on stderr;
+/// with `--bless`, the report written to FILE (unless the gate failed).
+/// `Some(Exit::No)` when `--fail-on-regression` and the gate failed. What [`check`]
+/// refuses is refused here too; a missing FILE is written with `--bless`.
 #[expect(dead_code, reason = "run calls it once --baseline is wired")]
 pub(in crate::commands) fn apply(
     args: &BaselineArgs,
-    head: &Json,
+    head: impl FnOnce() -> Json,
     console: &mut Console,
 ) -> Result<Option<Exit>, CliError> {
+    check(args)?;
     let Some(path) = &args.baseline else {
-        return match given_gate_flag(&args.gate) {
-            Some(flag) => Err(UsageError::not_here(flag, "applies with --baseline FILE").into()),
-            None => Ok(None),
-        };
+        return Ok(None);
     };
     let shown = path.display().to_string();
+    let head = head();
     if !path.exists() {
-        if !args.bless {
-            return Err(UsageError::Nothing(format!(
-                "no baseline at {shown}: run once with --bless to write it"
-            ))
-            .into());
-        }
-        bless(path, head)?;
+        bless(path, &head)?;
         console.note(&format!("baseline: wrote {shown}"));
         return Ok(None);
     }
     let base = read_report(path)?;
-    let diff = compared((&shown, &base), ("this run", head), &args.gate)?;
+    let diff = compared((&shown, &base), ("this run", &head), &args.gate)?;
     let failed = args.gate.fail_on_regression && diff.gate.failed;
     let text = compare::human(&diff);
+    let mut gate_lines = false;
     for line in text.lines() {
-        // What fails the run reaches stderr even under -q.
-        if failed && (line.starts_with("gate failed") || line.starts_with("  ")) {
+        // What fails the run (the gate's lines, last) reaches stderr even under -q.
+        gate_lines |= crate::report::style::strip(line).starts_with("gate failed");
+        if failed && gate_lines {
             console.error(line);
         } else {
             console.note(line);
@@ -118,7 +131,7 @@ pub(in crate::commands) fn apply(
         if failed {
             console.note(&format!("baseline: {shown} is kept: the gate failed"));
         } else {
-            bless(path, head)?;
+            bless(path, &head)?;
             console.note(&format!("baseline: wrote {shown}"));
         }
     }
