@@ -6,6 +6,7 @@
 //! - [`items`]: what each kind of report holds, as items with results and trials.
 //! - [`exact`]: the exact tests that tell a change in pass rate from chance.
 //! - [`details`]: what changed below an item's verdict.
+//! - [`gate`]: what fails the gate, and the counts.
 //! - [`known`]: the known-failures file.
 //! - [`render`]: the comparison for people (text, Markdown).
 //!
@@ -18,6 +19,7 @@
 
 mod details;
 mod exact;
+mod gate;
 mod items;
 mod known;
 mod render;
@@ -33,6 +35,7 @@ pub(crate) use items::ReportKind;
 pub(crate) use known::{KnownFailure, read_known};
 pub(crate) use render::{human, markdown};
 
+use gate::{gate, summary};
 use items::{Item, items};
 
 /// The default latency tolerance: a time up to 50% longer is not reported.
@@ -497,92 +500,6 @@ fn rate(trials: &[Option<bool>]) -> f64 {
     } else {
         passed as f64 / judged as f64
     }
-}
-
-/// The gate: what regressed (unless a known failure), a new item that fails
-/// (likewise), a known failure that passes now, and a change for the worse beyond
-/// a tolerance that was given. Items that cannot be compared do not gate.
-fn gate(found: &[DiffItem], head_passes: &BTreeMap<&str, Option<bool>>, tol: &Tolerances) -> Gate {
-    let mut reasons = Vec::new();
-    for item in found {
-        let known = item.known_failure.is_some();
-        let head_pass = head_passes.get(item.id.as_str()).copied().flatten();
-        let results = || {
-            format!(
-                "{} → {}",
-                item.base.as_deref().unwrap_or("-"),
-                item.head.as_deref().unwrap_or("-")
-            )
-        };
-        match item.status {
-            Status::Regressed if !known => {
-                let mut reason = format!("`{}` regressed: {}", item.id, results());
-                if let Some(counts) = &item.trials {
-                    reason.push_str(&format!(
-                        " (trials passed {} → {})",
-                        counts.base, counts.head
-                    ));
-                }
-                reasons.push(reason);
-            }
-            Status::New if !known && head_pass == Some(false) => {
-                reasons.push(format!(
-                    "`{}` is new and {}",
-                    item.id,
-                    item.head.as_deref().unwrap_or("failed")
-                ));
-            }
-            _ => {}
-        }
-        if known && head_pass == Some(true) {
-            reasons.push(format!(
-                "known failure `{}` passes now: take it out of the known failures",
-                item.id
-            ));
-        }
-        if item.status == Status::Unverifiable {
-            continue;
-        }
-        for change in &item.changes {
-            if let Some(metric) = change.worse.filter(|m| tol.gates(*m)) {
-                let name = match metric {
-                    Metric::Score => "score",
-                    Metric::Latency => "latency",
-                    Metric::Cost => "cost",
-                };
-                reasons.push(format!(
-                    "`{}`: {} (beyond the {name} tolerance)",
-                    item.id, change.text
-                ));
-            }
-        }
-    }
-    Gate {
-        failed: !reasons.is_empty(),
-        reasons,
-    }
-}
-
-fn summary(found: &[DiffItem], head_passes: &BTreeMap<&str, Option<bool>>) -> Summary {
-    let mut summary = Summary::default();
-    for item in found {
-        let slot = match item.status {
-            Status::Regressed => &mut summary.regressed,
-            Status::Fixed => &mut summary.fixed,
-            Status::New => &mut summary.new,
-            Status::Removed => &mut summary.removed,
-            Status::Flaky => &mut summary.flaky,
-            Status::Unverifiable => &mut summary.unverifiable,
-            Status::Changed => &mut summary.changed,
-            Status::Unchanged => &mut summary.unchanged,
-        };
-        *slot += 1;
-        let fails = head_passes.get(item.id.as_str()).copied().flatten() == Some(false);
-        if item.known_failure.is_some() && fails {
-            summary.known_failures += 1;
-        }
-    }
-    summary
 }
 
 #[cfg(test)]
