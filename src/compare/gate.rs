@@ -69,6 +69,7 @@ pub(super) fn gate(
     Gate {
         failed: !reasons.is_empty(),
         reasons,
+        enforced: false,
     }
 }
 

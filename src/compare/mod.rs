@@ -258,6 +258,9 @@ impl Change {
 pub(crate) struct Gate {
     pub failed: bool,
     pub reasons: Vec<String>,
+    /// Whether a failed gate fails the command (`--fail-on-regression`); the
+    /// caller says.
+    pub enforced: bool,
 }
 
 /// `base` and `head` compared. The gate's verdict is worked out whatever the

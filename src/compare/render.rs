@@ -58,7 +58,11 @@ pub(crate) fn human(diff: &Diff) -> String {
         out.push_str(&format!("note: {}\n", style::peer(note, false)));
     }
     if diff.gate.failed {
-        out.push_str(&format!("{}\n", style::paint("gate failed:", Tone::Bad)));
+        let said = match diff.gate.enforced {
+            true => style::paint("gate failed:", Tone::Bad),
+            false => style::paint("the gate fails (--fail-on-regression):", Tone::Warn),
+        };
+        out.push_str(&format!("{said}\n"));
         for reason in &diff.gate.reasons {
             out.push_str(&format!("  {}\n", style::peer(reason, false)));
         }
@@ -192,7 +196,10 @@ pub(crate) fn markdown(diff: &Diff) -> String {
         out.push_str(&format!("- note: {}\n", cell(note)));
     }
     if diff.gate.failed {
-        out.push_str("**Gate failed:**\n\n");
+        out.push_str(match diff.gate.enforced {
+            true => "**Gate failed:**\n\n",
+            false => "**The gate fails** (with `--fail-on-regression`):\n\n",
+        });
         for reason in &diff.gate.reasons {
             out.push_str(&format!("- {}\n", cell(reason)));
         }

@@ -214,5 +214,8 @@ fn markdown_lists_what_changed_in_a_table() {
         text.contains("| regressed | `a\\|b` | passed | failed | passed → failed |"),
         "{text}"
     );
-    assert!(text.contains("**Gate failed:**"), "{text}");
+    assert!(
+        text.contains("**The gate fails** (with `--fail-on-regression`):"),
+        "{text}"
+    );
 }

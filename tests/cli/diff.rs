@@ -88,7 +88,7 @@ fn a_report_compared_with_itself_has_no_change() {
     );
     assert_eq!(
         report["gate"],
-        serde_json::json!({"failed": false, "reasons": []})
+        serde_json::json!({"failed": false, "reasons": [], "enforced": false})
     );
     diff(
         dir.path(),
@@ -164,7 +164,10 @@ fn each_change_between_two_runs_is_reported() {
         .stdout_has("regressed  guarded  passed → failed\n")
         .stdout_has("    hook `guard` at before_execution decides deny_tool now")
         .stdout_has("changed    lookup-order\n    `lookup` argument /order_id: \"A-1\" → \"A-2\"\n")
-        .stdout_has("4 scenarios compared (base.json → head.json): 1 regressed, 3 changed\n");
+        .stdout_has("4 scenarios compared (base.json → head.json): 1 regressed, 3 changed\n")
+        .stdout_has(
+            "the gate fails (--fail-on-regression):\n  `guarded` regressed: passed → failed\n",
+        );
     diff(
         dir.path(),
         &[

@@ -71,6 +71,10 @@ pub(in crate::commands) fn compared(
         &tolerances(gate),
         &known,
     )
+    .map(|mut diff| {
+        diff.gate.enforced = gate.fail_on_regression;
+        diff
+    })
     .map_err(|err| UsageError::Unusable(err.to_string()).into())
 }
 
@@ -120,7 +124,7 @@ pub(in crate::commands) fn apply(
     let mut gate_lines = false;
     for line in text.lines() {
         // What fails the run (the gate's lines, last) reaches stderr even under -q.
-        gate_lines |= crate::report::style::strip(line).starts_with("gate failed");
+        gate_lines |= crate::report::style::strip(line).starts_with("gate failed:");
         if failed && gate_lines {
             console.error(line);
         } else {
