@@ -21,7 +21,8 @@ pub(crate) struct BaselineArgs {
     pub gate: GateArgs,
 }
 
-/// What fails a comparison's gate, and how far a score, time or cost may move.
+// What fails a comparison's gate, and how far a score, time or cost may move. (Not a
+// doc comment: clap would take it for the help of the command it is flattened into.)
 #[derive(Debug, Args, Default, Clone)]
 pub(crate) struct GateArgs {
     /// Exit 1 when an item regressed (passed, now fails), a new one fails, a known
