@@ -145,8 +145,11 @@ fn counts(summary: &Summary) -> Vec<String> {
     parts
 }
 
+/// How many items the Markdown table lists: a pull-request comment has a size limit.
+const MOST_ROWS: usize = 100;
+
 /// The comparison in Markdown: a count, a table of the items that did not stay the
-/// same, and the gate.
+/// same (at most [`MOST_ROWS`]), and the gate.
 pub(crate) fn markdown(diff: &Diff) -> String {
     let mut out = String::from("## promptexec diff\n\n");
     let counted = match counts(&diff.summary).join(", ") {
@@ -173,8 +176,13 @@ pub(crate) fn markdown(diff: &Diff) -> String {
         .collect();
     if !listed.is_empty() {
         out.push_str("| status | id | base | head | what changed |\n|---|---|---|---|---|\n");
-        for item in listed {
-            let mut changed: Vec<String> = item.changes.iter().map(|c| cell(&c.text)).collect();
+        for item in listed.iter().take(MOST_ROWS) {
+            let mut changed: Vec<String> = item
+                .changes
+                .iter()
+                .filter(|c| c.kind != "result")
+                .map(|c| cell(&c.text))
+                .collect();
             if let Some(known) = &item.known_failure {
                 changed.push(match &known.reason {
                     Some(reason) => format!("a known failure: {}", cell(reason)),
@@ -190,6 +198,12 @@ pub(crate) fn markdown(diff: &Diff) -> String {
                 changed.join("<br>")
             ));
         }
+        if listed.len() > MOST_ROWS {
+            out.push_str(&format!(
+                "\n…and {} more; the JSON report (`--format json`) has them all.\n",
+                listed.len() - MOST_ROWS
+            ));
+        }
         out.push('\n');
     }
     for note in &diff.notes {
@@ -200,8 +214,14 @@ pub(crate) fn markdown(diff: &Diff) -> String {
             true => "**Gate failed:**\n\n",
             false => "**The gate fails** (with `--fail-on-regression`):\n\n",
         });
-        for reason in &diff.gate.reasons {
+        for reason in diff.gate.reasons.iter().take(MOST_ROWS) {
             out.push_str(&format!("- {}\n", cell(reason)));
+        }
+        if diff.gate.reasons.len() > MOST_ROWS {
+            out.push_str(&format!(
+                "- …and {} more\n",
+                diff.gate.reasons.len() - MOST_ROWS
+            ));
         }
     } else {
         out.push_str("Gate passed.\n");

@@ -211,11 +211,26 @@ fn markdown_lists_what_changed_in_a_table() {
     let head = suite(vec![scenario("a|b", "failed", &[1])]);
     let text = markdown(&run(&base, &head, &Tolerances::default(), &[]));
     assert!(
-        text.contains("| regressed | `a\\|b` | passed | failed | passed → failed |"),
+        text.contains("| regressed | `a\\|b` | passed | failed |  |\n"),
         "{text}"
     );
     assert!(
         text.contains("**The gate fails** (with `--fail-on-regression`):"),
+        "{text}"
+    );
+}
+
+#[test]
+fn markdown_lists_at_most_a_hundred_items() {
+    let ids: Vec<String> = (0..101).map(|n| format!("s{n:03}")).collect();
+    let base = suite(ids.iter().map(|id| scenario(id, "passed", &[0])).collect());
+    let head = suite(ids.iter().map(|id| scenario(id, "failed", &[1])).collect());
+    let text = markdown(&run(&base, &head, &Tolerances::default(), &[]));
+    assert!(text.contains("| regressed | `s099` |"), "{text}");
+    assert!(!text.contains("| regressed | `s100` |"), "{text}");
+    assert!(text.contains("…and 1 more; the JSON report (`--format json`) has them all."));
+    assert!(
+        text.ends_with("- `s099` regressed: passed → failed\n- …and 1 more\n"),
         "{text}"
     );
 }
