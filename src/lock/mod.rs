@@ -10,10 +10,6 @@
 
 mod drift;
 mod files;
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "run sets a suite's fingerprint once it is wired")
-)]
 mod fingerprint;
 mod reading;
 mod render;
@@ -28,7 +24,6 @@ use serde_json::Value as Json;
 use crate::library::{canonical_json as canonical, sha256_hex};
 
 pub(crate) use drift::{Change, compare};
-#[expect(unused_imports, reason = "run sets a suite's fingerprint once it is wired")]
 pub(crate) use fingerprint::fingerprint;
 pub(crate) use reading::read;
 pub(crate) use render::{changes_human, findings_human, findings_sarif, report_json};
@@ -227,7 +222,10 @@ pub(crate) fn gate(
     // A pack is JSON; anything else given where a pack goes (an Arena project) pins
     // the config's side alone.
     let pack = pack
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        })
         .map(|p| crate::pack::load(p).map(|loaded| loaded.value))
         .transpose()
         .map_err(|err| LockError::Pack(err.to_string()))?;

@@ -2,6 +2,7 @@
 //! JSON document with an index and a record per scenario, and JUnit with a
 //! testsuite per scenario. All are made from the same records.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -24,6 +25,11 @@ use super::{
 #[derive(Debug)]
 pub(crate) struct SuiteRecord {
     pub pack: PathBuf,
+    /// What the suite is before a shard is dealt, the same on every shard of it.
+    pub identity: String,
+    /// What the run's results depend on, a hash per part (prompts, extensions,
+    /// tools, provider): two reports compare only where these agree.
+    pub fingerprint: BTreeMap<String, String>,
     pub shard: Option<Shard>,
     pub jobs: usize,
     /// In the order they were planned (scenario id order), whatever order they
@@ -384,6 +390,16 @@ impl Serialize for SuiteJson<'_> {
         let scenarios: Vec<ScenarioJson> = suite.scenarios.iter().map(ScenarioJson).collect();
         map.serialize_entry("scenarios", &scenarios)?;
         map.serialize_entry("warnings", &warnings_json(&suite.warnings))?;
+        let mut ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id.as_str()).collect();
+        ids.extend(suite.not_started.iter().map(String::as_str));
+        ids.sort_unstable();
+        let manifest = json!({
+            "suite": suite.identity,
+            "shard": suite.shard.map(|s| s.to_string()),
+            "ids": ids,
+        });
+        map.serialize_entry("manifest", &manifest)?;
+        map.serialize_entry("fingerprint", &suite.fingerprint)?;
         map.end()
     }
 }

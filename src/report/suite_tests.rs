@@ -218,6 +218,8 @@ fn partial() -> ScenarioRecord {
 /// A suite of three scenarios and one never started.
 fn record() -> SuiteRecord {
     SuiteRecord {
+        identity: String::new(),
+        fingerprint: Default::default(),
         pack: "greeter.pack.json".into(),
         shard: Some(Shard { index: 1, count: 2 }),
         jobs: 2,

@@ -132,6 +132,7 @@ fn suite(partial_fails: bool) -> SuitePlan {
         config,
         pack,
         pack_path: Path::new("partial.pack.json").into(),
+        identity: String::new(),
         warnings: Default::default(),
         scenarios,
         shard: None,

@@ -36,6 +36,8 @@ pub(crate) struct SuitePlan {
     pub warnings: Diagnostics,
     /// In the order they are reported (scenario id order).
     pub scenarios: Vec<ScenarioPlan>,
+    /// What the suite is before the shard is dealt ([`super::identity`]).
+    pub identity: String,
     pub shard: Option<Shard>,
     /// How many scenarios play at once (at least 1).
     pub jobs: usize,
@@ -125,6 +127,8 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
     warnings.extend(found);
     SuiteRecord {
         pack: plan.pack_path.clone(),
+        identity: plan.identity.clone(),
+        fingerprint: Default::default(),
         shard: plan.shard,
         jobs: plan.jobs,
         scenarios,

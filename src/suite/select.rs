@@ -35,6 +35,33 @@ pub(crate) fn select(
     }
 }
 
+/// What a suite is, as shards name it: a SHA-256 over the id and file content of every scenario the filters pick, in id order, before any shard is
+/// dealt. Shards of one suite agree on it on any machine; another filter, another
+/// scenario or an edited file makes another suite.
+pub(crate) fn identity<'a>(
+    scenarios: impl IntoIterator<Item = &'a Scenario>,
+    filters: &[String],
+) -> String {
+    let mut picked: Vec<&Scenario> = scenarios
+        .into_iter()
+        .filter(|s| filters.is_empty() || filters.iter().any(|f| matches(s, f)))
+        .collect();
+    picked.sort_by(|a, b| a.id.cmp(&b.id).then_with(|| a.path.cmp(&b.path)));
+    let mut all = Vec::new();
+    for scenario in picked {
+        // An unreadable file hashes as empty: the run itself reports it.
+        let content = std::fs::read(&scenario.path).unwrap_or_default();
+        for part in [
+            scenario.id.as_bytes(),
+            crate::library::sha256_hex(&content).as_bytes(),
+        ] {
+            all.extend_from_slice(&(part.len() as u64).to_le_bytes());
+            all.extend_from_slice(part);
+        }
+    }
+    crate::library::sha256_hex(&all)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ mod check_budgets;
 mod check_safety;
 mod deadlines;
 mod diff;
+mod diff_baseline;
 mod env_rule;
 mod evals;
 mod examples;

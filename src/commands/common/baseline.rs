@@ -100,7 +100,6 @@ pub(in crate::commands) fn check(args: &BaselineArgs) -> Result<(), CliError> {
 /// with `--bless`, the report written to FILE (unless the gate failed).
 /// `Some(Exit::No)` when `--fail-on-regression` and the gate failed. What [`check`]
 /// refuses is refused here too; a missing FILE is written with `--bless`.
-#[expect(dead_code, reason = "run calls it once --baseline is wired")]
 pub(in crate::commands) fn apply(
     args: &BaselineArgs,
     head: impl FnOnce() -> Json,

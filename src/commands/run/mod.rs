@@ -44,6 +44,8 @@ pub(super) struct ReportTo {
     /// Reports also written to files: `--json`, `--junit`, `--markdown`, and an
     /// Arena project's `defaults.output`.
     pub files: Vec<(ReportFile, PathBuf)>,
+    /// `--baseline` and the gate's options.
+    pub baseline: crate::cli::args::BaselineArgs,
 }
 
 /// A report written to a file beside the one asked for.
@@ -61,6 +63,7 @@ pub(super) fn run(
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     // The messages are taken out of the arguments: a long list is held once.
+    crate::commands::common::baseline::check(&args.baseline)?;
     let messages = std::mem::take(&mut args.messages);
     let plan = resolve(settings, &args, messages, console)?;
     let config_path = crate::commands::common::load::config_path(settings);
@@ -132,6 +135,7 @@ fn resolve(
             format: args.format,
             output: args.output.clone(),
             files,
+            baseline: args.baseline.clone(),
         },
     })
 }
@@ -169,6 +173,7 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--json", args.json_file.is_some()),
         ("--junit", args.junit_file.is_some()),
         ("--markdown", args.markdown_file.is_some()),
+        ("--baseline", args.baseline.baseline.is_some()),
     ];
     match given.iter().find(|(_, given)| *given) {
         Some((flag, _)) => Err(UsageError::not_here(

@@ -54,6 +54,7 @@ pub(super) fn resolve(
         pack_path: args.pack.clone(),
         warnings: loaded.warnings,
         scenarios: loaded.scenarios,
+        identity: loaded.identity,
         shard: args.slice.get()?,
         jobs: args.jobs.map_or_else(default_jobs, |n| n as usize).max(1),
         fail_fast: args.fail_fast,
@@ -147,15 +148,22 @@ pub(super) fn execute(
         })?;
     }
     let progress = progress_bar(console.quiet(), report.format, plan.scenarios.len());
-    let record = suite::run(plan, |event| match event {
+    let pack = serde_json::from_str::<serde_json::Value>(&plan.pack.text).ok();
+    let fingerprint = crate::lock::fingerprint(&plan.config, pack.as_ref());
+    let mut record = suite::run(plan, |event| match event {
         SuiteEvent::Finished(scenario) => show(console, progress.as_ref(), scenario, report.format),
     });
+    record.fingerprint = fingerprint;
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }
     write_report(console, &record, report)?;
     write_files(console, &record, &report.files)?;
-    Ok(record.exit())
+    let head = || serde_json::to_value(SuiteJson(&record)).unwrap_or_default();
+    let gate = crate::commands::common::baseline::apply(&report.baseline, head, console)?;
+    Ok(gate.map_or(record.exit(), |gate| {
+        crate::report::worse(record.exit(), gate)
+    }))
 }
 
 /// A bar on stderr when it is a terminal and the human report is wanted.

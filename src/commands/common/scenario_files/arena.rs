@@ -64,6 +64,10 @@ pub(in crate::commands) fn plan(
             config: project.config.clone(),
             pack: planned.pack,
             warnings,
+            identity: crate::suite::identity(
+                planned.plans.iter().map(|p| &p.scenario),
+                options.filter,
+            ),
             scenarios: planned.plans,
         },
         project,

@@ -48,6 +48,8 @@ pub(in crate::commands) struct Loaded {
     /// fatal).
     pub warnings: Diagnostics,
     pub scenarios: Vec<ScenarioPlan>,
+    /// What the suite is, as shards name it ([`suite::identity`]).
+    pub identity: String,
 }
 
 /// What every scenario of a suite plays with, beside the scenario itself.
@@ -90,6 +92,7 @@ pub(in crate::commands) fn plan(
     };
     super::check_filters(&scenarios, options.filter)?;
     let suite_size = scenarios.len();
+    let identity = suite::identity(&scenarios, options.filter);
     let picked = suite::select(scenarios, options.filter, options.shard);
     if let Some(shard) = options.shard
         && picked.is_empty()
@@ -123,6 +126,7 @@ pub(in crate::commands) fn plan(
         pack,
         warnings,
         scenarios: plans,
+        identity,
     })
 }
 

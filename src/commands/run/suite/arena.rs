@@ -79,6 +79,7 @@ pub(super) fn resolve(
         pack_path: args.pack.clone(),
         warnings,
         scenarios,
+        identity: loaded.identity,
         shard: args.slice.get()?,
         jobs,
         fail_fast: args.fail_fast,
