@@ -1,0 +1,46 @@
+use super::*;
+
+fn inline(page: &str, open: &str, close: &str) -> String {
+    let start = page.find(open).expect("element") + open.len();
+    let end = start + page[start..].find(close).expect("end");
+    page[start..end].to_owned()
+}
+
+#[test]
+fn the_data_is_embedded_once_and_cannot_close_its_element() {
+    let json = r#"{"name":"</script><script>alert(1)</script><!--"}"#;
+    let page = html_page(HtmlKind::Suite, json);
+    assert_eq!(page.matches("id=\"report-data\"").count(), 1);
+    assert_eq!(page.matches("</script>").count(), 2);
+    assert!(!page.contains("alert(1)</script>"));
+    let data = inline(
+        &page,
+        "<script type=\"application/json\" id=\"report-data\">",
+        "</script>",
+    );
+    let parsed: serde_json::Value = serde_json::from_str(&data).expect("json");
+    assert_eq!(parsed["name"], "</script><script>alert(1)</script><!--");
+}
+
+#[test]
+fn the_policy_forbids_the_network_and_names_the_inline_code_by_hash() {
+    let page = html_page(HtmlKind::Test, "{}");
+    let policy = inline(
+        &page,
+        "http-equiv=\"Content-Security-Policy\" content=\"",
+        "\"",
+    );
+    assert!(policy.starts_with("default-src 'none';"), "{policy}");
+    assert!(!policy.contains("unsafe"), "{policy}");
+    let script = inline(&page, "</script>\n<script>", "</script>");
+    let style = inline(&page, "<style>", "</style>");
+    assert!(policy.contains(&format!("script-src '{}'", hash_source(&script))));
+    assert!(policy.contains(&format!("style-src '{}'", hash_source(&style))));
+    assert_eq!(page.matches("<script").count(), 2);
+    assert_eq!(page.matches("<style").count(), 1);
+}
+
+#[test]
+fn the_page_names_its_kind() {
+    assert!(html_page(HtmlKind::Diff, "{}").contains("<body data-kind=\"diff\">"));
+}
