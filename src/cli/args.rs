@@ -16,6 +16,7 @@ mod library;
 mod lock;
 mod pack;
 mod prompt;
+mod report;
 mod run;
 mod shard;
 mod test;
@@ -35,6 +36,7 @@ pub(crate) use library::{AuditCommand, LibraryArgs, LibraryCommand, LibraryForma
 pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};
+pub(crate) use report::{ReportCommand, ReportFormat, ReportOutputs};
 pub(crate) use run::{ReplayMatch, RunArgs, RunFormat};
 pub(crate) use shard::ShardArgs;
 pub(crate) use test::TestArgs;
@@ -130,6 +132,9 @@ pub(crate) enum Command {
     /// Render and manage prompt templates
     #[command(subcommand)]
     Prompt(PromptCommand),
+    /// Merge the reports of a suite's shards into one, or render a saved report again
+    #[command(subcommand)]
+    Report(ReportCommand),
     /// Write a minimal project (config, pack, tool, hook, scenario, case file, CI
     /// workflow) that `run` and `test` pass at once; never over an existing file
     Init(InitArgs),

@@ -86,6 +86,7 @@ fn dispatch(
         Command::Check(args) => super::check::run(settings, &args, console),
         Command::Lock(args) => super::lock::run(settings, &args, console),
         Command::Diff(args) => super::diff::run(&args, console),
+        Command::Report(command) => super::report::run(&command, console),
         Command::Prompt(PromptCommand::Render(args)) => {
             super::prompt::render::render(&args, console)
         }

@@ -13,6 +13,7 @@ mod invoke;
 mod list;
 mod lock;
 mod prompt;
+mod report;
 mod run;
 mod test;
 mod tools;

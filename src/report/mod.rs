@@ -20,10 +20,12 @@ mod record;
 #[cfg(test)]
 mod run_tests;
 mod shard;
+mod shard_merge;
 mod share;
 pub(crate) mod style;
 mod suite;
 mod suite_markdown;
+mod suite_read;
 #[cfg(test)]
 mod suite_tests;
 mod summary;
@@ -52,11 +54,13 @@ pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, Lis
 pub(crate) use model_totals::{ModelTotals, dollars};
 pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
 pub(crate) use shard::Shard;
+pub(crate) use shard_merge::merge_shards;
 pub(crate) use share::ShareAnswer;
 pub(crate) use suite::{
     ScenarioRecord, SelfPlayed, SuiteJson, SuiteRecord, suite_junit, suite_summary, totals_line,
 };
 pub(crate) use suite_markdown::suite_markdown;
+pub(crate) use suite_read::read_suite;
 pub(crate) use summary::{evals_table, problems, problems_except, summary, table};
 pub(crate) use terminal::Terminal;
 pub(crate) use tool_listing::{ListedServer, ListedToolEntry, ServerAnswer, ToolListing};

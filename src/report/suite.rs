@@ -44,7 +44,7 @@ pub(crate) struct SuiteRecord {
 }
 
 /// A played turn whose user message a self-play persona wrote.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SelfPlayed {
     /// The played turn, from 1.
     pub turn: u32,
@@ -422,12 +422,15 @@ impl Serialize for ScenarioJson<'_> {
         let unplayed: Vec<_> = s
             .unplayed_turns
             .iter()
-            .map(|t| json!({"index": t.index, "role": t.role, "reason": t.reason}))
+            .map(|t| json!({"index": t.index, "role": t.role, "reason": t.reason, "asserted": t.asserted}))
             .collect();
         map.serialize_entry("unplayed_turns", &unplayed)?;
         map.serialize_entry("played_in_part", &s.played_in_part)?;
         if !s.self_play_turns.is_empty() {
             map.serialize_entry("self_play_turns", &s.self_play_turns)?;
+        }
+        if let Some(error) = &s.error {
+            map.serialize_entry("error", error)?;
         }
         map.serialize_entry("problems", &s.problems())?;
         let trials: Vec<JsonReport> = s.trials.iter().map(JsonReport).collect();

@@ -2,12 +2,12 @@
 //! planned ([`Check`]), its verdict over the trials, and the turns of a scenario
 //! file that were not played. Plain data; the suite makes it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::doc::Pos;
 
 /// One assertion as planned: the eval that checks it, and what a report says of it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Check {
     /// The eval id its results carry.
     pub id: String,
@@ -20,7 +20,6 @@ pub(crate) struct Check {
     pub pass_threshold: f64,
     /// Where it stands, as reports name it: `turn 2`, `conversation`, or the
     /// file's turn it is written under when that turn is not played.
-    #[serde(skip)]
     pub place: String,
     /// Why it is not judged: its turn is not played, or its type needs what
     /// promptexec does not run. Such a check has no eval and is reported skipped.
@@ -44,7 +43,7 @@ crate::wire_enum! {
 }
 
 /// One assertion over every trial.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Verdict {
     #[serde(flatten)]
     pub check: Check,

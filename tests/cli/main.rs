@@ -56,6 +56,7 @@ mod reaper;
 mod render;
 mod replay_compat;
 mod report_files;
+mod report_merge;
 mod rpc_hooks;
 mod run;
 mod run_flow;
