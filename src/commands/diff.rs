@@ -6,7 +6,7 @@
 use std::io::IsTerminal;
 
 use crate::cli::args::{DiffArgs, DiffFormat};
-use crate::cli::{CliError, Console, Exit, UsageError};
+use crate::cli::{CliError, Console, Exit};
 use crate::compare;
 use crate::report::style;
 
@@ -32,13 +32,7 @@ pub(super) fn run(args: &DiffArgs, console: &mut Console) -> Result<Exit, CliErr
         }
         DiffFormat::Json => pretty(&diff),
         DiffFormat::Markdown => compare::markdown(&diff),
-        DiffFormat::Html => {
-            return Err(UsageError::not_here(
-                "--format html",
-                "is not available in this build; use json, markdown or human",
-            )
-            .into());
-        }
+        DiffFormat::Html => crate::report::html_page(crate::report::HtmlKind::Diff, &pretty(&diff)),
     };
     write_output(console, args.output.as_deref(), &text)?;
     Ok(match args.gate.fail_on_regression && diff.gate.failed {

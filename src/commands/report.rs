@@ -7,7 +7,8 @@ use crate::cli::args::{ReportCommand, ReportFormat, ReportOutputs};
 use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::doc::Diagnostic;
 use crate::report::{
-    SuiteJson, SuiteRecord, merge_shards, read_suite, suite_junit, suite_markdown, suite_summary,
+    HtmlKind, SuiteJson, SuiteRecord, html_page, merge_shards, read_suite, suite_junit,
+    suite_markdown, suite_summary,
 };
 
 use super::common::baseline::read_report;
@@ -65,8 +66,6 @@ fn render(record: &SuiteRecord, format: ReportFormat) -> Result<String, CliError
             suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?
         }
         ReportFormat::Markdown => suite_markdown(record),
-        ReportFormat::Html => {
-            return Err(UsageError::Unusable("--format html: not yet".into()).into());
-        }
+        ReportFormat::Html => html_page(HtmlKind::Suite, &pretty(&SuiteJson(record))),
     })
 }
