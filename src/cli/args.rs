@@ -37,7 +37,7 @@ pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};
 pub(crate) use report::{ReportCommand, ReportFormat, ReportOutputs};
-pub(crate) use run::{ReplayMatch, RunArgs, RunFormat};
+pub(crate) use run::{OutputFormat, ReplayMatch, RunArgs, RunFormat};
 pub(crate) use shard::ShardArgs;
 pub(crate) use test::TestArgs;
 pub(crate) use vars::VarArgs;

@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 use crate::check::{self, CheckError, CheckEvent, CheckPlan, Options, Probe};
 use crate::cli::args::{CheckArgs, CheckFormat, InvalidArgs};
 use crate::cli::{CliError, Console, Exit, Settings, Unknown, UsageError};
-use crate::report::{CheckRecord, Terminal, check_human, check_json, check_junit, style};
+use crate::report::{
+    CheckRecord, HtmlKind, Terminal, check_human, check_json, check_junit, html_page, style,
+};
 
 use crate::commands::common::emit::write_output;
 use crate::commands::common::runtime::{InterruptWatch, default_jobs};
@@ -62,8 +64,19 @@ pub(super) fn run(
         ))
         .into());
     }
-    let rendered = render(&record, args, settings.verbose > 0)?;
+    let rendered = render(&record, args.format, args, settings.verbose > 0)?;
     write_output(console, args.output.as_deref(), &rendered)?;
+    let files = [
+        (CheckFormat::Json, &args.json_file),
+        (CheckFormat::Junit, &args.junit_file),
+        (CheckFormat::Html, &args.html_file),
+    ];
+    for (format, path) in files {
+        if let Some(path) = path {
+            let text = render(&record, format, args, false)?;
+            write_output(console, Some(path), &text)?;
+        }
+    }
     Ok(record.exit())
 }
 
@@ -132,8 +145,13 @@ fn plan(
 /// The report in the format asked for. The human table is one line per extension
 /// when every probe passed, unless `verbose`; colour follows `--color`, and never
 /// goes into a pipe or a file.
-fn render(record: &CheckRecord, args: &CheckArgs, verbose: bool) -> Result<String, CliError> {
-    Ok(match args.format {
+fn render(
+    record: &CheckRecord,
+    format: CheckFormat,
+    args: &CheckArgs,
+    verbose: bool,
+) -> Result<String, CliError> {
+    Ok(match format {
         CheckFormat::Human => {
             let to_terminal =
                 args.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
@@ -142,6 +160,7 @@ fn render(record: &CheckRecord, args: &CheckArgs, verbose: bool) -> Result<Strin
         CheckFormat::Json => check_json(record),
         CheckFormat::Junit => check_junit(record)
             .map_err(|err| CliError::Output(std::io::Error::other(err.to_string())))?,
+        CheckFormat::Html => html_page(HtmlKind::Check, &check_json(record)),
     })
 }
 

@@ -5,9 +5,11 @@
 
 mod plan;
 
-use crate::cli::args::{RunFormat, TestArgs};
+use crate::cli::args::{OutputFormat, TestArgs};
 use crate::cli::{CliError, Console, Exit, Settings};
-use crate::report::{CaseStatus, TestRecord, case_text, style, test_junit, test_summary};
+use crate::report::{
+    CaseStatus, HtmlKind, TestRecord, case_text, html_page, style, test_junit, test_summary,
+};
 use crate::suite::cases::{self, CaseEvent, CasesError};
 
 use crate::commands::common::emit::{pretty, write_output};
@@ -22,7 +24,7 @@ pub(super) fn run(
     let mut plan = plan::plan(settings, args, console)?;
     let watch = InterruptWatch::start()?;
     plan.stop = watch.token();
-    let human = args.format == RunFormat::Human;
+    let human = args.format == OutputFormat::Human;
     // The human lines, uncoloured and in the order the cases finished, for `--output`.
     let mut text = String::new();
     let record = cases::run(&plan, |event| match event {
@@ -53,8 +55,8 @@ pub(super) fn run(
     Ok(record.exit())
 }
 
-/// The report: the human lines again in FILE (with `--output`), or the JSON or JUnit
-/// document.
+/// The report: the human lines again in FILE (with `--output`), or the JSON, JUnit or
+/// HTML document; then the files asked for beside it (`--json`, `--junit`, `--html`).
 fn report(
     console: &mut Console,
     record: &TestRecord,
@@ -62,14 +64,27 @@ fn report(
     args: &TestArgs,
 ) -> Result<(), CliError> {
     let text = match args.format {
-        RunFormat::Human => match &args.output {
-            Some(_) => lines,
-            None => return Ok(()),
-        },
-        RunFormat::Json => pretty(record),
-        RunFormat::Junit => {
-            test_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?
-        }
+        OutputFormat::Human => args.output.as_ref().map(|_| lines),
+        OutputFormat::Json => Some(pretty(record)),
+        OutputFormat::Junit => Some(junit(record)?),
+        OutputFormat::Html => Some(html_page(HtmlKind::Test, &pretty(record))),
     };
-    write_output(console, args.output.as_deref(), &text)
+    if let Some(text) = text {
+        write_output(console, args.output.as_deref(), &text)?;
+    }
+    if let Some(path) = &args.json_file {
+        write_output(console, Some(path), &pretty(record))?;
+    }
+    if let Some(path) = &args.junit_file {
+        write_output(console, Some(path), &junit(record)?)?;
+    }
+    if let Some(path) = &args.html_file {
+        let page = html_page(HtmlKind::Test, &pretty(record));
+        write_output(console, Some(path), &page)?;
+    }
+    Ok(())
+}
+
+fn junit(record: &TestRecord) -> Result<String, CliError> {
+    test_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))
 }

@@ -90,13 +90,25 @@ pub(crate) struct CheckArgs {
     pub jobs: Option<u64>,
 
     /// `human`: a table per extension; `json`: one document; `junit`: JUnit XML, a
-    /// testsuite per extension
+    /// testsuite per extension; `html`: a self-contained page that shows the JSON report
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     pub format: CheckFormat,
 
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Also write the JSON report to FILE, beside the report asked for
+    #[arg(long = "json", value_name = "FILE")]
+    pub json_file: Option<PathBuf>,
+
+    /// Also write the JUnit report to FILE
+    #[arg(long = "junit", value_name = "FILE")]
+    pub junit_file: Option<PathBuf>,
+
+    /// Also write the self-contained HTML report to FILE
+    #[arg(long = "html", value_name = "FILE")]
+    pub html_file: Option<PathBuf>,
 
     /// Also call tools that may write (MCP tools not annotated `readOnlyHint: true`,
     /// pack tools with `side_effects: writes`) with generated arguments; point such
@@ -136,6 +148,7 @@ pub(crate) enum CheckFormat {
     Human,
     Json,
     Junit,
+    Html,
 }
 
 #[derive(Debug, Args)]

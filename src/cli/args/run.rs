@@ -132,9 +132,10 @@ pub(crate) struct RunArgs {
     pub watch: super::WatchArgs,
 
     /// `human`: the conversation and a summary on stderr; `json`: one report document
-    /// on stdout; `junit`: JUnit XML on stdout (turns and evals as testcases)
-    #[arg(long, value_enum, default_value_t = RunFormat::Human)]
-    pub format: RunFormat,
+    /// on stdout; `junit`: JUnit XML on stdout (turns and evals as testcases); `html`:
+    /// a self-contained page that shows the JSON report
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
 
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
@@ -147,6 +148,10 @@ pub(crate) struct RunArgs {
     /// Suite: also write the JUnit report to FILE
     #[arg(long = "junit", value_name = "FILE")]
     pub junit_file: Option<PathBuf>,
+
+    /// Also write the self-contained HTML report to FILE
+    #[arg(long = "html", value_name = "FILE")]
+    pub html_file: Option<PathBuf>,
 
     /// Suite: also write a short Markdown summary to FILE (for `$GITHUB_STEP_SUMMARY`
     /// or a pull-request comment)
@@ -171,6 +176,28 @@ pub(crate) enum ReplayMatch {
     Content,
 }
 
+/// The report `run` and `test` print: [`RunFormat`]'s, and the HTML page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OutputFormat {
+    Human,
+    Json,
+    Junit,
+    Html,
+}
+
+/// A report format compares equal to the same format of `eval`'s set.
+impl PartialEq<RunFormat> for OutputFormat {
+    fn eq(&self, other: &RunFormat) -> bool {
+        matches!(
+            (self, other),
+            (OutputFormat::Human, RunFormat::Human)
+                | (OutputFormat::Json, RunFormat::Json)
+                | (OutputFormat::Junit, RunFormat::Junit)
+        )
+    }
+}
+
+/// The formats `eval` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum RunFormat {
     Human,

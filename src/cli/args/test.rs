@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::RunFormat;
+use super::run::OutputFormat;
 
 #[derive(Debug, Args)]
 pub(crate) struct TestArgs {
@@ -31,13 +31,26 @@ pub(crate) struct TestArgs {
     pub jobs: Option<u64>,
 
     /// `human`: a line per case and a summary on stderr; `json`: one report document
-    /// on stdout; `junit`: JUnit XML on stdout (a testsuite per case file)
-    #[arg(long, value_enum, default_value_t = RunFormat::Human)]
-    pub format: RunFormat,
+    /// on stdout; `junit`: JUnit XML on stdout (a testsuite per case file); `html`: a
+    /// self-contained page that shows the JSON report
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
 
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Also write the JSON report to FILE, beside the report asked for
+    #[arg(long = "json", value_name = "FILE")]
+    pub json_file: Option<PathBuf>,
+
+    /// Also write the JUnit report to FILE
+    #[arg(long = "junit", value_name = "FILE")]
+    pub junit_file: Option<PathBuf>,
+
+    /// Also write the self-contained HTML report to FILE
+    #[arg(long = "html", value_name = "FILE")]
+    pub html_file: Option<PathBuf>,
 
     #[command(flatten)]
     pub watch: super::WatchArgs,

@@ -7,17 +7,18 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use crate::atomic_file::write_atomic_with;
-use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::args::{OutputFormat, RunArgs};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::pack;
 use crate::provider::{self, ModelPlan, load_mock};
 use crate::report::{
-    HumanStream, JsonReport, RunRecord, Terminal, junit_report, problems, summary,
+    HtmlKind, HumanStream, JsonReport, RunRecord, Terminal, html_page, junit_report, problems,
+    summary,
 };
 use crate::session::{Approvals, ToolSet};
 use crate::suite::{self, ConversationPlan, PlayError, UserMessages, variables_json};
 
-use super::{ReportTo, ask};
+use super::{ReportFile, ReportTo, ask};
 use crate::commands::common::emit::{pretty, write_output};
 use crate::commands::common::load::{self, choose_prompt, mock_path, prompt_evaluator};
 use crate::commands::common::model::{self, NamedBy};
@@ -137,7 +138,7 @@ pub(super) fn execute(
     report: &ReportTo,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
-    let mut human = (report.format == RunFormat::Human).then(|| human_stream(console.quiet()));
+    let mut human = (report.format == OutputFormat::Human).then(|| human_stream(console.quiet()));
     let info = plan.model.info.clone();
     let mut played = suite::play(plan, |event| {
         if let Some(human) = &mut human {
@@ -199,21 +200,37 @@ fn write_report(
         }
         None => {
             problems(record).iter().for_each(|line| console.error(line));
-            if report.format == RunFormat::Json {
-                write_json(console, output, record)?;
-                return log_read(record);
+            match report.format {
+                OutputFormat::Json => {
+                    write_json(console, output, record)?;
+                    None
+                }
+                OutputFormat::Html => Some(page(record)),
+                _ => {
+                    let title = format!("promptexec run {}", record.prompt);
+                    let xml = junit_report(record, &title)
+                        .map_err(|e| CliError::Output(std::io::Error::other(e)))?;
+                    Some(xml)
+                }
             }
-            let title = format!("promptexec run {}", record.prompt);
-            let xml = junit_report(record, &title)
-                .map_err(|e| CliError::Output(std::io::Error::other(e)))?;
-            Some(xml)
         }
     };
     log_read(record)?;
     if let Some(text) = text {
         write_output(console, output, &text)?;
     }
+    for (kind, path) in &report.files {
+        if *kind == ReportFile::Html {
+            write_output(console, Some(path), &page(record))?;
+            log_read(record)?;
+        }
+    }
     Ok(())
+}
+
+/// The HTML page of the conversation's JSON report.
+fn page(record: &RunRecord) -> String {
+    html_page(HtmlKind::Conversation, &pretty(&JsonReport(record)))
 }
 
 /// Whether every pass the reports made over the event log read all of it.

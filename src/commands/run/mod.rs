@@ -14,7 +14,7 @@ pub(super) mod suite;
 
 use std::path::PathBuf;
 
-use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::args::{OutputFormat, RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::suite::{ConversationPlan, SuitePlan};
 
@@ -38,7 +38,7 @@ pub(super) enum Mode {
 
 /// How the record is reported.
 pub(super) struct ReportTo {
-    pub format: RunFormat,
+    pub format: OutputFormat,
     /// `--output FILE`: the document (or the human report's text) goes there.
     pub output: Option<PathBuf>,
     /// Reports also written to files: `--json`, `--junit`, `--markdown`, and an
@@ -54,6 +54,7 @@ pub(super) enum ReportFile {
     Json,
     Junit,
     Markdown,
+    Html,
 }
 
 /// `run`: plan, play, report.
@@ -102,6 +103,7 @@ fn resolve(
         }
         refuse_suite_flags(args)?;
         let messages = messages::load(messages, args.messages_from.as_deref())?;
+        files.extend(args.html_file.clone().map(|path| (ReportFile::Html, path)));
         Mode::One {
             conversation: Box::new(conversation::resolve(settings, args, messages, console)?),
             record: args.record.clone(),
@@ -121,6 +123,7 @@ fn resolve(
             (ReportFile::Json, &args.json_file),
             (ReportFile::Junit, &args.junit_file),
             (ReportFile::Markdown, &args.markdown_file),
+            (ReportFile::Html, &args.html_file),
         ];
         files.extend(
             asked

@@ -8,11 +8,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::atomic_file::write_atomic_with;
-use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::args::{OutputFormat, RunArgs, RunFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::report::{
-    ScenarioRecord, SuiteJson, SuiteRecord, Terminal, style, suite_junit, suite_markdown,
-    suite_summary, totals_line,
+    HtmlKind, ScenarioRecord, SuiteJson, SuiteRecord, Terminal, html_page, style, suite_junit,
+    suite_markdown, suite_summary, totals_line,
 };
 use crate::suite::{
     self, Scenario, ScenarioPlan, SuiteEvent, SuitePlan, recording_path, transcript_path,
@@ -167,8 +167,8 @@ pub(super) fn execute(
 }
 
 /// A bar on stderr when it is a terminal and the human report is wanted.
-fn progress_bar(quiet: bool, format: RunFormat, total: usize) -> Option<ProgressBar> {
-    if quiet || format != RunFormat::Human || Terminal::stderr().is_none() {
+fn progress_bar(quiet: bool, format: OutputFormat, total: usize) -> Option<ProgressBar> {
+    if quiet || format != OutputFormat::Human || Terminal::stderr().is_none() {
         return None;
     }
     let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
@@ -186,10 +186,10 @@ fn show(
     console: &mut Console,
     progress: Option<&ProgressBar>,
     record: &ScenarioRecord,
-    format: RunFormat,
+    format: OutputFormat,
 ) {
     let wanted =
-        record.exit_code != 0 || record.partial || (format == RunFormat::Human && !console.quiet());
+        record.exit_code != 0 || record.partial || (format == OutputFormat::Human && !console.quiet());
     if wanted {
         let line = record.line();
         match progress {
@@ -211,7 +211,7 @@ fn write_report(
 ) -> Result<(), CliError> {
     let output = report.output.as_deref();
     match report.format {
-        RunFormat::Human => {
+        OutputFormat::Human => {
             console.note(&suite_summary(record));
             if output.is_some() {
                 let mut lines: Vec<String> =
@@ -222,20 +222,29 @@ fn write_report(
             }
             Ok(())
         }
-        RunFormat::Json => {
+        OutputFormat::Json => {
             console.note(&totals_line(record));
             match output {
                 None => console.out(&pretty(&SuiteJson(record))),
                 Some(path) => write_json(record, path),
             }
         }
-        RunFormat::Junit => {
+        OutputFormat::Junit => {
             console.note(&totals_line(record));
             let xml =
                 suite_junit(record).map_err(|e| CliError::Output(std::io::Error::other(e)))?;
             write_output(console, output, &xml)
         }
+        OutputFormat::Html => {
+            console.note(&totals_line(record));
+            write_output(console, output, &page(record))
+        }
     }
+}
+
+/// The HTML page of the suite's JSON report.
+fn page(record: &SuiteRecord) -> String {
+    html_page(HtmlKind::Suite, &pretty(&SuiteJson(record)))
 }
 
 fn write_json(record: &SuiteRecord, path: &std::path::Path) -> Result<(), CliError> {
@@ -273,6 +282,7 @@ fn write_files(
                 write_output(console, Some(path), &xml)?;
             }
             ReportFile::Markdown => write_output(console, Some(path), &suite_markdown(record))?,
+            ReportFile::Html => write_output(console, Some(path), &page(record))?,
         }
     }
     Ok(())
