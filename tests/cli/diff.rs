@@ -182,6 +182,12 @@ fn each_change_between_two_runs_is_reported() {
     .expect_code(0)
     .stdout_empty();
     let markdown = std::fs::read_to_string(dir.path().join("diff.md")).expect("written");
+    // One self-contained page with the JSON document in it.
+    let out = diff(dir.path(), &["base.json", "head.json", "--format", "html"]);
+    out.expect_code(0)
+        .stdout_has("<body data-kind=\"diff\">")
+        .stdout_has("Content-Security-Policy")
+        .stdout_has("\"status\": \"regressed\"");
     assert!(
         markdown.contains("| regressed | `guarded` | passed | failed |"),
         "{markdown}"
