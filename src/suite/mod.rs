@@ -26,5 +26,5 @@ pub(crate) use play::{ConversationPlan, PlayError, play, variables_json, write_r
 pub(crate) use run::{ScenarioPlan, SuiteEvent, SuitePlan, recording_path, run, transcript_path};
 pub(crate) use scenario::{Assertion, Consent, Scenario, Turn, UnplayedTurn};
 pub(crate) use scenario_file::load as load_scenario;
-pub(crate) use select::{identity, matches, select};
+pub(crate) use select::{Slice, Timings, dealt, identity, matches, select};
 pub(crate) use verdict::fold;

@@ -18,8 +18,7 @@ use crate::evals::Evaluator;
 use crate::pack::{EvalDef, Pack, Prompt};
 use crate::provider::ModelPlan;
 use crate::report::{
-    Exit, Outcome, RunRecord, ScenarioRecord, SelfPlayed, Shard, SuiteRecord, Verdict, run_exit,
-    worse,
+    Exit, Outcome, RunRecord, ScenarioRecord, SelfPlayed, SuiteRecord, Verdict, run_exit, worse,
 };
 use crate::session::{Approvals, Decision, SessionEvent, ToolSet};
 
@@ -38,7 +37,7 @@ pub(crate) struct SuitePlan {
     pub scenarios: Vec<ScenarioPlan>,
     /// What the suite is before the shard is dealt ([`super::identity`]).
     pub identity: String,
-    pub shard: Option<Shard>,
+    pub shard: Option<super::Slice>,
     /// How many scenarios play at once (at least 1).
     pub jobs: usize,
     /// Start no scenario once one has failed.
@@ -129,7 +128,7 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
         pack: plan.pack_path.clone(),
         identity: plan.identity.clone(),
         fingerprint: Default::default(),
-        shard: plan.shard,
+        shard: plan.shard.as_ref().map(|slice| slice.shard),
         jobs: plan.jobs,
         scenarios,
         not_started,

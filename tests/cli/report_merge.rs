@@ -179,3 +179,63 @@ fn show_renders_a_saved_report_in_every_format() {
         .expect_code(2)
         .stderr_has("not a suite report of promptexec");
 }
+
+#[test]
+fn shards_balanced_by_timings_give_the_long_scenario_a_machine_of_its_own() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let timings = dir.path().join("timings.json");
+    let index: Vec<Json> = [
+        ("catalogue-cleanup", 100),
+        ("delayed-order", 9_000),
+        ("large-refund", 100),
+        ("lookup-outage", 100),
+    ]
+    .iter()
+    .map(|(id, ms)| serde_json::json!({"id": id, "duration_ms": ms}))
+    .collect();
+    // `store-hours` is not in it: it weighs the mean.
+    std::fs::write(&timings, serde_json::json!({ "index": index }).to_string()).expect("a file");
+    let ids = |shard: &str| -> Vec<String> {
+        let report = run_example()
+            .args([
+                "-q",
+                "--format",
+                "json",
+                "--shard",
+                shard,
+                "--shard-by",
+                "timings",
+            ])
+            .arg("--timings")
+            .arg(&timings)
+            .run();
+        report.expect_code(0);
+        report.json()["manifest"]["ids"]
+            .as_array()
+            .expect("ids")
+            .iter()
+            .filter_map(|id| id.as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(ids("1/2"), ["delayed-order"]);
+    assert_eq!(
+        ids("2/2"),
+        [
+            "catalogue-cleanup",
+            "large-refund",
+            "lookup-outage",
+            "store-hours"
+        ]
+    );
+    run_example()
+        .args(["--shard", "1/2", "--timings"])
+        .arg(&timings)
+        .run()
+        .expect_code(2)
+        .stderr_has("--timings");
+    run_example()
+        .args(["--shard", "1/2", "--shard-by", "timings"])
+        .run()
+        .expect_code(2)
+        .stderr_has("needs --timings REPORT");
+}

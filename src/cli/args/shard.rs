@@ -1,10 +1,13 @@
 //! `--shard K/N|auto`: the slice of a suite this machine plays, given or taken from the
 //! CI engine's parallel-job variables.
 
-use clap::Args;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
 
 use crate::cli::UsageError;
-use crate::suite::Shard;
+use crate::suite::{Shard, Slice, Timings};
 
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ShardArgs {
@@ -18,6 +21,22 @@ pub(crate) struct ShardArgs {
     /// [default: $PROMPTEXEC_SHARD_TOTAL]
     #[arg(long, value_name = "N", requires = "given", value_parser = clap::value_parser!(u64).range(1..))]
     shard_total: Option<u64>,
+
+    /// How the shards are dealt: `id`, round-robin in scenario id order; `timings`,
+    /// balanced by the scenario times of an earlier report (--timings) [default: id]
+    #[arg(long, value_enum, value_name = "id|timings", requires = "given")]
+    shard_by: Option<ShardBy>,
+
+    /// With `--shard-by timings`: an earlier JSON report of the suite (`run PACK
+    /// --json FILE`, or `report merge`) whose scenario times balance the shards
+    #[arg(long, value_name = "REPORT")]
+    timings: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ShardBy {
+    Id,
+    Timings,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +64,26 @@ impl std::str::FromStr for ShardChoice {
     }
 }
 
+/// The scenario times of a suite's JSON report: its `index` of `id` and
+/// `duration_ms`.
+fn read_timings(path: &Path) -> Result<Timings, UsageError> {
+    let unusable =
+        |why: String| UsageError::Unusable(format!("--timings {}: {why}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|err| unusable(err.to_string()))?;
+    let report: serde_json::Value =
+        serde_json::from_str(&text).map_err(|err| unusable(format!("not JSON: {err}")))?;
+    let index = report["index"]
+        .as_array()
+        .ok_or_else(|| unusable("not a suite's JSON report (it has no `index`)".into()))?;
+    Ok(index
+        .iter()
+        .filter_map(|entry| {
+            let id = entry["id"].as_str()?;
+            Some((id.to_string(), entry["duration_ms"].as_u64()?))
+        })
+        .collect())
+}
+
 /// Each engine's variables: its name, the index and total variables, and the number
 /// its first job has.
 const ENGINES: [(&str, &str, &str, usize); 3] = [
@@ -67,16 +106,34 @@ impl ShardArgs {
         self.given.is_some()
     }
 
-    /// The slice to play, `auto` read from the environment.
-    pub(crate) fn get(&self) -> Result<Option<Shard>, UsageError> {
-        match self.given {
-            None => Ok(None),
-            Some(ShardChoice::Given(shard)) => Ok(Some(shard)),
+    /// The slice to play, `auto` read from the environment, balanced by the
+    /// timings report when `--shard-by timings` asks.
+    pub(crate) fn get(&self) -> Result<Option<Slice>, UsageError> {
+        let shard = match self.given {
+            None => return Ok(None),
+            Some(ShardChoice::Given(shard)) => shard,
             Some(ShardChoice::Auto) => {
                 let total = self.shard_total.map(|n| n as usize);
-                from_env(|name| std::env::var(name).ok(), total).map(Some)
+                from_env(|name| std::env::var(name).ok(), total)?
             }
-        }
+        };
+        let timings = match (self.shard_by, &self.timings) {
+            (Some(ShardBy::Timings), Some(path)) => Some(Arc::new(read_timings(path)?)),
+            (Some(ShardBy::Timings), None) => {
+                return Err(UsageError::not_here(
+                    "--shard-by timings",
+                    "needs --timings REPORT, an earlier JSON report of the suite",
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(UsageError::not_here(
+                    "--timings",
+                    "applies with --shard-by timings",
+                ));
+            }
+            (_, None) => None,
+        };
+        Ok(Some(Slice { shard, timings }))
     }
 }
 

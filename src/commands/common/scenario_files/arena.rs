@@ -136,7 +136,7 @@ pub(in crate::commands) fn plan_project(
         }
     }
     super::check_filters(&scenarios, options.filter)?;
-    let picked = suite::select(scenarios, options.filter, options.shard);
+    let picked = suite::select(scenarios, options.filter, options.shard.as_ref());
     let inputs = load::vars(options.vars)?;
     let now = options.vars.now.unwrap_or_else(SystemTime::now);
     let mut placed = Diagnostics::default();

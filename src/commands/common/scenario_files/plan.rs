@@ -18,7 +18,7 @@ use crate::evals::{Evaluator, prompt_evals};
 use crate::pack::{self, Pack, Prompt, ToolPolicy, VarInputs};
 use crate::provider::{self, MockScript, ModelPlan, load_mock};
 pub(in crate::commands) use crate::suite::ScenarioPlan;
-use crate::suite::{self, Check, Scenario, Shard, recording_path, variables_json};
+use crate::suite::{self, Check, Scenario, Slice, recording_path, variables_json};
 
 use crate::commands::common::load::{self, mock_path};
 use crate::commands::common::model::{self, NamedBy};
@@ -30,7 +30,7 @@ pub(in crate::commands) struct PlanOptions<'a> {
     /// Files and folders of scenarios; empty: the `scenarios/` folder beside the pack.
     pub scenarios: &'a [PathBuf],
     pub filter: &'a [String],
-    pub shard: Option<Shard>,
+    pub shard: Option<Slice>,
     pub mock: Option<&'a Path>,
     pub provider: Option<&'a str>,
     pub replay_dir: Option<&'a Path>,
@@ -93,8 +93,8 @@ pub(in crate::commands) fn plan(
     super::check_filters(&scenarios, options.filter)?;
     let suite_size = scenarios.len();
     let identity = suite::identity(&scenarios, options.filter);
-    let picked = suite::select(scenarios, options.filter, options.shard);
-    if let Some(shard) = options.shard
+    let picked = suite::select(scenarios, options.filter, options.shard.as_ref());
+    if let Some(shard) = &options.shard
         && picked.is_empty()
     {
         // A CI matrix wider than the suite: this machine has nothing to play.

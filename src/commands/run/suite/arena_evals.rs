@@ -18,7 +18,7 @@ use crate::evals::{drop_unread, is_builtin};
 use crate::pack::{Pack, resolve_when};
 use crate::provider::recording::{SavedMessage, saved_conversation};
 use crate::provider::{MockScript, MockTurn};
-use crate::suite::{self, Assertion, Scenario, Shard, Turn};
+use crate::suite::{self, Assertion, Scenario, Slice, Turn};
 
 use crate::commands::common::load;
 use crate::commands::common::scenario_files::check_filters;
@@ -60,7 +60,7 @@ pub(super) fn plan(
     if found.has_errors() || scenarios.is_empty() {
         return Ok(Vec::new());
     }
-    let picked = suite::select(scenarios, options.filter, options.shard);
+    let picked = suite::select(scenarios, options.filter, options.shard.as_ref());
     let mut config = project.config.clone();
     config.providers.push(Provider {
         id: Some(RECORDED.into()),
@@ -96,20 +96,15 @@ pub(super) fn in_project(path: &Path) -> bool {
 pub(super) fn select(
     mut plans: Vec<ScenarioPlan>,
     filters: &[String],
-    shard: Option<Shard>,
+    slice: Option<Slice>,
 ) -> Result<Vec<ScenarioPlan>, CliError> {
     let all: Vec<Scenario> = plans.iter().map(|p| p.scenario.clone()).collect();
     check_filters(&all, filters)?;
     plans.retain(|p| filters.is_empty() || filters.iter().any(|f| suite::matches(&p.scenario, f)));
     plans.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
-    Ok(match shard {
+    Ok(match slice {
         None => plans,
-        Some(shard) => plans
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % shard.count == shard.index - 1)
-            .map(|(_, p)| p)
-            .collect(),
+        Some(slice) => suite::dealt(plans, |p| &p.scenario.id, &slice),
     })
 }
 
