@@ -23,6 +23,7 @@ mod honest_run;
 mod hook_protocol;
 mod hook_test_shape;
 mod hooks;
+mod html_report;
 mod init;
 mod interrupts;
 mod invoke;

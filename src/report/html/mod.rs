@@ -33,7 +33,12 @@ impl HtmlKind {
 const CSS: &str = include_str!("report.css");
 
 /// The page's script, in the order its parts are joined (each defines what later parts use).
-const SCRIPT_PARTS: &[&str] = &[include_str!("core.js")];
+const SCRIPT_PARTS: &[&str] = &[
+    include_str!("core.js"),
+    include_str!("timeline.js"),
+    include_str!("suite.js"),
+    include_str!("records.js"),
+];
 
 /// The whole page for one JSON document: `json` is the exact text `--format json`
 /// prints for the report (for [`HtmlKind::Diff`], the `diff --format json` document).

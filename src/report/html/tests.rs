@@ -44,3 +44,10 @@ fn the_policy_forbids_the_network_and_names_the_inline_code_by_hash() {
 fn the_page_names_its_kind() {
     assert!(html_page(HtmlKind::Diff, "{}").contains("<body data-kind=\"diff\">"));
 }
+
+#[test]
+fn the_inline_code_cannot_end_its_own_element() {
+    let script = SCRIPT_PARTS.concat().to_ascii_lowercase();
+    assert!(!script.contains("</script") && !script.contains("<!--"));
+    assert!(!CSS.to_ascii_lowercase().contains("</style"));
+}

@@ -1,0 +1,225 @@
+//! The HTML report: the page `--html FILE` and `--format html` write holds the same
+//! record as `--format json`, and opened from disk in a real headless Chromium
+//! (driven by tests/browser/report.mjs over playwright-core, installed by `.ci/run`
+//! into target/browser) it shows every scenario, opens the failed one on its failing
+//! assertion and tool calls, shows markup in the data as text, and makes no request.
+//!
+//! Without Chromium or the driver the browser tests fail, naming what to install;
+//! outside CI (`CI` unset) `PROMPTEXEC_SKIP_BROWSER=1` skips them instead.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value as Json;
+
+use crate::util::{example_config, repo_root};
+
+/// The bundled example's five scenarios, `delayed-order` made to fail.
+const SUITE: &str = "tests/fixtures/html_report/scenarios";
+
+/// One scenario whose id, description, label and message are markup.
+const HOSTILE: &str = "tests/fixtures/html_report/hostile";
+
+const HOSTILE_ID: &str = "<img src=x onerror=document.title='pwned'>";
+
+/// The JSON document a page embeds, read back as the browser reads it.
+fn embedded(page: &str) -> Json {
+    let open = "<script type=\"application/json\" id=\"report-data\">";
+    assert_eq!(page.matches(open).count(), 1, "the data is embedded once");
+    let start = page.find(open).expect("the data element") + open.len();
+    let end = start + page[start..].find("</script>").expect("its end");
+    serde_json::from_str(&page[start..end]).expect("the embedded data is JSON")
+}
+
+/// Durations and the ids of tool servers differ from run to run; the rest must not.
+fn steady(mut report: Json) -> String {
+    fn walk(value: &mut Json) {
+        match value {
+            Json::Object(map) => {
+                for (key, item) in map.iter_mut() {
+                    if key.ends_with("_ms") {
+                        *item = Json::Null;
+                    } else {
+                        walk(item);
+                    }
+                }
+            }
+            Json::Array(items) => items.iter_mut().for_each(walk),
+            Json::String(text) if text.contains("server_pid") => *text = String::new(),
+            _ => {}
+        }
+    }
+    walk(&mut report);
+    report.to_string()
+}
+
+/// Runs the suite in `dir` with `flags`, from the repository root.
+fn run_suite(dir: &str, flags: &[&str]) -> crate::util::Outcome {
+    example_config()
+        .args(["run", "examples/assistant.pack.json", dir])
+        .args(flags)
+        .run()
+}
+
+#[test]
+fn format_html_prints_a_page_holding_the_json_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("report.json");
+    let html = dir.path().join("report.html");
+    let json_arg = json.to_str().expect("utf-8 path");
+    let html_arg = html.to_str().expect("utf-8 path");
+    let out = run_suite(SUITE, &["--format", "html", "--json", json_arg, "--html", html_arg]);
+    out.expect_code(1)
+        .stdout_has("<!DOCTYPE html>")
+        .stdout_has("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';");
+    let from_stdout = embedded(&out.stdout);
+    let written: Json = serde_json::from_str(&std::fs::read_to_string(&json).expect("--json"))
+        .expect("JSON report");
+    assert_eq!(from_stdout, written, "the page holds the record --json wrote");
+    let from_file = embedded(&std::fs::read_to_string(&html).expect("--html"));
+    assert_eq!(from_file, written);
+    assert_eq!(from_file["summary"]["failed"], 1);
+}
+
+#[test]
+fn test_and_check_write_every_report_asked_for() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_owned();
+    let (json, junit, html) = (path("t.json"), path("t.xml"), path("t.html"));
+    let out = example_config()
+        .args(["test", "examples/assistant.cases.yaml", "--format", "json"])
+        .args(["--json", &json, "--junit", &junit, "--html", &html])
+        .run();
+    out.expect_code(0);
+    let written: Json =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("--json")).expect("JSON");
+    assert_eq!(steady(out.json()), steady(written.clone()));
+    let page = std::fs::read_to_string(&html).expect("--html");
+    assert!(page.contains("<body data-kind=\"test\">"));
+    assert_eq!(embedded(&page), written);
+    let xml = std::fs::read_to_string(&junit).expect("--junit");
+    assert!(xml.contains("<testsuite"), "{xml}");
+
+    let page = example_config()
+        .args(["check", "lookup_order", "--cases", "3", "--format", "html"])
+        .run();
+    page.expect_code(0)
+        .stdout_has("<body data-kind=\"check\">");
+    let record = embedded(&page.stdout);
+    assert_eq!(record["extensions"][0]["name"], "lookup_order");
+}
+
+/// The driver's command, or `None` when the browser tests are to be skipped.
+fn driver() -> Option<Command> {
+    let root = repo_root();
+    let modules = root.join("target/browser/node_modules");
+    let chromium = std::env::var_os("CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let missing = if !chromium.is_file() {
+        Some(format!("no Chromium at {} (apt-get install chromium)", chromium.display()))
+    } else if !node {
+        Some("no `node` on PATH (install Node.js 20 or later)".to_owned())
+    } else if !modules.join("playwright-core").is_dir() {
+        Some(format!(
+            "no playwright-core in {} (bash .ci/run installs it: npm ci --prefix target/browser \
+             with tests/fixtures/browser/package*.json)",
+            modules.display()
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = missing {
+        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+            panic!("{why}; CI must run the browser tests");
+        }
+        if std::env::var("PROMPTEXEC_SKIP_BROWSER").as_deref() == Ok("1") {
+            eprintln!("skipped: {why} (PROMPTEXEC_SKIP_BROWSER=1)");
+            return None;
+        }
+        panic!("{why}; or set PROMPTEXEC_SKIP_BROWSER=1 to skip the browser tests");
+    }
+    let mut command = Command::new("node");
+    command
+        .current_dir(&root)
+        .arg(root.join("tests/browser/report.mjs"))
+        .env("PROMPTEXEC_BROWSER_MODULES", modules)
+        .env("CHROMIUM", chromium);
+    Some(command)
+}
+
+/// What the browser found on the page at `file`, row `open` opened.
+fn inspect(mut driver: Command, file: &Path, open: &str, shots: &Path) -> Json {
+    let out = driver
+        .args(["inspect", file.to_str().expect("utf-8 path"), "--open", open, "--shots"])
+        .arg(shots)
+        .output()
+        .expect("node runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the driver failed: {stderr}");
+    serde_json::from_slice(&out.stdout).expect("the driver prints JSON")
+}
+
+fn assert_quiet(found: &Json) {
+    for key in ["requests", "consoleErrors", "pageErrors"] {
+        assert_eq!(found[key], Json::Array(vec![]), "{key}: {found:#}");
+    }
+}
+
+#[test]
+fn the_suite_report_opens_in_chromium_on_its_failure() {
+    let Some(driver) = driver() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("suite.html");
+    run_suite(SUITE, &["-q", "--html", html.to_str().expect("utf-8 path")]).expect_code(1);
+    let shots = repo_root().join("target/html-report");
+    std::fs::create_dir_all(&shots).expect("target/html-report");
+    let found = inspect(driver, &html, "delayed-order", &shots.join("suite"));
+    assert_quiet(&found);
+    let ids = [
+        "catalogue-cleanup",
+        "delayed-order",
+        "large-refund",
+        "lookup-outage",
+        "store-hours",
+    ];
+    assert_eq!(found["rows"], serde_json::json!(ids));
+    let detail = found["detail"].as_str().expect("the failed scenario's detail");
+    for shown in [
+        // The failing assertion, its message and why it failed.
+        "failed\tcontent_includes\tturn 1\tThe answer names the order and promises a delivery date",
+        "missing: delivery date",
+        // Its tool calls, with their arguments and results.
+        "lookup_order ok",
+        "\"order_id\": \"A-1002\"",
+        "db_query ok",
+        "SELECT name, stock FROM products WHERE sku = 'RJ-02'",
+        "\"status\":\"delayed\"",
+        // The command that plays it again.
+        "promptexec run examples/assistant.pack.json \
+         tests/fixtures/html_report/scenarios/delayed-order.scenario.yaml --filter delayed-order",
+    ] {
+        assert!(detail.contains(shown), "{shown:?} not in:\n{detail}");
+    }
+    for shot in ["wide-light", "wide-dark", "phone-light", "phone-dark"] {
+        let png = shots.join(format!("suite-{shot}.png"));
+        let bytes = std::fs::read(&png).expect("a screenshot");
+        assert!(bytes.starts_with(b"\x89PNG"), "{}", png.display());
+    }
+}
+
+#[test]
+fn markup_in_the_data_is_shown_as_text() {
+    let Some(driver) = driver() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("hostile.html");
+    run_suite(HOSTILE, &["-q", "--html", html.to_str().expect("utf-8 path")]).expect_code(0);
+    let found = inspect(driver, &html, HOSTILE_ID, &dir.path().join("hostile"));
+    assert_quiet(&found);
+    assert_eq!(found["rows"], serde_json::json!([HOSTILE_ID]));
+    assert_eq!(found["markup"], 0, "no element was made from the data");
+    assert_ne!(found["title"], "pwned");
+    let detail = found["detail"].as_str().expect("detail");
+    assert!(detail.contains("</script><script>document.title='pwned'</script>"), "{detail}");
+    assert!(detail.contains(HOSTILE_ID), "{detail}");
+}
