@@ -15,7 +15,8 @@
 //!    process-wide list of secrets and the writer that masks them. `conversation`: the
 //!    words every layer shares (event kinds, PicoClaw's runtime names, hook actions, why a
 //!    turn ended). `diff`: what changed between two values or texts, for replays,
-//!    snapshots and evals.
+//!    snapshots and evals. `watch`: waiting for a change to a set of files, for
+//!    `--watch`.
 //! 1. `atomic_file`: every file promptexec writes, whole or not at all, secrets masked.
 //!    `template`: `{{slot}}` templates parsed and rendered. `config`: the RuntimeConfig
 //!    walked into validated types, a resolver file per subject.
@@ -29,11 +30,13 @@
 //! 5. `mcp`: MCP servers through rmcp's client, supervised and bounded.
 //! 6. `tool_caller`: one tool called however it runs (one-shot, server, MCP). `pack`: the
 //!    PromptPack walked into validated types.
-//! 7. `evals`: exec evals and built-in checks at their triggers.
+//! 7. `evals`: exec evals and built-in checks at their triggers. `lock`: the tool
+//!    surface pinned, its drift, and a run's fingerprint.
 //! 8. `session`: the turn loop, emitting typed events; guardrails, injected failures and
 //!    approvals beside it.
-//! 9. `report`: every record and its renderings (human, JSON, JUnit, transcripts),
-//!    the terminal's style and the exit code a record folds to.
+//! 9. `report`: every record and its renderings (human, JSON, JUnit, Markdown, the
+//!    HTML page, transcripts), suite reports read back and shards merged, the
+//!    terminal's style and the exit code a record folds to.
 //! 10. `suite`: scenario and case files read, planned and judged. `check`: conformance
 //!     probes and the schema fuzzer. `compare`: two reports compared item by item and
 //!     trial by trial, and the gate a CI job holds a change to.
@@ -73,6 +76,7 @@ mod suite;
 pub mod template;
 mod tool_caller;
 pub mod tools;
+mod watch;
 mod wire;
 
 #[cfg(test)]

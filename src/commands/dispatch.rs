@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use crate::cli::{CliError, Command, Console, Exit, HookCommand, PromptCommand, Settings};
 use crate::config::HookKind;
 
+use super::common::watch::{Watchable, watch};
+
 /// Runs promptexec with these arguments (the first is the program's name) on the
 /// process's stdout and stderr, and returns its exit code.
 pub(crate) fn run<I, T>(args: I) -> ExitCode
@@ -52,6 +54,15 @@ fn execute(cli: crate::cli::Cli, console: &mut Console) -> Exit {
     }
 }
 
+/// One run of a command `--watch` runs again.
+fn again(settings: &Settings, command: Watchable, console: &mut Console) -> Result<Exit, CliError> {
+    match command {
+        Watchable::Run(args) => super::run::run(settings, *args, console),
+        Watchable::Test(args) => super::test::run(settings, &args, console),
+        Watchable::Check(args) => super::check::run(settings, &args, console),
+    }
+}
+
 /// Runs one command.
 fn dispatch(
     mut command: Command,
@@ -60,6 +71,15 @@ fn dispatch(
 ) -> Result<Exit, CliError> {
     command.settle()?;
     match command {
+        Command::Run(args) if args.watch.watch => {
+            watch(settings, Watchable::Run(args), console, again)
+        }
+        Command::Test(args) if args.watch.watch => {
+            watch(settings, Watchable::Test(args), console, again)
+        }
+        Command::Check(args) if args.watch.watch => {
+            watch(settings, Watchable::Check(args), console, again)
+        }
         Command::Run(args) => super::run::run(settings, *args, console),
         Command::InvokeTool(args) => super::invoke::run(settings, &args, console),
         Command::Hook(HookCommand::Test(args)) => {

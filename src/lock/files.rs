@@ -8,10 +8,9 @@
 //! config's folder are written relative to it, so the lock is the same on every
 //! checkout; others are written as they are.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::ExecSpec;
+use crate::config::{ExecSpec, McpEndpoint, RuntimeConfig};
 
 use crate::library::sha256_hex;
 
@@ -19,22 +18,48 @@ use super::ExecEntry;
 
 /// The extension's command and the hashes of the files it runs.
 pub(super) fn exec_entry(exec: &ExecSpec, base_dir: &Path) -> ExecEntry {
-    let mut files = BTreeMap::new();
-    let program = shown(&exec.command, base_dir);
-    if exec.command.components().count() > 1
-        && let Some(hash) = file_hash(&exec.command)
-    {
-        files.insert(program.clone(), hash);
-    }
-    let mut command = vec![program];
-    for arg in &exec.args {
-        let path = exec.working_dir.join(arg);
-        if let Some(hash) = file_hash(&path) {
-            files.insert(shown(&path, base_dir), hash);
-        }
-        command.push(arg.clone());
-    }
+    let files = files_run(exec)
+        .into_iter()
+        .filter_map(|path| Some((shown(&path, base_dir), file_hash(&path)?)))
+        .collect();
+    let mut command = vec![shown(&exec.command, base_dir)];
+    command.extend(exec.args.iter().cloned());
     ExecEntry { command, files }
+}
+
+/// The files an extension runs: its program when it is a path, and each argument
+/// that names a regular file.
+fn files_run(exec: &ExecSpec) -> Vec<PathBuf> {
+    let program = (exec.command.components().count() > 1).then(|| exec.command.clone());
+    program
+        .into_iter()
+        .chain(exec.args.iter().map(|arg| exec.working_dir.join(arg)))
+        .filter(|path| path.is_file())
+        .collect()
+}
+
+/// The files every exec extension of `config` runs (tools, hooks, evals, MCP
+/// servers started as programs), each once.
+pub(crate) fn extension_files(config: &RuntimeConfig) -> Vec<PathBuf> {
+    let tools = config.tools.values().filter_map(|binding| binding.exec());
+    let hooks = config.hooks.values().map(|hook| &hook.exec);
+    let evals = config.evals.values().map(|eval| &eval.exec);
+    let servers = config
+        .mcp_servers
+        .values()
+        .filter_map(|server| match &server.endpoint {
+            McpEndpoint::Stdio { exec, .. } => Some(exec),
+            McpEndpoint::Http { .. } => None,
+        });
+    let mut files: Vec<PathBuf> = tools
+        .chain(hooks)
+        .chain(evals)
+        .chain(servers)
+        .flat_map(files_run)
+        .collect();
+    files.sort();
+    files.dedup();
+    files
 }
 
 /// The SHA-256 of a regular file's bytes; `None` for anything else.

@@ -24,6 +24,7 @@ use serde_json::Value as Json;
 use crate::library::{canonical_json as canonical, sha256_hex};
 
 pub(crate) use drift::{Change, compare};
+pub(crate) use files::extension_files;
 pub(crate) use fingerprint::fingerprint;
 pub(crate) use reading::read;
 pub(crate) use render::{changes_human, findings_human, findings_sarif, report_json};

@@ -31,6 +31,7 @@ const LAYERS: &[(i32, &[&str])] = &[
             "go_template",
             "agents",
             "sarif",
+            "watch",
         ],
     ),
     (1, &["atomic_file", "template", "config"]),

@@ -82,4 +82,5 @@ mod time_vars;
 mod util;
 mod validate;
 mod validate_runtime;
+mod watch;
 mod workflow;

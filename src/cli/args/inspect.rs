@@ -61,7 +61,7 @@ pub(crate) enum ListFormat {
     Json,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct CheckArgs {
     /// Only these extensions: tool, hook or eval names, or MCP server names; and the
     /// PromptPack (`*.json`): tool schemas to fuzz with, and output schemas to hold

@@ -9,7 +9,7 @@ use super::VarArgs;
 // Not an argument group of `--message` and `--messages-from`: clap would keep every
 // message a second time for the group (3 MiB at 10,000 flags). The usage line names
 // the two sources instead.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(
     override_usage = "promptexec run [OPTIONS] <PACK> [SCENARIOS]...\n       promptexec run [OPTIONS] <--message <TEXT>|--messages-from <FILE>> <PACK>"
 )]

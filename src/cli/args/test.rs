@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::run::OutputFormat;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct TestArgs {
     /// Case files, or directories searched for *.cases.yaml, *.cases.yml and *.cases.json
     /// [default: the current folder]

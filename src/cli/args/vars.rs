@@ -6,7 +6,7 @@ use clap::Args;
 
 // Variable values, shared by every command that renders a template. (Not a doc
 // comment, as above.)
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct VarArgs {
     /// A value for a variable or slot (repeatable); overrides --vars-file
     #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]

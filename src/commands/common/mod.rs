@@ -9,3 +9,4 @@ pub(super) mod model;
 pub(super) mod runtime;
 pub(super) mod scenario_files;
 pub(super) mod warnings;
+pub(super) mod watch;

@@ -177,6 +177,7 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--junit", args.junit_file.is_some()),
         ("--markdown", args.markdown_file.is_some()),
         ("--baseline", args.baseline.baseline.is_some()),
+        ("--watch", args.watch.watch),
     ];
     match given.iter().find(|(_, given)| *given) {
         Some((flag, _)) => Err(UsageError::not_here(

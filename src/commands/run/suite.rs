@@ -188,8 +188,9 @@ fn show(
     record: &ScenarioRecord,
     format: OutputFormat,
 ) {
-    let wanted =
-        record.exit_code != 0 || record.partial || (format == OutputFormat::Human && !console.quiet());
+    let wanted = record.exit_code != 0
+        || record.partial
+        || (format == OutputFormat::Human && !console.quiet());
     if wanted {
         let line = record.line();
         match progress {
