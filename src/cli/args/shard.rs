@@ -11,7 +11,7 @@ use crate::suite::{Shard, Slice, Timings};
 
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ShardArgs {
-    /// Only the K-th of N slices of the suite, dealt in scenario id order; `auto`
+    /// Only the K-th of N slices of the suite (dealt as --shard-by says); `auto`
     /// takes K and N from the CI engine (GitLab, CircleCI, Buildkite, or a Kubernetes
     /// Indexed Job with --shard-total)
     #[arg(long = "shard", value_name = "K/N|auto")]
