@@ -4,7 +4,7 @@
 //   node tests/browser/report.mjs inspect FILE [--open ID] [--shots DIR/NAME]
 //     every row id, the text of row ID's detail once opened, every request other than
 //     the file itself (data: URLs aside), console errors and page errors; with --shots,
-//     screenshots NAME-{wide,phone}-{light,dark}.png
+//     screenshots NAME-{wide,phone,phone-top}-{light,dark}.png
 //   node tests/browser/report.mjs time ROUNDS FILE...
 //     the median time to first render of each file (ms from navigation start to the
 //     page's `first-render` mark), the files opened in turn, round after round
@@ -71,6 +71,7 @@ async function inspect(file, open, shots) {
       await page.screenshot({ path: `${shots}-wide-${scheme}.png`, fullPage: true });
       await page.setViewportSize({ width: 390, height: 844 });
       await page.screenshot({ path: `${shots}-phone-${scheme}.png`, fullPage: true });
+      await page.screenshot({ path: `${shots}-phone-top-${scheme}.png` });
     }
   }
   await browser.close();
