@@ -119,6 +119,7 @@ struct UnplayedDoc {
     index: u32,
     role: String,
     reason: String,
+    #[serde(default)]
     asserted: bool,
 }
 

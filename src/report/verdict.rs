@@ -20,6 +20,7 @@ pub(crate) struct Check {
     pub pass_threshold: f64,
     /// Where it stands, as reports name it: `turn 2`, `conversation`, or the
     /// file's turn it is written under when that turn is not played.
+    #[serde(default)]
     pub place: String,
     /// Why it is not judged: its turn is not played, or its type needs what
     /// promptexec does not run. Such a check has no eval and is reported skipped.
