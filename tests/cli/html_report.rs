@@ -68,14 +68,20 @@ fn format_html_prints_a_page_holding_the_json_report() {
     let html = dir.path().join("report.html");
     let json_arg = json.to_str().expect("utf-8 path");
     let html_arg = html.to_str().expect("utf-8 path");
-    let out = run_suite(SUITE, &["--format", "html", "--json", json_arg, "--html", html_arg]);
+    let out = run_suite(
+        SUITE,
+        &["--format", "html", "--json", json_arg, "--html", html_arg],
+    );
     out.expect_code(1)
         .stdout_has("<!DOCTYPE html>")
         .stdout_has("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';");
     let from_stdout = embedded(&out.stdout);
     let written: Json = serde_json::from_str(&std::fs::read_to_string(&json).expect("--json"))
         .expect("JSON report");
-    assert_eq!(from_stdout, written, "the page holds the record --json wrote");
+    assert_eq!(
+        from_stdout, written,
+        "the page holds the record --json wrote"
+    );
     let from_file = embedded(&std::fs::read_to_string(&html).expect("--html"));
     assert_eq!(from_file, written);
     assert_eq!(from_file["summary"]["failed"], 1);
@@ -103,8 +109,7 @@ fn test_and_check_write_every_report_asked_for() {
     let page = example_config()
         .args(["check", "lookup_order", "--cases", "3", "--format", "html"])
         .run();
-    page.expect_code(0)
-        .stdout_has("<body data-kind=\"check\">");
+    page.expect_code(0).stdout_has("<body data-kind=\"check\">");
     let record = embedded(&page.stdout);
     assert_eq!(record["extensions"][0]["name"], "lookup_order");
 }
@@ -115,9 +120,15 @@ fn driver() -> Option<Command> {
     let modules = root.join("target/browser/node_modules");
     let chromium = std::env::var_os("CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     let missing = if !chromium.is_file() {
-        Some(format!("no Chromium at {} (apt-get install chromium)", chromium.display()))
+        Some(format!(
+            "no Chromium at {} (apt-get install chromium)",
+            chromium.display()
+        ))
     } else if !node {
         Some("no `node` on PATH (install Node.js 20 or later)".to_owned())
     } else if !modules.join("playwright-core").is_dir() {
@@ -151,7 +162,13 @@ fn driver() -> Option<Command> {
 /// What the browser found on the page at `file`, row `open` opened.
 fn inspect(mut driver: Command, file: &Path, open: &str, shots: &Path) -> Json {
     let out = driver
-        .args(["inspect", file.to_str().expect("utf-8 path"), "--open", open, "--shots"])
+        .args([
+            "inspect",
+            file.to_str().expect("utf-8 path"),
+            "--open",
+            open,
+            "--shots",
+        ])
         .arg(shots)
         .output()
         .expect("node runs");
@@ -184,7 +201,9 @@ fn the_suite_report_opens_in_chromium_on_its_failure() {
         "store-hours",
     ];
     assert_eq!(found["rows"], serde_json::json!(ids));
-    let detail = found["detail"].as_str().expect("the failed scenario's detail");
+    let detail = found["detail"]
+        .as_str()
+        .expect("the failed scenario's detail");
     for shown in [
         // The failing assertion, its message and why it failed.
         "failed\tcontent_includes\tturn 1\tThe answer names the order and promises a delivery date",
@@ -213,13 +232,43 @@ fn markup_in_the_data_is_shown_as_text() {
     let Some(driver) = driver() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     let html = dir.path().join("hostile.html");
-    run_suite(HOSTILE, &["-q", "--html", html.to_str().expect("utf-8 path")]).expect_code(0);
+    run_suite(
+        HOSTILE,
+        &["-q", "--html", html.to_str().expect("utf-8 path")],
+    )
+    .expect_code(0);
     let found = inspect(driver, &html, HOSTILE_ID, &dir.path().join("hostile"));
     assert_quiet(&found);
     assert_eq!(found["rows"], serde_json::json!([HOSTILE_ID]));
     assert_eq!(found["markup"], 0, "no element was made from the data");
     assert_ne!(found["title"], "pwned");
     let detail = found["detail"].as_str().expect("detail");
-    assert!(detail.contains("</script><script>document.title='pwned'</script>"), "{detail}");
+    assert!(
+        detail.contains("</script><script>document.title='pwned'</script>"),
+        "{detail}"
+    );
     assert!(detail.contains(HOSTILE_ID), "{detail}");
+}
+
+#[test]
+fn one_conversation_writes_its_page_beside_the_json_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("conversation.html");
+    let html_arg = html.to_str().expect("utf-8 path");
+    let out = example_config()
+        .args([
+            "run",
+            "examples/assistant.pack.json",
+            "--scenario=delayed-order",
+        ])
+        .args([
+            "--var=customer_name=Dana",
+            "--message=Where is my order A-1002?",
+        ])
+        .args(["--format=json", "--html", html_arg])
+        .run();
+    out.expect_code(0);
+    let page = std::fs::read_to_string(&html).expect("--html");
+    assert!(page.contains("<body data-kind=\"conversation\">"));
+    assert_eq!(embedded(&page), out.json());
 }

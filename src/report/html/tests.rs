@@ -56,7 +56,13 @@ fn the_inline_code_cannot_end_its_own_element() {
 fn the_data_keeps_its_value_without_the_whitespace_between_tokens() {
     let json = "{\n  \"a b\": [1, 2],\n  \"s\": \"x \\\" <y>\\\\\",\n  \"t\": \"\\u003c\"\n}\n";
     let embedded = embed_json(json);
-    assert_eq!(embedded, r#"{"a b":[1,2],"s":"x \" \u003cy>\\","t":"\u003c"}"#);
+    assert_eq!(
+        embedded,
+        r#"{"a b":[1,2],"s":"x \" \u003cy>\\","t":"\u003c"}"#
+    );
     let back: serde_json::Value = serde_json::from_str(&embedded).expect("json");
-    assert_eq!(back, serde_json::from_str::<serde_json::Value>(json).expect("json"));
+    assert_eq!(
+        back,
+        serde_json::from_str::<serde_json::Value>(json).expect("json")
+    );
 }
