@@ -1,8 +1,9 @@
 // Opens a promptexec HTML report from disk in headless Chromium and prints what it
 // found as one JSON document on stdout.
 //
-//   node tests/browser/report.mjs inspect FILE [--open ID] [--shots DIR/NAME]
-//     every row id, the text of row ID's detail once opened, every request other than
+//   node tests/browser/report.mjs inspect FILE [--open ID] [--shots DIR/NAME] [--hash H]
+//     (opened at FILE#H) every row id, the filters checked, the text of row ID's
+//     detail once opened, every request other than
 //     the file itself (data: URLs aside), console errors and page errors; with --shots,
 //     screenshots NAME-{wide,phone,phone-top}-{light,dark}.png
 //   node tests/browser/report.mjs time ROUNDS FILE...
@@ -38,7 +39,7 @@ async function launch() {
   return { context, close: async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); } };
 }
 
-async function inspect(file, open, shots) {
+async function inspect(file, open, shots, hash) {
   const url = pathToFileURL(path.resolve(file)).href;
   const browser = await launch();
   const page = await browser.context.newPage();
@@ -51,13 +52,14 @@ async function inspect(file, open, shots) {
   });
   page.on("console", (message) => { if (message.type() === "error") consoleErrors.push(message.text()); });
   page.on("pageerror", (error) => pageErrors.push(String(error)));
-  await page.goto(url);
+  await page.goto(hash ? url + "#" + hash : url);
   await page.waitForFunction(() => document.body.dataset.rendered === "1");
   await page.waitForFunction(() => !document.body.dataset.rows || document.body.dataset.rows === "complete");
   const rows = await page.$$eval("[data-row-id]", (nodes) => nodes.map((n) => n.getAttribute("data-row-id")));
   // Elements the data could only have made by being read as markup.
   const markup = await page.$$eval("#app img, #app b, #app script, #app iframe", (nodes) => nodes.length);
   const result = { rows, title: await page.title(), markup, requests, consoleErrors, pageErrors };
+  result.checked = await page.$$eval(".filters input:checked", (nodes) => nodes.map((n) => n.id));
   if (open) {
     const row = page.locator(`[data-row-id="${open.replace(/["\\]/g, "\\$&")}"]`);
     await row.locator(".row-head").click();
@@ -101,11 +103,12 @@ let out;
 if (mode === "inspect") {
   const open = option("--open");
   const shots = option("--shots");
-  out = await inspect(rest[0], open, shots);
+  const hash = option("--hash");
+  out = await inspect(rest[0], open, shots, hash);
 } else if (mode === "time") {
   out = await time(Number(rest[0]), rest.slice(1));
 } else {
-  console.error("usage: report.mjs inspect FILE [--open ID] [--shots PREFIX] | time ROUNDS FILE...");
+  console.error("usage: report.mjs inspect FILE [--open ID] [--shots PREFIX] [--hash H] | time ROUNDS FILE...");
   process.exit(2);
 }
 console.log(JSON.stringify(out, null, 2));

@@ -7,6 +7,7 @@
 //! Without Chromium or the driver the browser tests fail, naming what to install;
 //! outside CI (`CI` unset) `PROMPTEXEC_SKIP_BROWSER=1` skips them instead.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -159,17 +160,12 @@ fn driver() -> Option<Command> {
     Some(command)
 }
 
-/// What the browser found on the page at `file`, row `open` opened.
-fn inspect(mut driver: Command, file: &Path, open: &str, shots: &Path) -> Json {
+/// What the browser found on the page at `file` (`flags`: the driver's `--open ID`,
+/// `--shots PREFIX`, `--hash FRAGMENT`).
+fn inspect(mut driver: Command, file: &Path, flags: &[&OsStr]) -> Json {
     let out = driver
-        .args([
-            "inspect",
-            file.to_str().expect("utf-8 path"),
-            "--open",
-            open,
-            "--shots",
-        ])
-        .arg(shots)
+        .args(["inspect", file.to_str().expect("utf-8 path")])
+        .args(flags)
         .output()
         .expect("node runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -185,13 +181,20 @@ fn assert_quiet(found: &Json) {
 
 #[test]
 fn the_suite_report_opens_in_chromium_on_its_failure() {
-    let Some(driver) = driver() else { return };
+    let Some(browser) = driver() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     let html = dir.path().join("suite.html");
     run_suite(SUITE, &["-q", "--html", html.to_str().expect("utf-8 path")]).expect_code(1);
     let shots = repo_root().join("target/html-report");
     std::fs::create_dir_all(&shots).expect("target/html-report");
-    let found = inspect(driver, &html, "delayed-order", &shots.join("suite"));
+    let prefix = shots.join("suite");
+    let flags = [
+        "--open".as_ref(),
+        "delayed-order".as_ref(),
+        "--shots".as_ref(),
+        prefix.as_os_str(),
+    ];
+    let found = inspect(browser, &html, &flags);
     assert_quiet(&found);
     let ids = [
         "catalogue-cleanup",
@@ -225,6 +228,12 @@ fn the_suite_report_opens_in_chromium_on_its_failure() {
         let bytes = std::fs::read(&png).expect("a screenshot");
         assert!(bytes.starts_with(b"\x89PNG"), "{}", png.display());
     }
+    // A filter in the fragment: the page opens on the failed scenario alone.
+    let driver = driver().expect("the driver, found above");
+    let failed = inspect(driver, &html, &["--hash".as_ref(), "f=failed".as_ref()]);
+    assert_quiet(&failed);
+    assert_eq!(failed["rows"], serde_json::json!(["delayed-order"]));
+    assert_eq!(failed["checked"], serde_json::json!(["only-failed"]));
 }
 
 #[test]
@@ -237,7 +246,7 @@ fn markup_in_the_data_is_shown_as_text() {
         &["-q", "--html", html.to_str().expect("utf-8 path")],
     )
     .expect_code(0);
-    let found = inspect(driver, &html, HOSTILE_ID, &dir.path().join("hostile"));
+    let found = inspect(driver, &html, &["--open".as_ref(), HOSTILE_ID.as_ref()]);
     assert_quiet(&found);
     assert_eq!(found["rows"], serde_json::json!([HOSTILE_ID]));
     assert_eq!(found["markup"], 0, "no element was made from the data");
