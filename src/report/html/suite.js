@@ -216,8 +216,17 @@ function suiteView() {
     step();
     if (first) rendered();
   };
-  APP.appendChild(filterBar(filters, labels, () => draw(false)));
+  const bar = filterBar(filters, labels, () => draw(false));
+  APP.appendChild(bar);
   APP.appendChild(count);
   APP.appendChild(list);
   draw(true);
+  // A fragment edited by hand, or a link followed: the controls and rows follow it.
+  window.addEventListener("hashchange", () => {
+    Object.assign(filters, readFilters());
+    for (const input of bar.querySelectorAll("input[type=checkbox]")) input.checked = filters.only.has(input.id.slice(5));
+    bar.querySelector("#label").value = filters.label;
+    bar.querySelector("#q").value = filters.q;
+    draw(false);
+  });
 }
