@@ -25,7 +25,7 @@ mod watch;
 
 pub(crate) use baseline::{BaselineArgs, GateArgs};
 pub(crate) use diff::{DiffArgs, DiffFormat};
-pub(crate) use eval::EvalArgs;
+pub(crate) use eval::{EvalArgs, EvalFormat};
 pub(crate) use hook::{HookCommand, HookTestArgs};
 pub(crate) use init::InitArgs;
 pub(crate) use inspect::{
@@ -37,7 +37,7 @@ pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};
 pub(crate) use report::{ReportCommand, ReportFormat, ReportOutputs};
-pub(crate) use run::{OutputFormat, ReplayMatch, RunArgs, RunFormat};
+pub(crate) use run::{OutputFormat, ReplayMatch, RunArgs};
 pub(crate) use shard::ShardArgs;
 pub(crate) use test::TestArgs;
 pub(crate) use vars::VarArgs;

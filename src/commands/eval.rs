@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::args::{EvalArgs, RunFormat};
+use crate::cli::args::{EvalArgs, EvalFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::config::RuntimeConfig;
 use crate::doc::{Diagnostic, Pos};
@@ -160,10 +160,10 @@ fn report_one(
     for line in result_lines(&results) {
         console.note(&line);
     }
-    let report = match args.format.unwrap_or(RunFormat::Json) {
-        RunFormat::Json => pretty(&results[0]),
-        RunFormat::Junit => junit(eval_type, &results)?,
-        RunFormat::Human => {
+    let report = match args.format.unwrap_or(EvalFormat::Json) {
+        EvalFormat::Json => pretty(&results[0]),
+        EvalFormat::Junit => junit(eval_type, &results)?,
+        EvalFormat::Human => {
             console.note(&evals_table(&results.iter().collect::<Vec<_>>()));
             return Ok(of_evals(&results));
         }
@@ -261,15 +261,15 @@ fn report_replay(
     for line in replay.disagreements() {
         console.note(&format!("warning: {line}"));
     }
-    let report = match args.format.unwrap_or(RunFormat::Human) {
-        RunFormat::Human => {
+    let report = match args.format.unwrap_or(EvalFormat::Human) {
+        EvalFormat::Human => {
             for note in replay.human() {
                 console.note(&note);
             }
             return Ok(exit);
         }
-        RunFormat::Json => replay.json(),
-        RunFormat::Junit => junit(&plan.prompt, results)?,
+        EvalFormat::Json => replay.json(),
+        EvalFormat::Junit => junit(&plan.prompt, results)?,
     };
     write_output(console, args.output.as_deref(), &report)?;
     Ok(exit)

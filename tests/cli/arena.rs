@@ -48,16 +48,22 @@ fn an_arena_project_plays_every_scenario_and_reports_each_in_junit() {
 }
 
 #[test]
-fn the_arena_defaults_write_its_reports_and_name_the_format_it_cannot() {
+fn the_arena_defaults_write_its_reports_in_every_format_it_names() {
     let (_dir, shop) = project("shop");
     promptexec()
         .in_dir(&shop)
         .args(["run", "arena.yaml"])
         .run()
         .expect_code(0)
-        .stderr_has(
-            "arena.yaml:34:30: warning: spec.defaults.output.formats: `markdown` is not written",
-        );
+        .stderr_lacks("is not written");
+    let markdown = std::fs::read_to_string(shop.join("out/report.md")).expect("Markdown report");
+    assert!(markdown.contains("promptexec suite"), "{markdown}");
+    let html = std::fs::read_to_string(shop.join("out/report.html")).expect("HTML report");
+    assert!(
+        html.contains("<body data-kind=\"suite\">"),
+        "{}",
+        &html[..200.min(html.len())]
+    );
     let xml = std::fs::read_to_string(shop.join("out/results.xml")).expect("JUnit report");
     assert_eq!(suites(&xml), ["refund", "track-order"]);
     let json: serde_json::Value = serde_json::from_str(

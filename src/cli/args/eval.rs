@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::RunFormat;
 use super::pack::{is_pack_path, settle};
 use crate::cli::UsageError;
 
@@ -51,7 +50,7 @@ pub(crate) struct EvalArgs {
     /// `json`: EvalResults on stdout; `human`: a table on stderr; `junit`: JUnit XML
     /// on stdout [default: json for one eval, human for a pack]
     #[arg(long, value_enum)]
-    pub format: Option<RunFormat>,
+    pub format: Option<EvalFormat>,
 
     /// Write the report to FILE (atomically) instead of stdout
     #[arg(short, long, value_name = "FILE")]
@@ -87,4 +86,12 @@ impl EvalArgs {
             _ => Ok(()),
         }
     }
+}
+
+/// The formats `eval` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EvalFormat {
+    Human,
+    Json,
+    Junit,
 }

@@ -176,31 +176,11 @@ pub(crate) enum ReplayMatch {
     Content,
 }
 
-/// The report `run` and `test` print: [`RunFormat`]'s, and the HTML page.
+/// The report `run` and `test` print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OutputFormat {
     Human,
     Json,
     Junit,
     Html,
-}
-
-/// A report format compares equal to the same format of `eval`'s set.
-impl PartialEq<RunFormat> for OutputFormat {
-    fn eq(&self, other: &RunFormat) -> bool {
-        matches!(
-            (self, other),
-            (OutputFormat::Human, RunFormat::Human)
-                | (OutputFormat::Json, RunFormat::Json)
-                | (OutputFormat::Junit, RunFormat::Junit)
-        )
-    }
-}
-
-/// The formats `eval` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum RunFormat {
-    Human,
-    Json,
-    Junit,
 }

@@ -14,7 +14,7 @@ pub(super) mod suite;
 
 use std::path::PathBuf;
 
-use crate::cli::args::{OutputFormat, RunArgs, RunFormat};
+use crate::cli::args::{OutputFormat, RunArgs};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::suite::{ConversationPlan, SuitePlan};
 
@@ -111,14 +111,7 @@ fn resolve(
     } else {
         refuse_single_conversation_flags(args)?;
         let (suite, reports) = suite::resolve(settings, args, console)?;
-        files = reports
-            .into_iter()
-            .filter_map(|(format, path)| match format {
-                RunFormat::Json => Some((ReportFile::Json, path)),
-                RunFormat::Junit => Some((ReportFile::Junit, path)),
-                RunFormat::Human => None,
-            })
-            .collect();
+        files = reports;
         let asked = [
             (ReportFile::Json, &args.json_file),
             (ReportFile::Junit, &args.junit_file),

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::atomic_file::write_atomic_with;
-use crate::cli::args::{OutputFormat, RunArgs, RunFormat};
+use crate::cli::args::{OutputFormat, RunArgs};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::report::{
     HtmlKind, ScenarioRecord, SuiteJson, SuiteRecord, Terminal, html_page, style, suite_junit,
@@ -34,7 +34,7 @@ pub(super) fn resolve(
     settings: &Settings,
     args: &RunArgs,
     console: &mut Console,
-) -> Result<(SuitePlan, Vec<(RunFormat, PathBuf)>), CliError> {
+) -> Result<(SuitePlan, Vec<(ReportFile, PathBuf)>), CliError> {
     let options = options(args)?;
     if crate::arena::is_arena(&args.pack) {
         return arena::resolve(settings, args, &options, console);

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
 use crate::arena::Project;
-use crate::cli::args::{RunArgs, RunFormat};
+use crate::cli::args::{OutputFormat, RunArgs};
 use crate::cli::{CliError, Console, Settings, UsageError};
 use crate::doc::{Diagnostic, Diagnostics};
 use crate::suite::SuitePlan;
@@ -15,13 +15,14 @@ use crate::suite::SuitePlan;
 use crate::commands::common::runtime::default_jobs;
 use crate::commands::common::scenario_files::arena::{ArenaLoaded, plan};
 use crate::commands::common::scenario_files::plan::PlanOptions;
+use crate::commands::run::ReportFile;
 
 pub(super) fn resolve(
     settings: &Settings,
     args: &RunArgs,
     options: &PlanOptions<'_>,
     console: &mut Console,
-) -> Result<(SuitePlan, Vec<(RunFormat, PathBuf)>), CliError> {
+) -> Result<(SuitePlan, Vec<(ReportFile, PathBuf)>), CliError> {
     if !args.scenarios.is_empty() {
         return Err(UsageError::not_here(
             "SCENARIOS",
@@ -104,16 +105,18 @@ fn reports(
     project: &Project,
     warnings: &mut Diagnostics,
     console: &mut Console,
-) -> Vec<(RunFormat, PathBuf)> {
-    if args.format != RunFormat::Human || args.output.is_some() {
+) -> Vec<(ReportFile, PathBuf)> {
+    if args.format != OutputFormat::Human || args.output.is_some() {
         return Vec::new();
     }
     let output = &project.arena.defaults.output;
     let mut out = Vec::new();
     for (format, pos) in &output.formats {
         let wanted = match format.as_str() {
-            "json" => Some(RunFormat::Json),
-            "junit" => Some(RunFormat::Junit),
+            "json" => Some(ReportFile::Json),
+            "junit" => Some(ReportFile::Junit),
+            "html" => Some(ReportFile::Html),
+            "markdown" => Some(ReportFile::Markdown),
             _ => None,
         };
         let file = output.file_for(format);
@@ -124,7 +127,7 @@ fn reports(
                     &project.arena.path,
                     *pos,
                     format!(
-                        "spec.defaults.output.formats: `{format}` is not written: promptexec writes `json` and `junit` reports"
+                        "spec.defaults.output.formats: `{format}` is not written: promptexec writes `json`, `junit`, `html` and `markdown` reports"
                     ),
                 );
                 if !args.strict {
