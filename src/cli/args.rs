@@ -8,6 +8,7 @@ use clap_complete::Shell;
 mod baseline;
 mod diff;
 mod eval;
+mod files;
 mod hook;
 mod init;
 mod inspect;
@@ -26,6 +27,7 @@ mod watch;
 pub(crate) use baseline::{BaselineArgs, GateArgs};
 pub(crate) use diff::{DiffArgs, DiffFormat};
 pub(crate) use eval::{EvalArgs, EvalFormat};
+pub(crate) use files::ReportFiles;
 pub(crate) use hook::{HookCommand, HookTestArgs};
 pub(crate) use init::InitArgs;
 pub(crate) use inspect::{

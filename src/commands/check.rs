@@ -67,9 +67,9 @@ pub(super) fn run(
     let rendered = render(&record, args.format, args, settings.verbose > 0)?;
     write_output(console, args.output.as_deref(), &rendered)?;
     let files = [
-        (CheckFormat::Json, &args.json_file),
-        (CheckFormat::Junit, &args.junit_file),
-        (CheckFormat::Html, &args.html_file),
+        (CheckFormat::Json, &args.files.json),
+        (CheckFormat::Junit, &args.files.junit),
+        (CheckFormat::Html, &args.files.html),
     ];
     for (format, path) in files {
         if let Some(path) = path {

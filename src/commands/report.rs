@@ -45,10 +45,10 @@ fn write(record: &SuiteRecord, out: &ReportOutputs, console: &mut Console) -> Re
     let main = render(record, out.format)?;
     write_output(console, out.output.as_deref(), &main)?;
     let files: [(ReportFormat, &Option<PathBuf>); 4] = [
-        (ReportFormat::Json, &out.json_file),
-        (ReportFormat::Junit, &out.junit_file),
+        (ReportFormat::Json, &out.files.json),
+        (ReportFormat::Junit, &out.files.junit),
         (ReportFormat::Markdown, &out.markdown_file),
-        (ReportFormat::Html, &out.html_file),
+        (ReportFormat::Html, &out.files.html),
     ];
     for (format, path) in files {
         if let Some(path) = path {

@@ -72,13 +72,13 @@ fn report(
     if let Some(text) = text {
         write_output(console, args.output.as_deref(), &text)?;
     }
-    if let Some(path) = &args.json_file {
+    if let Some(path) = &args.files.json {
         write_output(console, Some(path), &pretty(record))?;
     }
-    if let Some(path) = &args.junit_file {
+    if let Some(path) = &args.files.junit {
         write_output(console, Some(path), &junit(record)?)?;
     }
-    if let Some(path) = &args.html_file {
+    if let Some(path) = &args.files.html {
         let page = html_page(HtmlKind::Test, &pretty(record));
         write_output(console, Some(path), &page)?;
     }

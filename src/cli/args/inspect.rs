@@ -98,17 +98,8 @@ pub(crate) struct CheckArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Also write the JSON report to FILE, beside the report asked for
-    #[arg(long = "json", value_name = "FILE")]
-    pub json_file: Option<PathBuf>,
-
-    /// Also write the JUnit report to FILE
-    #[arg(long = "junit", value_name = "FILE")]
-    pub junit_file: Option<PathBuf>,
-
-    /// Also write the self-contained HTML report to FILE
-    #[arg(long = "html", value_name = "FILE")]
-    pub html_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: super::ReportFiles,
 
     /// Also call tools that may write (MCP tools not annotated `readOnlyHint: true`,
     /// pack tools with `side_effects: writes`) with generated arguments; point such

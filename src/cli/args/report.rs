@@ -46,21 +46,12 @@ pub(crate) struct ReportOutputs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Also write the JSON report to FILE
-    #[arg(long = "json", value_name = "FILE")]
-    pub json_file: Option<PathBuf>,
-
-    /// Also write the JUnit report to FILE
-    #[arg(long = "junit", value_name = "FILE")]
-    pub junit_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: super::ReportFiles,
 
     /// Also write the Markdown summary to FILE
     #[arg(long = "markdown", value_name = "FILE")]
     pub markdown_file: Option<PathBuf>,
-
-    /// Also write the HTML report to FILE
-    #[arg(long = "html", value_name = "FILE")]
-    pub html_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

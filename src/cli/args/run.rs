@@ -141,17 +141,8 @@ pub(crate) struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Suite: also write the JSON report to FILE, beside the report asked for
-    #[arg(long = "json", value_name = "FILE")]
-    pub json_file: Option<PathBuf>,
-
-    /// Suite: also write the JUnit report to FILE
-    #[arg(long = "junit", value_name = "FILE")]
-    pub junit_file: Option<PathBuf>,
-
-    /// Also write the self-contained HTML report to FILE
-    #[arg(long = "html", value_name = "FILE")]
-    pub html_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: super::ReportFiles,
 
     /// Suite: also write a short Markdown summary to FILE (for `$GITHUB_STEP_SUMMARY`
     /// or a pull-request comment)

@@ -40,17 +40,8 @@ pub(crate) struct TestArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Also write the JSON report to FILE, beside the report asked for
-    #[arg(long = "json", value_name = "FILE")]
-    pub json_file: Option<PathBuf>,
-
-    /// Also write the JUnit report to FILE
-    #[arg(long = "junit", value_name = "FILE")]
-    pub junit_file: Option<PathBuf>,
-
-    /// Also write the self-contained HTML report to FILE
-    #[arg(long = "html", value_name = "FILE")]
-    pub html_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: super::ReportFiles,
 
     #[command(flatten)]
     pub watch: super::WatchArgs,

@@ -103,7 +103,7 @@ fn resolve(
         }
         refuse_suite_flags(args)?;
         let messages = messages::load(messages, args.messages_from.as_deref())?;
-        files.extend(args.html_file.clone().map(|path| (ReportFile::Html, path)));
+        files.extend(args.files.html.clone().map(|path| (ReportFile::Html, path)));
         Mode::One {
             conversation: Box::new(conversation::resolve(settings, args, messages, console)?),
             record: args.record.clone(),
@@ -113,10 +113,10 @@ fn resolve(
         let (suite, reports) = suite::resolve(settings, args, console)?;
         files = reports;
         let asked = [
-            (ReportFile::Json, &args.json_file),
-            (ReportFile::Junit, &args.junit_file),
+            (ReportFile::Json, &args.files.json),
+            (ReportFile::Junit, &args.files.junit),
             (ReportFile::Markdown, &args.markdown_file),
-            (ReportFile::Html, &args.html_file),
+            (ReportFile::Html, &args.files.html),
         ];
         files.extend(
             asked
@@ -166,8 +166,8 @@ fn refuse_suite_flags(args: &RunArgs) -> Result<(), CliError> {
         ("--record-dir", args.record_dir.is_some()),
         ("--replay-dir", args.replay_dir.is_some()),
         ("--mock-provider", args.mock_provider),
-        ("--json", args.json_file.is_some()),
-        ("--junit", args.junit_file.is_some()),
+        ("--json", args.files.json.is_some()),
+        ("--junit", args.files.junit.is_some()),
         ("--markdown", args.markdown_file.is_some()),
         ("--baseline", args.baseline.baseline.is_some()),
         ("--watch", args.watch.watch),
