@@ -187,7 +187,7 @@ fn each_change_between_two_runs_is_reported() {
     out.expect_code(0)
         .stdout_has("<body data-kind=\"diff\">")
         .stdout_has("Content-Security-Policy")
-        .stdout_has("\"status\": \"regressed\"");
+        .stdout_has("\"status\":\"regressed\"");
     assert!(
         markdown.contains("| regressed | `guarded` | passed | failed |"),
         "{markdown}"
