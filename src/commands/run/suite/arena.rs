@@ -60,7 +60,10 @@ pub(super) fn resolve(
     if found.has_errors() || (args.strict && found.warning_count() > 0) {
         return Err(CliError::Invalid(found));
     }
+    let mut identity = loaded.identity;
     if together {
+        // Scenarios and Eval files are one suite: what it is counts both, filtered.
+        identity = crate::suite::identity(scenarios.iter().map(|p| &p.scenario), &args.filter);
         scenarios = super::arena_evals::select(scenarios, &args.filter, args.slice.get()?)?;
     }
     if found.warning_count() > 0 {
@@ -80,7 +83,7 @@ pub(super) fn resolve(
         pack_path: args.pack.clone(),
         warnings,
         scenarios,
-        identity: loaded.identity,
+        identity,
         shard: args.slice.get()?,
         jobs,
         fail_fast: args.fail_fast,
