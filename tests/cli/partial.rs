@@ -122,8 +122,8 @@ fn skipped_assertions_are_in_the_json_report_with_their_reasons() {
     assert_eq!(
         mixed["unplayed_turns"],
         serde_json::json!([
-            {"index": 2, "role": "traveller", "reason": "not played: self-play (persona `curious-traveller`) needs a second model to play the user"},
-            {"index": 3, "role": "assistant", "reason": "not played: promptexec plays `user` turns, not `assistant` turns"},
+            {"index": 2, "role": "traveller", "reason": "not played: self-play (persona `curious-traveller`) needs a second model to play the user", "asserted": true},
+            {"index": 3, "role": "assistant", "reason": "not played: promptexec plays `user` turns, not `assistant` turns", "asserted": true},
         ])
     );
     assert_eq!(scenario(&report, "plain")["result"], "passed");
