@@ -137,12 +137,15 @@ impl Watcher {
     }
 }
 
-/// Reading a file is no change; writing, making, renaming or removing one is.
+/// Reading a file is no change, nor is a change of its mode or owner; writing,
+/// making, renaming or removing one is. Polling sees a write as a newer write time.
 fn counts(kind: &EventKind) -> bool {
-    !matches!(
-        kind,
-        EventKind::Access(_) | EventKind::Modify(notify::event::ModifyKind::Metadata(_))
-    )
+    use notify::event::{MetadataKind, ModifyKind};
+    match kind {
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(what)) => *what == MetadataKind::WriteTime,
+        _ => true,
+    }
 }
 
 /// Every watched file's folder (not recursively) and every watched folder (with

@@ -134,6 +134,20 @@ fn edit_the_tool_then_interrupt(env: &[(&str, &str)]) -> Vec<String> {
     let tool = watching.path("lookup.py");
     let script = std::fs::read_to_string(&tool).expect("the tool");
     save(&tool, &format!("{script}# edited\n"));
+    // A write time seconds ahead, as a save a second after the last poll has: polling
+    // tells that from a change of mode, which is no change.
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock")
+        .as_secs()
+        + 5;
+    let touched = Command::new("touch")
+        .arg("-d")
+        .arg(format!("@{later}"))
+        .arg(&tool)
+        .status()
+        .expect("touch");
+    assert!(touched.success());
     let again = watching.until_watching();
     assert_eq!(runs(&again), 1, "one change, one run: {again:?}");
     let after = watching.quiet();
@@ -219,4 +233,30 @@ fn a_live_provider_is_not_played_again_without_watch_live() {
         .expect_code(2)
         .stderr_has("live provider `paid`")
         .stderr_has("--watch-live");
+}
+
+#[test]
+fn a_broken_config_keeps_what_it_named_watched() {
+    let watching = Watching::start("scenarios/lookup-order.scenario.yaml", &[]);
+    watching.until_watching();
+    let config = watching.path("runtimeconfig.yaml");
+    let good = std::fs::read_to_string(&config).expect("the config");
+    save(&config, "spec: [unclosed\n");
+    let broken = watching.until_watching();
+    assert_eq!(runs(&broken), 0, "{broken:?}");
+    assert!(
+        broken.iter().any(|l| l.contains("runtimeconfig.yaml:")),
+        "{broken:?}"
+    );
+    // The tool the config named before is still watched.
+    let tool = watching.path("lookup.py");
+    let script = std::fs::read_to_string(&tool).expect("the tool");
+    save(&tool, &format!("{script}# edited\n"));
+    let again = watching.until_watching();
+    assert_eq!(runs(&again), 0, "the config is still broken: {again:?}");
+    save(&config, &good);
+    let fixed = watching.until_watching();
+    assert_eq!(runs(&fixed), 1, "{fixed:?}");
+    let (code, _dir) = watching.interrupt();
+    assert_eq!(code, 130);
 }

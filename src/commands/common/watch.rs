@@ -47,9 +47,13 @@ pub(in crate::commands) fn watch(
         if stop.is_cancelled() {
             return Err(CliError::Interrupted);
         }
-        // A broken config keeps the last set that could be read.
-        if let Some(fresh) = watched_by(settings, &command) {
+        // While the config cannot be read, what it named before stays watched.
+        let (fresh, complete) = watched_by(settings, &command);
+        if complete {
             watched = fresh;
+        } else {
+            watched.files.extend(fresh.files);
+            watched.folders.extend(fresh.folders);
         }
         let watcher =
             Watcher::start(&watched).map_err(|err| UsageError::Unusable(err.to_string()))?;
@@ -96,17 +100,18 @@ fn is_scenario_file(path: &Path) -> bool {
         .any(|end| name.ends_with(end))
 }
 
-/// What the command reads, as far as can be told without running it; `None` when
-/// the config cannot be read now.
-fn watched_by(settings: &Settings, command: &Watchable) -> Option<Watched> {
+/// What the command reads, as far as can be told without running it, and whether
+/// that is all of it (false when the config cannot be read now: the files it names
+/// are not known).
+fn watched_by(settings: &Settings, command: &Watchable) -> (Watched, bool) {
     let mut watched = Watched::default();
     let config_file = config_path(settings);
-    let config = match &config_file {
-        Some(path) => Some(crate::config::load(path, false).ok()?.value),
-        None => None,
-    };
+    let config = config_file
+        .as_deref()
+        .map(|path| crate::config::load(path, false).map(|loaded| loaded.value));
+    let complete = !matches!(config, Some(Err(_)));
     watched.files.extend(config_file);
-    if let Some(config) = &config {
+    if let Some(Ok(config)) = &config {
         watched.files.extend(crate::lock::extension_files(config));
         watched.files.extend(mock_files(config));
     }
@@ -135,7 +140,7 @@ fn watched_by(settings: &Settings, command: &Watchable) -> Option<Watched> {
         }
         Watchable::Check(args) => watched.files.extend(args.pack.clone()),
     }
-    Some(watched)
+    (watched, complete)
 }
 
 /// Files go with files, folders with folders.
