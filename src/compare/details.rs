@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 
 use crate::diff::{Paired, changes as json_changes, pair};
 
+use super::items::{list, text};
 use super::{Change, Metric, Tolerances};
 
 /// Changes of time smaller than this are never reported, whatever the fraction:
@@ -396,17 +397,6 @@ fn keyed<'a>(items: &'a [Json], fields: &[&str]) -> Vec<((Vec<String>, usize), &
             ((key, nth), item)
         })
         .collect()
-}
-
-fn list<'a>(value: &'a Json, key: &str) -> &'a [Json] {
-    value
-        .get(key)
-        .and_then(Json::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn text<'a>(value: &'a Json, key: &str) -> &'a str {
-    value.get(key).and_then(Json::as_str).unwrap_or_default()
 }
 
 /// A value in one short line: compact JSON, cut at 80 characters; `(none)` for

@@ -91,14 +91,16 @@ pub(crate) fn items(kind: ReportKind, report: &Json) -> Vec<Item<'_>> {
     }
 }
 
-fn list<'a>(value: &'a Json, key: &str) -> &'a [Json] {
+/// The array under `key`, empty when there is none.
+pub(super) fn list<'a>(value: &'a Json, key: &str) -> &'a [Json] {
     value
         .get(key)
         .and_then(Json::as_array)
         .map_or(&[], Vec::as_slice)
 }
 
-fn text<'a>(value: &'a Json, key: &str) -> &'a str {
+/// The string under `key`, empty when there is none.
+pub(super) fn text<'a>(value: &'a Json, key: &str) -> &'a str {
     value.get(key).and_then(Json::as_str).unwrap_or_default()
 }
 
