@@ -101,11 +101,6 @@ impl Watcher {
         })
     }
 
-    /// Forgets what happened so far (what the command itself did to the files).
-    pub(crate) fn forget(&self) {
-        while self.events.try_recv().is_ok() {}
-    }
-
     /// The files that changed, once they have been quiet for [`QUIET`]; `None` when
     /// `stop` is cancelled first (or the watch broke down).
     pub(crate) fn next_change(&self, stop: &CancellationToken) -> Option<Vec<PathBuf>> {

@@ -55,9 +55,9 @@ pub(in crate::commands) fn watch(
             watched.files.extend(fresh.files);
             watched.folders.extend(fresh.folders);
         }
+        // Started after the run: what the run itself wrote is no change.
         let watcher =
             Watcher::start(&watched).map_err(|err| UsageError::Unusable(err.to_string()))?;
-        watcher.forget();
         let how = if watcher.polling { " (polling)" } else { "" };
         console.note(&format!(
             "watching {} files and folders{how}; Ctrl-C to stop",
