@@ -78,6 +78,26 @@ fn the_arena_defaults_write_its_reports_in_every_format_it_names() {
 }
 
 #[test]
+fn an_arena_output_format_promptexec_cannot_write_is_named_at_its_place() {
+    let (_dir, shop) = project("shop");
+    let arena = shop.join("arena.yaml");
+    let text = std::fs::read_to_string(&arena).expect("the project");
+    let text = text.replace(
+        "formats: [json, junit, markdown, html]",
+        "formats: [json, junit, markdown, html, pdf]",
+    );
+    std::fs::write(&arena, text).expect("the project");
+    promptexec()
+        .in_dir(&shop)
+        .args(["run", "arena.yaml"])
+        .run()
+        .expect_code(0)
+        .stderr_has(
+            "arena.yaml:34:46: warning: spec.defaults.output.formats: `pdf` is not written",
+        );
+}
+
+#[test]
 fn mock_replaces_every_provider() {
     let (_dir, shop) = project("shop");
     std::fs::write(

@@ -170,6 +170,10 @@ fn show_renders_a_saved_report_in_every_format() {
     show("junit")
         .expect_code(0)
         .stdout_has("<testsuite name=\"store-hours\"");
+    show("html")
+        .expect_code(0)
+        .stdout_has("<body data-kind=\"suite\">")
+        .stdout_has("\"id\":\"lookup-outage\"");
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "{\"pack\": 1}").expect("a file");
     run_example_free()

@@ -55,7 +55,7 @@ pub(super) fn resolve(
         warnings: loaded.warnings,
         scenarios: loaded.scenarios,
         identity: loaded.identity,
-        shard: args.slice.get()?,
+        shard: options.shard.clone(),
         jobs: args.jobs.map_or_else(default_jobs, |n| n as usize).max(1),
         fail_fast: args.fail_fast,
         partial_fails: args.fail_on_partial || args.strict,

@@ -64,7 +64,7 @@ pub(super) fn resolve(
     if together {
         // Scenarios and Eval files are one suite: what it is counts both, filtered.
         identity = crate::suite::identity(scenarios.iter().map(|p| &p.scenario), &args.filter);
-        scenarios = super::arena_evals::select(scenarios, &args.filter, args.slice.get()?)?;
+        scenarios = super::arena_evals::select(scenarios, &args.filter, options.shard.clone())?;
     }
     if found.warning_count() > 0 {
         console.diagnostics(&found);
@@ -84,7 +84,7 @@ pub(super) fn resolve(
         warnings,
         scenarios,
         identity,
-        shard: args.slice.get()?,
+        shard: options.shard.clone(),
         jobs,
         fail_fast: args.fail_fast,
         partial_fails: args.fail_on_partial || args.strict,
