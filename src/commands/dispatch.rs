@@ -116,6 +116,14 @@ fn dispatch(
         Command::Prompt(PromptCommand::Share(command)) => {
             super::prompt::share::run(&command, console)
         }
+        Command::Prompt(PromptCommand::Files(command)) => {
+            super::prompt::files::run(&command, console)
+        }
+        Command::Prompt(PromptCommand::Lint(args)) => super::prompt::lint::run(&args, console),
+        Command::Prompt(PromptCommand::Stats(args)) => super::prompt::stats::run(&args, console),
+        Command::Prompt(PromptCommand::Chain(command)) => {
+            super::prompt::chain::run(&command, console)
+        }
         Command::Init(args) => super::init::run(&args, console),
         Command::Completions { shell } => {
             let mut out = Vec::new();

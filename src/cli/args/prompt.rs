@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::pack::{is_pack_path, settle};
-use super::{LibraryArgs, LibraryCommand, ShareCommand, VarArgs};
+use super::{
+    ChainCommand, FilesCommand, LibraryArgs, LibraryCommand, LintArgs, ShareCommand, StatsArgs,
+    VarArgs,
+};
 use crate::cli::UsageError;
 
 #[derive(Debug, Subcommand)]
@@ -18,6 +21,15 @@ pub(crate) enum PromptCommand {
     Library(LibraryCommand),
     #[command(flatten)]
     Share(ShareCommand),
+    #[command(flatten)]
+    Files(FilesCommand),
+    /// Check templates against the lint rules (structure, security, hygiene)
+    Lint(LintArgs),
+    /// Usage, pass rate, rating and rank of each prompt version
+    Stats(StatsArgs),
+    /// Chains of library prompts, each step fed by the ones before
+    #[command(subcommand)]
+    Chain(ChainCommand),
 }
 
 #[derive(Debug, Args)]
