@@ -19,7 +19,8 @@ pub use sign::{
 };
 pub use slots::Slot;
 pub use store::{
-    AuditBreak, AuditRecord, Library, LibraryError, SearchHit, StoredPrompt, VersionInfo,
+    AuditBreak, AuditRecord, AuditVerified, Checks, Library, LibraryError, OpenFailure, PromptUse,
+    SearchHit, StoredPrompt, VersionInfo,
 };
 pub use template_file::{PromptTemplate, load_template_file, parse_template, plain_text};
 pub use template_set::{TemplateSet, load_template_set};

@@ -4,7 +4,9 @@
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
-use crate::library::{AuditBreak, AuditRecord, SearchHit, StoredPrompt, VersionInfo};
+use crate::library::{
+    AuditBreak, AuditRecord, AuditVerified, SearchHit, StoredPrompt, VersionInfo,
+};
 
 use super::table;
 
@@ -35,8 +37,9 @@ pub(crate) enum LibraryAnswer<'a> {
         score: f64,
         prompt: &'a StoredPrompt,
     },
-    /// `audit verify`: how many records hold, or where the chain breaks.
-    Verified(Result<u64, &'a AuditBreak>),
+    /// `audit verify`: how many records hold and whether the head is signed, or
+    /// where the chain breaks.
+    Verified(Result<&'a AuditVerified, &'a AuditBreak>),
     Audit(&'a [AuditRecord]),
 }
 
@@ -123,7 +126,9 @@ impl Answer for LibraryAnswer<'_> {
             LibraryAnswer::Locked { id, locked } => json!({"id": id, "locked": locked}),
             LibraryAnswer::Removed { id } => json!({"id": id, "removed": true}),
             LibraryAnswer::Rated { prompt, .. } => json!(PromptSummary::of(prompt)),
-            LibraryAnswer::Verified(Ok(count)) => json!({"ok": true, "records": count}),
+            LibraryAnswer::Verified(Ok(held)) => {
+                json!({"ok": true, "records": held.records, "head_signed": held.head_signed})
+            }
             LibraryAnswer::Verified(Err(broken)) => {
                 json!({"ok": false, "seq": broken.seq, "reason": broken.reason})
             }
@@ -158,8 +163,17 @@ impl Answer for LibraryAnswer<'_> {
                 prompt.rating.unwrap_or_default(),
                 prompt.ratings
             ),
-            LibraryAnswer::Verified(Ok(count)) => {
-                format!("the audit log holds: {count} record(s), none edited or removed")
+            LibraryAnswer::Verified(Ok(held)) => {
+                let mut text = format!(
+                    "the audit log holds: {} record(s), none edited or removed",
+                    held.records
+                );
+                if held.records > 0 && !held.head_signed {
+                    text.push_str(
+                        "\nnote: head not signed (the library's next audit record signs it)",
+                    );
+                }
+                text
             }
             LibraryAnswer::Verified(Err(broken)) => format!(
                 "the audit log is broken at record {}: {}",
@@ -242,7 +256,17 @@ fn history_table(versions: &[VersionInfo]) -> String {
 }
 
 fn audit_table(records: &[AuditRecord]) -> String {
-    let mut table = table(&["#", "at", "who", "prompt", "version", "variables"]);
+    let mut table = table(&[
+        "#",
+        "at",
+        "who",
+        "prompt",
+        "version",
+        "content",
+        "use",
+        "result",
+        "variables",
+    ]);
     for r in records {
         table.add_row(vec![
             r.seq.to_string(),
@@ -250,10 +274,33 @@ fn audit_table(records: &[AuditRecord]) -> String {
             r.who.clone(),
             r.prompt_id.clone(),
             r.version.to_string(),
+            r.content_hash
+                .as_deref()
+                .map_or_else(|| "-".into(), short_hash),
+            r.purpose.clone().unwrap_or_else(|| "-".into()),
+            outcome(r),
             r.variables.to_string(),
         ]);
     }
     table.to_string()
+}
+
+/// A content hash as a table shows it: its first 12 hex digits.
+fn short_hash(hash: &str) -> String {
+    let hex = hash.strip_prefix("sha256:").unwrap_or(hash);
+    hex.chars().take(12).collect()
+}
+
+/// A use's result in a few words: whether it succeeded and how many checks passed.
+fn outcome(r: &AuditRecord) -> String {
+    let success = r.success.map(|ok| if ok { "ok" } else { "failed" });
+    let checks = r.checks.map(|c| format!("{}/{} checks", c.passed, c.total));
+    match (success, checks) {
+        (Some(s), Some(c)) => format!("{s}, {c}"),
+        (Some(s), None) => s.into(),
+        (None, Some(c)) => c,
+        (None, None) => "-".into(),
+    }
 }
 
 #[cfg(test)]
@@ -346,9 +393,20 @@ mod tests {
                 "{\n  \"id\": \"a\",\n  \"removed\": true\n}",
             ),
             (
-                LibraryAnswer::Verified(Ok(7)),
+                LibraryAnswer::Verified(Ok(&AuditVerified {
+                    records: 7,
+                    head_signed: true,
+                })),
                 "the audit log holds: 7 record(s), none edited or removed",
-                "{\n  \"ok\": true,\n  \"records\": 7\n}",
+                "{\n  \"ok\": true,\n  \"records\": 7,\n  \"head_signed\": true\n}",
+            ),
+            (
+                LibraryAnswer::Verified(Ok(&AuditVerified {
+                    records: 2,
+                    head_signed: false,
+                })),
+                "the audit log holds: 2 record(s), none edited or removed\nnote: head not signed (the library's next audit record signs it)",
+                "{\n  \"ok\": true,\n  \"records\": 2,\n  \"head_signed\": false\n}",
             ),
         ];
         for (answer, human, json) in cases {

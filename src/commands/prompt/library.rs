@@ -114,7 +114,7 @@ fn rate(
 /// `prompt audit verify`: a broken chain is a definite no.
 fn verify_audit(library: &LibraryArgs, console: &mut Console) -> Result<Exit, CliError> {
     let checked = open(library)?.verify_audit().map_err(refused)?;
-    let answer = LibraryAnswer::Verified(checked.as_ref().map(|count| *count));
+    let answer = LibraryAnswer::Verified(checked.as_ref());
     say(console, library.format, &answer)?;
     Ok(if checked.is_ok() {
         Exit::Success

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::super::sign::{canonical_json, sha256_hex};
-use super::{Library, Result, now};
+use super::{Library, Result, head, now};
 
 /// The hash an empty audit chain starts from.
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -21,14 +21,46 @@ pub struct AuditRecord {
     pub prompt_id: String,
     pub version: u64,
     pub variables: Json,
+    /// The used version's content hash; `None` in records written before uses carried
+    /// it (as are the three fields below).
+    pub content_hash: Option<String>,
+    /// What the prompt was used for: `render`, `run` or `chain`.
+    pub purpose: Option<String>,
+    /// Whether the use succeeded, when the user of the prompt knows.
+    pub success: Option<bool>,
+    /// The assertions and evals that passed, of those checked.
+    pub checks: Option<Checks>,
     pub prev_hash: String,
     pub hash: String,
+}
+
+/// How many checks (assertions and evals) of a use passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Checks {
+    pub passed: u64,
+    pub total: u64,
+}
+
+/// One use of a library prompt, as [`Library::record_use`] appends it to the audit
+/// log. The variables are recorded as given: the caller redacts sensitive values.
+#[derive(Debug, Clone)]
+pub struct PromptUse<'a> {
+    pub who: &'a str,
+    pub prompt_id: &'a str,
+    pub version: u64,
+    pub content_hash: String,
+    pub variables: Json,
+    /// `render`, `run` or `chain`.
+    pub purpose: &'a str,
+    pub success: Option<bool>,
+    /// `(passed, total)` assertions and evals of a run or chain step.
+    pub checks: Option<(u64, u64)>,
 }
 
 impl AuditRecord {
     /// The hash a record must carry: over the previous hash and its own fields, in
     /// their RFC 8785 canonical form.
-    fn expected_hash(&self) -> String {
+    pub(super) fn expected_hash(&self) -> String {
         self.hash_over(&canonical_json(&self.body()))
     }
 
@@ -41,15 +73,28 @@ impl AuditRecord {
             || self.hash == self.hash_over(&sorted_keys(&self.body()).to_string())
     }
 
+    /// The fields the hash covers. A record with a purpose (every record written since
+    /// uses carry one) covers the four fields of a use as well, present or not, so
+    /// clearing one of them is an edit like any other.
     fn body(&self) -> Json {
-        json!({
+        let mut body = json!({
             "seq": self.seq,
             "at": self.at,
             "who": self.who,
             "prompt_id": self.prompt_id,
             "version": self.version,
             "variables": self.variables,
-        })
+        });
+        if let (Some(purpose), Json::Object(fields)) = (&self.purpose, &mut body) {
+            fields.insert("content_hash".into(), json!(self.content_hash));
+            fields.insert("purpose".into(), json!(purpose));
+            fields.insert("success".into(), json!(self.success));
+            fields.insert(
+                "checks".into(),
+                json!(self.checks.map(|c| [c.passed, c.total])),
+            );
+        }
+        body
     }
 
     fn hash_over(&self, canonical_body: &str) -> String {
@@ -84,8 +129,45 @@ pub struct AuditBreak {
     pub reason: String,
 }
 
+/// What `verify_audit` found when the chain holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditVerified {
+    /// How many records hold.
+    pub records: u64,
+    /// Whether the head carries a signature by the library's key (that holds).
+    pub head_signed: bool,
+}
+
+/// The columns [`audit_record`] reads.
+const AUDIT_COLUMNS: &str = "seq, at, who, prompt_id, version, variables, prev_hash, hash,
+    content_hash, purpose, success, checks_passed, checks_total";
+
+/// A row of [`AUDIT_COLUMNS`].
+fn audit_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRecord> {
+    let variables: String = row.get(5)?;
+    let checks = match (row.get::<_, Option<u64>>(11)?, row.get(12)?) {
+        (Some(passed), Some(total)) => Some(Checks { passed, total }),
+        _ => None,
+    };
+    Ok(AuditRecord {
+        seq: row.get(0)?,
+        at: row.get(1)?,
+        who: row.get(2)?,
+        prompt_id: row.get(3)?,
+        version: row.get(4)?,
+        variables: serde_json::from_str(&variables).unwrap_or(Json::String(variables)),
+        prev_hash: row.get(6)?,
+        hash: row.get(7)?,
+        content_hash: row.get(8)?,
+        purpose: row.get(9)?,
+        success: row.get(10)?,
+        checks,
+    })
+}
+
 impl Library {
-    /// Appends a render to the audit log, chained to the record before it.
+    /// Appends a render to the audit log: [`Library::record_use`] with the purpose
+    /// `render` and the version's content hash.
     pub fn record_render(
         &mut self,
         who: &str,
@@ -93,6 +175,30 @@ impl Library {
         version: u64,
         variables: Json,
     ) -> Result<AuditRecord> {
+        let content_hash: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT content_hash FROM versions WHERE prompt_id = ?1 AND version = ?2",
+                params![prompt_id, version],
+                |row| row.get(0),
+            )
+            .optional()?;
+        self.record_use(&PromptUse {
+            who,
+            prompt_id,
+            version,
+            content_hash: content_hash.unwrap_or_default(),
+            variables,
+            purpose: "render",
+            success: None,
+            checks: None,
+        })
+    }
+
+    /// Appends a use of a prompt to the audit log, chained to the record before it,
+    /// and signs the new head with the library's key (made on first use).
+    pub fn record_use(&mut self, entry: &PromptUse<'_>) -> Result<AuditRecord> {
+        let db = self.path.clone();
         let tx = self.write()?;
         let (seq, prev_hash) = tx
             .query_row(
@@ -105,17 +211,22 @@ impl Library {
         let mut record = AuditRecord {
             seq: seq + 1,
             at: now(),
-            who: who.to_string(),
-            prompt_id: prompt_id.to_string(),
-            version,
-            variables,
+            who: entry.who.to_string(),
+            prompt_id: entry.prompt_id.to_string(),
+            version: entry.version,
+            variables: entry.variables.clone(),
+            content_hash: Some(entry.content_hash.clone()),
+            purpose: Some(entry.purpose.to_string()),
+            success: entry.success,
+            checks: entry.checks.map(|(passed, total)| Checks { passed, total }),
             prev_hash,
             hash: String::new(),
         };
         record.hash = record.expected_hash();
         tx.execute(
-            "INSERT INTO audit (seq, at, who, prompt_id, version, variables, prev_hash, hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO audit (seq, at, who, prompt_id, version, variables, prev_hash, hash,
+                 content_hash, purpose, success, checks_passed, checks_total)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 record.seq,
                 record.at,
@@ -124,13 +235,23 @@ impl Library {
                 record.version,
                 record.variables.to_string(),
                 record.prev_hash,
-                record.hash
+                record.hash,
+                record.content_hash,
+                record.purpose,
+                record.success,
+                record.checks.map(|c| c.passed),
+                record.checks.map(|c| c.total),
             ],
         )?;
+        // The key is made (or read) while this writer holds the lock: two first
+        // writers never make two keys.
+        let key = head::key(&db)?;
+        let signature = key.sign(head::signed_bytes(record.seq, &record.hash).as_bytes());
         tx.execute(
-            "INSERT INTO audit_head (one, seq, hash) VALUES (1, ?1, ?2)
-             ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-            params![record.seq, record.hash],
+            "INSERT INTO audit_head (one, seq, hash, signature, signer) VALUES (1, ?1, ?2, ?3, ?4)
+             ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash,
+                 signature = excluded.signature, signer = excluded.signer",
+            params![record.seq, record.hash, signature, key.did()],
         )?;
         tx.commit()?;
         Ok(record)
@@ -154,41 +275,46 @@ impl Library {
     }
 
     fn audit_records(&self) -> Result<Vec<AuditRecord>> {
-        let mut statement = self.conn.prepare(
-            "SELECT seq, at, who, prompt_id, version, variables, prev_hash, hash FROM audit ORDER BY seq",
-        )?;
+        let mut statement = self
+            .conn
+            .prepare(&format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq"))?;
         let records = statement
-            .query_map([], |row| {
-                let variables: String = row.get(5)?;
-                Ok(AuditRecord {
-                    seq: row.get(0)?,
-                    at: row.get(1)?,
-                    who: row.get(2)?,
-                    prompt_id: row.get(3)?,
-                    version: row.get(4)?,
-                    variables: serde_json::from_str(&variables).unwrap_or(Json::String(variables)),
-                    prev_hash: row.get(6)?,
-                    hash: row.get(7)?,
-                })
-            })?
+            .query_map([], audit_record)?
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(records)
+    }
+
+    /// The uses recorded of one prompt (of every prompt if `None`), oldest first.
+    pub(super) fn uses_of(&self, prompt_id: Option<&str>) -> Result<Vec<AuditRecord>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {AUDIT_COLUMNS} FROM audit WHERE ?1 IS NULL OR prompt_id = ?1 ORDER BY seq"
+        ))?;
+        let records = statement
+            .query_map([prompt_id], audit_record)?
             .collect::<std::result::Result<_, _>>()?;
         Ok(records)
     }
 
     /// Walks the chain: every record's hash must be its own, every link must point
-    /// at the record before, numbers must not skip, and the last must be the head.
+    /// at the record before, numbers must not skip, and the last must be the head;
+    /// then the head's signature must be the library key's over its number and hash.
     /// Returns how many records hold, or the first break.
-    pub fn verify_audit(&self) -> Result<std::result::Result<u64, AuditBreak>> {
+    pub fn verify_audit(&self) -> Result<std::result::Result<AuditVerified, AuditBreak>> {
         let records = self.audit_records()?;
-        let head: Option<(u64, String)> = self
-            .conn
-            .query_row(
-                "SELECT seq, hash FROM audit_head WHERE one = 1",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?;
-        Ok(check_chain(&records, head.as_ref()))
+        let head = head::read(&self.conn)?;
+        let stored = head.as_ref().map(|h| (h.seq, h.hash.clone()));
+        let records = match check_chain(&records, stored.as_ref()) {
+            Ok(count) => count,
+            Err(broken) => return Ok(Err(broken)),
+        };
+        Ok(
+            head::check(head.as_ref(), &head::key_path(&self.path)).map(|head_signed| {
+                AuditVerified {
+                    records,
+                    head_signed,
+                }
+            }),
+        )
     }
 }
 
@@ -249,7 +375,7 @@ mod tests {
             lib.record_render("me", "p", 1, json!({"n": i}))
                 .expect("record");
         }
-        assert_eq!(lib.verify_audit().expect("reads"), Ok(3));
+        assert_eq!(lib.verify_audit().expect("reads").map(|v| v.records), Ok(3));
         let mut records = lib.audit_records().expect("records");
         let head = (3, records[2].hash.clone());
         records[1].variables = json!({"n": 9});
@@ -279,6 +405,10 @@ mod tests {
             prompt_id: "p".into(),
             version: 1,
             variables: json!({"z": 2.0, "a": "x"}),
+            content_hash: None,
+            purpose: None,
+            success: None,
+            checks: None,
             prev_hash: GENESIS.into(),
             hash: String::new(),
         };

@@ -1,8 +1,9 @@
-//! The prompt library on SQLite: every change a new version, locks, ratings, and a
-//! hash-chained audit log. Writes begin immediately (one writer at a time, others
+//! The prompt library on SQLite: every change a new version, locks, ratings per
+//! version, a hash-chained audit log with a signed head, and ranking. Writes begin immediately (one writer at a time, others
 //! wait on the busy timeout) so concurrent processes never interleave a change.
 
 mod audit;
+mod head;
 mod new_versions;
 mod prompts;
 mod schema;
@@ -13,7 +14,7 @@ use std::time::SystemTime;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-pub use audit::{AuditBreak, AuditRecord};
+pub use audit::{AuditBreak, AuditRecord, AuditVerified, Checks, PromptUse};
 pub use prompts::{StoredPrompt, VersionInfo};
 use schema::{BUSY_TIMEOUT, migrate, wal};
 pub use search::SearchHit;
@@ -24,7 +25,7 @@ pub enum LibraryError {
     Open {
         path: PathBuf,
         #[source]
-        source: rusqlite::Error,
+        source: OpenFailure,
     },
     #[error("cannot create the library's directory {}", path.display())]
     CreateDir {
@@ -50,10 +51,26 @@ pub enum LibraryError {
     Sql(#[from] rusqlite::Error),
 }
 
+/// Why a library (its database, or the key beside it) cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenFailure {
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    /// The key that signs the audit log's head cannot be read or made.
+    #[error("cannot use its key {}", path.display())]
+    Key {
+        path: PathBuf,
+        #[source]
+        source: super::sign::SignError,
+    },
+}
+
 type Result<T> = std::result::Result<T, LibraryError>;
 
 pub struct Library {
     conn: Connection,
+    /// The database file; its key (for the audit head) is beside it.
+    path: PathBuf,
 }
 
 impl Library {
@@ -74,9 +91,9 @@ impl Library {
                 source,
             })?;
         }
-        let open = |source| LibraryError::Open {
+        let open = |source: rusqlite::Error| LibraryError::Open {
             path: path.to_path_buf(),
-            source,
+            source: source.into(),
         };
         let mut conn = Connection::open(path).map_err(open)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open)?;
@@ -90,7 +107,10 @@ impl Library {
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(open)?;
         migrate(&mut conn)?;
-        Ok(Self { conn })
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
 
     fn write(&mut self) -> Result<Transaction<'_>> {

@@ -11,7 +11,7 @@ use super::{LibraryError, Result};
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Each entry upgrades the schema by one version (`PRAGMA user_version`).
-const MIGRATIONS: &[&str] = &[FIRST_SCHEMA, SEARCH_INDEX, TAG_INDEX];
+const MIGRATIONS: &[&str] = &[FIRST_SCHEMA, SEARCH_INDEX, TAG_INDEX, USES_AND_RANK];
 
 /// Version 1: prompts and their versions, ratings, the audit chain, seen packets.
 pub(super) const FIRST_SCHEMA: &str = r#"
@@ -127,6 +127,30 @@ const TAG_INDEX: &str = r#"
     INSERT OR IGNORE INTO prompt_tags (tag, prompt_id)
     SELECT t.tag, t.prompt_id FROM version_tags t
     WHERE t.version = (SELECT MAX(version) FROM versions w WHERE w.prompt_id = t.prompt_id);
+"#;
+
+/// Version 4: what ranking needs. A rating belongs to one version: an older rating is
+/// given the version that was latest when it was made (the latest one if none was
+/// older). An audit record also says which content was used (its hash), for what
+/// (`render`, `run`, `chain`), whether it succeeded and how many checks passed;
+/// records written before leave them empty and keep their hashes. The chain's head
+/// carries a signature by the library's key and the did:key of that key.
+const USES_AND_RANK: &str = r#"
+    ALTER TABLE ratings ADD COLUMN version INTEGER;
+    UPDATE ratings SET version = COALESCE(
+        (SELECT MAX(v.version) FROM versions v
+         WHERE v.prompt_id = ratings.prompt_id AND v.created_at <= ratings.created_at),
+        (SELECT MAX(v.version) FROM versions v WHERE v.prompt_id = ratings.prompt_id),
+        1);
+    CREATE INDEX ratings_by_version ON ratings (prompt_id, version);
+    ALTER TABLE audit ADD COLUMN content_hash TEXT;
+    ALTER TABLE audit ADD COLUMN purpose TEXT;
+    ALTER TABLE audit ADD COLUMN success INTEGER;
+    ALTER TABLE audit ADD COLUMN checks_passed INTEGER;
+    ALTER TABLE audit ADD COLUMN checks_total INTEGER;
+    CREATE INDEX audit_by_prompt ON audit (prompt_id, version);
+    ALTER TABLE audit_head ADD COLUMN signature TEXT;
+    ALTER TABLE audit_head ADD COLUMN signer TEXT;
 "#;
 
 /// Switches the file to write-ahead logging. SQLite answers "busy" at once, without

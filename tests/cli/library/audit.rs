@@ -41,6 +41,17 @@ fn audit_records_who_rendered_what_when_with_sensitive_values_redacted() {
         assert_eq!(record["prompt_id"], "greeting");
         assert_eq!(record["version"], version);
         assert_eq!(record["variables"], redacted);
+        assert_eq!(record["purpose"], "render");
+        assert_eq!(record["success"], Json::Null);
+        assert_eq!(record["checks"], Json::Null);
+        let version = lib.json(&[
+            "prompt",
+            "show",
+            "greeting",
+            "--version",
+            &version.to_string(),
+        ]);
+        assert_eq!(record["content_hash"], version["content_hash"]);
         let at = record["at"].as_str().expect("at");
         let at = humantime::parse_rfc3339(at).expect("an RFC 3339 time");
         assert!(before <= at && at <= after, "{record}");
@@ -49,14 +60,28 @@ fn audit_records_who_rendered_what_when_with_sensitive_values_redacted() {
     let table = lib.ok(&["prompt", "audit"]).stdout;
     assert_eq!(
         Table::parse(&table).header,
-        ["#", "at", "who", "prompt", "version", "variables"]
+        [
+            "#",
+            "at",
+            "who",
+            "prompt",
+            "version",
+            "content",
+            "use",
+            "result",
+            "variables"
+        ]
     );
     let parsed = Table::parse(&table);
     let first = parsed.row("1");
     assert_eq!(first[1], records[0]["at"].as_str().expect("at"));
     assert_eq!(first[2..5], ["planner-bot", "greeting", "1"]);
+    let hash = records[0]["content_hash"].as_str().expect("a content hash");
+    // The first 12 hex digits of the rendered version's content hash.
+    assert_eq!(first[5], hash["sha256:".len()..][..12]);
+    assert_eq!(first[6..8], ["render", "-"]);
     assert_eq!(
-        first[5],
+        first[8],
         r#"{"name":"Ada","tone":"formal","account":"[redacted]"}"#
     );
     assert!(!table.contains("ACC-123"), "{table}");
@@ -100,7 +125,7 @@ fn audit_records_who_rendered_what_when_with_sensitive_values_redacted() {
     );
     assert_eq!(
         lib.json(&["prompt", "audit", "verify"]),
-        json!({"ok": true, "records": 2})
+        json!({"ok": true, "records": 2, "head_signed": true})
     );
 }
 
@@ -139,7 +164,7 @@ fn audited() -> Lib {
     }
     assert_eq!(
         lib.json(&["prompt", "audit", "verify"]),
-        json!({"ok": true, "records": 3})
+        json!({"ok": true, "records": 3, "head_signed": true})
     );
     lib
 }
