@@ -18,7 +18,8 @@
 //!    snapshots and evals. `watch`: waiting for a change to a set of files, for
 //!    `--watch`.
 //! 1. `atomic_file`: every file promptexec writes, whole or not at all, secrets masked.
-//!    `template`: `{{slot}}` templates parsed and rendered. `config`: the RuntimeConfig
+//!    `template`: `{{slot}}` templates parsed and rendered. `dotprompt`: dotprompt's
+//!    Handlebars subset rendered into chat messages. `config`: the RuntimeConfig
 //!    walked into validated types, a resolver file per subject.
 //! 2. `library`: PromptKind templates, the SQLite store, signatures, bundles and sync
 //!    packets. `exec`: extension processes started, bounded and classified; JSON-RPC to
@@ -58,6 +59,7 @@ pub mod config;
 mod conversation;
 pub mod diff;
 mod doc;
+pub mod dotprompt;
 mod evals;
 pub mod exec;
 pub mod go_template;

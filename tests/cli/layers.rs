@@ -34,7 +34,7 @@ const LAYERS: &[(i32, &[&str])] = &[
             "watch",
         ],
     ),
-    (1, &["atomic_file", "template", "config"]),
+    (1, &["atomic_file", "template", "config", "dotprompt"]),
     (2, &["library", "exec"]),
     (3, &["tools", "hooks"]),
     (4, &["provider"]),
