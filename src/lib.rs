@@ -34,7 +34,8 @@
 //! 7. `evals`: exec evals and built-in checks at their triggers. `lock`: the tool
 //!    surface pinned, its drift, and a run's fingerprint.
 //! 8. `session`: the turn loop, emitting typed events; guardrails, injected failures and
-//!    approvals beside it.
+//!    approvals beside it. `chain`: chain files of library prompts, played step by step
+//!    on a provider with branches on each output.
 //! 9. `report`: every record and its renderings (human, JSON, JUnit, Markdown, the
 //!    HTML page, transcripts), suite reports read back and shards merged, the
 //!    terminal's style and the exit code a record folds to.
@@ -51,6 +52,7 @@
 mod agents;
 mod arena;
 mod atomic_file;
+mod chain;
 mod check;
 mod cli;
 mod commands;

@@ -122,7 +122,7 @@ fn dispatch(
         Command::Prompt(PromptCommand::Lint(args)) => super::prompt::lint::run(&args, console),
         Command::Prompt(PromptCommand::Stats(args)) => super::prompt::stats::run(&args, console),
         Command::Prompt(PromptCommand::Chain(command)) => {
-            super::prompt::chain::run(&command, console)
+            super::prompt::chain::run(settings, &command, console)
         }
         Command::Init(args) => super::init::run(&args, console),
         Command::Completions { shell } => {

@@ -41,7 +41,7 @@ const LAYERS: &[(i32, &[&str])] = &[
     (5, &["mcp"]),
     (6, &["tool_caller", "pack"]),
     (7, &["evals", "lock"]),
-    (8, &["session"]),
+    (8, &["session", "chain"]),
     (9, &["report", "arena"]),
     (10, &["suite", "check", "compare"]),
     (11, &["cli"]),

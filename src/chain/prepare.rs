@@ -1,0 +1,145 @@
+//! Before any model call: each step's prompt found in the library and its slots
+//! matched with the step's bindings, and the chain's inputs given their values.
+
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde_json::Value as Json;
+
+use crate::doc::{Diagnostic, Diagnostics, suggest};
+use crate::library::{Library, LibraryError, PromptTemplate, StoredPrompt, parse_template};
+
+use super::Chain;
+
+/// A step's prompt, read from the library.
+pub(crate) struct Prepared {
+    pub stored: StoredPrompt,
+    pub template: PromptTemplate,
+}
+
+/// Every step's prompt, in step order; each problem at the step that names it.
+pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<Prepared>, Diagnostics> {
+    let mut problems = Diagnostics::default();
+    let mut prepared = Vec::new();
+    let mut known: Option<Vec<String>> = None;
+    for (i, step) in chain.steps.iter().enumerate() {
+        let what = format!("steps[{i}].prompt");
+        let at = |message: String| Diagnostic::error(&chain.path, step.prompt.pos, message);
+        let stored = match lib.get(&step.prompt.id, step.prompt.version) {
+            Ok(stored) => stored,
+            Err(LibraryError::NotFound(id)) => {
+                let ids = known.get_or_insert_with(|| {
+                    lib.list(&[])
+                        .map(|all| all.into_iter().map(|p| p.id).collect())
+                        .unwrap_or_default()
+                });
+                let hint = suggest(&id, ids.iter().map(String::as_str));
+                problems.push(at(format!(
+                    "{what}: the library has no prompt `{id}`{hint}"
+                )));
+                continue;
+            }
+            Err(err) => {
+                problems.push(at(format!("{what}: {err}")));
+                continue;
+            }
+        };
+        let label = PathBuf::from(format!("{}@v{}", stored.id, stored.version));
+        let template = match parse_template(&label, &stored.content.to_string()) {
+            Ok(loaded) => loaded.value,
+            Err(rejected) => {
+                let first = rejected
+                    .0
+                    .iter()
+                    .next()
+                    .map(|d| d.message.clone())
+                    .unwrap_or_default();
+                problems.push(at(format!(
+                    "{what}: prompt `{}` v{} cannot be rendered here: {first}",
+                    stored.id, stored.version
+                )));
+                continue;
+            }
+        };
+        check_slots(chain, i, &template, &mut problems);
+        prepared.push(Prepared { stored, template });
+    }
+    if problems.has_errors() {
+        return Err(problems);
+    }
+    Ok(prepared)
+}
+
+/// Every binding names a slot of the prompt, and every slot is bound.
+fn check_slots(chain: &Chain, i: usize, template: &PromptTemplate, problems: &mut Diagnostics) {
+    let step = &chain.steps[i];
+    let slots = || template.slots.iter().map(|s| s.name.as_str());
+    for binding in &step.with {
+        if template.slot(&binding.slot).is_none() {
+            let hint = suggest(&binding.slot, slots());
+            problems.push(Diagnostic::error(
+                &chain.path,
+                binding.pos,
+                format!(
+                    "steps[{i}].with: prompt `{}` has no slot `{}`{hint}",
+                    template.id, binding.slot
+                ),
+            ));
+        }
+    }
+    for slot in slots() {
+        if !step.with.iter().any(|b| b.slot == slot) {
+            problems.push(Diagnostic::error(
+                &chain.path,
+                step.prompt.pos,
+                format!(
+                    "steps[{i}]: slot `{slot}` of prompt `{}` is not bound; give it under `with`",
+                    template.id
+                ),
+            ));
+        }
+    }
+}
+
+/// A value given for an input the chain does not declare, or an input left without one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum InputError {
+    #[error("--var {name}: the chain has no input `{name}`{hint} ({declared})")]
+    Unknown {
+        name: String,
+        hint: String,
+        declared: String,
+    },
+    #[error("input `{0}` has no default; give it with --var {0}=VALUE")]
+    Missing(String),
+}
+
+/// The inputs' values: each default, with `given` over them.
+pub(crate) fn resolve_inputs(
+    chain: &Chain,
+    given: &IndexMap<String, Json>,
+) -> Result<IndexMap<String, Json>, InputError> {
+    for name in given.keys() {
+        if !chain.inputs.contains_key(name) {
+            let names: Vec<&str> = chain.inputs.keys().map(String::as_str).collect();
+            return Err(InputError::Unknown {
+                name: name.clone(),
+                hint: suggest(name, names.iter().copied()),
+                declared: if names.is_empty() {
+                    "it declares none".into()
+                } else {
+                    format!("it declares {}", crate::doc::one_of(&names))
+                },
+            });
+        }
+    }
+    let mut values = IndexMap::new();
+    for (name, input) in &chain.inputs {
+        let value = given
+            .get(name)
+            .or(input.as_ref())
+            .ok_or_else(|| InputError::Missing(name.clone()))?;
+        values.insert(name.clone(), value.clone());
+    }
+    Ok(values)
+}
