@@ -4,7 +4,9 @@
 //! growth can be read off (linear: twice the placeholders, about twice the time):
 //! - `Template::parse` then `render`;
 //! - a PromptPack holding that template loaded (every placeholder placed in the file)
-//!   and its prompt rendered.
+//!   and its prompt rendered;
+//! - the same text as a dotprompt template, each placeholder inside an `{{#if}}` block,
+//!   parsed and rendered into messages.
 //!
 //! Run: `cargo bench --bench template` (BENCH_ROUNDS=N to change the round count).
 
@@ -12,6 +14,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
+use promptexec::dotprompt::{NoPartials, RenderEnv};
 use promptexec::template::Template;
 use serde_json::json;
 
@@ -35,6 +38,18 @@ fn template_text(pieces: &[(String, String)]) -> String {
         text.push_str("{{ ");
         text.push_str(name);
         text.push_str(" }}\n");
+    }
+    text
+}
+
+/// The same pieces as a dotprompt template: each placeholder inside an `{{#if}}`.
+fn dotprompt_text(pieces: &[(String, String)]) -> String {
+    let mut text = String::new();
+    for (literal, name) in pieces {
+        text.push_str(literal);
+        text.push_str("{{#if on}}{{ ");
+        text.push_str(name);
+        text.push_str(" }}{{/if}}\n");
     }
     text
 }
@@ -116,6 +131,32 @@ fn main() {
             promptexec::pack::render_prompt(&pack, prompt, &inputs).expect("renders")
         });
 
+        let blocks = dotprompt_text(&pieces);
+        let input = serde_json::Value::Object(
+            inputs
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .chain([("on".to_string(), json!(true))])
+                .collect(),
+        );
+        let env = RenderEnv {
+            partials: &NoPartials,
+            history: &[],
+        };
+        let dotprompt = time(rounds, || {
+            let template = promptexec::dotprompt::Template::parse(&blocks).expect("parses");
+            template.render(&input, &env).expect("renders")
+        });
+        let rendered_blocks = promptexec::dotprompt::Template::parse(&blocks)
+            .expect("parses")
+            .render(&input, &env)
+            .expect("renders");
+        assert_eq!(
+            rendered_blocks.text(),
+            concatenate(&pieces, &values),
+            "same text either way"
+        );
+
         let ratio = |d: Duration| d.as_secs_f64() / base.as_secs_f64();
         println!("{placeholders} placeholders:");
         println!("  concatenation (baseline)     {base:>10.2?}  1.00x");
@@ -126,6 +167,10 @@ fn main() {
         println!(
             "  pack load + render           {from_pack:>10.2?}  {:.1}x",
             ratio(from_pack)
+        );
+        println!(
+            "  dotprompt, in #if blocks     {dotprompt:>10.2?}  {:.1}x",
+            ratio(dotprompt)
         );
     }
 }

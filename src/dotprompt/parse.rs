@@ -89,7 +89,7 @@ pub(super) struct Partial {
 /// A block being read: its chain of `if … else if …` heads and the final `else`.
 struct Open {
     /// The name its `{{/name}}` must repeat.
-    name: &'static str,
+    name: String,
     at: usize,
     chain: Vec<Block>,
     otherwise: Option<Vec<Node>>,
@@ -147,7 +147,7 @@ pub(super) fn parse_tokens(tokens: Vec<Token>) -> Result<Vec<Node>, Vec<SyntaxEr
     for block in open.into_iter().rev() {
         errors.push(SyntaxError::new(
             block.at,
-            SyntaxErrorKind::NeverClosed(block.name.into()),
+            SyntaxErrorKind::NeverClosed(block.name),
         ));
     }
     if errors.is_empty() {
@@ -166,18 +166,17 @@ fn tag_node(tag: Tag, open: &mut Vec<Open>) -> Result<Option<Node>, SyntaxError>
         TagKind::Value => value_node(&tag).map(Some),
         TagKind::Partial => partial_node(&tag).map(Some),
         TagKind::Open | TagKind::OpenInverse => {
-            let block = block_head(&tag)?;
-            let (name, block) = if tag.kind == TagKind::OpenInverse {
-                // `{{^x}}…{{/x}}` shows its body when `x` is falsy.
-                (
-                    name_of(&tag),
-                    Block {
-                        kind: BlockKind::Unless,
-                        ..block
-                    },
-                )
-            } else {
-                (block.kind.name(), block)
+            let word = tag.inner.split_whitespace().next().unwrap_or_default();
+            let (block, refused) = match block_head(&tag) {
+                Ok(block) => (block, None),
+                // Still opened, so that its closing tag is not reported as well.
+                Err(e) => (stand_in(&tag), Some(e)),
+            };
+            // `{{^x}}…{{/x}}` (block_head made it an `unless`) closes by its word.
+            let name = match tag.kind {
+                TagKind::OpenInverse => word.to_string(),
+                _ if refused.is_some() => word.to_string(),
+                _ => block.kind.name().to_string(),
             };
             open.push(Open {
                 name,
@@ -185,7 +184,7 @@ fn tag_node(tag: Tag, open: &mut Vec<Open>) -> Result<Option<Node>, SyntaxError>
                 chain: vec![block],
                 otherwise: None,
             });
-            Ok(None)
+            refused.map_or(Ok(None), Err)
         }
         TagKind::Else => {
             let Some(current) = open.last_mut() else {
@@ -212,7 +211,7 @@ fn tag_node(tag: Tag, open: &mut Vec<Open>) -> Result<Option<Node>, SyntaxError>
             if current.name != name {
                 let error = SyntaxErrorKind::Mismatched {
                     closing: name.to_string(),
-                    open: current.name.to_string(),
+                    open: current.name.clone(),
                     open_at: current.at,
                 };
                 open.push(current);
@@ -223,11 +222,15 @@ fn tag_node(tag: Tag, open: &mut Vec<Open>) -> Result<Option<Node>, SyntaxError>
     }
 }
 
-/// The first word of an inverse section (`{{^name}}`), as its close must repeat it.
-fn name_of(tag: &Tag) -> &'static str {
-    match tag.inner.split_whitespace().next() {
-        Some(word) => BlockKind::named(word).map_or("unless", BlockKind::name),
-        None => "unless",
+/// The block a refused opening tag stands for until its close.
+fn stand_in(tag: &Tag) -> Block {
+    Block {
+        kind: BlockKind::If,
+        params: vec![Expr::Literal(Json::Null)],
+        block_params: Vec::new(),
+        body: Vec::new(),
+        inverse: Vec::new(),
+        at: tag.at,
     }
 }
 
