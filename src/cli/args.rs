@@ -44,7 +44,7 @@ pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};
 pub(crate) use prompt_chain::{ChainCommand, ChainRunArgs};
 pub(crate) use prompt_files::FilesCommand;
-pub(crate) use prompt_lint::LintArgs;
+pub(crate) use prompt_lint::{LintArgs, LintFormat};
 pub(crate) use prompt_stats::StatsArgs;
 pub(crate) use report::{ReportCommand, ReportFormat, ReportOutputs};
 pub(crate) use run::{OutputFormat, ReplayMatch, RunArgs};

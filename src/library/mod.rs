@@ -1,6 +1,7 @@
 //! PromptKind prompt templates: the JSON template format with slot rules, the
 //! library that stores, versions and audits them, and signed sharing.
 
+pub(crate) mod lint;
 mod parallel;
 mod share;
 mod sign;

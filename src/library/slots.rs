@@ -19,6 +19,9 @@ pub struct Slot {
     pub sensitive: bool,
     /// Control characters other than newline and tab are refused unless allowed.
     pub allow_control: bool,
+    /// Its value comes from outside (a user, a web page, a tool): the template must
+    /// set it apart, in a tag, a code fence or quotes, so it cannot pass for instructions.
+    pub untrusted: bool,
     pub pos: Pos,
 }
 
@@ -31,6 +34,7 @@ impl Slot {
             allowed: None,
             sensitive: false,
             allow_control: false,
+            untrusted: false,
             pos,
         }
     }
@@ -83,7 +87,7 @@ impl Slot {
 }
 
 /// `slots`: names, or objects with `name`, `max_length`, `pattern`, `enum`,
-/// `sensitive` and `allow_control`.
+/// `sensitive`, `allow_control` and `untrusted`.
 pub(super) fn read_slots(cx: &mut Checker, node: &Node) -> Vec<Slot> {
     let Some(items) = cx.list(node, "slots") else {
         return Vec::new();
@@ -129,6 +133,10 @@ fn read_slot(cx: &mut Checker, item: &Node) -> Option<Slot> {
     slot.allow_control = f
         .get("allow_control")
         .and_then(|n| cx.boolean(n, "allow_control"))
+        .unwrap_or(false);
+    slot.untrusted = f
+        .get("untrusted")
+        .and_then(|n| cx.boolean(n, "untrusted"))
         .unwrap_or(false);
     f.allow(&["description"]);
     cx.unknown_keys(&f, "the slot", UnknownKeys::Error);

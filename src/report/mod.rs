@@ -14,6 +14,7 @@ mod invoke;
 mod json;
 mod junit;
 mod library;
+mod lint;
 mod listing;
 mod model_totals;
 mod record;
@@ -50,6 +51,7 @@ pub(crate) use invoke::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout, 
 pub(crate) use json::JsonReport;
 pub(crate) use junit::junit_report;
 pub(crate) use library::{Answer, LibraryAnswer};
+pub(crate) use lint::{lint_human, lint_json, lint_sarif};
 pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};
 pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};

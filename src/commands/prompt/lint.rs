@@ -1,8 +1,148 @@
-//! `prompt lint: templates checked against the lint rules`.
+//! `prompt lint`: library prompts, template files or a folder of them, checked
+//! against the lint rules. Exit 1 on an error-level finding, 0 otherwise, 2 when a
+//! template, the config or the library cannot be read.
 
-use crate::cli::args::LintArgs;
+use std::path::{Path, PathBuf};
+
+use crate::cli::args::{LibraryArgs, LibraryFormat, LintArgs, LintFormat};
 use crate::cli::{CliError, Console, Exit, UsageError};
+use crate::library::Library;
+use crate::library::lint::{self, Config, Finding, Partials, Subject};
+use crate::report::{lint_human, lint_json, lint_sarif};
+use crate::sarif::Level;
 
-pub(in crate::commands) fn run(_args: &LintArgs, _console: &mut Console) -> Result<Exit, CliError> {
-    Err(UsageError::Unusable("not available yet".into()).into())
+use super::store::{open, refused};
+use crate::commands::common::emit::pretty;
+
+/// The config read when `--rules` is not given and it is present here.
+const DEFAULT_RULES: &str = ".promptlint.yaml";
+
+pub(in crate::commands) fn run(args: &LintArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let config = match &args.rules {
+        Some(path) => read_config(path, console)?,
+        None if Path::new(DEFAULT_RULES).is_file() => {
+            read_config(Path::new(DEFAULT_RULES), console)?
+        }
+        None => Config::default(),
+    };
+    let mut subjects = Vec::new();
+    for path in &args.files {
+        subjects.push(read(path)?);
+    }
+    if let Some(dir) = &args.dir {
+        let found = template_files(dir)?;
+        if found.is_empty() {
+            return Err(UsageError::Nothing(format!(
+                "no template files (*.prompt, *.json) under {}",
+                dir.display()
+            ))
+            .into());
+        }
+        for path in found {
+            subjects.push(read(&path)?);
+        }
+    }
+    let from_files = !args.files.is_empty() || args.dir.is_some();
+    let mut partials = Partials::default();
+    // Library prompts are linted when named (or when no file is given), and are the
+    // partials of the files too when a library is named.
+    if !args.ids.is_empty() || !from_files || args.library.is_some() {
+        let library = open(&LibraryArgs {
+            library: args.library.clone(),
+            agent: None,
+            format: LibraryFormat::Human,
+        })?;
+        for prompt in library.list(&[]).map_err(refused)? {
+            partials.add_subject(&lint::from_library(
+                &prompt.id,
+                prompt.version,
+                &prompt.content,
+            ));
+        }
+        subjects.extend(library_subjects(&library, &args.ids, from_files)?);
+    }
+    for subject in &subjects {
+        partials.add_subject(subject);
+    }
+    let findings: Vec<Finding> = subjects
+        .iter()
+        .flat_map(|subject| lint::lint(subject, &partials, &config))
+        .collect();
+    let text = match args.format {
+        LintFormat::Human => lint_human(&findings, subjects.len()),
+        LintFormat::Json => pretty(&lint_json(&findings, subjects.len())),
+        LintFormat::Sarif => pretty(&lint_sarif(&findings)),
+    };
+    console.out(&text)?;
+    Ok(match findings.iter().any(|f| f.level == Level::Error) {
+        true => Exit::No,
+        false => Exit::Success,
+    })
+}
+
+fn read_config(path: &Path, console: &mut Console) -> Result<Config, CliError> {
+    let loaded = Config::load(path)?;
+    console.diagnostics(&loaded.warnings);
+    Ok(loaded.value)
+}
+
+fn read(path: &Path) -> Result<Subject, CliError> {
+    lint::read_file(path).map_err(|source| CliError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The prompts named, or every one when none is named and no file is given.
+fn library_subjects(
+    library: &Library,
+    ids: &[String],
+    from_files: bool,
+) -> Result<Vec<Subject>, CliError> {
+    if ids.is_empty() {
+        if from_files {
+            return Ok(Vec::new());
+        }
+        let all = library.list(&[]).map_err(refused)?;
+        return Ok(all
+            .iter()
+            .map(|p| lint::from_library(&p.id, p.version, &p.content))
+            .collect());
+    }
+    ids.iter()
+        .map(|id| {
+            let stored = library.get(id, None).map_err(refused)?;
+            Ok(lint::from_library(id, stored.version, &stored.content))
+        })
+        .collect()
+}
+
+/// The `*.prompt` and `*.json` files under `dir`, at any depth, in path order.
+fn template_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        let entries = std::fs::read_dir(&at).map_err(|source| CliError::Read {
+            path: at.clone(),
+            source,
+        })?;
+        for entry in entries {
+            let path = entry
+                .map_err(|source| CliError::Read {
+                    path: at.clone(),
+                    source,
+                })?
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "prompt" || e == "json")
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
