@@ -38,7 +38,9 @@ pub(crate) use inspect::{
     CheckArgs, CheckFormat, InvalidArgs, ListArgs, ListFormat, ToolsArgs, ValidateArgs,
 };
 pub(crate) use invoke::{InvokeArgs, InvokeFormat};
-pub(crate) use library::{AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat, ShareCommand};
+pub(crate) use library::{
+    AuditCommand, LibraryArgs, LibraryCommand, LibraryFormat, ListSort, ShareCommand,
+};
 pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
 pub(crate) use prompt::{PromptCommand, RenderArgs};

@@ -20,8 +20,9 @@ pub use sign::{
 };
 pub use slots::Slot;
 pub use store::{
-    AuditBreak, AuditRecord, AuditVerified, Checks, Library, LibraryError, OpenFailure, PromptUse,
-    SearchHit, StoredPrompt, VersionInfo,
+    Added, AuditBreak, AuditRecord, AuditVerified, Checks, DayUses, Library, LibraryError,
+    ListOrder, OpenFailure, PromptUse, SearchHit, StoredPrompt, USAGE_DAYS, VersionInfo,
+    VersionStats,
 };
 pub use template_file::{PromptTemplate, load_template_file, parse_template, plain_text};
 pub use template_set::{TemplateSet, load_template_set};

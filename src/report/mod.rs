@@ -50,7 +50,7 @@ pub(crate) use human::{HumanStream, describe};
 pub(crate) use invoke::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout, push_jsonl};
 pub(crate) use json::JsonReport;
 pub(crate) use junit::junit_report;
-pub(crate) use library::{Answer, LibraryAnswer};
+pub(crate) use library::{Answer, LibraryAnswer, StatsAnswer};
 pub(crate) use lint::{lint_human, lint_json, lint_sarif};
 pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};

@@ -11,7 +11,8 @@ pub(crate) enum LibraryCommand {
     /// Add PromptKind template files to the library (a new version if the id exists)
     ///
     /// Every template is checked first and all are stored in one transaction: if one
-    /// is refused, none is added. A directory adds every `*.json` file in it and in
+    /// is refused, none is added. A template equal to its prompt's latest version
+    /// makes no version and is reported `unchanged`. A directory adds every `*.json` file in it and in
     /// its subdirectories, in name order, leaving out hidden files and directories.
     Add {
         /// Template files (JSON) or directories of them
@@ -25,6 +26,10 @@ pub(crate) enum LibraryCommand {
         /// Only prompts with this tag (repeatable: all of them)
         #[arg(long = "tag", value_name = "TAG")]
         tags: Vec<String>,
+        /// `id`; `rank`: the latest version's rank score, best first (see `prompt
+        /// stats`); `recent`: the last changed first
+        #[arg(long, value_enum, default_value_t = ListSort::Id)]
+        sort: ListSort,
         #[command(flatten)]
         library: LibraryArgs,
     },
@@ -73,9 +78,13 @@ pub(crate) enum LibraryCommand {
         library: LibraryArgs,
     },
     /// Rate a prompt from 0 to 5
+    #[command(disable_version_flag = true)]
     Rate {
         id: String,
         score: f64,
+        /// Rate this version rather than the latest
+        #[arg(long, value_name = "V")]
+        version: Option<u64>,
         #[arg(long, value_name = "TEXT")]
         comment: Option<String>,
         #[command(flatten)]
@@ -195,6 +204,13 @@ pub(crate) struct LibraryArgs {
     /// `human`: tables and text; `json`: one JSON document on stdout
     #[arg(long, value_enum, default_value_t = LibraryFormat::Human)]
     pub format: LibraryFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ListSort {
+    Id,
+    Rank,
+    Recent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,4 +1,6 @@
-//! `prompt stats`: which prompt, and how to answer.
+//! `prompt stats`: which prompt, the end of the usage window, and how to answer.
+
+use std::time::SystemTime;
 
 use clap::Args;
 
@@ -8,6 +10,9 @@ use super::LibraryArgs;
 pub(crate) struct StatsArgs {
     /// One prompt [default: every prompt]
     pub id: Option<String>,
+    /// The end of the usage window (the last 14 days), RFC 3339 [default: now]
+    #[arg(long, value_name = "TIME", value_parser = crate::template::parse_rfc3339)]
+    pub now: Option<SystemTime>,
     #[command(flatten)]
     pub library: LibraryArgs,
 }

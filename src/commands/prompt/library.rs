@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use crate::cli::args::{AuditCommand, LibraryArgs, LibraryCommand};
+use crate::cli::args::{AuditCommand, LibraryArgs, LibraryCommand, ListSort};
 use crate::cli::{CliError, Console, Exit, UsageError};
-use crate::library::{StoredPrompt, load_template_set};
+use crate::library::{ListOrder, load_template_set};
 use crate::report::LibraryAnswer;
 
 use super::store::{open, refused, say, who};
@@ -18,8 +18,24 @@ pub(in crate::commands) fn run(
 ) -> Result<Exit, CliError> {
     match command {
         LibraryCommand::Add { files, library } => add(files, library, console),
-        LibraryCommand::List { tags, library } => {
-            let prompts = open(library)?.list(tags).map_err(refused)?;
+        LibraryCommand::List {
+            tags,
+            sort: ListSort::Rank,
+            library,
+        } => {
+            let ranked = open(library)?.list_ranked(tags).map_err(refused)?;
+            say(console, library.format, &LibraryAnswer::Ranked(&ranked))
+        }
+        LibraryCommand::List {
+            tags,
+            sort,
+            library,
+        } => {
+            let order = match sort {
+                ListSort::Recent => ListOrder::Recent,
+                ListSort::Id | ListSort::Rank => ListOrder::Id,
+            };
+            let prompts = open(library)?.list_in(tags, order).map_err(refused)?;
             say(console, library.format, &LibraryAnswer::Listed(&prompts))
         }
         LibraryCommand::Search {
@@ -59,9 +75,10 @@ pub(in crate::commands) fn run(
         LibraryCommand::Rate {
             id,
             score,
+            version,
             comment,
             library,
-        } => rate(id, *score, comment.as_deref(), library, console),
+        } => rate(id, *version, *score, comment.as_deref(), library, console),
         LibraryCommand::Audit {
             verify: Some(AuditCommand::Verify { library }),
             ..
@@ -80,8 +97,8 @@ pub(in crate::commands) fn run(
 fn add(files: &[PathBuf], library: &LibraryArgs, console: &mut Console) -> Result<Exit, CliError> {
     let set = load_template_set(files)?;
     console.diagnostics(&set.warnings);
-    let stored: Vec<StoredPrompt> = open(library)?
-        .add_many(&set.templates, &who(library))
+    let stored = open(library)?
+        .add_changes(&set.templates, &who(library))
         .map_err(refused)?;
     let one = stored.len() == 1 && files.len() == 1 && !files[0].is_dir();
     let added = LibraryAnswer::Added {
@@ -91,18 +108,21 @@ fn add(files: &[PathBuf], library: &LibraryArgs, console: &mut Console) -> Resul
     say(console, library.format, &added)
 }
 
-/// `prompt rate`: the rating is recorded, and the prompt answers with its average.
+/// `prompt rate`: the rating is recorded, and the version rated answers with its
+/// average.
 fn rate(
     id: &str,
+    version: Option<u64>,
     score: f64,
     comment: Option<&str>,
     library: &LibraryArgs,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     let mut lib = open(library)?;
-    lib.rate(id, score, comment, &who(library))
+    let version = lib
+        .rate(id, version, score, comment, &who(library))
         .map_err(refused)?;
-    let prompt = lib.get(id, None).map_err(refused)?;
+    let prompt = lib.get(id, Some(version)).map_err(refused)?;
     let rated = LibraryAnswer::Rated {
         id,
         score,

@@ -1,11 +1,17 @@
-//! `prompt stats: usage, pass rate, rating and rank per prompt version`.
+//! `prompt stats`: usage, pass rate, rating and rank per prompt version.
+
+use std::time::SystemTime;
 
 use crate::cli::args::StatsArgs;
-use crate::cli::{CliError, Console, Exit, UsageError};
+use crate::cli::{CliError, Console, Exit};
+use crate::report::StatsAnswer;
 
-pub(in crate::commands) fn run(
-    _args: &StatsArgs,
-    _console: &mut Console,
-) -> Result<Exit, CliError> {
-    Err(UsageError::Unusable("not available yet".into()).into())
+use super::store::{open, refused, say};
+
+pub(in crate::commands) fn run(args: &StatsArgs, console: &mut Console) -> Result<Exit, CliError> {
+    let now = args.now.unwrap_or_else(SystemTime::now);
+    let stats = open(&args.library)?
+        .stats(args.id.as_deref(), now)
+        .map_err(refused)?;
+    say(console, args.library.format, &StatsAnswer(&stats))
 }

@@ -147,7 +147,7 @@ mod tests {
             content_hash: "sha256:00".into(),
             variables: json!({"n": n}),
             purpose: "run",
-            success: Some(n % 2 == 0),
+            success: Some(n.is_multiple_of(2)),
             checks: Some((n, 3)),
         })
         .expect("recorded");

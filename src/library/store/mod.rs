@@ -6,8 +6,10 @@ mod audit;
 mod head;
 mod new_versions;
 mod prompts;
+mod rank;
 mod schema;
 mod search;
+mod stats;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -15,9 +17,10 @@ use std::time::SystemTime;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use audit::{AuditBreak, AuditRecord, AuditVerified, Checks, PromptUse};
-pub use prompts::{StoredPrompt, VersionInfo};
+pub use prompts::{Added, StoredPrompt, VersionInfo};
 use schema::{BUSY_TIMEOUT, migrate, wal};
 pub use search::SearchHit;
+pub use stats::{DayUses, ListOrder, USAGE_DAYS, VersionStats};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {

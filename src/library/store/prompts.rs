@@ -11,7 +11,8 @@ use super::{Library, LibraryError, Result, now};
 /// (negative).
 const BATCH_CACHE_KIB: i64 = -64 * 1024;
 
-/// One version of a prompt as stored, with what `list` and `show` report about it.
+/// One version of a prompt as stored, with what `list` and `show` report about it:
+/// its ratings are this version's.
 #[derive(Debug, Clone, Serialize)]
 pub struct StoredPrompt {
     pub id: String,
@@ -55,8 +56,8 @@ pub struct VersionInfo {
 /// The columns [`stored_prompt`] reads, over `p` (prompts) and `v` (versions).
 pub(super) const PROMPT_COLUMNS: &str = "p.id, p.locked, v.version, v.content, v.content_hash,
     v.author, v.created_at,
-    (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id),
-    (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id)";
+    (SELECT AVG(score) FROM ratings r WHERE r.prompt_id = p.id AND r.version = v.version),
+    (SELECT COUNT(*) FROM ratings r WHERE r.prompt_id = p.id AND r.version = v.version)";
 
 /// The latest version of each prompt in the library. It ends in its WHERE clause, so
 /// a query may add `AND …` conditions, such as [`tagged`].
@@ -105,8 +106,19 @@ pub(super) fn stored_prompt(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredP
     })
 }
 
+/// A template as [`Library::add_changes`] stored it.
+#[derive(Debug, Clone)]
+pub struct Added {
+    /// The prompt at its latest version: the one written, or the one the template
+    /// equals.
+    pub prompt: StoredPrompt,
+    /// Whether a new version was written.
+    pub changed: bool,
+}
+
 impl Library {
-    /// Stores `template` as a new prompt, or as the next version of an existing one.
+    /// Stores `template` as a new prompt, or as the next version of an existing one
+    /// (none when it equals the latest version, which is returned).
     pub fn add(&mut self, template: &Json, author: &str) -> Result<StoredPrompt> {
         let mut stored = self.add_many(std::slice::from_ref(template), author)?;
         stored
@@ -117,6 +129,16 @@ impl Library {
     /// Stores every template (each a new prompt or the next version of one) in one
     /// transaction, or none of them, and returns each as stored.
     pub fn add_many(&mut self, templates: &[Json], author: &str) -> Result<Vec<StoredPrompt>> {
+        Ok(self
+            .add_changes(templates, author)?
+            .into_iter()
+            .map(|added| added.prompt)
+            .collect())
+    }
+
+    /// [`Library::add_many`], saying of each template whether it made a new version:
+    /// content equal to its prompt's latest version makes none.
+    pub fn add_changes(&mut self, templates: &[Json], author: &str) -> Result<Vec<Added>> {
         // A large batch keeps the pages it changes in memory until it commits,
         // instead of spilling them to the log midway (the cache grows only as used).
         self.conn
@@ -125,27 +147,33 @@ impl Library {
         let written = put_versions(&tx, templates, author)?;
         // Held for the batch: see `put_versions` on cached statements.
         let mut ratings = tx.prepare(RATINGS)?;
+        let mut locks = tx.prepare("SELECT locked FROM prompts WHERE id = ?1")?;
         let mut stored = Vec::with_capacity(templates.len());
         for (template, new) in templates.iter().zip(written) {
             let id = template["id"].as_str().unwrap_or_default();
-            // A prompt written is unlocked at its latest version; only its ratings,
-            // kept across versions, need reading.
-            let (rating, ratings) =
-                ratings.query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-            stored.push(StoredPrompt {
-                id: id.to_string(),
-                version: new.version,
-                latest_version: new.version,
-                content: template.clone(),
-                content_hash: new.content_hash,
-                locked: false,
-                author: author.to_string(),
-                created_at: new.created_at,
-                rating,
-                ratings,
+            let (rating, ratings) = ratings.query_row(params![id, new.version], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?;
+            // A prompt written is unlocked; one left unchanged may be locked.
+            let locked = !new.changed && locks.query_row([id], |row| row.get(0))?;
+            stored.push(Added {
+                prompt: StoredPrompt {
+                    id: id.to_string(),
+                    version: new.version,
+                    latest_version: new.version,
+                    content: template.clone(),
+                    content_hash: new.content_hash,
+                    locked,
+                    author: new.author,
+                    created_at: new.created_at,
+                    rating,
+                    ratings,
+                },
+                changed: new.changed,
             });
         }
         drop(ratings);
+        drop(locks);
         tx.commit()?;
         Ok(stored)
     }
@@ -242,24 +270,27 @@ impl Library {
         Ok(())
     }
 
+    /// Rates one version of a prompt (its latest if `None`); returns the version rated.
     pub fn rate(
         &mut self,
         id: &str,
+        version: Option<u64>,
         score: f64,
         comment: Option<&str>,
         author: &str,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         if !(0.0..=5.0).contains(&score) {
             return Err(LibraryError::BadRating(score));
         }
         let tx = self.write()?;
-        is_locked(&tx, id)?;
+        let version = read_prompt(&tx, id, version)?.version;
         tx.execute(
-            "INSERT INTO ratings (prompt_id, score, comment, author, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, score, comment, author, now()],
+            "INSERT INTO ratings (prompt_id, version, score, comment, author, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![id, version, score, comment, author, now()],
         )?;
         tx.commit()?;
-        Ok(())
+        Ok(version)
     }
 }
 
@@ -294,7 +325,7 @@ fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<Stor
             id: id.to_string(),
             version,
         })?;
-    let (rating, ratings) = ratings_of(conn, id)?;
+    let (rating, ratings) = ratings_of(conn, id, version)?;
     Ok(StoredPrompt {
         id: id.to_string(),
         version,
@@ -309,14 +340,15 @@ fn read_prompt(conn: &Connection, id: &str, version: Option<u64>) -> Result<Stor
     })
 }
 
-/// The average and count of the ratings of prompt `?1`.
-const RATINGS: &str = "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1";
+/// The average and count of the ratings of prompt `?1` at version `?2`.
+const RATINGS: &str =
+    "SELECT AVG(score), COUNT(*) FROM ratings WHERE prompt_id = ?1 AND version = ?2";
 
-/// The average and count of a prompt's ratings.
-fn ratings_of(conn: &Connection, id: &str) -> Result<(Option<f64>, u64)> {
+/// The average and count of the ratings of a prompt's version.
+fn ratings_of(conn: &Connection, id: &str, version: u64) -> Result<(Option<f64>, u64)> {
     Ok(conn
         .prepare_cached(RATINGS)?
-        .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))?)
+        .query_row(params![id, version], |row| Ok((row.get(0)?, row.get(1)?)))?)
 }
 
 fn is_locked(tx: &Transaction<'_>, id: &str) -> Result<bool> {

@@ -33,7 +33,9 @@ fn a_directory_adds_its_templates_and_those_below_in_name_order() {
     assert_eq!(lib.listed(&["--tag", "INSECT"]), ["ant", "bee"]);
     assert_eq!(lib.listed(&["--tag", "pet"]), ["cat"]);
 
-    // A file and a directory together, as JSON: the list in the order added.
+    // A file and a directory together, as JSON: the list in the order added. `cat`
+    // is changed (a new tag), so it gets a version; unchanged it would not.
+    write_template(&format!("{dir}/deeper/c.JSON"), "cat", &["pet", "indoor"]);
     let added = lib.json(&[
         "prompt",
         "add",
@@ -42,7 +44,8 @@ fn a_directory_adds_its_templates_and_those_below_in_name_order() {
     ]);
     assert_eq!(ids(&added), ["greeting", "cat"]);
     assert_eq!(added[1]["version"], 2);
-    assert_eq!(added[1]["tags"], json!(["pet"]));
+    assert_eq!(added[1]["unchanged"], false);
+    assert_eq!(added[1]["tags"], json!(["pet", "indoor"]));
     // The search index holds every prompt added.
     let mut found = ids(&lib.json(&["prompt", "search", "title"]));
     found.sort();

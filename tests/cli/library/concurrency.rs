@@ -16,7 +16,12 @@ fn eight_concurrent_processes_add_rate_and_render_without_losing_a_record() {
     lib.add("greeting.json", "setup");
     const ROUNDS: usize = 4;
     const PROCESSES: usize = 8;
-    let greeting = library_fixture("greeting.json");
+    // Every add is a change (its own description), so each makes a version.
+    let greeting: Json = serde_json::from_str(
+        &std::fs::read_to_string(crate::util::fixtures().join(library_fixture("greeting.json")))
+            .expect("reads the fixture"),
+    )
+    .expect("JSON");
     let (mut adds, mut scores, mut names) = (0, Vec::new(), Vec::new());
 
     for round in 0..ROUNDS {
@@ -31,9 +36,14 @@ fn eight_concurrent_processes_add_rate_and_render_without_losing_a_record() {
             );
             let score = (n % 6).to_string();
             let vars = greeting_vars(&name);
+            let mut changed = greeting.clone();
+            changed["description"] = Json::from(format!("written by {agent}"));
+            let template = lib.file(&format!("greeting-{n}.json"));
+            std::fs::write(&template, changed.to_string()).expect("writes a template");
             let mut args: Vec<&str> = match i % 4 {
-                0 => vec!["prompt", "add", &greeting],
-                1 => vec!["prompt", "rate", "greeting", &score],
+                0 => vec!["prompt", "add", &template],
+                // Ratings go to version 1, whichever version is latest meanwhile.
+                1 => vec!["prompt", "rate", "greeting", &score, "--version", "1"],
                 _ => {
                     let mut render = vec!["prompt", "render", "greeting"];
                     render.extend(vars.iter().map(String::as_str));
@@ -102,7 +112,7 @@ fn eight_concurrent_processes_add_rate_and_render_without_losing_a_record() {
         .map(|v| v["version"].as_u64().expect("version"))
         .collect();
     assert_eq!(versions, (1..=1 + adds).collect::<Vec<u64>>());
-    let shown = lib.json(&["prompt", "show", "greeting"]);
+    let shown = lib.json(&["prompt", "show", "greeting", "--version", "1"]);
     assert_eq!(shown["ratings"], scores.len());
     let mean = scores.iter().sum::<f64>() / scores.len() as f64;
     assert!((shown["rating"].as_f64().expect("rating") - mean).abs() < 1e-9);

@@ -4,6 +4,7 @@
 mod add_many;
 mod audit;
 mod concurrency;
+mod rank;
 mod share;
 mod store;
 mod sync;

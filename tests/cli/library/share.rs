@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use promptexec::library::{KeyPair, make_bundle};
 use serde_json::{Value as Json, json};
 
-use super::{Lib, ids, keygen};
+use super::{Lib, ids, keygen, library_fixture};
 use crate::util::promptexec;
 
 #[test]
@@ -214,7 +214,16 @@ fn an_altered_or_untrusted_bundle_is_refused_with_the_reason_and_nothing_is_impo
 fn an_import_refused_by_one_locked_prompt_imports_none_of_the_bundle() {
     let ex = exported();
     let other = Lib::new();
-    other.add("summarize.json", "bob");
+    // Bob's own summarize, not the bundle's: importing it would be a change.
+    let mut own: Json = serde_json::from_str(
+        &std::fs::read_to_string(crate::util::fixtures().join(library_fixture("summarize.json")))
+            .expect("reads the fixture"),
+    )
+    .expect("JSON");
+    own["title"] = json!("Bob's summary");
+    let own_file = other.file("summarize.json");
+    std::fs::write(&own_file, own.to_string()).expect("writes bob's template");
+    other.ok(&["prompt", "add", &own_file, "--agent", "bob"]);
     other.ok(&["prompt", "lock", "summarize"]);
     let out = other.run(&["prompt", "import", &ex.bundle, "--trust", &ex.did]);
     out.expect_code(1);

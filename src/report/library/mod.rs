@@ -5,20 +5,27 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use crate::library::{
-    AuditBreak, AuditRecord, AuditVerified, SearchHit, StoredPrompt, VersionInfo,
+    Added, AuditBreak, AuditRecord, AuditVerified, SearchHit, StoredPrompt, VersionInfo,
 };
 
 use super::table;
 
+mod stats;
+
+pub(crate) use stats::StatsAnswer;
+
 /// One library command's answer.
 #[derive(Debug, Clone)]
 pub(crate) enum LibraryAnswer<'a> {
-    /// `add`: one prompt answers with itself, several (or a folder) with the list.
+    /// `add`: one prompt answers with itself, several (or a folder) with the list;
+    /// each says whether it made a new version.
     Added {
-        prompts: &'a [StoredPrompt],
+        prompts: &'a [Added],
         one: bool,
     },
     Listed(&'a [StoredPrompt]),
+    /// `list --sort rank`: each prompt with its latest version's rank score.
+    Ranked(&'a [(StoredPrompt, Option<f64>)]),
     Found {
         query: &'a str,
         hits: &'a [SearchHit],
@@ -32,6 +39,7 @@ pub(crate) enum LibraryAnswer<'a> {
     Removed {
         id: &'a str,
     },
+    /// `rate`: the score given, and the version rated with its ratings.
     Rated {
         id: &'a str,
         score: f64,
@@ -65,6 +73,9 @@ pub(crate) struct PromptSummary<'a> {
     /// Only in `show`'s answer: the template itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<&'a Json>,
+    /// Only in `add`'s answer: whether the template was already the latest version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unchanged: Option<bool>,
 }
 
 impl<'a> PromptSummary<'a> {
@@ -85,6 +96,7 @@ impl<'a> PromptSummary<'a> {
             updated_at: &p.created_at,
             relevance: None,
             content: None,
+            unchanged: None,
         }
     }
 }
@@ -102,14 +114,31 @@ impl Answer for LibraryAnswer<'_> {
         let summaries = |prompts: &[StoredPrompt]| -> Json {
             json!(prompts.iter().map(PromptSummary::of).collect::<Vec<_>>())
         };
+        let added = |a: &'_ Added| {
+            json!(PromptSummary {
+                unchanged: Some(!a.changed),
+                ..PromptSummary::of(&a.prompt)
+            })
+        };
         let doc = match self {
             LibraryAnswer::Added {
                 prompts: [one],
                 one: true,
-            } => json!(PromptSummary::of(one)),
-            LibraryAnswer::Added { prompts, .. } | LibraryAnswer::Listed(prompts) => {
-                summaries(prompts)
+            } => added(one),
+            LibraryAnswer::Added { prompts, .. } => {
+                json!(prompts.iter().map(added).collect::<Vec<_>>())
             }
+            LibraryAnswer::Listed(prompts) => summaries(prompts),
+            LibraryAnswer::Ranked(ranked) => json!(
+                ranked
+                    .iter()
+                    .map(|(p, score)| {
+                        let mut summary = json!(PromptSummary::of(p));
+                        summary["rank_score"] = json!(score);
+                        summary
+                    })
+                    .collect::<Vec<_>>()
+            ),
             LibraryAnswer::Found { hits, .. } => json!(
                 hits.iter()
                     .map(|hit| PromptSummary {
@@ -141,16 +170,34 @@ impl Answer for LibraryAnswer<'_> {
         match self {
             LibraryAnswer::Added { prompts, .. } => prompts
                 .iter()
-                .map(|p| format!("added `{}` version {}", p.id, p.version))
+                .map(|a| {
+                    let p = &a.prompt;
+                    if a.changed {
+                        format!("added `{}` version {}", p.id, p.version)
+                    } else {
+                        format!("unchanged `{}` version {}", p.id, p.version)
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join("\n"),
             LibraryAnswer::Listed(prompts) => prompt_table(prompts.iter(), None),
+            LibraryAnswer::Ranked(ranked) => {
+                let scores: Vec<String> = ranked
+                    .iter()
+                    .map(|(_, score)| score.map_or_else(|| "-".into(), |s| format!("{s:.3}")))
+                    .collect();
+                prompt_table(ranked.iter().map(|(p, _)| p), Some(("score", &scores)))
+            }
             LibraryAnswer::Found { query, hits: [] } => {
                 format!("no prompt matches `{query}`")
             }
             LibraryAnswer::Found { hits, .. } => {
-                let scores: Vec<u32> = hits.iter().map(|hit| hit.relevance).collect();
-                prompt_table(hits.iter().map(|hit| &hit.prompt), Some(&scores))
+                let scores: Vec<String> =
+                    hits.iter().map(|hit| hit.relevance.to_string()).collect();
+                prompt_table(
+                    hits.iter().map(|hit| &hit.prompt),
+                    Some(("relevance", &scores)),
+                )
             }
             LibraryAnswer::Shown(prompt) => show_text(prompt),
             LibraryAnswer::History(versions) => history_table(versions),
@@ -159,7 +206,8 @@ impl Answer for LibraryAnswer<'_> {
             }
             LibraryAnswer::Removed { id } => format!("removed `{id}`"),
             LibraryAnswer::Rated { id, score, prompt } => format!(
-                "rated `{id}` {score}; average {:.2} of {} rating(s)",
+                "rated `{id}` version {} {score}; average {:.2} of {} rating(s)",
+                prompt.version,
                 prompt.rating.unwrap_or_default(),
                 prompt.ratings
             ),
@@ -208,16 +256,17 @@ fn show_text(p: &StoredPrompt) -> String {
     )
 }
 
+/// The prompts as a table, with one more column (its name and cells) if given.
 fn prompt_table<'p>(
     prompts: impl ExactSizeIterator<Item = &'p StoredPrompt>,
-    relevance: Option<&[u32]>,
+    extra: Option<(&str, &[String])>,
 ) -> String {
     if prompts.len() == 0 {
         return "the library holds no prompt".into();
     }
     let mut header = vec!["id", "version", "title", "tags", "rating", "locked"];
-    if relevance.is_some() {
-        header.push("relevance");
+    if let Some((name, _)) = extra {
+        header.push(name);
     }
     let mut table = table(&header);
     for (i, p) in prompts.enumerate() {
@@ -234,8 +283,8 @@ fn prompt_table<'p>(
                 String::new()
             },
         ];
-        if let Some(score) = relevance.and_then(|scores| scores.get(i)) {
-            row.push(score.to_string());
+        if let Some(cell) = extra.and_then(|(_, cells)| cells.get(i)) {
+            row.push(cell.clone());
         }
         table.add_row(row);
     }
@@ -428,15 +477,28 @@ mod tests {
         };
         assert_eq!(
             answer.human(),
-            "rated `order-status` 4; average 4.00 of 2 rating(s)"
+            "rated `order-status` version 3 4; average 4.00 of 2 rating(s)"
         );
-        let added = [prompt("a", 1, None), prompt("b", 1, None)];
+        let added = [
+            Added {
+                prompt: prompt("a", 1, None),
+                changed: true,
+            },
+            Added {
+                prompt: prompt("b", 1, None),
+                changed: false,
+            },
+        ];
         let answer = LibraryAnswer::Added {
             prompts: &added,
             one: false,
         };
-        assert_eq!(answer.human(), "added `a` version 1\nadded `b` version 1");
+        assert_eq!(
+            answer.human(),
+            "added `a` version 1\nunchanged `b` version 1"
+        );
         assert!(answer.json().starts_with("[\n  {\n    \"id\": \"a\""));
+        assert!(answer.json().contains("\"unchanged\": true"));
         let one = LibraryAnswer::Added {
             prompts: &added[..1],
             one: true,
