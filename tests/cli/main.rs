@@ -6,6 +6,7 @@ mod arena_evals;
 mod batch;
 mod builtin_checks;
 mod cases;
+mod chain;
 mod check;
 mod check_budgets;
 mod check_safety;
