@@ -34,6 +34,7 @@ mod junit;
 mod layers;
 mod lenient_params;
 mod library;
+mod lint;
 mod lock;
 mod long_run;
 mod mcp;
