@@ -35,6 +35,7 @@ mod play;
 mod prepare;
 mod record;
 mod refs;
+mod render;
 mod when;
 
 use std::path::PathBuf;

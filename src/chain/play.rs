@@ -192,17 +192,16 @@ async fn play_step(
             .map_err(|err| Stopped::failed(&step.id, format!("slot `{}`: {err}", binding.slot)))?;
         values.insert(binding.slot.clone(), value);
     }
-    let text = prepared.template.render(&values).map_err(|problems| {
-        let said: Vec<String> = problems.iter().map(|d| d.message.clone()).collect();
-        Stopped::failed(&step.id, said.join("; "))
-    })?;
-    let mut history = History::default();
-    history.push(message("user", &text));
+    let rendered = prepared
+        .body
+        .render(&values, run.library)
+        .map_err(|err| Stopped::failed(&step.id, err))?;
+    let (system, history) = conversation(&rendered);
     let model = models.plan.hook_names.1.clone();
     let call = ModelCall {
         turn: number,
         round: 1,
-        system_prompt: "",
+        system_prompt: &system,
         model: &model,
         tool_choice: ToolChoice::None,
         messages: &history,
@@ -224,10 +223,7 @@ async fn play_step(
             content_hash: prepared.stored.content_hash.clone(),
         },
         inputs: variables.clone(),
-        rendered: vec![RenderedMessage {
-            role: "user".into(),
-            text,
-        }],
+        rendered,
         output,
         answered_by: completion.answered_by,
         branch: None,
@@ -251,6 +247,22 @@ async fn play_step(
             ..Stopped::failed(&step.id, err)
         }),
     }
+}
+
+/// The rendered messages as a model call takes them: the system messages joined
+/// into its system prompt, the others its conversation (dotprompt's `model` is the
+/// assistant).
+fn conversation(rendered: &[RenderedMessage]) -> (String, History) {
+    let mut system = Vec::new();
+    let mut history = History::default();
+    for m in rendered {
+        match m.role.as_str() {
+            "system" => system.push(m.text.as_str()),
+            "model" | "assistant" => history.push(message("assistant", &m.text)),
+            _ => history.push(message("user", &m.text)),
+        }
+    }
+    (system.join("\n\n"), history)
 }
 
 /// Where step `at` goes with `output`: the first branch that holds, if one does.
@@ -304,11 +316,11 @@ fn audit(
     step: &StepRecord,
     success: Option<bool>,
 ) -> Result<(), ChainError> {
-    let template = &run.prompts[at].template;
+    let body = &run.prompts[at].body;
     let mut variables = step.inputs.clone();
     if let Json::Object(map) = &mut variables {
         for (name, value) in map.iter_mut() {
-            if template.slot(name).is_some_and(|s| s.sensitive) {
+            if body.sensitive(name) {
                 *value = Json::String("[redacted]".into());
             }
         }

@@ -1,20 +1,19 @@
 //! Before any model call: each step's prompt found in the library and its slots
 //! matched with the step's bindings, and the chain's inputs given their values.
 
-use std::path::PathBuf;
-
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{Diagnostic, Diagnostics, suggest};
-use crate::library::{Library, LibraryError, PromptTemplate, StoredPrompt, parse_template};
+use crate::library::{Library, LibraryError, StoredPrompt};
 
 use super::Chain;
+use super::render::Body;
 
 /// A step's prompt, read from the library.
 pub(crate) struct Prepared {
     pub stored: StoredPrompt,
-    pub template: PromptTemplate,
+    pub body: Body,
 }
 
 /// Every step's prompt, in step order; each problem at the step that names it.
@@ -44,25 +43,18 @@ pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<Prepared>, Dia
                 continue;
             }
         };
-        let label = PathBuf::from(format!("{}@v{}", stored.id, stored.version));
-        let template = match parse_template(&label, &stored.content.to_string()) {
-            Ok(loaded) => loaded.value,
-            Err(rejected) => {
-                let first = rejected
-                    .0
-                    .iter()
-                    .next()
-                    .map(|d| d.message.clone())
-                    .unwrap_or_default();
+        let body = match Body::of(&stored) {
+            Ok(body) => body,
+            Err(why) => {
                 problems.push(at(format!(
-                    "{what}: prompt `{}` v{} cannot be rendered here: {first}",
+                    "{what}: prompt `{}` v{} cannot be rendered: {why}",
                     stored.id, stored.version
                 )));
                 continue;
             }
         };
-        check_slots(chain, i, &template, &mut problems);
-        prepared.push(Prepared { stored, template });
+        check_slots(chain, i, &stored.id, &body, &mut problems);
+        prepared.push(Prepared { stored, body });
     }
     if problems.has_errors() {
         return Err(problems);
@@ -70,31 +62,34 @@ pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<Prepared>, Dia
     Ok(prepared)
 }
 
-/// Every binding names a slot of the prompt, and every slot is bound.
-fn check_slots(chain: &Chain, i: usize, template: &PromptTemplate, problems: &mut Diagnostics) {
+/// Every binding names a slot (or input variable) of the prompt, and every slot of
+/// a plain template is bound.
+fn check_slots(chain: &Chain, i: usize, id: &str, body: &Body, problems: &mut Diagnostics) {
     let step = &chain.steps[i];
-    let slots = || template.slots.iter().map(|s| s.name.as_str());
+    let names = body.names();
     for binding in &step.with {
-        if template.slot(&binding.slot).is_none() {
-            let hint = suggest(&binding.slot, slots());
+        if !names.contains(&binding.slot.as_str()) {
+            let hint = suggest(&binding.slot, names.iter().copied());
             problems.push(Diagnostic::error(
                 &chain.path,
                 binding.pos,
                 format!(
-                    "steps[{i}].with: prompt `{}` has no slot `{}`{hint}",
-                    template.id, binding.slot
+                    "steps[{i}].with: prompt `{id}` has no slot `{}`{hint}",
+                    binding.slot
                 ),
             ));
         }
     }
-    for slot in slots() {
+    if !body.all_required() {
+        return;
+    }
+    for slot in names {
         if !step.with.iter().any(|b| b.slot == slot) {
             problems.push(Diagnostic::error(
                 &chain.path,
                 step.prompt.pos,
                 format!(
-                    "steps[{i}]: slot `{slot}` of prompt `{}` is not bound; give it under `with`",
-                    template.id
+                    "steps[{i}]: slot `{slot}` of prompt `{id}` is not bound; give it under `with`"
                 ),
             ));
         }
