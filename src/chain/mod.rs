@@ -31,6 +31,8 @@
 
 mod graph;
 mod load;
+#[cfg(test)]
+mod load_tests;
 mod play;
 mod prepare;
 mod record;

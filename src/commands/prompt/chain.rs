@@ -129,8 +129,9 @@ fn write_recording(
     })
 }
 
-/// The human text or the JSON document, to `--output` or stdout; why the chain
-/// stopped short also goes to stderr.
+/// The human text or the JSON document, to `--output` or stdout. Why the chain
+/// stopped short is in the human text; when that is not what stdout shows, it goes
+/// to stderr as well.
 fn report(
     args: &ChainRunArgs,
     record: &ChainRecord,
