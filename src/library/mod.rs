@@ -3,13 +3,18 @@
 
 pub(crate) mod lint;
 mod parallel;
+mod picoschema;
+mod prompt_file;
 mod share;
 mod sign;
 mod slots;
 mod store;
+mod template_check;
 mod template_file;
 mod template_set;
+mod yaml_out;
 
+pub use prompt_file::{file_name_for, to_prompt_file};
 pub use share::{
     BUNDLE_FORMAT, BundleInfo, ManifestEntry, Receiving, ShareError, VerifiedPacket, check_packet,
     inspect_bundle, make_bundle, make_packet, open_bundle,
@@ -24,5 +29,8 @@ pub use store::{
     ListOrder, OpenFailure, PromptUse, SearchHit, StoredPrompt, USAGE_DAYS, VersionInfo,
     VersionStats,
 };
-pub use template_file::{PromptTemplate, load_template_file, parse_template, plain_text};
+pub use template_file::{
+    Body, PromptTemplate, is_prompt_file, load_template_file, parse_prompt_template,
+    parse_template, plain_text,
+};
 pub use template_set::{TemplateSet, load_template_set};

@@ -1,18 +1,23 @@
-//! One PromptKind template in its JSON format: `id`, `title`, `template`, `slots`, …
+//! One PromptKind template: its JSON format (`id`, `title`, `template`, `slots`, …)
+//! or a `.prompt` file, with a plain `{{slot}}` body or a dotprompt one.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use indexmap::IndexMap;
-use serde_json::Value as Json;
+use serde_json::{Map, Value as Json};
 
 use crate::doc::{
-    Checker, Diagnostic, Diagnostics, Fields, JsonStringCursor, Loaded, Node, Pos, Rejected,
-    UnknownKeys, finish, locate_in_json_string, parse_json, suggest,
+    Checker, Diagnostic, Diagnostics, Loaded, Pos, Rejected, finish, locate_in_json_string,
+    parse_json, suggest,
 };
+use crate::dotprompt::{self, Message, NoPartials, RenderEnv, Rendered};
 use crate::template::Template;
 
-use super::slots::{Slot, read_slots};
+use super::prompt_file::read_prompt_file;
+use super::slots::Slot;
+use super::template_check::{pos_at, resolve};
 
 #[derive(Debug, Clone)]
 pub struct PromptTemplate {
@@ -20,61 +25,208 @@ pub struct PromptTemplate {
     pub id: String,
     pub title: String,
     pub description: String,
-    pub template: Template,
-    /// Every slot must be filled to render, with a value its rules accept.
+    pub body: Body,
+    /// A plain template needs every slot filled, with a value its rules accept; a
+    /// dotprompt one applies the rules of the slots it is given.
     pub slots: Vec<Slot>,
     pub tags: Vec<String>,
     pub owner: String,
     pub auditable: bool,
     pub version: Option<String>,
     pub metadata: Json,
-    text: String,
-    template_node: (usize, Pos),
+    /// dotprompt's `input.default`.
+    pub input_default: Map<String, Json>,
+    /// dotprompt's `input.schema`, as JSON Schema.
+    pub input_schema: Option<Json>,
+    pub(super) text: String,
+    pub(super) origin: Origin,
+    /// The template as the library stores it.
+    pub(super) library: Json,
+}
+
+/// The template's text, parsed.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// `{{slot}}` and nothing else.
+    Plain(Template),
+    /// dotprompt's language.
+    Dotprompt(Arc<dotprompt::Template>),
+}
+
+/// Where the template's text stands in the file it was read from.
+#[derive(Debug, Clone)]
+pub(super) enum Origin {
+    /// A JSON string starting at this node (escapes move positions).
+    JsonString { offset: usize, pos: Pos },
+    /// Verbatim from this byte on (a `.prompt` file's body).
+    Verbatim { start: usize },
 }
 
 impl PromptTemplate {
     fn file_pos(&self, at: usize) -> Pos {
-        locate_in_json_string(&self.text, self.template_node.0, self.template_node.1, at)
+        match self.origin {
+            Origin::JsonString { offset, pos } => {
+                locate_in_json_string(&self.text, offset, pos, at)
+            }
+            Origin::Verbatim { start } => pos_at(&self.text, start + at),
+        }
     }
 
-    /// Fills every slot with its value as plain text.
+    /// Whether the template is in dotprompt's language.
+    pub fn is_dotprompt(&self) -> bool {
+        matches!(self.body, Body::Dotprompt(_))
+    }
+
+    /// Renders the template into one text, with no partials and no history.
     pub fn render(&self, inputs: &IndexMap<String, Json>) -> Result<String, Diagnostics> {
-        let mut problems = Diagnostics::default();
-        for (name, value) in inputs {
-            let Some(slot) = self.slot(name) else {
-                let hint = suggest(name, self.slots.iter().map(|s| s.name.as_str()));
-                problems.push(Diagnostic::plain(format!(
-                    "template `{}` has no slot `{name}`{hint}",
-                    self.id
-                )));
-                continue;
-            };
-            if let Some(why) = slot.refuse(&plain_text(value)) {
-                problems.push(Diagnostic::plain(why));
+        let env = RenderEnv {
+            partials: &NoPartials,
+            history: &[],
+        };
+        self.render_with(inputs, &env).map(|r| r.text())
+    }
+
+    /// Renders the template into messages: a plain one is a single user message.
+    pub fn render_with(
+        &self,
+        inputs: &IndexMap<String, Json>,
+        env: &RenderEnv<'_>,
+    ) -> Result<Rendered, Diagnostics> {
+        let mut problems = self.check_inputs(inputs);
+        match &self.body {
+            Body::Plain(template) => {
+                let values: HashMap<String, String> = inputs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), plain_text(v)))
+                    .collect();
+                match template.render(&values) {
+                    Ok(text) if !problems.has_errors() => {
+                        return Ok(Rendered {
+                            messages: vec![Message::new("user", text)],
+                        });
+                    }
+                    Ok(_) => {}
+                    Err(unfilled) => {
+                        for p in unfilled.0 {
+                            problems.push(Diagnostic::error(
+                                &self.path,
+                                self.file_pos(p.offset),
+                                format!("slot `{}` of template `{}` has no value", p.name, self.id),
+                            ));
+                        }
+                    }
+                }
+                Err(problems)
+            }
+            Body::Dotprompt(template) => {
+                let data = self.input_data(inputs, &mut problems);
+                if problems.has_errors() {
+                    return Err(problems);
+                }
+                template.render(&data, env).map_err(|e| {
+                    let (file, pos) = match &e.partial {
+                        None => (self.path.clone(), self.file_pos(e.offset)),
+                        Some(name) => (PathBuf::from(format!("partial `{name}`")), e.pos),
+                    };
+                    Diagnostic::error(&file, pos, e.to_string()).into()
+                })
             }
         }
-        let values: HashMap<String, String> = inputs
-            .iter()
-            .map(|(k, v)| (k.clone(), plain_text(v)))
-            .collect();
-        match self.template.render(&values) {
-            Ok(text) if !problems.has_errors() => return Ok(text),
-            Ok(_) => {}
-            Err(unfilled) => {
-                for p in unfilled.0 {
-                    problems.push(Diagnostic::error(
-                        &self.path,
-                        self.file_pos(p.offset),
-                        format!("slot `{}` of template `{}` has no value", p.name, self.id),
-                    ));
+    }
+
+    /// Every input names a slot (or a declared input of a dotprompt template) and
+    /// passes its rules.
+    fn check_inputs(&self, inputs: &IndexMap<String, Json>) -> Diagnostics {
+        let mut problems = Diagnostics::default();
+        let declared = self.declared_inputs();
+        for (name, value) in inputs {
+            match self.slot(name) {
+                Some(slot) => {
+                    if let Some(why) = slot.refuse(&plain_text(value)) {
+                        problems.push(Diagnostic::plain(why));
+                    }
+                }
+                None if declared.as_ref().is_none_or(|d| d.contains(&name.as_str())) => {}
+                None => {
+                    let names = declared.iter().flatten().copied();
+                    let hint = suggest(name, names);
+                    problems.push(Diagnostic::plain(format!(
+                        "template `{}` has no slot `{name}`{hint}",
+                        self.id
+                    )));
                 }
             }
         }
-        Err(problems)
+        problems
     }
-}
 
-impl PromptTemplate {
+    /// The names inputs may have: the slots, and a dotprompt template's schema and
+    /// defaults. `None`: a dotprompt template that declares nothing takes anything.
+    fn declared_inputs(&self) -> Option<Vec<&str>> {
+        let slots = self.slots.iter().map(|s| s.name.as_str());
+        let Body::Dotprompt(_) = self.body else {
+            return Some(slots.collect());
+        };
+        let properties = self
+            .input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Json::as_object);
+        if self.slots.is_empty() && properties.is_none() {
+            return None;
+        }
+        let mut names: Vec<&str> = slots.collect();
+        names.extend(
+            properties
+                .into_iter()
+                .flat_map(|p| p.keys().map(String::as_str)),
+        );
+        names.extend(self.input_default.keys().map(String::as_str));
+        Some(names)
+    }
+
+    /// A dotprompt template's data: its defaults with the inputs laid over them, text
+    /// values read as the schema's numbers and booleans, checked against the schema.
+    fn input_data(&self, inputs: &IndexMap<String, Json>, problems: &mut Diagnostics) -> Json {
+        let mut data = self.input_default.clone();
+        let properties = self
+            .input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Json::as_object);
+        for (name, value) in inputs {
+            let wanted = properties
+                .and_then(|p| p.get(name))
+                .and_then(|s| s.get("type"))
+                .and_then(Json::as_str);
+            data.insert(name.clone(), typed(value, wanted));
+        }
+        let data = Json::Object(data);
+        if let Some(schema) = &self.input_schema {
+            match jsonschema::validator_for(schema) {
+                Ok(validator) => {
+                    for error in validator.iter_errors(&data) {
+                        let at = error.instance_path().to_string();
+                        let at = if at.is_empty() {
+                            "the input".to_string()
+                        } else {
+                            format!("input `{at}`")
+                        };
+                        problems.push(Diagnostic::plain(format!(
+                            "template `{}`: {at}: {error}",
+                            self.id
+                        )));
+                    }
+                }
+                Err(e) => problems.push(Diagnostic::plain(format!(
+                    "template `{}`: input.schema is not a valid JSON Schema: {e}",
+                    self.id
+                ))),
+            }
+        }
+        data
+    }
+
     pub fn slot(&self, name: &str) -> Option<&Slot> {
         self.slots.iter().find(|s| s.name == name)
     }
@@ -85,7 +237,26 @@ impl PromptTemplate {
     }
 }
 
-/// A value as the text that goes into the template.
+/// A text value (from `--var`) as the number or boolean the schema asks for, when it
+/// reads as one.
+fn typed(value: &Json, wanted: Option<&str>) -> Json {
+    let Json::String(text) = value else {
+        return value.clone();
+    };
+    let read = match wanted {
+        Some("integer") => text.parse::<i64>().ok().map(Json::from),
+        Some("number") => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Json::Number),
+        Some("boolean") => text.parse::<bool>().ok().map(Json::Bool),
+        _ => None,
+    };
+    read.unwrap_or_else(|| value.clone())
+}
+
+/// A value as the text that goes into a plain template.
 pub fn plain_text(value: &Json) -> String {
     match value {
         Json::String(s) => s.clone(),
@@ -93,128 +264,55 @@ pub fn plain_text(value: &Json) -> String {
     }
 }
 
-/// Reads and checks a template file: required fields, and every placeholder a slot.
+/// Reads and checks a template file: a `.prompt` file, or PromptKind JSON.
 pub fn load_template_file(path: &Path) -> Result<Loaded<PromptTemplate>, Rejected> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         Rejected(Diagnostic::whole_file(path, format!("cannot read file: {err}")).into())
     })?;
-    parse_template(path, &text)
+    if is_prompt_file(path) {
+        parse_prompt_template(path, &text)
+    } else {
+        parse_template(path, &text)
+    }
+}
+
+/// Whether `path` names a `.prompt` file.
+pub fn is_prompt_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("prompt"))
 }
 
 /// Checks a template's JSON `text`; `path` names it in messages.
 pub fn parse_template(path: &Path, text: &str) -> Result<Loaded<PromptTemplate>, Rejected> {
     let root = parse_json(path, text).map_err(|d| Rejected(d.into()))?;
     let mut cx = Checker::new(path, text);
-    let template = resolve(&root, path, &mut cx);
-    match template {
+    let origin = Origin::JsonString {
+        offset: 0,
+        pos: Pos::START,
+    };
+    match resolve(&root, path, &mut cx, origin) {
         Some(t) => finish(t, cx.diagnostics),
         None => Err(Rejected(cx.diagnostics)),
     }
 }
 
-fn required<'a>(
-    f: &mut Fields<'a>,
-    cx: &mut Checker,
-    root: &Node,
-    key: &'static str,
-) -> Option<(String, &'a Node)> {
-    match f.get(key) {
-        Some(n) => cx.nonempty_string(n, key).map(|s| (s, n)),
-        None => {
-            cx.error(root.pos, format!("missing key `{key}`"));
-            None
-        }
+/// Checks a `.prompt` file's `text`; `path` names it in messages.
+pub fn parse_prompt_template(path: &Path, text: &str) -> Result<Loaded<PromptTemplate>, Rejected> {
+    let tree = read_prompt_file(path, text).map_err(|d| Rejected(d.into()))?;
+    let mut cx = Checker::new(path, text);
+    let origin = Origin::Verbatim {
+        start: tree.body_start,
+    };
+    match resolve(&tree.root, path, &mut cx, origin) {
+        Some(t) => finish(t, cx.diagnostics),
+        None => Err(Rejected(cx.diagnostics)),
     }
 }
 
-fn resolve(root: &Node, path: &Path, cx: &mut Checker) -> Option<PromptTemplate> {
-    let mut f = cx.map(root, "the template")?;
-    let id = required(&mut f, cx, root, "id");
-    let title = required(&mut f, cx, root, "title");
-    let template = required(&mut f, cx, root, "template");
-    let string = |f: &mut Fields<'_>, cx: &mut Checker, key: &'static str| {
-        f.get(key)
-            .and_then(|n| cx.string(n, key))
-            .unwrap_or_default()
-    };
-    let description = string(&mut f, cx, "description");
-    let owner = string(&mut f, cx, "owner");
-    let version = f.get("version").and_then(|n| cx.string(n, "version"));
-    let slots = f
-        .get("slots")
-        .map(|n| read_slots(cx, n))
-        .unwrap_or_default();
-    let tags = f
-        .get("tags")
-        .and_then(|n| cx.string_list(n, "tags"))
-        .unwrap_or_default();
-    let auditable = f
-        .get("auditable")
-        .and_then(|n| cx.boolean(n, "auditable"))
-        .unwrap_or(false);
-    let metadata = f.get("metadata").map_or(Json::Null, |n| {
-        cx.map(n, "metadata");
-        n.to_json()
-    });
-    f.allow(&["created_at", "updated_at"]);
-    cx.unknown_keys(&f, "the template", UnknownKeys::Error);
-
-    let (text, node) = template?;
-    let parsed = match Template::parse(&text) {
-        Ok(t) => t,
-        Err(errors) => {
-            let mut file = JsonStringCursor::new(&cx.text, node.offset, node.pos);
-            let placed: Vec<_> = errors.iter().map(|e| file.locate(e.offset)).collect();
-            for (e, pos) in errors.iter().zip(placed) {
-                cx.error(pos, format!("template: {e}"));
-            }
-            return None;
-        }
-    };
-    let slot_names: HashSet<&str> = slots.iter().map(|s| s.name.as_str()).collect();
-    let unlisted: Vec<_> = {
-        let mut file = JsonStringCursor::new(&cx.text, node.offset, node.pos);
-        parsed
-            .placeholders()
-            .filter(|p| !slot_names.contains(p.name.as_str()))
-            .map(|p| (p, file.locate(p.offset)))
-            .collect()
-    };
-    for (p, pos) in unlisted {
-        let hint = suggest(&p.name, slots.iter().map(|s| s.name.as_str()));
-        cx.error(
-            pos,
-            format!(
-                "placeholder `{{{{{}}}}}` is not listed in `slots`{hint}",
-                p.name
-            ),
-        );
+impl PromptTemplate {
+    /// The template as the library stores it (a `.prompt` file's keys under their
+    /// library names).
+    pub fn library_json(&self) -> &Json {
+        &self.library
     }
-    let used: HashSet<&str> = parsed.placeholders().map(|p| p.name.as_str()).collect();
-    for slot in &slots {
-        if !used.contains(slot.name.as_str()) {
-            cx.warning(
-                slot.pos,
-                format!(
-                    "slot `{}` is listed but the template never uses it",
-                    slot.name
-                ),
-            );
-        }
-    }
-    Some(PromptTemplate {
-        path: path.to_path_buf(),
-        id: id?.0,
-        title: title?.0,
-        description,
-        template: parsed,
-        slots,
-        tags: tags.into_iter().map(|(t, _)| t).collect(),
-        owner,
-        auditable,
-        version,
-        metadata,
-        text: cx.text.clone(),
-        template_node: (node.offset, node.pos),
-    })
 }

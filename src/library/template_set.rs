@@ -1,4 +1,4 @@
-//! The templates of one `prompt add`: each FILE as named, and every `.json` file
+//! The templates of one `prompt add`: each FILE as named, and every `.json` and `.prompt` file
 //! under each DIR (subdirectories too, hidden entries left out, in name order), all
 //! checked before any is stored so that one bad file stops them all.
 
@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::doc::{Diagnostic, Diagnostics, Rejected, parse_json};
+use crate::doc::{Diagnostic, Diagnostics, Rejected};
 
 use super::parallel::map_in_parallel;
 use super::template_file::load_template_file;
 
-/// What a directory contributes: files with this extension (any case).
-const TEMPLATE_EXTENSION: &str = "json";
+/// What a directory contributes: files with these extensions (any case).
+const TEMPLATE_EXTENSIONS: &[&str] = &["json", "prompt"];
 
 /// Every template of a `prompt add`, checked, in the order given.
 #[derive(Debug, Default)]
@@ -52,12 +52,7 @@ type Checked = Result<(Json, Diagnostics), Diagnostics>;
 
 fn check(file: &Path) -> Checked {
     let loaded = load_template_file(file).map_err(|Rejected(problems)| problems)?;
-    // Read by the positioned JSON reader, whose depth limit is the one every JSON
-    // input has (serde_json would stop at 128 levels).
-    match parse_json(file, loaded.value.text()) {
-        Ok(root) => Ok((root.to_json(), loaded.warnings)),
-        Err(problem) => Err(problem.into()),
-    }
+    Ok((loaded.value.library_json().clone(), loaded.warnings))
 }
 
 /// The files `paths` stand for: a directory by its template files, anything else as
@@ -72,7 +67,7 @@ fn template_files(paths: &[PathBuf], errors: &mut Diagnostics) -> Vec<PathBuf> {
             if files.len() == before {
                 errors.push(Diagnostic::whole_file(
                     path,
-                    format!("the directory holds no template file (*.{TEMPLATE_EXTENSION})"),
+                    "the directory holds no template file (*.json, *.prompt)",
                 ));
             }
         } else {
@@ -114,9 +109,11 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Diagnostics) {
 }
 
 fn is_template_file(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case(TEMPLATE_EXTENSION))
-        && path.is_file()
+    path.extension().is_some_and(|ext| {
+        TEMPLATE_EXTENSIONS
+            .iter()
+            .any(|known| ext.eq_ignore_ascii_case(known))
+    }) && path.is_file()
 }
 
 #[cfg(test)]
