@@ -1,6 +1,7 @@
 //! PromptKind prompt templates: the JSON template format with slot rules, the
 //! library that stores, versions and audits them, and signed sharing.
 
+mod folder;
 pub(crate) mod lint;
 mod parallel;
 mod picoschema;
@@ -14,6 +15,7 @@ mod template_file;
 mod template_set;
 mod yaml_out;
 
+pub use folder::{FolderPrompt, FolderState, FolderStatus, compare, read_folder};
 pub use prompt_file::{file_name_for, to_prompt_file};
 pub use share::{
     BUNDLE_FORMAT, BundleInfo, ManifestEntry, Receiving, ShareError, VerifiedPacket, check_packet,

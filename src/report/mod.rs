@@ -17,6 +17,7 @@ mod library;
 mod lint;
 mod listing;
 mod model_totals;
+mod prompt_files;
 mod record;
 #[cfg(test)]
 mod run_tests;
@@ -54,6 +55,7 @@ pub(crate) use library::{Answer, LibraryAnswer, StatsAnswer};
 pub(crate) use lint::{lint_human, lint_json, lint_sarif};
 pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};
+pub(crate) use prompt_files::FolderAnswer;
 pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
 pub(crate) use shard::Shard;
 pub(crate) use shard_merge::merge_shards;
