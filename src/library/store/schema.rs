@@ -280,4 +280,64 @@ mod tests {
             .expect("schema");
         assert_eq!(tags_table, 0, "nothing of version 3 stays");
     }
+
+    #[test]
+    fn a_library_of_schema_three_keeps_its_ratings_and_audit_log() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.db");
+        let old = Connection::open(&path).expect("opens");
+        old.execute_batch(FIRST_SCHEMA).expect("schema 1");
+        old.execute_batch(SEARCH_INDEX).expect("schema 2");
+        old.execute_batch(TAG_INDEX).expect("schema 3");
+        // Version 1 at 10:00 and version 2 at 12:00; ratings at 11:00 and 13:00.
+        old.execute_batch(
+            r#"PRAGMA user_version = 3;
+               INSERT INTO prompts (id, created_at) VALUES ('a', '2026-01-01T10:00:00.000Z');
+               INSERT INTO versions VALUES ('a', 1, '{"id":"a","title":"A","template":"x"}', 'h1', 'me', '2026-01-01T10:00:00.000Z');
+               INSERT INTO versions VALUES ('a', 2, '{"id":"a","title":"A","template":"y"}', 'h2', 'me', '2026-01-01T12:00:00.000Z');
+               INSERT INTO ratings (prompt_id, score, author, created_at) VALUES ('a', 1, 'me', '2026-01-01T11:00:00.000Z');
+               INSERT INTO ratings (prompt_id, score, author, created_at) VALUES ('a', 5, 'me', '2026-01-01T13:00:00.000Z');"#,
+        )
+        .expect("rows");
+        // An audit record as schema 3 wrote it: no use fields, an unsigned head.
+        let mut record = super::super::AuditRecord {
+            seq: 1,
+            at: "2026-01-01T12:30:00.000Z".into(),
+            who: "me".into(),
+            prompt_id: "a".into(),
+            version: 2,
+            variables: serde_json::json!({"n": 1}),
+            content_hash: None,
+            purpose: None,
+            success: None,
+            checks: None,
+            prev_hash: "0".repeat(64),
+            hash: String::new(),
+        };
+        record.hash = record.expected_hash();
+        old.execute(
+            "INSERT INTO audit VALUES (1, ?1, 'me', 'a', 2, '{\"n\":1}', ?2, ?3)",
+            (&record.at, &record.prev_hash, &record.hash),
+        )
+        .expect("audit");
+        old.execute("INSERT INTO audit_head VALUES (1, 1, ?1)", [&record.hash])
+            .expect("head");
+        drop(old);
+
+        let mut lib = Library::open(&path).expect("upgrades");
+        let v1 = lib.get("a", Some(1)).expect("v1");
+        let v2 = lib.get("a", Some(2)).expect("v2");
+        assert_eq!((v1.rating, v1.ratings), (Some(1.0), 1));
+        assert_eq!((v2.rating, v2.ratings), (Some(5.0), 1));
+        let held = lib.verify_audit().expect("reads").expect("holds");
+        assert_eq!((held.records, held.head_signed), (1, false));
+        lib.record_render("me", "a", 2, serde_json::json!({}))
+            .expect("records");
+        let held = lib.verify_audit().expect("reads").expect("holds");
+        assert_eq!((held.records, held.head_signed), (2, true));
+        let records = lib.audit(None, None).expect("records");
+        assert_eq!(records[0].purpose, None);
+        assert_eq!(records[1].purpose.as_deref(), Some("render"));
+        assert_eq!(records[1].content_hash.as_deref(), Some("h2"));
+    }
 }

@@ -206,7 +206,7 @@ impl Answer for LibraryAnswer<'_> {
             }
             LibraryAnswer::Removed { id } => format!("removed `{id}`"),
             LibraryAnswer::Rated { id, score, prompt } => format!(
-                "rated `{id}` version {} {score}; average {:.2} of {} rating(s)",
+                "rated `{id}` version {}: {score}; average {:.2} of {} rating(s)",
                 prompt.version,
                 prompt.rating.unwrap_or_default(),
                 prompt.ratings
@@ -477,7 +477,7 @@ mod tests {
         };
         assert_eq!(
             answer.human(),
-            "rated `order-status` version 3 4; average 4.00 of 2 rating(s)"
+            "rated `order-status` version 3: 4; average 4.00 of 2 rating(s)"
         );
         let added = [
             Added {

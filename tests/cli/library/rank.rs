@@ -62,7 +62,7 @@ fn ratings_belong_to_a_version() {
     let rated = lib.ok(&["prompt", "rate", "greeting", "2", "--version", "1"]);
     assert_eq!(
         rated.stdout,
-        "rated `greeting` version 1 2; average 2.00 of 1 rating(s)\n"
+        "rated `greeting` version 1: 2; average 2.00 of 1 rating(s)\n"
     );
     let rated = lib.json(&["prompt", "rate", "greeting", "5"]);
     assert_eq!(

@@ -360,7 +360,7 @@ fn ratings_are_averaged_in_show_and_list() {
     assert_eq!(
         lib.ok(&["prompt", "rate", "greeting", "4", "--agent", "a"])
             .stdout,
-        "rated `greeting` version 1 4; average 4.00 of 1 rating(s)\n"
+        "rated `greeting` version 1: 4; average 4.00 of 1 rating(s)\n"
     );
     lib.ok(&[
         "prompt",
