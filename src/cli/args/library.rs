@@ -12,8 +12,9 @@ pub(crate) enum LibraryCommand {
     ///
     /// Every template is checked first and all are stored in one transaction: if one
     /// is refused, none is added. A template equal to its prompt's latest version
-    /// makes no version and is reported `unchanged`. A directory adds every `*.json` file in it and in
-    /// its subdirectories, in name order, leaving out hidden files and directories.
+    /// makes no version and is reported `unchanged`. A directory adds every `*.json`
+    /// file in it and in its subdirectories, in name order, leaving out hidden files
+    /// and directories.
     Add {
         /// Template files (JSON) or directories of them
         #[arg(required = true, value_name = "FILE|DIR")]

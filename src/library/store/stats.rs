@@ -180,7 +180,7 @@ impl Library {
     /// The latest version of every prompt carrying all of `tags`, with its rank score,
     /// best first (those without a score last); equal scores by id.
     pub fn list_ranked(&self, tags: &[String]) -> Result<Vec<(StoredPrompt, Option<f64>)>> {
-        let scores = self.latest_scores()?;
+        let scores = self.scores()?;
         let mut ranked: Vec<(StoredPrompt, Option<f64>)> = self
             .list_in(tags, ListOrder::Id)?
             .into_iter()
@@ -206,29 +206,23 @@ impl Library {
         let sql = format!(
             "SELECT {PROMPT_COLUMNS} FROM {LISTED} {} ORDER BY {}",
             tagged(tags),
-            match order {
-                ListOrder::Recent => "v.created_at DESC, p.id",
-                ListOrder::Id | ListOrder::Rank => "p.id",
+            if order == ListOrder::Recent {
+                "v.created_at DESC, p.id"
+            } else {
+                "p.id"
             }
         );
         let params = (!tags.is_empty()).then(|| tags_param(tags));
-        let mut prompts: Vec<StoredPrompt> = self
+        let prompts = self
             .conn
             .prepare(&sql)?
             .query_map(params_from_iter(params), stored_prompt)?
             .collect::<std::result::Result<_, _>>()?;
-        if order == ListOrder::Rank {
-            let scores = self.latest_scores()?;
-            let score =
-                |p: &StoredPrompt| scores.get(&(p.id.clone(), p.version)).copied().flatten();
-            // Stable: equal scores keep the order by id.
-            prompts.sort_by(|a, b| better(score(a), score(b)));
-        }
         Ok(prompts)
     }
 
     /// The rank score of every version of every prompt.
-    fn latest_scores(&self) -> Result<HashMap<(String, u64), Option<f64>>> {
+    fn scores(&self) -> Result<HashMap<(String, u64), Option<f64>>> {
         Ok(self
             .stats(None, SystemTime::now())?
             .into_iter()

@@ -248,7 +248,8 @@ fn a_signed_bundle_carrying_an_invalid_template_imports_nothing_and_names_it() {
         &key,
         &[("good".into(), 1, good), ("bad".into(), 1, bad)],
         SystemTime::now(),
-    );
+    )
+    .expect("each id once");
     let path = lib.file("bundle.json");
     std::fs::write(&path, bundle.to_string()).expect("writes the bundle");
     let out = lib.run(&["prompt", "import", &path, "--trust", &key.did()]);
