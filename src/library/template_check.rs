@@ -123,7 +123,7 @@ pub(super) fn resolve(
         input_default: input.default,
         input_schema: input.schema,
         text: cx.text.clone(),
-        library: root.to_json(),
+        library: library_json(root),
         origin: match origin {
             Origin::JsonString { .. } => Origin::JsonString {
                 offset: node.offset,
@@ -289,4 +289,16 @@ pub(super) fn pos_at(text: &str, offset: usize) -> Pos {
     let line = before.matches('\n').count() as u32 + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
     Pos { line, col }
+}
+
+/// The template as the library stores it: a `format` of `plain` is the default and
+/// left out, so a prompt has one stored form however it was written.
+fn library_json(root: &Node) -> Json {
+    let mut json = root.to_json();
+    if let Some(map) = json.as_object_mut()
+        && map.get("format").and_then(Json::as_str) == Some("plain")
+    {
+        map.remove("format");
+    }
+    json
 }

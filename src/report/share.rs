@@ -115,6 +115,7 @@ mod tests {
                 version: 3,
                 owner: "team:support".into(),
                 content_hash: "9f2c".into(),
+                prompt_file_hash: None,
             }],
         };
         let answer = ShareAnswer::Verified {

@@ -84,7 +84,7 @@ fn export(
             Ok((p.id, p.version, p.content))
         })
         .collect::<Result<Vec<_>, CliError>>()?;
-    let bundle = make_bundle(&key, &prompts, SystemTime::now());
+    let bundle = make_bundle(&key, &prompts, SystemTime::now()).map_err(share)?;
     write_output(console, output, &pretty(&bundle))?;
     Ok(Exit::Success)
 }

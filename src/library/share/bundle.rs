@@ -5,7 +5,8 @@ use std::time::SystemTime;
 
 use serde_json::{Value as Json, json};
 
-use super::super::sign::{KeyPair, canonical_json, content_hash, verify};
+use super::super::prompt_file::to_prompt_file;
+use super::super::sign::{KeyPair, canonical_json, content_hash, sha256_hex, verify};
 use super::{BUNDLE_FORMAT, ShareError, check_trust, rfc3339};
 
 /// One signed line of a bundle manifest.
@@ -15,6 +16,9 @@ pub struct ManifestEntry {
     pub version: u64,
     pub owner: String,
     pub content_hash: String,
+    /// The signed hash of the prompt's `.prompt` file (bundles made before files
+    /// travelled with them have none).
+    pub prompt_file_hash: Option<String>,
 }
 
 /// What `verify` shows without `--trust`: authentic content from an unvetted signer.
@@ -25,17 +29,27 @@ pub struct BundleInfo {
     pub entries: Vec<ManifestEntry>,
 }
 
-/// Builds a bundle signed by `key`; each `id` must equal its template's `id`.
-pub fn make_bundle(key: &KeyPair, prompts: &[(String, u64, Json)], now: SystemTime) -> Json {
+/// Builds a bundle signed by `key`; each `id` must equal its template's `id`, and no
+/// id may come twice. Each prompt travels as library JSON and as its `.prompt` file,
+/// both covered by the signature.
+pub fn make_bundle(
+    key: &KeyPair,
+    prompts: &[(String, u64, Json)],
+    now: SystemTime,
+) -> Result<Json, ShareError> {
+    refuse_duplicates(prompts.iter().map(|(id, _, _)| id.as_str()))?;
+    let files: Vec<String> = prompts.iter().map(|(_, _, t)| to_prompt_file(t)).collect();
     let entries: Vec<Json> = prompts
         .iter()
-        .map(|(id, version, template)| {
+        .zip(&files)
+        .map(|((id, version, template), file)| {
             let owner = template.get("owner").and_then(Json::as_str).unwrap_or("");
             json!({
                 "id": id,
                 "version": version,
                 "owner": owner,
                 "content_hash": content_hash(template),
+                "prompt_file_hash": format!("sha256:{}", sha256_hex(file.as_bytes())),
             })
         })
         .collect();
@@ -46,12 +60,24 @@ pub fn make_bundle(key: &KeyPair, prompts: &[(String, u64, Json)], now: SystemTi
     });
     let signature = key.sign(canonical_json(&manifest).as_bytes());
     let templates: Vec<Json> = prompts.iter().map(|(_, _, t)| t.clone()).collect();
-    json!({
+    Ok(json!({
         "format": BUNDLE_FORMAT,
         "manifest": manifest,
         "prompts": templates,
+        "prompt_files": files,
         "signature": signature,
-    })
+    }))
+}
+
+/// The first id that comes twice, as an error.
+fn refuse_duplicates<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(), ShareError> {
+    let mut seen = std::collections::HashSet::new();
+    for id in ids {
+        if !seen.insert(id) {
+            return Err(ShareError::DuplicateId { id: id.to_string() });
+        }
+    }
+    Ok(())
 }
 
 /// Checks signature, trust and every prompt's hash; returns `(id, version, template)`.
@@ -132,6 +158,8 @@ fn manifest_info(signer: String, manifest: &Json) -> Result<BundleInfo, ShareErr
             })
         })
         .collect::<Result<_, _>>()?;
+    let entries: Vec<ManifestEntry> = entries;
+    refuse_duplicates(entries.iter().map(|e| e.id.as_str()))?;
     Ok(BundleInfo {
         signer,
         created_at: created_at.to_string(),
@@ -146,6 +174,7 @@ fn manifest_entry(entry: &Json) -> Option<ManifestEntry> {
         version: entry.get("version")?.as_u64()?,
         owner: text("owner")?,
         content_hash: text("content_hash")?,
+        prompt_file_hash: text("prompt_file_hash"),
     })
 }
 
@@ -178,8 +207,27 @@ fn matched_prompts<'a>(
                 id: entry.id.clone(),
             });
         }
+        check_prompt_file(bundle, index, entry)?;
     }
     Ok(prompts.iter().collect())
+}
+
+/// A signed `.prompt` file must be there and hash as signed. (Whether its template
+/// is valid is checked with the prompt's JSON, when it is imported.)
+fn check_prompt_file(bundle: &Json, index: usize, entry: &ManifestEntry) -> Result<(), ShareError> {
+    let Some(signed) = &entry.prompt_file_hash else {
+        return Ok(());
+    };
+    let mismatch = || ShareError::PromptFileMismatch {
+        id: entry.id.clone(),
+    };
+    let text = bundle["prompt_files"][index]
+        .as_str()
+        .ok_or_else(mismatch)?;
+    if format!("sha256:{}", sha256_hex(text.as_bytes())) != *signed {
+        return Err(mismatch());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -193,7 +241,7 @@ mod tests {
             ("greet".to_string(), 3, template("greet")),
             ("bye".to_string(), 1, template("bye")),
         ];
-        let b = make_bundle(&k, &prompts, t0());
+        let b = make_bundle(&k, &prompts, t0()).expect("ids differ");
         (k, b)
     }
 
@@ -238,6 +286,44 @@ mod tests {
             open_bundle(&b, &[k.did()]),
             Err(ShareError::BadSignature { .. })
         ));
+    }
+
+    #[test]
+    fn each_prompt_travels_as_its_prompt_file_too() {
+        let (k, b) = bundle();
+        let file = b["prompt_files"][0].as_str().expect("a .prompt file");
+        assert!(file.starts_with("---\nname: greet\n"), "{file}");
+        assert!(file.ends_with("---\nHello {{name}}"), "{file}");
+        let (_, mut altered) = bundle();
+        altered["prompt_files"][1] = json!(file.replace("greet", "bye").replace("Hello", "Bye"));
+        let err = open_bundle(&altered, &[k.did()]).expect_err("refused");
+        assert!(
+            matches!(&err, ShareError::PromptFileMismatch { id } if id == "bye"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_id_twice_is_refused_when_made_and_when_opened() {
+        let k = key(1);
+        let twice = vec![
+            ("greet".to_string(), 1, template("greet")),
+            ("greet".to_string(), 2, template("greet")),
+        ];
+        let err = make_bundle(&k, &twice, t0()).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            "prompt `greet` is in the bundle twice; a bundle holds each prompt once"
+        );
+        // A bundle signed with a repeated id by another tool is refused as well.
+        let (k, mut b) = bundle();
+        b["manifest"]["prompts"][1] = b["manifest"]["prompts"][0].clone();
+        b["prompts"][1] = b["prompts"][0].clone();
+        b["prompt_files"][1] = b["prompt_files"][0].clone();
+        b["signature"] = json!(k.sign(canonical_json(&b["manifest"]).as_bytes()));
+        assert!(
+            matches!(open_bundle(&b, &[k.did()]), Err(ShareError::DuplicateId { id }) if id == "greet")
+        );
     }
 
     #[test]

@@ -42,6 +42,12 @@ pub enum ShareError {
     },
     #[error("prompt `{id}` does not match its signed content hash (altered after signing)")]
     HashMismatch { id: String },
+    #[error("prompt `{id}` is in the bundle twice; a bundle holds each prompt once")]
+    DuplicateId { id: String },
+    #[error(
+        "the .prompt file of `{id}` does not match its signed hash or its prompt (altered after signing)"
+    )]
+    PromptFileMismatch { id: String },
     #[error("malformed sync packet: {0}")]
     BadPacket(String),
     #[error("sync packet promptId `{prompt_id}` differs from its promptJSON id `{json_id}`")]

@@ -75,7 +75,7 @@ fn one_bad_template_adds_nothing_and_names_its_file_line_and_column() {
     std::fs::create_dir(&empty).expect("empty directory");
     let out = lib.run(&["prompt", "add", &empty]);
     out.expect_code(2);
-    out.stderr_has("the directory holds no template file (*.json)");
+    out.stderr_has("the directory holds no template file (*.json, *.prompt)");
 }
 
 #[test]

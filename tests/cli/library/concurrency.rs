@@ -179,7 +179,7 @@ fn an_import_killed_with_sigkill_leaves_all_or_none_of_the_bundle() {
             (id, 1, template)
         })
         .collect();
-    let bundle = make_bundle(&key, &prompts, SystemTime::now());
+    let bundle = make_bundle(&key, &prompts, SystemTime::now()).expect("each id once");
     let bundle_path = work.path().join("big.json");
     std::fs::write(
         &bundle_path,
