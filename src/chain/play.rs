@@ -45,22 +45,21 @@ impl Models {
             provider: self.plan.info.name.clone(),
             detail: err.to_string(),
         };
-        let mut own: Box<dyn Provider + '_> = if matches!(self.plan.answers, Answers::Replay { .. })
-        {
+        let replay = matches!(self.plan.answers, Answers::Replay { .. });
+        let mut own: Box<dyn Provider + '_> = if replay {
             self.plan.for_trial(step).provider().map_err(setup)?
         } else {
-            if self.shared.is_none() {
-                self.shared = Some(self.plan.clone().provider().map_err(setup)?);
-            }
-            match self.shared.as_deref_mut() {
-                Some(shared) => Box::new(Borrowed(shared)),
-                None => unreachable!("made just above"),
-            }
+            let shared = match &mut self.shared {
+                Some(shared) => shared,
+                slot @ None => slot.insert(self.plan.clone().provider().map_err(setup)?),
+            };
+            Box::new(Borrowed(shared.as_mut()))
         };
         if !self.record {
             let completion = own.complete(call).await?;
+            // A step's recorded session holds one call: more is a recording of another chain.
             return match own.leftover() {
-                Some(err) if matches!(self.plan.answers, Answers::Replay { .. }) => Err(err),
+                Some(err) if replay => Err(err),
                 _ => Ok(completion),
             };
         }

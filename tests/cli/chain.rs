@@ -273,3 +273,38 @@ fn a_recorded_chain_replays_and_a_changed_prompt_does_not() {
         .stderr_has("step `classify`: replay of");
     assert_eq!(other.json()["outcome"], "provider_failed");
 }
+
+#[test]
+fn no_branch_holding_or_an_output_without_the_value_read_stops_the_chain_with_exit_1() {
+    let lib = Lib::new();
+    let strict = |scenario: &str| {
+        lib.chain(
+            "chain/strict.chain.yaml",
+            &[
+                "--mock",
+                "chain/mock.yaml",
+                "--scenario",
+                scenario,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let none = strict("unsure-path");
+    none.expect_code(1)
+        .stderr_has("chain `strict`: step `classify`: no branch of `next` held");
+    assert_eq!(none.json()["outcome"], "no_branch");
+    assert_eq!(step_ids(&none.json()), ["classify"]);
+
+    let not_json = strict("billing-text");
+    not_json.expect_code(1).stderr_has(
+        "step `billing`: slot `category`: {{steps.classify.output/category}}: the output of step `classify` is not JSON",
+    );
+    assert_eq!(not_json.json()["outcome"], "failed");
+    // The step that could not be rendered sent nothing and is not in the audit log.
+    assert_eq!(step_ids(&not_json.json()), ["classify"]);
+    let audit = lib.audit();
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert_eq!(audit[0]["success"], false, "no branch held after it");
+    assert_eq!(audit[1]["success"], true);
+}
