@@ -43,7 +43,7 @@ pub(crate) use library::{
 };
 pub(crate) use lock::{LockArgs, LockFormat};
 pub(crate) use pack::is_pack_path;
-pub(crate) use prompt::{PromptCommand, RenderArgs};
+pub(crate) use prompt::{InjectAs, PromptCommand, RenderArgs};
 pub(crate) use prompt_chain::{ChainCommand, ChainRunArgs};
 pub(crate) use prompt_files::FilesCommand;
 pub(crate) use prompt_lint::{LintArgs, LintFormat};

@@ -2,10 +2,12 @@
 //! library that stores, versions and audits them, and signed sharing.
 
 mod folder;
+mod inject;
 pub(crate) mod lint;
 mod parallel;
 mod picoschema;
 mod prompt_file;
+mod render;
 mod share;
 mod sign;
 mod slots;
@@ -16,7 +18,12 @@ mod template_set;
 mod yaml_out;
 
 pub use folder::{FolderPrompt, FolderState, FolderStatus, compare, read_folder};
+pub use inject::{ChatMessages, Placement};
 pub use prompt_file::{file_name_for, to_prompt_file};
+pub use render::{
+    LibraryPartials, RenderFailure, RenderedPrompt, record_prompt_use, redacted, render_prompt,
+    render_stored, stored_template,
+};
 pub use share::{
     BUNDLE_FORMAT, BundleInfo, ManifestEntry, Receiving, ShareError, VerifiedPacket, check_packet,
     inspect_bundle, make_bundle, make_packet, open_bundle,

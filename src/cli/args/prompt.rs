@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 
 use super::pack::{is_pack_path, settle};
 use super::{
@@ -57,9 +57,28 @@ pub(crate) struct RenderArgs {
     #[command(flatten)]
     pub vars: VarArgs,
 
+    /// Print chat messages (JSON) with the rendered prompt placed in them: `system`,
+    /// as the system prompt (before an existing one's text); `prefix`, before the
+    /// first user message's text; `suffix`, after the last one's
+    #[arg(long = "as", value_enum, value_name = "system|prefix|suffix")]
+    pub place: Option<InjectAs>,
+
+    /// With --as: the chat messages to place it in, a JSON list of
+    /// `{"role", "content"}` (or an object with `messages`); `-`: stdin [default: none]
+    #[arg(long, value_name = "FILE", requires = "place")]
+    pub into: Option<PathBuf>,
+
     /// With ID: the library and who renders
     #[command(flatten)]
     pub library: LibraryArgs,
+}
+
+/// Where `prompt render --as` places the rendered prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum InjectAs {
+    System,
+    Prefix,
+    Suffix,
 }
 
 impl RenderArgs {
