@@ -15,7 +15,7 @@ use super::record::RenderedMessage;
 
 /// A library prompt ready to render.
 pub(crate) enum Body {
-    Plain(PromptTemplate),
+    Plain(Box<PromptTemplate>),
     Dotprompt(Dotprompt),
 }
 
@@ -42,7 +42,7 @@ impl Body {
         }
         let label = std::path::PathBuf::from(format!("{}@v{}", stored.id, stored.version));
         match parse_template(&label, &content.to_string()) {
-            Ok(loaded) => Ok(Body::Plain(loaded.value)),
+            Ok(loaded) => Ok(Body::Plain(Box::new(loaded.value))),
             Err(rejected) => Err(RenderFailed(
                 rejected
                     .0
