@@ -37,7 +37,6 @@ mod play;
 mod prepare;
 mod record;
 mod refs;
-mod render;
 mod when;
 
 use std::path::PathBuf;

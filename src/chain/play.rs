@@ -9,13 +9,13 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::conversation::{History, ToolChoice, message};
-use crate::library::{Library, LibraryError, PromptUse};
+use crate::dotprompt::Message;
+use crate::library::{Library, LibraryError, PromptUse, StoredPrompt, render_prompt};
 use crate::provider::{
     Answers, Completion, ModelCall, ModelError, ModelPlan, Provider, RecordedSession, Recorder,
 };
 
-use super::prepare::Prepared;
-use super::record::{Branch, ChainRecord, Outcome, PromptUsed, RenderedMessage, StepRecord};
+use super::record::{Branch, ChainRecord, Outcome, PromptUsed, StepRecord};
 use super::{Chain, Next, Target};
 
 /// What answers the steps' model calls. The mock and HTTP providers answer the whole
@@ -94,7 +94,7 @@ pub(crate) enum ChainError {
 pub(crate) struct Run<'a> {
     pub chain: &'a Chain,
     /// Each step's prompt, in step order.
-    pub prompts: &'a [Prepared],
+    pub prompts: &'a [StoredPrompt],
     pub inputs: &'a IndexMap<String, Json>,
     pub library: &'a mut Library,
     /// Who plays it, for the audit log.
@@ -134,7 +134,7 @@ pub(crate) async fn play(mut run: Run<'_>, models: &mut Models) -> Result<ChainR
             Ok(done) => done,
             Err(stopped) => {
                 if let Some(step) = stopped.step {
-                    audit(&mut run, at, &step, Some(false))?;
+                    audit(&mut run, &step, Some(false))?;
                     record.steps.push(step);
                 }
                 record.outcome = stopped.outcome;
@@ -142,7 +142,7 @@ pub(crate) async fn play(mut run: Run<'_>, models: &mut Models) -> Result<ChainR
                 return Ok(record);
             }
         };
-        audit(&mut run, at, &step_record, Some(true))?;
+        audit(&mut run, &step_record, Some(true))?;
         outputs.insert(step_record.id.clone(), step_record.output.clone());
         let output = step_record.output.clone();
         record.steps.push(step_record);
@@ -182,7 +182,7 @@ async fn play_step(
 ) -> Result<(StepRecord, Target), Stopped> {
     let started = Instant::now();
     let step = &run.chain.steps[at];
-    let prepared = &run.prompts[at];
+    let stored = &run.prompts[at];
     let mut values = IndexMap::new();
     for binding in &step.with {
         let value = binding
@@ -191,11 +191,9 @@ async fn play_step(
             .map_err(|err| Stopped::failed(&step.id, format!("slot `{}`: {err}", binding.slot)))?;
         values.insert(binding.slot.clone(), value);
     }
-    let rendered = prepared
-        .body
-        .render(&values, run.library)
-        .map_err(|err| Stopped::failed(&step.id, err))?;
-    let (system, history) = conversation(&rendered);
+    let rendered = render_prompt(run.library, &stored.id, Some(stored.version), &values)
+        .map_err(|err| Stopped::failed(&step.id, super::prepare::failure(&err)))?;
+    let (system, history) = conversation(&rendered.messages);
     let model = models.plan.hook_names.1.clone();
     let call = ModelCall {
         turn: number,
@@ -217,16 +215,17 @@ async fn play_step(
     let mut record = StepRecord {
         id: step.id.clone(),
         prompt: PromptUsed {
-            id: prepared.stored.id.clone(),
-            version: prepared.stored.version,
-            content_hash: prepared.stored.content_hash.clone(),
+            id: rendered.id,
+            version: rendered.version,
+            content_hash: rendered.content_hash,
         },
         inputs: variables.clone(),
-        rendered,
+        rendered: rendered.messages,
         output,
         answered_by: completion.answered_by,
         branch: None,
         duration_ms: 0,
+        audited: rendered.variables,
     };
     let chosen = choose(run.chain, at, &record.output, &history, &variables);
     record.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -251,7 +250,7 @@ async fn play_step(
 /// The rendered messages as a model call takes them: the system messages joined
 /// into its system prompt, the others its conversation (dotprompt's `model` is the
 /// assistant).
-fn conversation(rendered: &[RenderedMessage]) -> (String, History) {
+fn conversation(rendered: &[Message]) -> (String, History) {
     let mut system = Vec::new();
     let mut history = History::default();
     for m in rendered {
@@ -309,27 +308,13 @@ fn choose(
 
 /// The step's use of its prompt, in the library's audit log; sensitive slots'
 /// values are redacted.
-fn audit(
-    run: &mut Run<'_>,
-    at: usize,
-    step: &StepRecord,
-    success: Option<bool>,
-) -> Result<(), ChainError> {
-    let body = &run.prompts[at].body;
-    let mut variables = step.inputs.clone();
-    if let Json::Object(map) = &mut variables {
-        for (name, value) in map.iter_mut() {
-            if body.sensitive(name) {
-                *value = Json::String("[redacted]".into());
-            }
-        }
-    }
+fn audit(run: &mut Run<'_>, step: &StepRecord, success: Option<bool>) -> Result<(), ChainError> {
     run.library.record_use(&PromptUse {
         who: run.who,
         prompt_id: &step.prompt.id,
         version: step.prompt.version,
         content_hash: step.prompt.content_hash.clone(),
-        variables,
+        variables: step.audited.clone(),
         purpose: "chain",
         success,
         checks: None,

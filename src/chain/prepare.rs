@@ -5,19 +5,15 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::doc::{Diagnostic, Diagnostics, suggest};
-use crate::library::{Library, LibraryError, StoredPrompt};
+use crate::library::{
+    Library, LibraryError, PromptTemplate, RenderFailure, StoredPrompt, stored_template,
+};
 
 use super::Chain;
-use super::render::Body;
 
-/// A step's prompt, read from the library.
-pub(crate) struct Prepared {
-    pub stored: StoredPrompt,
-    pub body: Body,
-}
-
-/// Every step's prompt, in step order; each problem at the step that names it.
-pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<Prepared>, Diagnostics> {
+/// Every step's prompt at the version it plays, in step order, its template read and
+/// the step's bindings checked against it; each problem at the step that names it.
+pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<StoredPrompt>, Diagnostics> {
     let mut problems = Diagnostics::default();
     let mut prepared = Vec::new();
     let mut known: Option<Vec<String>> = None;
@@ -43,18 +39,20 @@ pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<Prepared>, Dia
                 continue;
             }
         };
-        let body = match Body::of(&stored) {
-            Ok(body) => body,
-            Err(why) => {
+        let template = match stored_template(&stored) {
+            Ok(template) => template,
+            Err(err) => {
                 problems.push(at(format!(
-                    "{what}: prompt `{}` v{} cannot be rendered: {why}",
-                    stored.id, stored.version
+                    "{what}: prompt `{}` v{} cannot be rendered: {}",
+                    stored.id,
+                    stored.version,
+                    failure(&err)
                 )));
                 continue;
             }
         };
-        check_slots(chain, i, &stored.id, &body, &mut problems);
-        prepared.push(Prepared { stored, body });
+        check_slots(chain, i, &template, &mut problems);
+        prepared.push(stored);
     }
     if problems.has_errors() {
         return Err(problems);
@@ -62,11 +60,50 @@ pub(crate) fn prepare(chain: &Chain, lib: &Library) -> Result<Vec<Prepared>, Dia
     Ok(prepared)
 }
 
-/// Every binding names a slot (or input variable) of the prompt, and every slot of
-/// a plain template is bound.
-fn check_slots(chain: &Chain, i: usize, id: &str, body: &Body, problems: &mut Diagnostics) {
+/// What a library render refused, in words.
+pub(super) fn failure(err: &RenderFailure) -> String {
+    match err {
+        RenderFailure::Library(err) => err.to_string(),
+        RenderFailure::Template { problems, .. } => {
+            let said: Vec<String> = problems.iter().map(|d| d.message.clone()).collect();
+            said.join("; ")
+        }
+    }
+}
+
+/// The names a prompt's inputs may have, as the library's render reads them: a
+/// plain template's slots; a dotprompt template's slots, schema properties and
+/// defaults (`None` when it declares none, and takes any).
+fn declared(template: &PromptTemplate) -> Option<Vec<&str>> {
+    let mut names: Vec<&str> = template.slots.iter().map(|s| s.name.as_str()).collect();
+    if !template.is_dotprompt() {
+        return Some(names);
+    }
+    let properties = template
+        .input_schema
+        .as_ref()
+        .and_then(|s| s.get("properties"))
+        .and_then(Json::as_object);
+    if names.is_empty() && properties.is_none() {
+        return None;
+    }
+    names.extend(
+        properties
+            .into_iter()
+            .flat_map(|p| p.keys().map(String::as_str)),
+    );
+    names.extend(template.input_default.keys().map(String::as_str));
+    Some(names)
+}
+
+/// Every binding names an input the prompt declares, and every slot of a plain
+/// template is bound.
+fn check_slots(chain: &Chain, i: usize, template: &PromptTemplate, problems: &mut Diagnostics) {
     let step = &chain.steps[i];
-    let names = body.names();
+    let id = &template.id;
+    let Some(names) = declared(template) else {
+        return;
+    };
     for binding in &step.with {
         if !names.contains(&binding.slot.as_str()) {
             let hint = suggest(&binding.slot, names.iter().copied());
@@ -80,7 +117,7 @@ fn check_slots(chain: &Chain, i: usize, id: &str, body: &Body, problems: &mut Di
             ));
         }
     }
-    if !body.all_required() {
+    if template.is_dotprompt() {
         return;
     }
     for slot in names {

@@ -3,6 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use crate::dotprompt::Message;
+
 /// How a chain run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -41,13 +43,16 @@ pub(crate) struct StepRecord {
     /// The values the slots got.
     pub inputs: Json,
     /// The messages the model was shown.
-    pub rendered: Vec<RenderedMessage>,
+    pub rendered: Vec<Message>,
     pub output: String,
     /// Which rule of the mock, which recording or which API answered.
     pub answered_by: String,
     /// Where the chain went next; `None` when it stopped at this step.
     pub branch: Option<Branch>,
     pub duration_ms: u64,
+    /// The slot values as the audit log keeps them (sensitive ones redacted).
+    #[serde(skip)]
+    pub audited: Json,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -55,12 +60,6 @@ pub(crate) struct PromptUsed {
     pub id: String,
     pub version: u64,
     pub content_hash: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct RenderedMessage {
-    pub role: String,
-    pub text: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

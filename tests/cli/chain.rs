@@ -114,9 +114,13 @@ fn the_first_branch_whose_condition_holds_is_taken_each_way() {
         tech["steps"][1]["branch"]["reason"],
         "`contains` scored 1 (at least 0.5)"
     );
+    // The sign-off is a dotprompt prompt: its roles, over its input's default.
     assert_eq!(
-        tech["steps"][2]["rendered"][0]["text"],
-        "Add a friendly sign-off to: Reply: Category: TECH"
+        tech["steps"][2]["rendered"],
+        serde_json::json!([
+            {"role": "system", "text": "You sign replies off as the support team.\n"},
+            {"role": "user", "text": "Add a friendly sign-off to: Reply: Category: TECH"}
+        ])
     );
 
     // Neither holds: the branch without `when` ends the chain.
@@ -186,7 +190,8 @@ fn prompts_missing_from_the_library_stop_the_chain_before_any_model_call() {
     lib.chain("chain/missing-prompt.chain.yaml", &[])
         .expect_code(2)
         .stderr_has("chain/missing-prompt.chain.yaml:5:13: steps[0].prompt: the library has no prompt `clasify-ticket`; did you mean `classify-ticket`?")
-        .stderr_has("chain/missing-prompt.chain.yaml:8:13: steps[1].prompt: prompt `tech-reply` has no version 7");
+        .stderr_has("chain/missing-prompt.chain.yaml:8:13: steps[1].prompt: prompt `tech-reply` has no version 7")
+        .stderr_has("chain/missing-prompt.chain.yaml:12:12: steps[2].with: prompt `sign-off` has no slot `replyy`; did you mean `reply`?");
     assert!(lib.audit().is_empty());
 }
 
