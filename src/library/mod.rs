@@ -22,7 +22,7 @@ pub use inject::{ChatMessages, Placement};
 pub use prompt_file::{file_name_for, to_prompt_file};
 pub use render::{
     LibraryPartials, RenderFailure, RenderedPrompt, record_prompt_use, redacted, render_prompt,
-    render_stored, stored_template,
+    render_prompt_taking, render_stored, stored_template,
 };
 pub use share::{
     BUNDLE_FORMAT, BundleInfo, ManifestEntry, Receiving, ShareError, VerifiedPacket, check_packet,

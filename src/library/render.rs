@@ -73,8 +73,38 @@ pub fn render_prompt(
     version: Option<u64>,
     inputs: &IndexMap<String, Json>,
 ) -> Result<RenderedPrompt, RenderFailure> {
+    render(lib, id, version, inputs, false)
+}
+
+/// Renders as [`render_prompt`] does, over only those of `inputs` the template
+/// takes: its slots and a dotprompt template's declared inputs (a dotprompt
+/// template that declares none takes them all). A run's variables feed its pack
+/// as well as the library prompt.
+pub fn render_prompt_taking(
+    lib: &Library,
+    id: &str,
+    version: Option<u64>,
+    inputs: &IndexMap<String, Json>,
+) -> Result<RenderedPrompt, RenderFailure> {
+    render(lib, id, version, inputs, true)
+}
+
+fn render(
+    lib: &Library,
+    id: &str,
+    version: Option<u64>,
+    inputs: &IndexMap<String, Json>,
+    only_taken: bool,
+) -> Result<RenderedPrompt, RenderFailure> {
     let stored = lib.get(id, version)?;
     let template = stored_template(&stored)?;
+    let taken;
+    let inputs = if only_taken {
+        taken = taken_inputs(&template, inputs);
+        &taken
+    } else {
+        inputs
+    };
     let env = RenderEnv {
         partials: &LibraryPartials(lib),
         history: &[],
@@ -133,6 +163,33 @@ pub fn record_prompt_use(
         success,
         checks,
     })
+}
+
+/// Those of `inputs` the template takes.
+fn taken_inputs(
+    template: &PromptTemplate,
+    inputs: &IndexMap<String, Json>,
+) -> IndexMap<String, Json> {
+    let properties = template
+        .input_schema
+        .as_ref()
+        .and_then(|s| s.get("properties"))
+        .and_then(Json::as_object);
+    let declares = !template.slots.is_empty() || properties.is_some();
+    if template.is_dotprompt() && !declares {
+        return inputs.clone();
+    }
+    let takes = |name: &str| {
+        template.slot(name).is_some()
+            || (template.is_dotprompt()
+                && (properties.is_some_and(|p| p.contains_key(name))
+                    || template.input_default.contains_key(name)))
+    };
+    inputs
+        .iter()
+        .filter(|(name, _)| takes(name))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// The inputs with the value of each sensitive slot replaced by `[redacted]`.

@@ -139,6 +139,7 @@ pub(crate) fn eval_junit(
         duration_ms: results.iter().map(|r| r.duration_ms).sum(),
         exit_code,
         warnings: Default::default(),
+        library_prompt: None,
     };
     let report =
         junit_report(&record, &format!("promptexec eval {name}")).map_err(std::io::Error::other)?;

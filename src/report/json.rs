@@ -127,6 +127,9 @@ impl Serialize for JsonReport<'_> {
         });
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("prompt", &record.prompt)?;
+        if let Some(used) = &record.library_prompt {
+            map.serialize_entry("library_prompt", used)?;
+        }
         map.serialize_entry("scenario", &record.scenario)?;
         map.serialize_entry("variables", &record.variables)?;
         map.serialize_entry("system_prompt", &record.system_prompt)?;

@@ -56,7 +56,7 @@ pub(crate) use lint::{lint_human, lint_json, lint_sarif};
 pub(crate) use listing::{ListedCase, ListedEval, ListedHook, ListedScenario, ListedTool, Listing};
 pub(crate) use model_totals::{ModelTotals, dollars};
 pub(crate) use prompt_files::FolderAnswer;
-pub(crate) use record::{RunRecord, failures_of, turn_outcome, warnings_json};
+pub(crate) use record::{LibraryPromptRef, RunRecord, failures_of, turn_outcome, warnings_json};
 pub(crate) use shard::Shard;
 pub(crate) use shard_merge::merge_shards;
 pub(crate) use share::ShareAnswer;

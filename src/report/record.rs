@@ -24,6 +24,22 @@ pub(crate) struct RunRecord {
     pub exit_code: u8,
     /// What loading the config, pack and mock file warned about.
     pub warnings: Diagnostics,
+    /// The library prompt played as the system prompt (`run --library-prompt`).
+    pub library_prompt: Option<LibraryPromptRef>,
+}
+
+/// Which version of which library prompt a run played.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct LibraryPromptRef {
+    pub id: String,
+    pub version: u64,
+    pub content_hash: String,
+}
+
+impl std::fmt::Display for LibraryPromptRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@v{} ({})", self.id, self.version, self.content_hash)
+    }
 }
 
 impl RunRecord {

@@ -41,6 +41,8 @@ pub(crate) struct SuiteRecord {
     pub duration_ms: u64,
     pub exit_code: u8,
     pub warnings: Diagnostics,
+    /// The library prompt every scenario played as its system prompt.
+    pub library_prompt: Option<super::LibraryPromptRef>,
 }
 
 /// A played turn whose user message a self-play persona wrote.
@@ -283,6 +285,9 @@ pub(crate) fn suite_summary(suite: &SuiteRecord) -> String {
         text.push_str(&line);
         text.push('\n');
     }
+    if let Some(used) = &suite.library_prompt {
+        text.push_str(&format!("library prompt: {used}\n"));
+    }
     text.push_str(&totals_line(suite));
     text
 }
@@ -383,6 +388,9 @@ impl Serialize for SuiteJson<'_> {
             .collect();
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("pack", &suite.pack.display().to_string())?;
+        if let Some(used) = &suite.library_prompt {
+            map.serialize_entry("library_prompt", used)?;
+        }
         map.serialize_entry("shard", &suite.shard.map(|s| s.to_string()))?;
         map.serialize_entry("jobs", &suite.jobs)?;
         map.serialize_entry("summary", &summary)?;

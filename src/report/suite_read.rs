@@ -37,6 +37,7 @@ pub(crate) fn read_suite(report: Json) -> Result<SuiteRecord, NotASuite> {
         duration_ms: doc.summary.duration_ms,
         exit_code: doc.summary.exit_code,
         warnings: diagnostics(doc.warnings),
+        library_prompt: doc.library_prompt,
     })
 }
 
@@ -52,6 +53,8 @@ struct SuiteDoc {
     manifest: Option<ManifestDoc>,
     #[serde(default)]
     fingerprint: BTreeMap<String, String>,
+    #[serde(default)]
+    library_prompt: Option<super::LibraryPromptRef>,
 }
 
 #[derive(Deserialize)]
@@ -136,6 +139,8 @@ struct TrialDoc {
     events: Vec<SessionEvent>,
     warnings: Vec<WarningDoc>,
     exit_code: u8,
+    #[serde(default)]
+    library_prompt: Option<super::LibraryPromptRef>,
 }
 
 impl TrialDoc {
@@ -152,6 +157,7 @@ impl TrialDoc {
             duration_ms: self.totals.duration_ms,
             exit_code: self.exit_code,
             warnings: diagnostics(self.warnings),
+            library_prompt: self.library_prompt,
         }
     }
 }

@@ -66,6 +66,7 @@ pub(super) fn trial(scenario: &str, answer: &str, evals: Vec<EvalResult>) -> Run
         duration_ms: 12,
         exit_code: 0,
         warnings: Default::default(),
+        library_prompt: None,
     }
 }
 
@@ -228,6 +229,7 @@ fn record() -> SuiteRecord {
         duration_ms: 130,
         exit_code: 1,
         warnings: Default::default(),
+        library_prompt: None,
     }
 }
 

@@ -116,6 +116,9 @@ pub(crate) fn summary(record: &RunRecord) -> String {
         text.push('\n');
         text.push_str(&line);
     }
+    if let Some(used) = &record.library_prompt {
+        text.push_str(&format!("\nlibrary prompt: {used}"));
+    }
     for line in problems(record) {
         text.push('\n');
         text.push_str(&line);

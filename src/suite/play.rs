@@ -195,6 +195,7 @@ pub(crate) fn play(
         duration_ms: started.elapsed().as_millis() as u64,
         exit_code: exit.code(),
         warnings: plan.warnings,
+        library_prompt: None,
     };
     Ok(Played {
         record,

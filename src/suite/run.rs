@@ -135,6 +135,7 @@ pub(crate) fn run(plan: &SuitePlan, mut on_event: impl FnMut(SuiteEvent<'_>)) ->
         duration_ms: started.elapsed().as_millis() as u64,
         exit_code: exit.code(),
         warnings,
+        library_prompt: None,
     }
 }
 

@@ -27,6 +27,17 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "ID")]
     pub prompt: Option<String>,
 
+    /// Play this library prompt (rendered with --var and --vars-file) as the system
+    /// prompt instead of the pack's; the reports and the library's audit log name
+    /// its id, version and content hash
+    #[arg(long, value_name = "ID[@VERSION]")]
+    pub library_prompt: Option<String>,
+
+    /// With --library-prompt: the library database [default: the per-user data
+    /// directory]
+    #[arg(long, value_name = "PATH", env = "PROMPTEXEC_LIBRARY")]
+    pub library: Option<PathBuf>,
+
     #[command(flatten)]
     pub vars: VarArgs,
 

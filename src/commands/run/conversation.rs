@@ -18,6 +18,7 @@ use crate::report::{
 use crate::session::{Approvals, ToolSet};
 use crate::suite::{self, ConversationPlan, PlayError, UserMessages, variables_json};
 
+use super::library::{LibraryPrompt, run_checks};
 use super::{ReportFile, ReportTo, ask};
 use crate::commands::common::emit::{pretty, write_output};
 use crate::commands::common::load::{self, choose_prompt, mock_path, prompt_evaluator};
@@ -30,6 +31,7 @@ pub(super) fn resolve(
     settings: &Settings,
     args: &RunArgs,
     messages: UserMessages,
+    library: Option<&LibraryPrompt>,
     console: &mut Console,
 ) -> Result<ConversationPlan, CliError> {
     let mut warnings = LoadWarnings::new(args.strict);
@@ -44,8 +46,11 @@ pub(super) fn resolve(
     }
     let inputs = load::vars(&args.vars)?;
     let now = args.vars.now.unwrap_or_else(std::time::SystemTime::now);
-    let system_prompt =
-        pack::render_prompt_at(&pack, &prompt, &inputs, now).map_err(CliError::Invalid)?;
+    // A library prompt takes the place of the pack's, whose variables it may not have.
+    let system_prompt = match library {
+        Some(library) => library.system_prompt(),
+        None => pack::render_prompt_at(&pack, &prompt, &inputs, now).map_err(CliError::Invalid)?,
+    };
     let scenario = args.scenario.clone().unwrap_or_else(|| prompt.id.clone());
     let model = model_plan(args, &config, &scenario, &mut warnings, console)?;
     let warnings = warnings.settle()?;
@@ -136,6 +141,7 @@ pub(super) fn execute(
     plan: ConversationPlan,
     record_to: Option<&Path>,
     report: &ReportTo,
+    library: Option<&LibraryPrompt>,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     let mut human = (report.format == OutputFormat::Human).then(|| human_stream(console.quiet()));
@@ -154,8 +160,12 @@ pub(super) fn execute(
             }
         })?;
     }
+    played.record.library_prompt = library.map(LibraryPrompt::reference);
     let record = &played.record;
     write_report(console, record, human, report)?;
+    if let Some(library) = library {
+        library.record(record.exit(), run_checks(record))?;
+    }
     Ok(record.exit())
 }
 

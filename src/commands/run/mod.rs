@@ -9,6 +9,7 @@
 
 mod ask;
 mod conversation;
+mod library;
 mod messages;
 pub(super) mod suite;
 
@@ -24,6 +25,8 @@ use crate::commands::common::runtime::InterruptWatch;
 pub(super) struct RunPlan {
     pub mode: Mode,
     pub report: ReportTo,
+    /// `--library-prompt`: played as the system prompt, and its use audited.
+    library: Option<library::LibraryPrompt>,
 }
 
 pub(super) enum Mode {
@@ -87,6 +90,7 @@ fn resolve(
     console: &mut Console,
 ) -> Result<RunPlan, CliError> {
     let one = !messages.is_empty() || args.messages_from.is_some();
+    let library = library::LibraryPrompt::resolve(args)?;
     let mut files = Vec::new();
     let mode = if one {
         if crate::arena::is_arena(&args.pack) {
@@ -105,12 +109,24 @@ fn resolve(
         let messages = messages::load(messages, args.messages_from.as_deref())?;
         files.extend(args.files.html.clone().map(|path| (ReportFile::Html, path)));
         Mode::One {
-            conversation: Box::new(conversation::resolve(settings, args, messages, console)?),
+            conversation: Box::new(conversation::resolve(
+                settings,
+                args,
+                messages,
+                library.as_ref(),
+                console,
+            )?),
             record: args.record.clone(),
         }
     } else {
         refuse_single_conversation_flags(args)?;
-        let (suite, reports) = suite::resolve(settings, args, console)?;
+        let (mut suite, reports) = suite::resolve(settings, args, console)?;
+        if let Some(library) = &library {
+            let text = library.system_prompt();
+            for scenario in &mut suite.scenarios {
+                scenario.system_prompt.clone_from(&text);
+            }
+        }
         files = reports;
         let asked = [
             (ReportFile::Json, &args.files.json),
@@ -133,6 +149,7 @@ fn resolve(
             files,
             baseline: args.baseline.clone(),
         },
+        library,
     })
 }
 
@@ -145,11 +162,18 @@ fn execute(plan: RunPlan, console: &mut Console) -> Result<Exit, CliError> {
             record,
         } => {
             conversation.stop = watch.token();
-            conversation::execute(*conversation, record.as_deref(), &plan.report, console)
+            let library = plan.library.as_ref();
+            conversation::execute(
+                *conversation,
+                record.as_deref(),
+                &plan.report,
+                library,
+                console,
+            )
         }
         Mode::Suite(mut suite) => {
             suite.stop = watch.token();
-            suite::execute(&suite, &plan.report, console)
+            suite::execute(&suite, &plan.report, plan.library.as_ref(), console)
         }
     }
 }

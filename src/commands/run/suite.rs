@@ -18,6 +18,7 @@ use crate::suite::{
     self, Scenario, ScenarioPlan, SuiteEvent, SuitePlan, recording_path, transcript_path,
 };
 
+use super::library::{LibraryPrompt, suite_checks};
 use super::{ReportFile, ReportTo};
 
 mod arena;
@@ -136,6 +137,7 @@ fn refuse_shared_files(
 pub(super) fn execute(
     plan: &SuitePlan,
     report: &ReportTo,
+    library: Option<&LibraryPrompt>,
     console: &mut Console,
 ) -> Result<Exit, CliError> {
     for dir in [&plan.transcript_dir, &plan.record_dir]
@@ -154,6 +156,7 @@ pub(super) fn execute(
         SuiteEvent::Finished(scenario) => show(console, progress.as_ref(), scenario, report.format),
     });
     record.fingerprint = fingerprint;
+    record.library_prompt = library.map(LibraryPrompt::reference);
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }
@@ -161,9 +164,13 @@ pub(super) fn execute(
     write_files(console, &record, &report.files)?;
     let head = || serde_json::to_value(SuiteJson(&record)).unwrap_or_default();
     let gate = crate::commands::common::baseline::apply(&report.baseline, head, console)?;
-    Ok(gate.map_or(record.exit(), |gate| {
+    let exit = gate.map_or(record.exit(), |gate| {
         crate::report::worse(record.exit(), gate)
-    }))
+    });
+    if let Some(library) = library {
+        library.record(exit, suite_checks(&record))?;
+    }
+    Ok(exit)
 }
 
 /// A bar on stderr when it is a terminal and the human report is wanted.
