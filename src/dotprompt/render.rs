@@ -218,18 +218,21 @@ impl<'a> Renderer<'_, 'a> {
         let Some(inner): Option<Arc<Template>> = self.env.partials.partial(name) else {
             return Err(self.error(t, partial.at, RenderErrorKind::MissingPartial(name.clone())));
         };
-        let context = match &partial.context {
-            Some(expr) => self
-                .eval(expr, scope)
-                .map(Cow::into_owned)
-                .unwrap_or(Json::Null),
-            None => scope.value.clone(),
+        // The context is borrowed unless pairs are laid over it: a partial used in a
+        // loop must not copy the whole input each time.
+        let context: Cow<'_, Json> = match &partial.context {
+            Some(expr) => self.eval(expr, scope).unwrap_or(Cow::Owned(Json::Null)),
+            None => Cow::Borrowed(scope.value),
         };
-        let context = with_pairs(context, &partial.hash, |e| {
-            self.eval(e, scope)
-                .map(Cow::into_owned)
-                .unwrap_or(Json::Null)
-        });
+        let context = if partial.hash.is_empty() {
+            context
+        } else {
+            Cow::Owned(with_pairs(context.into_owned(), &partial.hash, |e| {
+                self.eval(e, scope)
+                    .map(Cow::into_owned)
+                    .unwrap_or(Json::Null)
+            }))
+        };
         let inner_scope = scope.child(&context);
         self.partials.push(name.clone());
         let result = self.nodes(&inner, &inner.nodes, &inner_scope);
@@ -342,9 +345,6 @@ fn with_pairs(
     pairs: &[(String, Expr)],
     mut eval: impl FnMut(&Expr) -> Json,
 ) -> Json {
-    if pairs.is_empty() {
-        return context;
-    }
     let mut map = match context {
         Json::Object(map) => map,
         _ => serde_json::Map::new(),
