@@ -92,16 +92,20 @@ impl ChatMessages {
     /// Places the rendered messages: those of the `system` role always join the
     /// system prompt; the texts of the others, in order and separated by blank
     /// lines, go where `placement` says (with `System`, into the system prompt too).
+    /// Each text is placed without the line breaks it starts or ends with.
     pub fn inject(&mut self, rendered: &[Message], placement: Placement) {
         let texts = |system: bool| -> Vec<&str> {
             rendered
                 .iter()
                 .filter(|m| (m.role == "system") == system)
-                .map(|m| m.text.as_str())
+                .map(|m| m.text.trim_matches('\n'))
                 .collect()
         };
         let (system, rest) = if placement == Placement::System {
-            (rendered.iter().map(|m| m.text.as_str()).collect(), vec![])
+            (
+                rendered.iter().map(|m| m.text.trim_matches('\n')).collect(),
+                vec![],
+            )
         } else {
             (texts(true), texts(false))
         };

@@ -38,13 +38,14 @@ impl LibraryPrompt {
         Ok(Some(Self { path, rendered }))
     }
 
-    /// The system prompt: every rendered message's text, blank lines between.
+    /// The system prompt: every rendered message's text (without the line breaks it
+    /// starts or ends with), blank lines between.
     pub(super) fn system_prompt(&self) -> String {
         let texts: Vec<&str> = self
             .rendered
             .messages
             .iter()
-            .map(|m| m.text.as_str())
+            .map(|m| m.text.trim_matches('\n'))
             .collect();
         texts.join("\n\n")
     }

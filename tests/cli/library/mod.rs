@@ -4,6 +4,7 @@
 mod add_many;
 mod audit;
 mod concurrency;
+mod inject;
 mod prompt_files;
 mod rank;
 mod share;
