@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::doc::{Checker, Fields, JsonStringCursor, Node, Pos, Value, parse_json, parse_yaml};
+use crate::doc::{Checker, Fields, JsonStringCursor, Node, Pos, Value, parse_json};
 
+use super::super::picoschema::to_json_schema;
+use super::super::prompt_file::read_prompt_file;
 use super::super::slots::{Slot, read_slots};
 
 /// Where a decoded string's text sits in the file.
@@ -155,8 +157,15 @@ pub(crate) fn from_json(label: PathBuf, text: String) -> Subject {
         }
     };
     collect_strings(&root, &mut subject.pieces);
-    let mut cx = Checker::new(&label, subject.text.clone());
-    if let Some(mut f) = cx.map(&root, "the template") {
+    read_tree(&mut subject, &root, None);
+    subject
+}
+
+/// Reads the template's fields from its tree. `body_start` is the byte a `.prompt`
+/// file's body starts at; `None` for JSON, whose `template` is a string literal.
+fn read_tree(subject: &mut Subject, root: &Node, body_start: Option<usize>) {
+    let mut cx = Checker::new(&subject.label, subject.text.clone());
+    if let Some(mut f) = cx.map(root, "the template") {
         let template = match f.get("template") {
             Some(node) => cx.string(node, "template").map(|text| (text, node)),
             None => {
@@ -179,21 +188,24 @@ pub(crate) fn from_json(label: PathBuf, text: String) -> Subject {
             .get("format")
             .and_then(|n| cx.choice(n, "format", &[("dotprompt", true), ("plain", false)]))
             .unwrap_or(false);
-        read_common(&mut cx, &mut f, &mut subject);
-        f.allow(JSON_KEYS);
-        cx.unknown_keys(&f, "the template", crate::doc::UnknownKeys::Error);
+        read_common(&mut cx, &mut f, subject);
+        if body_start.is_none() {
+            // A `.prompt` file's front matter may hold any extension key.
+            f.allow(JSON_KEYS);
+            cx.unknown_keys(&f, "the template", crate::doc::UnknownKeys::Error);
+        }
         if let Some((text, node)) = template {
-            subject.body = Some(Piece {
-                text,
-                at: At::Json {
+            let at = match body_start {
+                Some(offset) => At::Raw { offset },
+                None => At::Json {
                     offset: node.offset,
                     pos: node.pos,
                 },
-            });
+            };
+            subject.body = Some(Piece { text, at });
         }
     }
     subject.take(cx);
-    subject
 }
 
 /// The fields JSON templates and front matter share; each one given replaces what
@@ -236,37 +248,50 @@ fn read_common(cx: &mut Checker, f: &mut Fields<'_>, subject: &mut Subject) {
     }
 }
 
-/// The names an input schema declares: a JSON Schema's `properties`, or the keys of
-/// a Picoschema (`name?(string, what it is)` declares `name`).
+/// The names an input schema declares (the properties of the JSON Schema it stands
+/// for, Picoschema included), each at its key when it has one.
 fn schema_names(cx: &mut Checker, schema: &Node) -> Option<Vec<(String, Pos)>> {
-    let Value::Map(entries) = &schema.value else {
+    if let Value::Str(_) = schema.value {
         // `schema: SomeType` names a registered type: nothing is declared here.
         return None;
+    }
+    let json_schema = match to_json_schema(&schema.to_json()) {
+        Ok(s) => s,
+        Err(e) => {
+            cx.error(schema.pos, format!("input.schema: {e}"));
+            return None;
+        }
     };
-    let is_json_schema = entries
-        .iter()
-        .any(|(k, _)| k.name == "properties" || k.name == "type");
-    let declared = match is_json_schema {
-        true => match entries.iter().find(|(k, _)| k.name == "properties") {
-            Some((_, props)) => match &props.value {
-                Value::Map(props) => props.iter().map(|(k, _)| (k.name.clone(), k.pos)).collect(),
-                _ => {
-                    cx.map(props, "input.schema.properties");
-                    Vec::new()
-                }
-            },
-            None => Vec::new(),
-        },
-        false => entries
-            .iter()
-            .filter(|(k, _)| !k.name.starts_with('(') && !k.name.is_empty())
-            .map(|(k, _)| {
-                let end = k.name.find(['?', '(']).unwrap_or(k.name.len());
-                (k.name[..end].trim().to_string(), k.pos)
-            })
-            .collect(),
+    let keys: Vec<&crate::doc::Key> = match &schema.value {
+        Value::Map(entries) => {
+            let props = entries.iter().find(|(k, _)| k.name == "properties");
+            match props.map(|(_, n)| &n.value) {
+                Some(Value::Map(props)) => props.iter().map(|(k, _)| k).collect(),
+                _ => entries.iter().map(|(k, _)| k).collect(),
+            }
+        }
+        _ => Vec::new(),
     };
-    Some(declared)
+    let names = json_schema
+        .get("properties")
+        .and_then(Json::as_object)
+        .map(|props| {
+            props
+                .keys()
+                .map(|name| {
+                    let pos = keys
+                        .iter()
+                        .find(|k| {
+                            let end = k.name.find(['?', '(']).unwrap_or(k.name.len());
+                            k.name[..end].trim() == name
+                        })
+                        .map_or(schema.pos, |k| k.pos);
+                    (name.clone(), pos)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(names)
 }
 
 fn collect_strings(node: &Node, out: &mut Vec<Piece>) {
@@ -290,101 +315,34 @@ fn collect_strings(node: &Node, out: &mut Vec<Piece>) {
     }
 }
 
-/// A `.prompt` file: YAML front matter between `---` lines, then the body.
+/// A `.prompt` file: YAML front matter between `---` lines, then the body, read
+/// as `prompt add` reads it (PromptKind's fields as `promptkind.KEY`).
 pub(crate) fn from_prompt(label: PathBuf, text: String) -> Subject {
     let mut subject = Subject::empty(label.clone(), text, stem(&label));
-    subject.dotprompt = true;
     subject.pieces.push(Piece {
         text: subject.text.clone(),
         at: At::Raw { offset: 0 },
     });
-    let Some((front, body_at)) = split_front_matter(&subject.text) else {
+    if unclosed_front_matter(&subject.text) {
         subject.problems.push((
             Pos::START,
             "the front matter opened by `---` is never closed by a `---` line".into(),
         ));
         return subject;
-    };
-    subject.body = Some(Piece {
-        text: subject.text[body_at..].to_string(),
-        at: At::Raw { offset: body_at },
-    });
-    let Some(front) = front else {
-        return subject;
-    };
-    // The opening `---` line stays as an empty line, so places are the file's own.
-    let yaml = format!("\n{front}");
-    let root = match parse_yaml(&label, &yaml) {
-        Ok(root) => root,
-        Err(d) => {
-            subject
-                .problems
-                .push((d.pos.unwrap_or(Pos::START), d.message));
-            return subject;
-        }
-    };
-    if matches!(root.value, Value::Null) {
-        return subject;
     }
-    let mut cx = Checker::new(&label, yaml.clone());
-    if let Some(mut f) = cx.map(&root, "the front matter") {
-        if let Some(name) = f.get("name").and_then(|n| cx.nonempty_string(n, "name")) {
-            subject.id = name;
-        }
-        read_common(&mut cx, &mut f, &mut subject);
-        // PromptKind's own fields, as `promptkind.KEY` (or under `promptkind:`).
-        let nested: Vec<(crate::doc::Key, Node)> = match &root.value {
-            Value::Map(entries) => entries
-                .iter()
-                .flat_map(|(k, v)| match (k.name.as_str(), &v.value) {
-                    ("promptkind", Value::Map(inner)) => inner.clone(),
-                    (name, _) => name
-                        .strip_prefix("promptkind.")
-                        .map(|short| {
-                            let mut key = k.clone();
-                            key.name = short.to_string();
-                            vec![(key, v.clone())]
-                        })
-                        .unwrap_or_default(),
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        let mut ext = Fields::new(&nested);
-        read_common(&mut cx, &mut ext, &mut subject);
-        if let Some(n) = ext.get("format") {
-            subject.dotprompt = cx
-                .choice(
-                    n,
-                    "promptkind.format",
-                    &[("dotprompt", true), ("plain", false)],
-                )
-                .unwrap_or(true);
-        }
-        if let Some(n) = ext.get("title") {
-            cx.string(n, "promptkind.title");
-        }
+    match read_prompt_file(&label, &subject.text) {
+        Ok(tree) => read_tree(&mut subject, &tree.root, Some(tree.body_start)),
+        Err(d) => subject
+            .problems
+            .push((d.pos.unwrap_or(Pos::START), d.message)),
     }
-    subject.take(cx);
     subject
 }
 
-/// The front matter (`None` when the file has none) and the byte the body starts
-/// at; `None` when a front matter is opened and never closed.
-fn split_front_matter(text: &str) -> Option<(Option<&str>, usize)> {
-    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    if text[..first_end].trim_end() != "---" {
-        return Some((None, 0));
-    }
-    let mut at = first_end;
-    while at < text.len() {
-        let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
-        if text[at..end].trim_end() == "---" {
-            return Some((Some(&text[first_end..at]), end));
-        }
-        at = end;
-    }
-    None
+/// Whether the text opens a front matter with `---` and no `---` line closes it.
+fn unclosed_front_matter(text: &str) -> bool {
+    let mut lines = text.lines();
+    lines.next().is_some_and(|l| l.trim_end() == "---") && !lines.any(|l| l.trim_end() == "---")
 }
 
 /// A library prompt's stored JSON, linted as its pretty-printed text.
