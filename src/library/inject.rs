@@ -116,10 +116,9 @@ impl ChatMessages {
             return;
         }
         let text = rest.join("\n\n");
-        let users = self.messages.iter().enumerate().filter(|(_, m)| is_user(m));
         let target = match placement {
-            Placement::Prefix => users.map(|(i, _)| i).next(),
-            _ => users.map(|(i, _)| i).last(),
+            Placement::Prefix => self.messages.iter().position(is_user),
+            _ => self.messages.iter().rposition(is_user),
         };
         match target {
             Some(i) => join_content(&mut self.messages[i], &text, placement == Placement::Prefix),
