@@ -304,3 +304,40 @@ fn library_prompts_are_linted_by_id_or_all_and_named_by_version() {
         .expect_code(2)
         .stderr_has("no-such-prompt");
 }
+
+#[test]
+fn a_partial_is_found_among_the_library_prompts_when_a_library_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let head = "description: A fixture.\npromptkind.owner: docs-team\npromptkind.tags: [fixture]";
+    let header = dir.path().join("header.prompt");
+    std::fs::write(
+        &header,
+        format!("---\nname: header\n{head}\n---\nBe careful.\n"),
+    )
+    .expect("write");
+    let uses = dir.path().join("uses.prompt");
+    std::fs::write(
+        &uses,
+        format!("---\nname: uses-header\n{head}\n---\n{{{{> header}}}}\nAnswer briefly.\n"),
+    )
+    .expect("write");
+    let db = dir.path().join("library.db").display().to_string();
+    let (header, uses) = (header.display().to_string(), uses.display().to_string());
+    for file in [&header, &uses] {
+        promptexec()
+            .args(["prompt", "add", file, "--library", &db])
+            .run()
+            .expect_code(0);
+    }
+    lint(&["--library", &db])
+        .run()
+        .expect_code(0)
+        .stdout_is("2 template(s) checked: 0 error(s), 0 warning(s), 0 note(s)\n");
+    lint(&["--file", &uses])
+        .run()
+        .expect_code(1)
+        .stdout_has("uses.prompt:7:1: error[PL003]: partial `header` is not a prompt");
+    lint(&["--file", &uses, "--library", &db])
+        .run()
+        .expect_code(0);
+}
