@@ -20,6 +20,7 @@ pub(crate) fn junit_report(
     let mut suite = TestSuite::new(suite_name);
     suite.set_time(Duration::from_millis(record.duration_ms));
     model_properties(&mut suite, &ModelTotals::of(record.events.iter()));
+    library_properties(&mut suite, record.library_prompt.as_ref());
     // Failures before the first turn belong to it. Sorted out once, so each turn
     // takes its own without reading everyone else's.
     let mut by_turn: BTreeMap<u32, Vec<Failure>> = BTreeMap::new();
@@ -146,6 +147,20 @@ pub(super) fn non_success(kind: NonSuccessKind, message: String) -> TestCaseStat
     let mut status = TestCaseStatus::non_success(kind);
     status.set_message(message);
     status
+}
+
+/// The library prompt a run played (`run --library-prompt`) as `<property>` elements.
+pub(super) fn library_properties(suite: &mut TestSuite, used: Option<&super::LibraryPromptRef>) {
+    if let Some(used) = used {
+        let version = used.version.to_string();
+        for (name, value) in [
+            ("library_prompt.id", used.id.as_str()),
+            ("library_prompt.version", version.as_str()),
+            ("library_prompt.content_hash", used.content_hash.as_str()),
+        ] {
+            suite.add_property(quick_junit::Property::new(name, value));
+        }
+    }
 }
 
 /// The model's calls, time, tokens and cost as `<property>` elements, when the model

@@ -15,7 +15,7 @@ use super::style::{self, Tone};
 use crate::doc::Diagnostics;
 use crate::session::{SessionEvent, TurnEnd};
 
-use super::junit::{eval_status, model_properties, non_success};
+use super::junit::{eval_status, library_properties, model_properties, non_success};
 use super::{
     Exit, JsonReport, ModelTotals, Outcome, RunRecord, Shard, UnplayedTurn, Verdict, dollars,
     problems_except, table, warnings_json,
@@ -456,6 +456,7 @@ pub(crate) fn suite_junit(suite: &SuiteRecord) -> Result<String, quick_junit::Se
         let mut junit = TestSuite::new(s.id.as_str());
         junit.set_time(Duration::from_millis(s.duration_ms));
         model_properties(&mut junit, &s.model());
+        library_properties(&mut junit, suite.library_prompt.as_ref());
         for v in &s.verdicts {
             let status = match v.outcome {
                 Outcome::Passed | Outcome::Skipped if v.skipped => {

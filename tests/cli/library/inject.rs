@@ -213,6 +213,7 @@ fn run_plays_the_library_prompt_and_records_it_in_the_report_and_the_audit_log()
 #[test]
 fn a_suite_plays_the_library_prompt_in_every_scenario() {
     let lib = library();
+    let junit = lib.file("suite.xml");
     let out = run_with(
         &lib,
         &[
@@ -220,12 +221,25 @@ fn a_suite_plays_the_library_prompt_in_every_scenario() {
             "support-system@1",
             "--filter",
             "store-hours",
+            "--junit",
+            &junit,
         ],
     );
     out.expect_code(0);
     let report = out.json();
     assert_eq!(report["library_prompt"]["id"], "support-system");
     assert_eq!(report["library_prompt"]["version"], 1);
+    let hash = report["library_prompt"]["content_hash"]
+        .as_str()
+        .expect("a hash");
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit report");
+    assert!(
+        xml.contains(r#"<property name="library_prompt.id" value="support-system"/>"#)
+            && xml.contains(&format!(
+                r#"<property name="library_prompt.content_hash" value="{hash}"/>"#
+            )),
+        "{xml}"
+    );
     let trial = &report["scenarios"][0]["trials"][0];
     assert_eq!(trial["system_prompt"], "You help Dana of Acme. Be short.");
     let records = audit(&lib);
