@@ -19,6 +19,9 @@ pub(crate) enum At {
     Json { offset: usize, pos: Pos },
     /// Text copied as it is from this byte of the file on.
     Raw { offset: usize },
+    /// Decoded text whose characters cannot be placed one by one (a YAML string
+    /// with escapes): all of it is at this place.
+    Whole(Pos),
 }
 
 /// A piece of decoded text and where it comes from.
@@ -64,6 +67,7 @@ impl Subject {
                 JsonStringCursor::new(&self.text, offset, pos).locate(decoded)
             }
             At::Raw { offset } => raw_pos(&self.text, offset + decoded),
+            At::Whole(pos) => pos,
         }
     }
 
@@ -331,12 +335,36 @@ pub(crate) fn from_prompt(label: PathBuf, text: String) -> Subject {
         return subject;
     }
     match read_prompt_file(&label, &subject.text) {
-        Ok(tree) => read_tree(&mut subject, &tree.root, Some(tree.body_start)),
+        Ok(tree) => {
+            escaped_strings(&tree.root, &subject.text, &mut subject.pieces);
+            read_tree(&mut subject, &tree.root, Some(tree.body_start));
+        }
         Err(d) => subject
             .problems
             .push((d.pos.unwrap_or(Pos::START), d.message)),
     }
     subject
+}
+
+/// The double-quoted YAML strings whose escapes spell something else than the file
+/// shows (`"\u200b"`): the text rules read them decoded too.
+fn escaped_strings(node: &Node, text: &str, out: &mut Vec<Piece>) {
+    match &node.value {
+        Value::Str(value) => {
+            let raw = text.get(node.offset..).unwrap_or_default();
+            if raw.starts_with('"') && !raw[1..].starts_with(value.as_str()) {
+                out.push(Piece {
+                    text: value.clone(),
+                    at: At::Whole(node.pos),
+                });
+            }
+        }
+        Value::Seq(items) => items.iter().for_each(|n| escaped_strings(n, text, out)),
+        Value::Map(entries) => entries
+            .iter()
+            .for_each(|(_, n)| escaped_strings(n, text, out)),
+        _ => {}
+    }
 }
 
 /// Whether the text opens a front matter with `---` and no `---` line closes it.
@@ -384,6 +412,21 @@ mod tests {
             s.schema,
             Some(vec![("q".to_string(), Pos { line: 2, col: 62 })])
         );
+    }
+
+    #[test]
+    fn an_escaped_yaml_string_is_read_decoded_at_its_place() {
+        let text = "---\ndescription: \"Nice\\u200B\"\n---\nx\n";
+        let s = from_prompt("p.prompt".into(), text.into());
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        let escaped: Vec<_> = s
+            .pieces
+            .iter()
+            .filter(|p| matches!(p.at, At::Whole(_)))
+            .collect();
+        assert_eq!(escaped.len(), 1, "{:?}", s.pieces);
+        assert_eq!(escaped[0].text, "Nice\u{200B}");
+        assert_eq!(s.locate(escaped[0].at, 4), Pos { line: 2, col: 14 });
     }
 
     #[test]
