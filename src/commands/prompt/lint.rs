@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::args::{LibraryArgs, LibraryFormat, LintArgs, LintFormat};
 use crate::cli::{CliError, Console, Exit, UsageError};
-use crate::library::Library;
 use crate::library::lint::{self, Config, Finding, Partials, Subject};
 use crate::report::{lint_human, lint_json, lint_sarif};
 use crate::sarif::Level;
@@ -52,14 +51,21 @@ pub(in crate::commands) fn run(args: &LintArgs, console: &mut Console) -> Result
             agent: None,
             format: LibraryFormat::Human,
         })?;
-        for prompt in library.list(&[]).map_err(refused)? {
-            partials.add_subject(&lint::from_library(
-                &prompt.id,
-                prompt.version,
-                &prompt.content,
-            ));
+        let latest: Vec<Subject> = library
+            .list(&[])
+            .map_err(refused)?
+            .iter()
+            .map(|p| lint::from_library(&p.id, p.version, &p.content))
+            .collect();
+        latest.iter().for_each(|s| partials.add_subject(s));
+        if !args.ids.is_empty() {
+            for id in &args.ids {
+                let stored = library.get(id, None).map_err(refused)?;
+                subjects.push(lint::from_library(id, stored.version, &stored.content));
+            }
+        } else if !from_files {
+            subjects.extend(latest);
         }
-        subjects.extend(library_subjects(&library, &args.ids, from_files)?);
     }
     for subject in &subjects {
         partials.add_subject(subject);
@@ -91,30 +97,6 @@ fn read(path: &Path) -> Result<Subject, CliError> {
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// The prompts named, or every one when none is named and no file is given.
-fn library_subjects(
-    library: &Library,
-    ids: &[String],
-    from_files: bool,
-) -> Result<Vec<Subject>, CliError> {
-    if ids.is_empty() {
-        if from_files {
-            return Ok(Vec::new());
-        }
-        let all = library.list(&[]).map_err(refused)?;
-        return Ok(all
-            .iter()
-            .map(|p| lint::from_library(&p.id, p.version, &p.content))
-            .collect());
-    }
-    ids.iter()
-        .map(|id| {
-            let stored = library.get(id, None).map_err(refused)?;
-            Ok(lint::from_library(id, stored.version, &stored.content))
-        })
-        .collect()
 }
 
 /// The `*.prompt` and `*.json` files under `dir`, at any depth, in path order.
