@@ -16,6 +16,9 @@ use crate::sarif::Level;
 
 use super::{Lock, Pinned};
 
+/// The characters a reviewer cannot see: one list for the lock and for `prompt lint`.
+pub(super) use crate::library::lint::hidden;
+
 /// Phrases that tell a model what to do behind the user's back; matched with case
 /// and runs of white space ignored.
 pub(crate) const PHRASES: &[&str] = &[
@@ -229,16 +232,6 @@ fn names_word(text: &str, word: &str) -> bool {
         let after = text[at + word.len()..].chars().next();
         !before.is_some_and(part) && !after.is_some_and(part)
     })
-}
-
-pub(super) fn hidden(c: char) -> bool {
-    matches!(c as u32,
-        0xE0000..=0xE007F
-        | 0x202A..=0x202E
-        | 0x2066..=0x2069
-        | 0x200B..=0x200D
-        | 0x2060
-        | 0xFEFF)
 }
 
 #[cfg(test)]

@@ -5,10 +5,13 @@
 use std::path::Path;
 
 use crate::cli::args::ReplayMatch;
-use crate::cli::{CliError, Unknown, UsageError};
+use crate::cli::{CliError, Console, Unknown, UsageError};
 use crate::config::{Provider as ProviderConfig, RuntimeConfig};
 use crate::doc::{Diagnostic, Pos};
-use crate::provider::{self, Answers, MatchMode, SelectError};
+use crate::provider::{self, Answers, MatchMode, ModelPlan, SelectError, load_mock};
+
+use super::load::mock_path;
+use super::warnings::LoadWarnings;
 
 /// Where a provider was asked for by name, for the message when none has it.
 pub(in crate::commands) enum NamedBy<'a> {
@@ -79,4 +82,46 @@ pub(in crate::commands) fn match_mode(by: ReplayMatch) -> MatchMode {
         ReplayMatch::Content => MatchMode::Content,
         ReplayMatch::Turn => MatchMode::Turn,
     }
+}
+
+/// The flags that say who answers one conversation (or one chain).
+pub(in crate::commands) struct AnswerFlags<'a> {
+    pub provider: Option<&'a str>,
+    pub replay: Option<&'a Path>,
+    pub replay_match: ReplayMatch,
+    pub mock: Option<&'a Path>,
+    /// The mock's scenario, and whether `--scenario` named it.
+    pub scenario: (&'a str, bool),
+    pub stream: bool,
+}
+
+/// Who answers: the recording `--replay` names, else the provider chosen when it is
+/// a live one, else the mock playing the scenario of its script.
+pub(in crate::commands) fn plan(
+    flags: AnswerFlags<'_>,
+    config: &RuntimeConfig,
+    warnings: &mut LoadWarnings,
+    console: &mut Console,
+) -> Result<ModelPlan, CliError> {
+    let chosen = choose(config, flags.provider.map(|name| (name, NamedBy::Flag)))?;
+    let answers = match (flags.replay, provider::live(chosen)) {
+        (Some(path), _) => replay_answers(path, flags.replay_match)?,
+        (None, Some(live)) => live_answers(live, config, flags.mock.is_some())?,
+        (None, None) => {
+            let script = match mock_path(flags.mock, config) {
+                Some(path) => warnings.keep(load_mock(&path), console)?,
+                None => Default::default(),
+            };
+            let (scenario, named) = flags.scenario;
+            match script.check_scenario(scenario, named) {
+                Some(problem) if problem.is_error() => {
+                    return Err(CliError::Invalid(problem.into()));
+                }
+                Some(warning) => warnings.add(warning, console),
+                None => {}
+            }
+            provider::mock_answers(script, scenario)
+        }
+    };
+    Ok(ModelPlan::new(answers, chosen, flags.stream))
 }

@@ -4,13 +4,12 @@
 use crate::chain::{self, ChainRecord, Models, Outcome, Run};
 use crate::cli::args::{ChainCommand, ChainRunArgs, LibraryFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
-use crate::config::RuntimeConfig;
-use crate::provider::{self, ModelPlan, ProviderInfo, Recording, load_mock};
+use crate::provider::{self, ProviderInfo, Recording};
 
 use super::store::{open, refused, who};
 use crate::commands::common::emit::{pretty, write_output};
-use crate::commands::common::load::{self, mock_path};
-use crate::commands::common::model::{self, NamedBy};
+use crate::commands::common::load;
+use crate::commands::common::model::{self, AnswerFlags};
 use crate::commands::common::runtime::with_runtime;
 use crate::commands::common::warnings::LoadWarnings;
 
@@ -39,7 +38,18 @@ fn run_chain(
     let mut library = open(&args.library)?;
     let prompts = chain::prepare(&chain, &library).map_err(CliError::Invalid)?;
     let config = warnings.config_or_empty(settings, console)?;
-    let plan = model_plan(args, &config, &chain.name, &mut warnings, console)?;
+    let flags = AnswerFlags {
+        provider: args.provider.as_deref(),
+        replay: args.replay.as_deref(),
+        replay_match: args.replay_match,
+        mock: args.mock.as_deref(),
+        scenario: (
+            args.scenario.as_deref().unwrap_or(&chain.name),
+            args.scenario.is_some(),
+        ),
+        stream: false,
+    };
+    let plan = model::plan(flags, &config, &mut warnings, console)?;
     let info = plan.info.clone();
     let who = who(&args.library);
     let mut models = Models::new(plan, args.record.is_some());
@@ -66,41 +76,6 @@ fn run_chain(
     }
     report(args, &record, console)?;
     Ok(exit(record.outcome))
-}
-
-/// Who answers: the recording `--replay` names, else the provider chosen when it is
-/// a live one, else the mock playing `--scenario` (by default the chain's name).
-fn model_plan(
-    args: &ChainRunArgs,
-    config: &RuntimeConfig,
-    name: &str,
-    warnings: &mut LoadWarnings,
-    console: &mut Console,
-) -> Result<ModelPlan, CliError> {
-    let chosen = model::choose(
-        config,
-        args.provider.as_deref().map(|name| (name, NamedBy::Flag)),
-    )?;
-    let answers = match (&args.replay, provider::live(chosen)) {
-        (Some(path), _) => model::replay_answers(path, args.replay_match)?,
-        (None, Some(live)) => model::live_answers(live, config, args.mock.is_some())?,
-        (None, None) => {
-            let script = match mock_path(args.mock.as_deref(), config) {
-                Some(path) => warnings.keep(load_mock(&path), console)?,
-                None => Default::default(),
-            };
-            let scenario = args.scenario.as_deref().unwrap_or(name);
-            match script.check_scenario(scenario, args.scenario.is_some()) {
-                Some(problem) if problem.is_error() => {
-                    return Err(CliError::Invalid(problem.into()));
-                }
-                Some(warning) => warnings.add(warning, console),
-                None => {}
-            }
-            provider::mock_answers(script, scenario)
-        }
-    };
-    Ok(ModelPlan::new(answers, chosen, false))
 }
 
 /// The steps' exchanges as a recording, one session a step; a chain whose provider

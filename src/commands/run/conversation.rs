@@ -10,7 +10,7 @@ use crate::atomic_file::write_atomic_with;
 use crate::cli::args::{OutputFormat, RunArgs};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::pack;
-use crate::provider::{self, ModelPlan, load_mock};
+use crate::provider::ModelPlan;
 use crate::report::{
     HtmlKind, HumanStream, JsonReport, RunRecord, Terminal, html_page, junit_report, problems,
     summary,
@@ -21,8 +21,8 @@ use crate::suite::{self, ConversationPlan, PlayError, UserMessages, variables_js
 use super::library::{LibraryPrompt, run_checks};
 use super::{ReportFile, ReportTo, ask};
 use crate::commands::common::emit::{pretty, write_output};
-use crate::commands::common::load::{self, choose_prompt, mock_path, prompt_evaluator};
-use crate::commands::common::model::{self, NamedBy};
+use crate::commands::common::load::{self, choose_prompt, prompt_evaluator};
+use crate::commands::common::model::{self, AnswerFlags};
 use crate::commands::common::warnings::LoadWarnings;
 
 /// Loads the config, pack, prompt, variables, mock script and evals; a problem in
@@ -79,8 +79,8 @@ pub(super) fn resolve(
     })
 }
 
-/// Who answers: the recording `--replay` names, else the provider chosen when it is
-/// a live one, else the mock playing `scenario` of its script.
+/// Who answers, as [`model::plan`] chooses; the mock answers whole, which `--stream`
+/// is told.
 fn model_plan(
     args: &RunArgs,
     config: &crate::config::RuntimeConfig,
@@ -88,29 +88,15 @@ fn model_plan(
     warnings: &mut LoadWarnings,
     console: &mut Console,
 ) -> Result<ModelPlan, CliError> {
-    let chosen = model::choose(
-        config,
-        args.provider.as_deref().map(|name| (name, NamedBy::Flag)),
-    )?;
-    let answers = match (&args.replay, provider::live(chosen)) {
-        (Some(path), _) => model::replay_answers(path, args.replay_match)?,
-        (None, Some(live)) => model::live_answers(live, config, args.mock.is_some())?,
-        (None, None) => {
-            let script = match mock_path(args.mock.as_deref(), config) {
-                Some(path) => warnings.keep(load_mock(&path), console)?,
-                None => Default::default(),
-            };
-            match script.check_scenario(scenario, args.scenario.is_some()) {
-                Some(problem) if problem.is_error() => {
-                    return Err(CliError::Invalid(problem.into()));
-                }
-                Some(warning) => warnings.add(warning, console),
-                None => {}
-            }
-            provider::mock_answers(script, scenario)
-        }
+    let flags = AnswerFlags {
+        provider: args.provider.as_deref(),
+        replay: args.replay.as_deref(),
+        replay_match: args.replay_match,
+        mock: args.mock.as_deref(),
+        scenario: (scenario, args.scenario.is_some()),
+        stream: args.stream,
     };
-    let plan = ModelPlan::new(answers, chosen, args.stream);
+    let plan = model::plan(flags, config, warnings, console)?;
     if args.stream && plan.is_mock() {
         warnings.add(
             crate::doc::Diagnostic::plain_warning(
