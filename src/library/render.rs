@@ -3,6 +3,8 @@
 //! from the library, and its use recorded in the audit log with the values of
 //! sensitive slots redacted.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -43,14 +45,35 @@ pub enum RenderFailure {
 }
 
 /// `{{> name}}`: the latest version of the library prompt `name`. A partial is a
-/// dotprompt template or a plain one (whose text reads the same in dotprompt).
-pub struct LibraryPartials<'a>(pub &'a Library);
+/// dotprompt template or a plain one (whose text reads the same in dotprompt). Each
+/// is read once per render, however often it is included.
+pub struct LibraryPartials<'a> {
+    library: &'a Library,
+    read: RefCell<HashMap<String, Option<Arc<dotprompt::Template>>>>,
+}
+
+impl<'a> LibraryPartials<'a> {
+    pub fn new(library: &'a Library) -> Self {
+        LibraryPartials {
+            library,
+            read: RefCell::default(),
+        }
+    }
+}
 
 impl Partials for LibraryPartials<'_> {
     fn partial(&self, name: &str) -> Option<Arc<dotprompt::Template>> {
-        let stored = self.0.get(name, None).ok()?;
-        let text = stored.content.get("template")?.as_str()?;
-        dotprompt::Template::parse(text).ok().map(Arc::new)
+        if let Some(known) = self.read.borrow().get(name) {
+            return known.clone();
+        }
+        let found = self.library.get(name, None).ok().and_then(|stored| {
+            let text = stored.content.get("template")?.as_str()?;
+            dotprompt::Template::parse(text).ok().map(Arc::new)
+        });
+        self.read
+            .borrow_mut()
+            .insert(name.to_string(), found.clone());
+        found
     }
 }
 
@@ -106,7 +129,7 @@ fn render(
         inputs
     };
     let env = RenderEnv {
-        partials: &LibraryPartials(lib),
+        partials: &LibraryPartials::new(lib),
         history: &[],
     };
     let rendered =
