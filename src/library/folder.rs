@@ -1,15 +1,19 @@
 //! The library as a folder of `.prompt` files under version control: each prompt a
 //! file, compared with the library by content.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::doc::{Diagnostic, Diagnostics, Rejected};
+use crate::dotprompt::{self, Partials};
 
 use super::parallel::map_in_parallel;
+use super::prompt_file::file_name_for;
 use super::sign::content_hash;
 use super::store::StoredPrompt;
 use super::template_file::{is_prompt_file, load_template_file};
@@ -148,5 +152,52 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Diagnostics) {
         } else if is_prompt_file(&path) {
             files.push(path);
         }
+    }
+}
+
+/// The partials of a `.prompt` file rendered on its own: `{{> name}}` is the file
+/// `_name.prompt` beside it (dotprompt's naming for partials), else `name.prompt`.
+/// Each is read once per render.
+pub struct SiblingPartials {
+    dir: PathBuf,
+    read: RefCell<HashMap<String, Option<Arc<dotprompt::Template>>>>,
+}
+
+impl SiblingPartials {
+    pub fn beside(file: &Path) -> Self {
+        SiblingPartials {
+            dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            read: RefCell::default(),
+        }
+    }
+
+    fn find(&self, name: &str) -> Option<Arc<dotprompt::Template>> {
+        let file_name = file_name_for(name);
+        let candidates = [format!("_{file_name}"), file_name];
+        let path = candidates
+            .iter()
+            .map(|c| self.dir.join(c))
+            .find(|p| p.is_file())?;
+        let loaded = load_template_file(&path).ok()?;
+        let text = loaded
+            .value
+            .library_json()
+            .get("template")?
+            .as_str()?
+            .to_string();
+        dotprompt::Template::parse(&text).ok().map(Arc::new)
+    }
+}
+
+impl Partials for SiblingPartials {
+    fn partial(&self, name: &str) -> Option<Arc<dotprompt::Template>> {
+        if let Some(known) = self.read.borrow().get(name) {
+            return known.clone();
+        }
+        let found = self.find(name);
+        self.read
+            .borrow_mut()
+            .insert(name.to_string(), found.clone());
+        found
     }
 }

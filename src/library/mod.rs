@@ -17,7 +17,7 @@ mod template_file;
 mod template_set;
 mod yaml_out;
 
-pub use folder::{FolderPrompt, FolderState, FolderStatus, compare, read_folder};
+pub use folder::{FolderPrompt, FolderState, FolderStatus, SiblingPartials, compare, read_folder};
 pub use inject::{ChatMessages, Placement};
 pub use prompt_file::{file_name_for, to_prompt_file};
 pub use render::{

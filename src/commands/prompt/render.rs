@@ -5,8 +5,10 @@ use std::path::Path;
 
 use crate::cli::args::{InjectAs, RenderArgs};
 use crate::cli::{CliError, Console, Exit, UsageError};
-use crate::dotprompt::{Message, NoPartials, RenderEnv};
-use crate::library::{ChatMessages, Placement, RenderFailure, load_template_file, render_stored};
+use crate::dotprompt::{Message, RenderEnv};
+use crate::library::{
+    ChatMessages, Placement, RenderFailure, SiblingPartials, load_template_file, render_stored,
+};
 use crate::pack;
 
 use super::store::{open, refused, who};
@@ -36,7 +38,7 @@ pub(in crate::commands) fn render(
         let loaded = load_template_file(file)?;
         console.diagnostics(&loaded.warnings);
         let env = RenderEnv {
-            partials: &NoPartials,
+            partials: &SiblingPartials::beside(file),
             history: &[],
         };
         let rendered = loaded.value.render_with(&inputs, &env);

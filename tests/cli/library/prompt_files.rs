@@ -211,3 +211,36 @@ fn a_folder_with_one_bad_file_or_a_repeated_id_imports_nothing() {
     );
     assert!(lib.listed(&[]).is_empty());
 }
+
+#[test]
+fn a_prompt_file_rendered_on_its_own_takes_its_partials_from_beside_it() {
+    let lib = Lib::new();
+    let dir = lib.file("prompts");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let write =
+        |name: &str, text: &str| std::fs::write(Path::new(&dir).join(name), text).expect("write");
+    write(
+        "main.prompt",
+        "---\nname: main\n---\n[{{> sign}}] [{{> note}}]\n",
+    );
+    write("sign.prompt", "---\nname: sign\n---\nfrom the file\n");
+    // dotprompt names a partial's file with a leading underscore; that one wins.
+    write(
+        "_sign.prompt",
+        "---\nname: sign\n---\nfrom the partial file",
+    );
+    write(
+        "note.prompt",
+        "---\nname: note\npromptkind.format: plain\n---\na plain note",
+    );
+    let out = lib.ok(&["prompt", "render", "--file", &format!("{dir}/main.prompt")]);
+    assert_eq!(out.stdout, "[from the partial file] [a plain note]\n");
+    std::fs::remove_file(Path::new(&dir).join("note.prompt")).expect("remove");
+    let out = lib.run(&["prompt", "render", "--file", &format!("{dir}/main.prompt")]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("main.prompt:4:15: no partial `note`"),
+        "{}",
+        out.stderr
+    );
+}
