@@ -17,6 +17,7 @@ use super::prompt_file::file_name_for;
 use super::sign::content_hash;
 use super::store::StoredPrompt;
 use super::template_file::{is_prompt_file, load_template_file};
+use super::template_set::walk;
 
 /// One `.prompt` file of a folder, read and checked.
 #[derive(Debug, Clone)]
@@ -58,7 +59,7 @@ pub struct FolderStatus {
 pub fn read_folder(dir: &Path) -> Result<(Vec<FolderPrompt>, Diagnostics), Rejected> {
     let mut problems = Diagnostics::default();
     let mut files = Vec::new();
-    walk(dir, &mut files, &mut problems);
+    walk(dir, &mut files, &mut problems, is_prompt_file);
     let checked = map_in_parallel(&files, |path| load_template_file(path));
     let mut prompts: Vec<FolderPrompt> = Vec::new();
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
@@ -125,34 +126,6 @@ pub fn compare(folder: &[FolderPrompt], library: &[StoredPrompt]) -> Vec<FolderS
             }),
     );
     out
-}
-
-/// `.prompt` files under `dir`, depth first in name order; links to directories are
-/// not followed.
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Diagnostics) {
-    let entries = match std::fs::read_dir(dir).and_then(|e| e.collect::<Result<Vec<_>, _>>()) {
-        Ok(entries) => entries,
-        Err(e) => {
-            problems.push(Diagnostic::whole_file(
-                dir,
-                format!("cannot read directory: {e}"),
-            ));
-            return;
-        }
-    };
-    let mut entries = entries;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        if entry.file_name().as_encoded_bytes().starts_with(b".") {
-            continue;
-        }
-        let path = entry.path();
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            walk(&path, files, problems);
-        } else if is_prompt_file(&path) {
-            files.push(path);
-        }
-    }
 }
 
 /// The partials of a `.prompt` file rendered on its own: `{{> name}}` is the file

@@ -63,7 +63,7 @@ fn template_files(paths: &[PathBuf], errors: &mut Diagnostics) -> Vec<PathBuf> {
     for path in paths {
         if path.is_dir() {
             let before = files.len();
-            walk(path, &mut files, errors);
+            walk(path, &mut files, errors, is_template_file);
             if files.len() == before {
                 errors.push(Diagnostic::whole_file(
                     path,
@@ -77,9 +77,15 @@ fn template_files(paths: &[PathBuf], errors: &mut Diagnostics) -> Vec<PathBuf> {
     files
 }
 
-/// Collects the template files under `dir`, depth first in name order. Symbolic
-/// links to directories are not followed, so a link cannot make the walk go round.
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Diagnostics) {
+/// Collects the files under `dir` that `wanted` picks, depth first in name order,
+/// leaving out hidden entries. Symbolic links to directories are not followed, so a
+/// link cannot make the walk go round.
+pub(super) fn walk(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    errors: &mut Diagnostics,
+    wanted: fn(&Path) -> bool,
+) {
     let unreadable = |errors: &mut Diagnostics, e: std::io::Error| {
         errors.push(Diagnostic::whole_file(
             dir,
@@ -101,8 +107,8 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Diagnostics) {
             continue;
         }
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            walk(&path, files, errors);
-        } else if is_template_file(&path) {
+            walk(&path, files, errors, wanted);
+        } else if wanted(&path) {
             files.push(path);
         }
     }
