@@ -248,7 +248,11 @@ fn apply_whitespace(tokens: Vec<Token>) -> Vec<Token> {
         .zip(keep)
         .filter_map(|(token, (start, end))| match token {
             Token::Text(_) if start >= end => None,
-            Token::Text(s) => Some(Token::Text(s[start..end].to_string())),
+            Token::Text(mut s) => {
+                s.truncate(end);
+                s.drain(..start);
+                Some(Token::Text(s))
+            }
             tag => Some(tag),
         })
         .collect()
