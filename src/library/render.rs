@@ -193,24 +193,12 @@ fn taken_inputs(
     template: &PromptTemplate,
     inputs: &IndexMap<String, Json>,
 ) -> IndexMap<String, Json> {
-    let properties = template
-        .input_schema
-        .as_ref()
-        .and_then(|s| s.get("properties"))
-        .and_then(Json::as_object);
-    let declares = !template.slots.is_empty() || properties.is_some();
-    if template.is_dotprompt() && !declares {
+    let Some(declared) = template.declared_inputs() else {
         return inputs.clone();
-    }
-    let takes = |name: &str| {
-        template.slot(name).is_some()
-            || (template.is_dotprompt()
-                && (properties.is_some_and(|p| p.contains_key(name))
-                    || template.input_default.contains_key(name)))
     };
     inputs
         .iter()
-        .filter(|(name, _)| takes(name))
+        .filter(|(name, _)| declared.contains(&name.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }

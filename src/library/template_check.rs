@@ -13,7 +13,7 @@ use crate::template::Template;
 
 use super::picoschema::to_json_schema;
 use super::slots::{Slot, read_slots};
-use super::template_file::{Body, Origin, PromptTemplate};
+use super::template_file::{Body, Origin, PromptTemplate, declared_names};
 
 /// dotprompt's own front-matter keys, kept as they are.
 const DOTPROMPT_KEYS: &[&str] = &[
@@ -227,10 +227,10 @@ fn dotprompt_body(
             return None;
         }
     };
-    let declared = declared_names(slots, input);
+    let declared = declared_names(slots, input.schema.as_ref(), &input.default);
     if let Some(declared) = &declared {
         for var in parsed.variables() {
-            if !declared.contains(var.name.as_str()) {
+            if !declared.contains(&var.name.as_str()) {
                 let hint = suggest(&var.name, declared.iter().copied());
                 let pos = place(cx, var.offset);
                 cx.error(
@@ -247,26 +247,6 @@ fn dotprompt_body(
     let used: HashSet<&str> = used.iter().map(String::as_str).collect();
     warn_unused(cx, slots, &used);
     Some(Body::Dotprompt(Arc::new(parsed)))
-}
-
-/// The names the input may have, when anything declares them.
-fn declared_names<'a>(slots: &'a [Slot], input: &'a Input) -> Option<HashSet<&'a str>> {
-    let properties = input
-        .schema
-        .as_ref()
-        .and_then(|s| s.get("properties"))
-        .and_then(Json::as_object);
-    if slots.is_empty() && properties.is_none() {
-        return None;
-    }
-    let mut names: HashSet<&str> = slots.iter().map(|s| s.name.as_str()).collect();
-    names.extend(
-        properties
-            .into_iter()
-            .flat_map(|p| p.keys().map(String::as_str)),
-    );
-    names.extend(input.default.keys().map(String::as_str));
-    Some(names)
 }
 
 fn warn_unused(cx: &mut Checker, slots: &[Slot], used: &HashSet<&str>) {

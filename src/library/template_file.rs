@@ -162,27 +162,13 @@ impl PromptTemplate {
 
     /// The names inputs may have: the slots, and a dotprompt template's schema and
     /// defaults. `None`: a dotprompt template that declares nothing takes anything.
-    fn declared_inputs(&self) -> Option<Vec<&str>> {
-        let slots = self.slots.iter().map(|s| s.name.as_str());
-        let Body::Dotprompt(_) = self.body else {
-            return Some(slots.collect());
-        };
-        let properties = self
-            .input_schema
-            .as_ref()
-            .and_then(|s| s.get("properties"))
-            .and_then(Json::as_object);
-        if self.slots.is_empty() && properties.is_none() {
-            return None;
+    pub fn declared_inputs(&self) -> Option<Vec<&str>> {
+        match self.body {
+            Body::Plain(_) => Some(self.slots.iter().map(|s| s.name.as_str()).collect()),
+            Body::Dotprompt(_) => {
+                declared_names(&self.slots, self.input_schema.as_ref(), &self.input_default)
+            }
         }
-        let mut names: Vec<&str> = slots.collect();
-        names.extend(
-            properties
-                .into_iter()
-                .flat_map(|p| p.keys().map(String::as_str)),
-        );
-        names.extend(self.input_default.keys().map(String::as_str));
-        Some(names)
     }
 
     /// A dotprompt template's data: its defaults with the inputs laid over them, text
@@ -235,6 +221,29 @@ impl PromptTemplate {
     pub fn text(&self) -> &str {
         &self.text
     }
+}
+
+/// The input names a dotprompt template declares: its slots, its schema's properties
+/// and its defaults; `None` when neither slots nor a schema declare any.
+pub(super) fn declared_names<'a>(
+    slots: &'a [Slot],
+    schema: Option<&'a Json>,
+    default: &'a Map<String, Json>,
+) -> Option<Vec<&'a str>> {
+    let properties = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Json::as_object);
+    if slots.is_empty() && properties.is_none() {
+        return None;
+    }
+    let mut names: Vec<&str> = slots.iter().map(|s| s.name.as_str()).collect();
+    names.extend(
+        properties
+            .into_iter()
+            .flat_map(|p| p.keys().map(String::as_str)),
+    );
+    names.extend(default.keys().map(String::as_str));
+    Some(names)
 }
 
 /// A text value (from `--var`) as the number or boolean the schema asks for, when it

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::util::{Invocation, fixtures, promptexec, repo_root};
+use crate::util::{Invocation, fixtures, promptexec};
 
 /// `promptexec prompt lint ARGS` in the fixtures directory (which has no
 /// `.promptlint.yaml`).
@@ -202,28 +202,6 @@ fn a_promptlint_yaml_here_is_read_and_an_unknown_rule_in_it_is_placed() {
         .stdout_is("");
 }
 
-/// Where `.ci/run` puts the official SARIF 2.1.0 schema (as the lock tests read it).
-fn sarif_validator() -> jsonschema::Validator {
-    let path = repo_root().join("target/sarif-schema/sarif-2.1.0.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| {
-        panic!(
-            "the SARIF 2.1.0 schema is not at {} ({err}): run `.ci/run`, which installs it",
-            path.display()
-        )
-    });
-    // The released schema's pattern for `run.language` has a stray `]` that SARIF's
-    // errata correct; it concerns nothing promptexec writes.
-    let broken = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
-    assert!(
-        text.contains(broken),
-        "the schema at {} changed",
-        path.display()
-    );
-    let text = text.replace(broken, r#""^[a-zA-Z]{2}(-[a-zA-Z]{2})?$""#);
-    let schema: Json = serde_json::from_str(&text).expect("the schema is JSON");
-    jsonschema::validator_for(&schema).expect("a valid schema")
-}
-
 fn assert_valid(validator: &jsonschema::Validator, log: &Json) {
     let errors: Vec<String> = validator.iter_errors(log).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:#?}\n{log:#}");
@@ -231,7 +209,7 @@ fn assert_valid(validator: &jsonschema::Validator, log: &Json) {
 
 #[test]
 fn sarif_output_is_valid_sarif_2_1_0_with_a_region_per_finding() {
-    let validator = sarif_validator();
+    let validator = crate::util::sarif_validator();
     let out = lint(&["--dir", "lint/rules", "--format", "sarif"]).run();
     out.expect_code(1);
     let log = out.json();
@@ -292,7 +270,7 @@ fn library_prompts_are_linted_by_id_or_all_and_named_by_version() {
         .stdout_has("2 template(s) checked: 0 error(s), 1 warning(s)");
     let sarif = lint(&["--library", &db, "--format", "sarif"]).run();
     let log = sarif.json();
-    assert_valid(&sarif_validator(), &log);
+    assert_valid(&crate::util::sarif_validator(), &log);
     let location = &log["runs"][0]["results"][0]["locations"][0];
     assert_eq!(
         location["logicalLocations"][0]["name"],

@@ -389,3 +389,25 @@ pub fn run_all(invocations: Vec<Invocation>) -> Vec<Outcome> {
     done.sort_by_key(|(index, _)| *index);
     done.into_iter().map(|(_, outcome)| outcome).collect()
 }
+
+/// A validator of the official SARIF 2.1.0 schema, which `.ci/run` installs.
+pub fn sarif_validator() -> jsonschema::Validator {
+    let path = repo_root().join("target/sarif-schema/sarif-2.1.0.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| {
+        panic!(
+            "the SARIF 2.1.0 schema is not at {} ({err}): run `.ci/run`, which installs it",
+            path.display()
+        )
+    });
+    // The released schema's pattern for `run.language` has a stray `]`, which SARIF's
+    // errata correct to this; the pattern concerns nothing promptexec writes.
+    let broken = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
+    assert!(
+        text.contains(broken),
+        "the schema at {} changed",
+        path.display()
+    );
+    let text = text.replace(broken, r#""^[a-zA-Z]{2}(-[a-zA-Z]{2})?$""#);
+    let schema: Json = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::validator_for(&schema).expect("a valid schema")
+}
