@@ -55,7 +55,13 @@ pub(super) struct PromptFileTree {
 
 /// Reads `text` (the file at `path`) into the tree a library template is checked from.
 pub(super) fn read_prompt_file(path: &Path, text: &str) -> Result<PromptFileTree, Diagnostic> {
-    let (front, body_start) = split(text);
+    let (front, body_start) = split(text).ok_or_else(|| {
+        Diagnostic::error(
+            path,
+            Pos::START,
+            "the front matter opened by `---` is never closed by a `---` line",
+        )
+    })?;
     let mut entries: Vec<(Key, Node)> = Vec::new();
     let mut format = "dotprompt".to_string();
     if let Some((front_text, front_start, front_line)) = front {
@@ -146,24 +152,24 @@ pub(super) fn read_prompt_file(path: &Path, text: &str) -> Result<PromptFileTree
 }
 
 /// The front matter (its text, byte offset and first line), if any, and where the
-/// template starts.
-fn split(text: &str) -> (Option<(&str, usize, u32)>, usize) {
+/// template starts; `None` when a front matter is opened and never closed.
+fn split(text: &str) -> Option<(Option<(&str, usize, u32)>, usize)> {
     let Some(after_open) = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
     else {
-        return (None, 0);
+        return Some((None, 0));
     };
     let start = text.len() - after_open.len();
     let mut line_start = start;
     for line in after_open.split_inclusive('\n') {
         if line.trim_end_matches(['\n', '\r']) == "---" {
             let body = line_start + line.len();
-            return (Some((&text[start..line_start], start, 2)), body);
+            return Some((Some((&text[start..line_start], start, 2)), body));
         }
         line_start += line.len();
     }
-    (None, 0)
+    None
 }
 
 fn synthetic(name: &str, value: Value, pos: Pos, offset: usize) -> (Key, Node) {
@@ -312,9 +318,10 @@ mod tests {
 
     #[test]
     fn the_front_matter_is_split_at_its_closing_line() {
-        let (front, body) = split("---\na: 1\n---\nbody\n");
+        let (front, body) = split("---\na: 1\n---\nbody\n").expect("closed");
         assert_eq!(front.map(|f| f.0), Some("a: 1\n"));
         assert_eq!(body, 13);
-        assert_eq!(split("no front matter").1, 0);
+        assert_eq!(split("no front matter"), Some((None, 0)));
+        assert_eq!(split("---\nname: x\nbody\n"), None);
     }
 }

@@ -11,6 +11,7 @@ use crate::doc::{Checker, Fields, JsonStringCursor, Node, Pos, Value, parse_json
 use super::super::picoschema::to_json_schema;
 use super::super::prompt_file::read_prompt_file;
 use super::super::slots::{Slot, read_slots};
+use super::super::template_check::pos_at;
 
 /// Where a decoded string's text sits in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +67,7 @@ impl Subject {
             At::Json { offset, pos } => {
                 JsonStringCursor::new(&self.text, offset, pos).locate(decoded)
             }
-            At::Raw { offset } => raw_pos(&self.text, offset + decoded),
+            At::Raw { offset } => pos_at(&self.text, offset + decoded),
             At::Whole(pos) => pos,
         }
     }
@@ -96,16 +97,6 @@ impl Subject {
                 .iter()
                 .map(|d| (d.pos.unwrap_or(Pos::START), d.message.clone())),
         );
-    }
-}
-
-/// The line and column (in characters) of byte `at` of `text`.
-pub(crate) fn raw_pos(text: &str, at: usize) -> Pos {
-    let before = text.get(..at).unwrap_or(text);
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    Pos {
-        line: before.matches('\n').count() as u32 + 1,
-        col: before[line_start..].chars().count() as u32 + 1,
     }
 }
 
@@ -327,13 +318,6 @@ pub(crate) fn from_prompt(label: PathBuf, text: String) -> Subject {
         text: subject.text.clone(),
         at: At::Raw { offset: 0 },
     });
-    if unclosed_front_matter(&subject.text) {
-        subject.problems.push((
-            Pos::START,
-            "the front matter opened by `---` is never closed by a `---` line".into(),
-        ));
-        return subject;
-    }
     match read_prompt_file(&label, &subject.text) {
         Ok(tree) => {
             escaped_strings(&tree.root, &subject.text, &mut subject.pieces);
@@ -365,12 +349,6 @@ fn escaped_strings(node: &Node, text: &str, out: &mut Vec<Piece>) {
             .for_each(|(_, n)| escaped_strings(n, text, out)),
         _ => {}
     }
-}
-
-/// Whether the text opens a front matter with `---` and no `---` line closes it.
-fn unclosed_front_matter(text: &str) -> bool {
-    let mut lines = text.lines();
-    lines.next().is_some_and(|l| l.trim_end() == "---") && !lines.any(|l| l.trim_end() == "---")
 }
 
 /// A library prompt's stored JSON, linted as its pretty-printed text.

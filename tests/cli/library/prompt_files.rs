@@ -91,6 +91,18 @@ fn template_errors_in_a_prompt_file_are_placed_in_the_file() {
     let out = lib.run(&["prompt", "add", &file]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("broken.prompt:3:"), "{}", out.stderr);
+    // A front matter never closed is refused, not read as the template.
+    std::fs::write(&file, "---\nname: broken\nHi {{name}}\n").expect("write");
+    let out = lib.run(&["prompt", "add", &file]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains(
+            "broken.prompt:1:1: the front matter opened by `---` is never closed by a `---` line"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(lib.listed(&[]).is_empty());
 }
 
 #[test]
