@@ -64,7 +64,12 @@ pub(super) fn read_prompt_file(path: &Path, text: &str) -> Result<PromptFileTree
     })?;
     let mut entries: Vec<(Key, Node)> = Vec::new();
     let mut format = "dotprompt".to_string();
-    if let Some((front_text, front_start, front_line)) = front {
+    if let Some(FrontMatter {
+        text: front_text,
+        start: front_start,
+    }) = front
+    {
+        let front_line = FRONT_LINE;
         let node = if front_text.trim().is_empty() {
             None
         } else {
@@ -151,9 +156,19 @@ pub(super) fn read_prompt_file(path: &Path, text: &str) -> Result<PromptFileTree
     })
 }
 
-/// The front matter (its text, byte offset and first line), if any, and where the
-/// template starts; `None` when a front matter is opened and never closed.
-fn split(text: &str) -> Option<(Option<(&str, usize, u32)>, usize)> {
+/// A file's front matter: its text, and the byte it starts at (on the file's line 2).
+#[derive(Debug, PartialEq, Eq)]
+struct FrontMatter<'t> {
+    text: &'t str,
+    start: usize,
+}
+
+/// The line a front matter starts on, after its opening `---`.
+const FRONT_LINE: u32 = 2;
+
+/// The front matter, if any, and where the template starts; `None` when a front
+/// matter is opened and never closed.
+fn split(text: &str) -> Option<(Option<FrontMatter<'_>>, usize)> {
     let Some(after_open) = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
@@ -165,7 +180,11 @@ fn split(text: &str) -> Option<(Option<(&str, usize, u32)>, usize)> {
     for line in after_open.split_inclusive('\n') {
         if line.trim_end_matches(['\n', '\r']) == "---" {
             let body = line_start + line.len();
-            return Some((Some((&text[start..line_start], start, 2)), body));
+            let front = FrontMatter {
+                text: &text[start..line_start],
+                start,
+            };
+            return Some((Some(front), body));
         }
         line_start += line.len();
     }
@@ -319,7 +338,7 @@ mod tests {
     #[test]
     fn the_front_matter_is_split_at_its_closing_line() {
         let (front, body) = split("---\na: 1\n---\nbody\n").expect("closed");
-        assert_eq!(front.map(|f| f.0), Some("a: 1\n"));
+        assert_eq!(front.map(|f| f.text), Some("a: 1\n"));
         assert_eq!(body, 13);
         assert_eq!(split("no front matter"), Some((None, 0)));
         assert_eq!(split("---\nname: x\nbody\n"), None);
