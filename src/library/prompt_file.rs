@@ -69,12 +69,11 @@ pub(super) fn read_prompt_file(path: &Path, text: &str) -> Result<PromptFileTree
         start: front_start,
     }) = front
     {
-        let front_line = FRONT_LINE;
         let node = if front_text.trim().is_empty() {
             None
         } else {
-            let mut node = parse_yaml(path, front_text).map_err(|d| shifted(d, front_line))?;
-            shift(&mut node, front_start, front_line);
+            let mut node = parse_yaml(path, front_text).map_err(|d| shifted(d, FRONT_LINE))?;
+            shift(&mut node, front_start, FRONT_LINE);
             Some(node)
         };
         match node.map(|n| (n.pos, n.value)) {
