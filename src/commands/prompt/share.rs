@@ -84,7 +84,12 @@ fn export(
             Ok((p.id, p.version, p.content))
         })
         .collect::<Result<Vec<_>, CliError>>()?;
-    let bundle = make_bundle(&key, &prompts, SystemTime::now()).map_err(share)?;
+    // An id named twice here is the command line's mistake (exit 2); in a bundle
+    // received, the same refusal is a definite no.
+    let bundle = make_bundle(&key, &prompts, SystemTime::now()).map_err(|e| match e {
+        ShareError::DuplicateId { .. } => UsageError::Unusable(e.to_string()).into(),
+        other => share(other),
+    })?;
     write_output(console, output, &pretty(&bundle))?;
     Ok(Exit::Success)
 }

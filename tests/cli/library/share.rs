@@ -268,3 +268,36 @@ fn a_signed_bundle_carrying_an_invalid_template_imports_nothing_and_names_it() {
         "nothing was imported"
     );
 }
+
+#[test]
+fn a_prompt_named_twice_makes_no_bundle_and_each_prompt_travels_as_its_prompt_file() {
+    let ex = exported();
+    let key = ex.lib.file("signer.key");
+    let twice = ex.lib.file("twice.json");
+    let out = ex.lib.run(&[
+        "prompt",
+        "export",
+        "greeting",
+        "greeting",
+        "--sign-key",
+        &key,
+        "-o",
+        &twice,
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("prompt `greeting` is in the bundle twice; a bundle holds each prompt once"),
+        "{}",
+        out.stderr
+    );
+    assert!(!std::path::Path::new(&twice).exists());
+    let bundle: Json =
+        serde_json::from_str(&std::fs::read_to_string(&ex.bundle).expect("bundle")).expect("JSON");
+    let file = bundle["prompt_files"][0].as_str().expect("a .prompt file");
+    assert!(file.starts_with("---\nname: greeting\n"), "{file}");
+    assert!(
+        file.ends_with("---\nGreet {{name}} in a {{tone}} tone and confirm account {{account}}."),
+        "{file}"
+    );
+}
