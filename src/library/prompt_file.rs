@@ -110,10 +110,7 @@ pub(super) fn read_prompt_file(path: &Path, text: &str) -> Result<PromptFileTree
         }
     }
     let body_pos = pos_at(text, body_start);
-    let stem = path
-        .file_stem()
-        .map(|s| decode_file_name(&s.to_string_lossy()))
-        .unwrap_or_default();
+    let stem = id_of_file(path);
     let has = |name: &str, entries: &[(Key, Node)]| entries.iter().any(|(k, _)| k.name == name);
     if !has("id", &entries) {
         entries.push(synthetic("id", Value::Str(stem), body_pos, body_start));
@@ -282,6 +279,14 @@ pub fn file_name_for(id: &str) -> String {
         }
     }
     format!("{out}.prompt")
+}
+
+/// The id of a `.prompt` file whose front matter names none: its file name, `%XX`
+/// decoded.
+pub(super) fn id_of_file(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| decode_file_name(&s.to_string_lossy()))
+        .unwrap_or_default()
 }
 
 /// The id a file name stands for when its front matter names none.

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 use crate::doc::{Checker, Fields, JsonStringCursor, Node, Pos, Value, parse_json};
 
 use super::super::picoschema::to_json_schema;
-use super::super::prompt_file::read_prompt_file;
+use super::super::prompt_file::{id_of_file, read_prompt_file};
 use super::super::slots::{Slot, read_slots};
 use super::super::template_check::pos_at;
 
@@ -100,13 +100,6 @@ impl Subject {
     }
 }
 
-/// The file stem: the id of a file that names none.
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 /// Reads a file: `.prompt` as dotprompt, anything else as PromptKind JSON.
 pub(crate) fn read_file(path: &Path) -> std::io::Result<Subject> {
     let text = std::fs::read_to_string(path)?;
@@ -141,7 +134,7 @@ const JSON_KEYS: &[&str] = &[
 
 /// A PromptKind template in JSON (`"format": "dotprompt"` for a dotprompt body).
 pub(crate) fn from_json(label: PathBuf, text: String) -> Subject {
-    let mut subject = Subject::empty(label.clone(), text, stem(&label));
+    let mut subject = Subject::empty(label.clone(), text, id_of_file(&label));
     let root = match parse_json(&label, &subject.text) {
         Ok(root) => root,
         Err(d) => {
@@ -313,7 +306,7 @@ fn collect_strings(node: &Node, out: &mut Vec<Piece>) {
 /// A `.prompt` file: YAML front matter between `---` lines, then the body, read
 /// as `prompt add` reads it (PromptKind's fields as `promptkind.KEY`).
 pub(crate) fn from_prompt(label: PathBuf, text: String) -> Subject {
-    let mut subject = Subject::empty(label.clone(), text, stem(&label));
+    let mut subject = Subject::empty(label.clone(), text, id_of_file(&label));
     subject.pieces.push(Piece {
         text: subject.text.clone(),
         at: At::Raw { offset: 0 },
