@@ -41,10 +41,13 @@
 //!    terminal's style and the exit code a record folds to.
 //! 10. `suite`: scenario and case files read, planned and judged. `check`: conformance
 //!     probes and the schema fuzzer. `compare`: two reports compared item by item and
-//!     trial by trial, and the gate a CI job holds a change to.
-//! 11. `cli`: the command line: clap's types, settings, logging, the console and
+//!     trial by trial, and the gate a CI job holds a change to; one item's history
+//!     across many reports.
+//! 11. `ui`: the local web page over the library, lint and reports: an HTTP layer,
+//!     no second implementation of either.
+//! 12. `cli`: the command line: clap's types, settings, logging, the console and
 //!     errors, each mapped to a documented exit code.
-//! 12. `commands`: parses and dispatches; one file or folder per command: arguments to
+//! 13. `commands`: parses and dispatches; one file or folder per command: arguments to
 //!     a plan, one engine call, the record rendered. No command calls another.
 
 #![warn(unreachable_pub)]
@@ -80,6 +83,7 @@ mod suite;
 pub mod template;
 mod tool_caller;
 pub mod tools;
+mod ui;
 mod watch;
 mod wire;
 

@@ -25,6 +25,7 @@ mod report;
 mod run;
 mod shard;
 mod test;
+mod ui;
 mod vars;
 mod watch;
 
@@ -52,6 +53,7 @@ pub(crate) use report::{ReportCommand, ReportFormat, ReportOutputs};
 pub(crate) use run::{OutputFormat, ReplayMatch, RunArgs};
 pub(crate) use shard::ShardArgs;
 pub(crate) use test::TestArgs;
+pub(crate) use ui::UiArgs;
 pub(crate) use vars::VarArgs;
 pub(crate) use watch::WatchArgs;
 
@@ -150,6 +152,9 @@ pub(crate) enum Command {
     /// Write a minimal project (config, pack, tool, hook, scenario, case file, CI
     /// workflow) that `run` and `test` pass at once; never over an existing file
     Init(InitArgs),
+    /// Serve the prompt library's browser and editor, its stats and saved reports as a
+    /// web page on 127.0.0.1, until stopped
+    Ui(UiArgs),
     /// Print shell completions
     Completions {
         #[arg(value_enum)]

@@ -32,6 +32,8 @@ pub(crate) enum CliError {
     Runtime(#[source] io::Error),
     #[error(transparent)]
     Library(#[from] crate::library::LibraryError),
+    #[error(transparent)]
+    Ui(#[from] crate::ui::UiError),
     /// A signature, trust or freshness check said no.
     #[error("refused")]
     Refused(#[from] crate::library::ShareError),
@@ -283,7 +285,8 @@ impl CliError {
             | CliError::Read { .. }
             | CliError::Output(_)
             | CliError::Write { .. }
-            | CliError::Runtime(_) => Exit::BadInput,
+            | CliError::Runtime(_)
+            | CliError::Ui(_) => Exit::BadInput,
             CliError::Library(err) => library_exit(err),
             CliError::Refused(_) => Exit::No,
             CliError::Interrupted => Exit::Interrupted,

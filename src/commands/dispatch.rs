@@ -125,6 +125,7 @@ fn dispatch(
             super::prompt::chain::run(settings, &command, console)
         }
         Command::Init(args) => super::init::run(&args, console),
+        Command::Ui(args) => super::ui::run(&args, console),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             let mut tree = crate::cli::command_tree();

@@ -17,6 +17,7 @@ mod report;
 mod run;
 mod test;
 mod tools;
+mod ui;
 mod validate;
 
 mod common;

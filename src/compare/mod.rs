@@ -8,6 +8,7 @@
 //! - [`details`]: what changed below an item's verdict.
 //! - [`gate`]: what fails the gate, and the counts.
 //! - [`known`]: the known-failures file.
+//! - [`history`]: one item across many reports.
 //! - [`render`]: the comparison for people (text, Markdown).
 //!
 //! Status, for an item in both reports: `unverifiable` when the reports'
@@ -20,6 +21,7 @@
 mod details;
 mod exact;
 mod gate;
+mod history;
 mod items;
 mod known;
 mod render;
@@ -31,12 +33,13 @@ use serde_json::Value as Json;
 
 use crate::diff::{Paired, pair};
 
-pub(crate) use items::ReportKind;
+pub(crate) use history::{ReportAt, histories};
+pub(crate) use items::{ReportKind, items};
 pub(crate) use known::{KnownFailure, read_known};
 pub(crate) use render::{human, markdown};
 
 use gate::{gate, summary};
-use items::{Item, items};
+use items::Item;
 
 /// The default latency tolerance: a time up to 50% longer is not reported.
 pub(crate) const DEFAULT_LATENCY_TOLERANCE: f64 = 0.5;

@@ -46,7 +46,7 @@ pub(crate) use eval::{EvalReplay, eval_junit, result_lines};
 pub(crate) use exit::Exit;
 pub(crate) use exit_fold::{run_exit, worse};
 pub(crate) use hook_test::{explain_exec, explain_rpc, hook_decisions};
-pub(crate) use html::{HtmlKind, html_page};
+pub(crate) use html::{HtmlKind, hash_source, html_page};
 pub(crate) use human::{HumanStream, describe};
 pub(crate) use invoke::{InvokeShown, Notice, Ran, invoke_notice, invoke_stdout, push_jsonl};
 pub(crate) use json::JsonReport;

@@ -44,8 +44,9 @@ const LAYERS: &[(i32, &[&str])] = &[
     (8, &["session", "chain"]),
     (9, &["report", "arena"]),
     (10, &["suite", "check", "compare"]),
-    (11, &["cli"]),
-    (12, &["commands"]),
+    (11, &["ui"]),
+    (12, &["cli"]),
+    (13, &["commands"]),
 ];
 
 #[test]

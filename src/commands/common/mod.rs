@@ -4,6 +4,7 @@
 pub(super) mod baseline;
 pub(super) mod emit;
 pub(super) mod exit;
+pub(super) mod library;
 pub(super) mod load;
 pub(super) mod model;
 pub(super) mod runtime;

@@ -6,8 +6,8 @@ use crate::cli::args::{ChainCommand, ChainRunArgs, LibraryFormat};
 use crate::cli::{CliError, Console, Exit, Settings, UsageError};
 use crate::provider::{self, ProviderInfo, Recording};
 
-use super::store::{open, refused, who};
 use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::library::{open, refused, who};
 use crate::commands::common::load;
 use crate::commands::common::model::{self, AnswerFlags};
 use crate::commands::common::runtime::with_runtime;

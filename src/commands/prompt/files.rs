@@ -7,7 +7,7 @@ use crate::cli::{CliError, Console, Exit};
 use crate::library::{FolderState, compare, file_name_for, read_folder, to_prompt_file};
 use crate::report::FolderAnswer;
 
-use super::store::{open, refused, say, who};
+use crate::commands::common::library::{open, refused, say, who};
 
 pub(in crate::commands) fn run(
     command: &FilesCommand,

@@ -9,7 +9,7 @@ use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::library::{ListOrder, load_template_set};
 use crate::report::LibraryAnswer;
 
-use super::store::{open, refused, say, who};
+use crate::commands::common::library::{open, refused, say, who};
 
 /// Runs one library command: asks the library, then shows its answer.
 pub(in crate::commands) fn run(

@@ -6,24 +6,15 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::args::{LibraryArgs, LibraryFormat, LintArgs, LintFormat};
 use crate::cli::{CliError, Console, Exit, UsageError};
-use crate::library::lint::{self, Config, Finding, Partials, Subject};
+use crate::library::lint::{self, Finding, Partials, Subject};
 use crate::report::{lint_human, lint_json, lint_sarif};
 use crate::sarif::Level;
 
-use super::store::{open, refused};
 use crate::commands::common::emit::pretty;
-
-/// The config read when `--rules` is not given and it is present here.
-const DEFAULT_RULES: &str = ".promptlint.yaml";
+use crate::commands::common::library::{lint_rules, open, refused};
 
 pub(in crate::commands) fn run(args: &LintArgs, console: &mut Console) -> Result<Exit, CliError> {
-    let config = match &args.rules {
-        Some(path) => read_config(path, console)?,
-        None if Path::new(DEFAULT_RULES).is_file() => {
-            read_config(Path::new(DEFAULT_RULES), console)?
-        }
-        None => Config::default(),
-    };
+    let config = lint_rules(args.rules.as_deref(), console)?;
     let mut subjects = Vec::new();
     for path in &args.files {
         subjects.push(read(path)?);
@@ -84,12 +75,6 @@ pub(in crate::commands) fn run(args: &LintArgs, console: &mut Console) -> Result
         true => Exit::No,
         false => Exit::Success,
     })
-}
-
-fn read_config(path: &Path, console: &mut Console) -> Result<Config, CliError> {
-    let loaded = Config::load(path)?;
-    console.diagnostics(&loaded.warnings);
-    Ok(loaded.value)
 }
 
 fn read(path: &Path) -> Result<Subject, CliError> {

@@ -8,4 +8,3 @@ pub(super) mod lint;
 pub(super) mod render;
 pub(super) mod share;
 pub(super) mod stats;
-pub(super) mod store;

@@ -11,8 +11,8 @@ use crate::library::{
 };
 use crate::pack;
 
-use super::store::{open, refused, who};
 use crate::commands::common::emit::pretty;
+use crate::commands::common::library::{open, refused, who};
 use crate::commands::common::load::{self, read_text};
 
 /// `prompt render`: the rendered text (or, with `--as`, the messages as JSON) alone

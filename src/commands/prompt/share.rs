@@ -14,8 +14,8 @@ use crate::library::{
 };
 use crate::report::ShareAnswer;
 
-use super::store::{open, refused, say, who};
 use crate::commands::common::emit::{pretty, write_output};
+use crate::commands::common::library::{open, refused, say, who};
 use crate::commands::common::load::read_text;
 
 /// Runs one sharing command.

@@ -6,7 +6,7 @@ use crate::cli::args::StatsArgs;
 use crate::cli::{CliError, Console, Exit};
 use crate::report::StatsAnswer;
 
-use super::store::{open, refused, say};
+use crate::commands::common::library::{open, refused, say};
 
 pub(in crate::commands) fn run(args: &StatsArgs, console: &mut Console) -> Result<Exit, CliError> {
     let now = args.now.unwrap_or_else(SystemTime::now);

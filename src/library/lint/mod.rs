@@ -20,7 +20,7 @@ use crate::sarif::Level;
 pub(crate) use config::Config;
 pub(crate) use rules::{RULES, Rule};
 pub(crate) use security::hidden;
-pub(crate) use subject::{Subject, from_library, read_file};
+pub(crate) use subject::{Subject, from_library, from_prompt, read_file};
 
 /// One thing a rule found.
 #[derive(Debug, Clone, PartialEq, Eq)]

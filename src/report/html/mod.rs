@@ -79,7 +79,7 @@ fn policy(script: &str, css: &str) -> String {
 }
 
 /// A CSP hash source (`sha256-…`) for an inline element's exact text.
-fn hash_source(text: &str) -> String {
+pub(crate) fn hash_source(text: &str) -> String {
     format!(
         "sha256-{}",
         STANDARD.encode(Sha256::digest(text.as_bytes()))
