@@ -105,3 +105,54 @@ fn flaky(points: &[Point]) -> bool {
         .all(|want| points.iter().any(|p| p.pass == Some(*want)));
     both || points.iter().any(|p| p.flaky)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn suite(trials: &[(&str, &str, &[u64])]) -> Json {
+        let scenarios: Vec<Json> = trials
+            .iter()
+            .map(|(id, result, codes)| {
+                let trials: Vec<Json> = codes.iter().map(|c| json!({"exit_code": c})).collect();
+                json!({"id": id, "result": result, "trials": trials})
+            })
+            .collect();
+        json!({"scenarios": scenarios})
+    }
+
+    #[test]
+    fn each_item_is_traced_oldest_first_with_its_pass_rate_and_flaky_mark() {
+        let monday = suite(&[("steady", "passed", &[0, 0]), ("wobbly", "passed", &[0])]);
+        let tuesday = suite(&[("steady", "passed", &[0]), ("wobbly", "failed", &[1])]);
+        let wednesday = suite(&[("steady", "partial", &[0, 1]), ("new", "failed", &[1])]);
+        let at = |file, report| ReportAt {
+            file,
+            when: "2026-11-29T00:00:00Z",
+            report,
+        };
+        let not_a_report = json!({"hello": 1});
+        let found = histories(&[
+            at("mon.json", &monday),
+            at("notes.json", &not_a_report),
+            at("tue.json", &tuesday),
+            at("wed.json", &wednesday),
+        ]);
+        let ids: Vec<&str> = found.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["new", "steady", "wobbly"]);
+        let steady = &found[1];
+        let files: Vec<&str> = steady.points.iter().map(|p| p.report.as_str()).collect();
+        assert_eq!(files, ["mon.json", "tue.json", "wed.json"]);
+        assert_eq!(steady.pass_rate, Some(4.0 / 5.0), "trials, not reports");
+        assert!(steady.points[2].flaky, "its trials disagreed on wednesday");
+        assert!(steady.flaky);
+        let wobbly = &found[2];
+        assert_eq!(wobbly.pass_rate, Some(0.5));
+        assert!(wobbly.flaky, "passed, then failed");
+        assert!(!wobbly.points.iter().any(|p| p.flaky));
+        assert!(!found[0].flaky, "one failure is not flaky");
+        assert_eq!(found[0].pass_rate, Some(0.0));
+    }
+}

@@ -55,19 +55,27 @@ fn report_files(dir: &Path) -> Vec<ReportFile> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            let Ok(meta) = entry.metadata() else {
+            let (Ok(kind), false) = (
+                entry.file_type(),
+                entry.file_name().to_string_lossy().starts_with('.'),
+            ) else {
                 continue;
             };
-            if hidden {
-                continue;
-            } else if meta.is_dir() {
+            // Folders are entered only when they are folders, not links to one (which
+            // could lead out of the folder, or round in a loop).
+            if kind.is_dir() {
                 pending.push(path);
-            } else if path
+                continue;
+            }
+            let is_json = path
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-                && let Ok(rel) = path.strip_prefix(dir)
-            {
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            // A link to a file counts only when the file is inside the folder.
+            let inside = path.canonicalize().is_ok_and(|real| real.starts_with(dir));
+            let (Ok(meta), Ok(rel)) = (std::fs::metadata(&path), path.strip_prefix(dir)) else {
+                continue;
+            };
+            if is_json && inside && meta.is_file() {
                 let parts: Vec<String> = rel
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())

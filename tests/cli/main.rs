@@ -81,6 +81,8 @@ mod survivors;
 mod sync_key;
 mod terminal_text;
 mod time_vars;
+mod ui_http;
+mod ui_server;
 mod util;
 mod validate;
 mod validate_runtime;
