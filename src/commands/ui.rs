@@ -42,12 +42,17 @@ pub(super) fn run(args: &UiArgs, console: &mut Console) -> Result<Exit, CliError
         // stops the server.
         let stop = interrupted();
         let server = Server::bind(options).await?;
-        console.out(&format!("{}\n", server.url()))?;
+        let url = server.url().to_string();
+        console.out(&format!("{url}\n"))?;
         console.note("serving the page at that address; Ctrl-C stops");
-        if args.open {
-            open_browser(server.url(), console).await;
-        }
-        server.run(stop).await?;
+        // The page is served while the browser is being opened.
+        let opening = async {
+            if args.open {
+                open_browser(&url, console).await;
+            }
+        };
+        let (served, ()) = tokio::join!(server.run(stop), opening);
+        served?;
         Ok(Exit::Success)
     })
 }

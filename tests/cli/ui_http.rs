@@ -9,7 +9,7 @@ use nix::sys::signal::Signal;
 use serde_json::{Value as Json, json};
 
 use crate::ui_server::UiServer;
-use crate::util::{promptexec, repo_root};
+use crate::util::{promptexec, repo_root, wait_for};
 
 /// The example library: four `.prompt` files, one a partial of the others.
 const EXAMPLE_LIBRARY: &str = "docs/examples/library";
@@ -513,4 +513,42 @@ fn reports_are_listed_shown_compared_and_traced_and_nothing_outside_the_folder_i
     let none = start_on(&library, &[]);
     assert_eq!(none.get("/api/reports").json()["dir"], Json::Null);
     assert_eq!(none.get("/reports/view?path=base.json").status, 404);
+}
+
+#[test]
+fn open_hands_the_address_to_the_browser_and_a_failing_one_is_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let library = example_library(dir.path());
+    let opened = dir.path().join("opened");
+    let browser = dir.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", opened.display()),
+    )
+    .expect("write the browser");
+    std::fs::set_permissions(
+        &browser,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let browser_arg = browser.to_str().expect("utf-8");
+    let mut server = UiServer::start_with_env(
+        &["--library", &library, "--open"],
+        &[("BROWSER", browser_arg)],
+    );
+    wait_for("the browser to be given the address", || opened.exists());
+    assert_eq!(std::fs::read_to_string(&opened).expect("read"), server.url);
+    assert_eq!(server.stop(Signal::SIGTERM).code(), Some(0));
+
+    let mut server = UiServer::start_with_env(
+        &["--library", &library, "--open"],
+        &[("BROWSER", "/nonexistent/browser")],
+    );
+    assert_eq!(server.get("/api/prompts").status, 200, "it serves anyway");
+    assert_eq!(server.stop(Signal::SIGTERM).code(), Some(0));
+    let stderr = server.stderr_text();
+    assert!(
+        stderr.contains("warning: cannot open a browser with `/nonexistent/browser`"),
+        "{stderr}"
+    );
 }

@@ -53,7 +53,16 @@ impl Reply {
 impl UiServer {
     /// Starts `promptexec ui ARGS` and waits for the address it prints.
     pub fn start(args: &[&str]) -> UiServer {
-        let mut child = promptexec().arg("ui").args(args).spawn();
+        Self::start_with_env(args, &[])
+    }
+
+    /// [`UiServer::start`] with variables added to the environment.
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> UiServer {
+        let mut invocation = promptexec().arg("ui").args(args);
+        for (name, value) in env {
+            invocation = invocation.env(name, value);
+        }
+        let mut child = invocation.spawn();
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take();
         let (sent, got) = mpsc::channel();
