@@ -40,7 +40,7 @@ pub(super) async fn preview(
     in_library(&state, move |library, state| {
         let id = request.id.as_deref().unwrap_or(DRAFT_ID);
         let (messages, problems) = render(library, id, &request.text, &request.inputs);
-        let lint = lint_draft(library, id, &request.text, &state.lint)?;
+        let lint = lint_draft(library, id, &request.text, &state.lint);
         json_of(&json!({
             "ok": !problems.has_errors(),
             "messages": messages,
@@ -85,23 +85,17 @@ fn render(
 }
 
 /// `prompt lint --format json` of the draft, with the library's latest prompts as
-/// the partials it may name.
-fn lint_draft(
-    library: &Library,
-    id: &str,
-    text: &str,
-    config: &lint::Config,
-) -> Result<Json, ApiError> {
-    let mut partials = Partials::default();
-    for prompt in library.list(&[])? {
-        partials.add_subject(&lint::from_library(
-            &prompt.id,
-            prompt.version,
-            &prompt.content,
-        ));
-    }
+/// the partials it may name. Only the partials it reaches are read, so a keystroke
+/// costs the same in a library of any size.
+fn lint_draft(library: &Library, id: &str, text: &str, config: &lint::Config) -> Json {
     let draft = lint::from_prompt(draft_label(id), text.to_string());
-    partials.add_subject(&draft);
+    let mut partials = Partials::default();
+    partials.add_included(&draft, |name| {
+        let stored = library.get(name, None).ok()?;
+        let body = stored.content.get("template")?.as_str()?.to_string();
+        let dotprompt = stored.content.get("format").and_then(Json::as_str) == Some("dotprompt");
+        Some((body, dotprompt))
+    });
     let findings = lint::lint(&draft, &partials, config);
-    Ok(lint_json(&findings, 1))
+    lint_json(&findings, 1)
 }

@@ -62,6 +62,27 @@ impl Partials {
         }
     }
 
+    /// Adds a subject, then each prompt it includes, directly or through other
+    /// partials, that `lookup` finds by id (its body, and whether it is dotprompt).
+    /// What `lookup` does not find stays missing, for the rules to report.
+    pub(crate) fn add_included(
+        &mut self,
+        subject: &Subject,
+        lookup: impl Fn(&str) -> Option<(String, bool)>,
+    ) {
+        self.add_subject(subject);
+        let mut pending: Vec<String> = self.includes(&subject.id).unwrap_or_default().to_vec();
+        while let Some(name) = pending.pop() {
+            if self.0.contains_key(&name) {
+                continue;
+            }
+            if let Some((body, dotprompt)) = lookup(&name) {
+                self.add(&name, &body, dotprompt);
+                pending.extend(self.includes(&name).unwrap_or_default().iter().cloned());
+            }
+        }
+    }
+
     fn includes(&self, name: &str) -> Option<&[String]> {
         self.0.get(name).map(Vec::as_slice)
     }
@@ -105,5 +126,51 @@ impl Findings<'_> {
 
     fn on(&self, rule: &Rule) -> bool {
         self.config.level(rule).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn draft(body: &str) -> Subject {
+        let text = format!("---\nname: draft\n---\n{body}");
+        from_prompt(PathBuf::from("draft.prompt"), text)
+    }
+
+    fn rules_found(subject: &Subject, partials: &Partials) -> Vec<&'static str> {
+        lint(subject, partials, &Config::default())
+            .iter()
+            .map(|f| f.rule.id)
+            .collect()
+    }
+
+    #[test]
+    fn only_the_partials_a_draft_reaches_are_looked_up_and_a_cycle_through_them_is_found() {
+        let stored = |name: &str| match name {
+            "a" => Some(("A {{> b}}".to_string(), true)),
+            "b" => Some(("B {{> a}}".to_string(), true)),
+            "plain" => Some(("{{x}}".to_string(), false)),
+            _ => None,
+        };
+        let looked_up = std::cell::RefCell::new(Vec::new());
+        let lookup = |name: &str| {
+            looked_up.borrow_mut().push(name.to_string());
+            stored(name)
+        };
+        let subject = draft("{{> a}}");
+        let mut partials = Partials::default();
+        partials.add_included(&subject, lookup);
+        let mut asked = looked_up.borrow().clone();
+        asked.sort();
+        assert_eq!(asked, ["a", "b"], "each once, `plain` never");
+        assert!(rules_found(&subject, &partials).contains(&"PL004"));
+
+        let subject = draft("{{> nowhere}}");
+        let mut partials = Partials::default();
+        partials.add_included(&subject, stored);
+        assert!(rules_found(&subject, &partials).contains(&"PL003"));
     }
 }
