@@ -126,7 +126,7 @@ function barChart(points, { name, width = 560, height = 140, id } = {}) {
     return chart;
   }
   const step = (width - left) / points.length;
-  const barWidth = Math.max(1, step * 0.8);
+  const barWidth = Math.max(1, Math.min(36, step * 0.8));
   points.forEach((p, i) => {
     const h = (p.value / max) * plot;
     const x = left + i * step + (step - barWidth) / 2;

@@ -85,7 +85,8 @@ function editorView(view, prompt) {
   const text = el("textarea", { id: "editor-text", spellcheck: "false", wrap: "off", "aria-label": "The prompt as its .prompt file", value: prompt.text });
   const gutter = el("pre", { id: "gutter", class: "gutter", "aria-hidden": "true" });
   const caret = el("span", { id: "caret", class: "note", "aria-live": "off" });
-  const inputs = el("textarea", { id: "inputs", spellcheck: "false", rows: 3, placeholder: "inputs: a JSON object, or key=value lines (empty: the defaults)", "aria-label": "Inputs" });
+  const remembered = "inputs:" + (id || "");
+  const inputs = el("textarea", { id: "inputs", value: sessionStorage.getItem(remembered) || "", spellcheck: "false", rows: 3, placeholder: "inputs: a JSON object, or key=value lines (empty: the defaults)", "aria-label": "Inputs" });
   const inputsError = el("p", { id: "inputs-error", class: "failure", role: "alert" });
   const preview = el("div", { id: "preview", "aria-live": "polite" });
   const errors = el("ul", { id: "errors", class: "problems" });
@@ -222,7 +223,7 @@ function editorView(view, prompt) {
   text.addEventListener("input", () => { numberLines(); showCaret(); schedule(); });
   text.addEventListener("scroll", numberLines);
   for (const kind of ["keyup", "click", "select"]) text.addEventListener(kind, showCaret);
-  inputs.addEventListener("input", schedule);
+  inputs.addEventListener("input", () => { sessionStorage.setItem(remembered, inputs.value); schedule(); });
   view.querySelector("#save").addEventListener("click", save);
   view.querySelector("#diff").addEventListener("click", diff);
   view.addEventListener("keydown", (event) => {
@@ -236,6 +237,7 @@ function editorView(view, prompt) {
       schedule();
     });
   }
+  text.setSelectionRange(0, 0);
   numberLines();
   showCaret();
   return runPreview();

@@ -68,7 +68,7 @@ function showChips(chips, list, note) {
 }
 
 function lockMark(locked) {
-  return locked ? el("span", { class: "lock", title: "locked: changes are refused", text: "🔒 locked" }) : null;
+  return locked ? el("span", { class: "lock", title: "locked: changes are refused", text: "locked" }) : null;
 }
 
 function ratingText(prompt) {

@@ -11,7 +11,7 @@ function reportTabs(current) {
 const NO_REPORTS = "start with --reports DIR to see reports";
 
 VIEWS.reports = {
-  async render(_rest, view) {
+  async render(chosen, view) {
     const listing = await api("/api/reports");
     view.append(reportTabs("reports"));
     if (listing.dir === null || listing.dir === undefined) {
@@ -23,6 +23,7 @@ VIEWS.reports = {
     const shown = el("p", { id: "report-shown", class: "note" });
     const picked = [];
     const show = (path, src, label) => {
+      history.replaceState(null, "", "#reports/" + enc(path));
       frame.src = src;
       frame.dataset.path = path;
       shown.textContent = label;
@@ -68,6 +69,10 @@ VIEWS.reports = {
       el("div", { class: "toolbar" }, diffButton, shown),
       frame);
     if (!listing.reports.length) view.append(el("p", { class: "note", text: "No JSON reports in that folder yet." }));
+    // `#reports/P` shows report P; `#reports/A..B` the diff of A and B.
+    const pair = chosen.split("..");
+    if (pair.length === 2) show(chosen, pageUrl("/reports/diff", [["base", pair[0]], ["head", pair[1]]]), `diff ${pair[0]} → ${pair[1]}`);
+    else if (chosen) show(chosen, pageUrl("/reports/view", [["path", chosen]]), chosen);
   },
 };
 

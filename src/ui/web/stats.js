@@ -27,8 +27,9 @@ function usesChart(entries, chartId, name, width) {
   return barChart(points, { name, id: chartId, width: width || 560 });
 }
 
-function ratio(part, whole) {
-  return whole ? `${part}/${whole}` : "none";
+/// A rate with its counts, or what is missing.
+function rateText(rate, part, whole, none) {
+  return whole ? `${percent(rate)} (${part}/${whole})` : none;
 }
 
 function statCard(s) {
@@ -40,9 +41,9 @@ function statCard(s) {
       el("span", { class: "rank", text: s.rank ? `rank ${s.rank}` : "unranked" })),
     el("dl", { class: "figures" },
       el("dt", { text: "uses" }), el("dd", { class: "uses", text: `${s.uses}${purposes ? ` (${purposes})` : ""}` }),
-      el("dt", { text: "pass rate" }), el("dd", { class: "pass-rate" }, meter(s.pass_rate, `${percent(s.pass_rate)} · ${ratio(s.checks_passed, s.checks_total)}`, "pass rate")),
-      el("dt", { text: "success rate" }), el("dd", { class: "success-rate" }, meter(s.success_rate, `${percent(s.success_rate)} · ${ratio(s.successes, s.outcomes)}`, "success rate")),
+      el("dt", { text: "pass rate" }), el("dd", { class: "pass-rate" }, meter(s.pass_rate, rateText(s.pass_rate, s.checks_passed, s.checks_total, "no checks recorded"), "pass rate")),
+      el("dt", { text: "success rate" }), el("dd", { class: "success-rate" }, meter(s.success_rate, rateText(s.success_rate, s.successes, s.outcomes, "no outcomes recorded"), "success rate")),
       el("dt", { text: "rating" }), el("dd", { class: "rating" }, meter(s.rating === null ? null : s.rating / 5, rating, "mean rating")),
       el("dt", { text: "score" }), el("dd", { class: "score" }, meter(s.score, fixed(s.score, 3), "score"))),
-    usesChart([s], null, `uses of ${key} per day`, 320));
+    s.per_day && s.per_day.length ? usesChart([s], null, `uses of ${key} per day`, 320) : el("p", { class: "note", text: "no uses recorded" }));
 }
