@@ -3,6 +3,7 @@
 //
 //   node tests/browser/ui.mjs URL SHOTS_DIR --prompt ID --search TEXT --misspell FROM=TO
 //       --inputs KEY=VALUE --locked ID --new ID --history ITEM
+//   node tests/browser/ui.mjs URL SHOTS_DIR --view HASH SELECTOR
 //
 // URL is the address `promptexec ui` printed (token included). The page is driven
 // through every tab: the library searched and filtered, a prompt opened, edited with
@@ -10,6 +11,9 @@
 // twice, the locked prompt's save refused, a new prompt made, the stats, the reports
 // (each shown in the frame, and a diff of two) and the history of one item.
 // Screenshots of each view go to SHOTS_DIR/VIEW-{wide,phone}-{light,dark}.png.
+// With --view, only the text of SELECTOR once view #HASH has rendered.
+// Either way the document also holds every request to another origin, console
+// errors, page errors and the answers with a failure status.
 //
 // PROMPTEXEC_BROWSER_MODULES names the node_modules folder holding playwright-core
 // (default: target/browser/node_modules); CHROMIUM the browser (default /usr/bin/chromium).
@@ -29,12 +33,17 @@ const FLAGS = [
 ];
 
 const [url, shots, ...rest] = process.argv.slice(2);
-const option = (name) => {
+const option = (name, required = true) => {
   const at = rest.indexOf(name);
-  if (at < 0) { console.error(`usage: ui.mjs URL SHOTS_DIR … (${name} missing)`); process.exit(2); }
-  return rest[at + 1];
+  if (at >= 0) return rest[at + 1];
+  if (!required) return null;
+  console.error(`usage: ui.mjs URL SHOTS_DIR … (${name} missing)`);
+  process.exit(2);
 };
-const opts = {
+// `--view HASH SELECTOR`: only the text of SELECTOR once view HASH has rendered.
+const viewAt = rest.indexOf("--view");
+const only = viewAt < 0 ? null : { hash: rest[viewAt + 1], selector: rest[viewAt + 2] };
+const opts = only ? {} : {
   prompt: option("--prompt"), search: option("--search"), misspell: option("--misspell").split("="),
   locked: option("--locked"), inputs: option("--inputs"), fresh: option("--new"), history: option("--history"),
 };
@@ -85,6 +94,16 @@ async function listAfter(action) {
 }
 const views = [];
 async function shoot(name) { views.push([name, page.url()]); }
+
+if (only) {
+  await page.goto(url + only.hash);
+  await rendered(only.hash);
+  out.text = await page.textContent(only.selector);
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+  console.log(JSON.stringify(out, null, 2));
+  process.exit(0);
+}
 
 try {
   // The library: everything, a search, a tag.
