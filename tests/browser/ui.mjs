@@ -147,6 +147,26 @@ try {
   out.caret = await page.$eval("#caret", (n) => [Number(n.dataset.line), Number(n.dataset.col), n.textContent]);
   out.caretOffset = await page.$eval("#editor-text", (n) => n.selectionStart);
 
+  // Answers out of order: the first of two previews is held back until the second
+  // is shown; the older answer is dropped, not shown over the newer.
+  let held = null;
+  const holding = new Promise((resolve) => {
+    page.route("**/api/preview", (route) => {
+      if (held) return route.continue();
+      held = route;
+      resolve();
+    });
+  });
+  await page.fill("#editor-text", original.replace("Hello", "First draft:"));
+  await holding;
+  await page.fill("#editor-text", original.replace("Hello", "Second draft:"));
+  await page.waitForFunction(() => document.querySelector("#preview").textContent.includes("Second draft:"));
+  const dropped = await page.evaluate(() => Number(document.body.dataset.previewDropped || 0));
+  await held.continue();
+  await page.waitForFunction((d) => Number(document.body.dataset.previewDropped || 0) > d, dropped);
+  out.afterLateAnswer = await page.$$eval("#preview pre", (nodes) => nodes.map((n) => n.textContent).join("\n"));
+  await page.unroute("**/api/preview");
+
   // Typed fast: each key a preview request; the last text is the one shown.
   await page.fill("#editor-text", original);
   await page.focus("#editor-text");
@@ -168,6 +188,12 @@ try {
   await page.click("#diff");
   await page.waitForFunction(() => document.querySelector("#draft-diff").dataset.done);
   out.draftDiff = await page.textContent("#draft-diff");
+
+  // The prompt again: two versions, and the diff of the two.
+  await visit(`#prompt/${encodeURIComponent(opts.prompt)}`);
+  await page.waitForSelector("#version-diff[data-pair]");
+  out.versionsAfterSave = await page.$$eval("#versions tbody tr", (rows) => rows.map((r) => Number(r.dataset.version)));
+  out.versionDiff = await page.$$eval("#version-diff [data-op]:not([data-op=same])", (lines) => lines.map((l) => l.textContent));
 
   // The locked prompt: the save is refused, and why is shown.
   await visit(`#edit/${encodeURIComponent(opts.locked)}`);

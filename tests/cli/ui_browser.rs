@@ -241,6 +241,10 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
         "the undeclared variable is a lint finding too: {}",
         found["lint"]
     );
+    // A late answer to an older text does not replace the newer one's preview.
+    let late = found["afterLateAnswer"].as_str().expect("preview");
+    assert!(late.contains("Second draft:, I am Dana."), "{late}");
+    assert!(!late.contains("First draft"), "{late}");
     // Typed key by key, the preview shows the last text; then saved once, and
     // again unchanged.
     assert!(
@@ -255,6 +259,8 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
     assert_eq!(found["saved"], "saved version 2");
     assert_eq!(found["savedAgain"], "unchanged (version 2)");
     assert_eq!(found["draftDiff"], "(no difference)\n");
+    assert_eq!(found["versionsAfterSave"], json!([1, 2]));
+    assert_eq!(found["versionDiff"], json!(["+ Thanks for waiting.\n"]));
     // The locked prompt: refused, with the library's reason.
     let refused = found["lockedSave"].as_str().expect("the refusal");
     assert!(refused.contains("`refund-policy` is locked"), "{refused}");

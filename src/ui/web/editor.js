@@ -95,8 +95,9 @@ function editorView(view, prompt) {
   const draftDiff = el("div", { id: "draft-diff", class: "diff" });
   const idBox = id ? null : el("input", { id: "new-id", type: "text", placeholder: "new prompt id", "aria-label": "New prompt id", autocomplete: "off" });
 
+  const versionMark = el("span", { class: "version", text: prompt.version ? "v" + prompt.version : "" });
   const heading = id
-    ? el("h2", {}, el("a", { href: "#prompt/" + enc(id), class: "id", text: id }), " ", el("span", { class: "version", text: "v" + prompt.version }))
+    ? el("h2", {}, el("a", { href: "#prompt/" + enc(id), class: "id", text: id }), " ", versionMark)
     : el("h2", { text: "New prompt" });
   view.append(
     el("div", { class: "toolbar" }, heading, prompt.locked ? lockMark(true) : null, idBox,
@@ -168,10 +169,13 @@ function editorView(view, prompt) {
     try {
       answer = await api("/api/preview", { method: "POST", body: { text: text.value, inputs: values, id: id || (idBox && idBox.value.trim()) || null } });
     } catch (error) {
-      if (seq <= previewShown) return;
       answer = { ok: false, messages: [], errors: [{ severity: "error", line: null, col: null, message: error.message }], lint: null };
     }
-    if (seq <= previewShown) return;
+    if (seq <= previewShown) {
+      // A newer answer is shown already: this older one is dropped.
+      document.body.dataset.previewDropped = String(Number(document.body.dataset.previewDropped || 0) + 1);
+      return;
+    }
     previewShown = seq;
     preview.replaceChildren(...answer.messages.map((m) => el("div", { class: "message", "data-role": m.role },
       el("span", { class: "role", text: m.role }), el("pre", { text: m.text }))));
@@ -197,6 +201,7 @@ function editorView(view, prompt) {
       const answer = await api(`/api/prompts/${enc(target)}`, { method: "POST", body: { text: text.value } });
       status.textContent = answer.unchanged ? `unchanged (version ${answer.version})` : `saved version ${answer.version}`;
       status.className = "good";
+      versionMark.textContent = "v" + answer.version;
       if (!id) {
         id = target;
         history.replaceState(null, "", "#edit/" + enc(id));
