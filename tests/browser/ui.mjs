@@ -2,14 +2,15 @@
 // one JSON document on stdout.
 //
 //   node tests/browser/ui.mjs URL SHOTS_DIR --prompt ID --search TEXT --misspell FROM=TO
-//       --inputs KEY=VALUE --locked ID --new ID --history ITEM
+//       --inputs KEY=VALUE --markup ID --locked ID --new ID --history ITEM
 //   node tests/browser/ui.mjs URL SHOTS_DIR --view HASH SELECTOR
 //
 // URL is the address `promptexec ui` printed (token included). The page is driven
 // through every tab: the library searched and filtered, a prompt opened, edited with
 // a misspelt variable (its errors and the caret after clicking one), fixed and saved
-// twice, the locked prompt's save refused, a new prompt made, the stats, the reports
-// (each shown in the frame, and a diff of two) and the history of one item.
+// twice, a prompt of markup shown as text, the locked prompt's save refused, a new
+// prompt made, the stats, the reports (each shown in the frame, and a diff of two)
+// and the history of one item.
 // Screenshots of each view go to SHOTS_DIR/VIEW-{wide,phone}-{light,dark}.png.
 // With --view, only the text of SELECTOR once view #HASH has rendered.
 // Either way the document also holds every request to another origin, console
@@ -45,7 +46,7 @@ const viewAt = rest.indexOf("--view");
 const only = viewAt < 0 ? null : { hash: rest[viewAt + 1], selector: rest[viewAt + 2] };
 const opts = only ? {} : {
   prompt: option("--prompt"), search: option("--search"), misspell: option("--misspell").split("="),
-  locked: option("--locked"), inputs: option("--inputs"), fresh: option("--new"), history: option("--history"),
+  markup: option("--markup"), locked: option("--locked"), inputs: option("--inputs"), fresh: option("--new"), history: option("--history"),
 };
 const origin = new URL(url).origin;
 const attr = (value) => JSON.stringify(value);
@@ -194,6 +195,15 @@ try {
   await page.waitForSelector("#version-diff[data-pair]");
   out.versionsAfterSave = await page.$$eval("#versions tbody tr", (rows) => rows.map((r) => Number(r.dataset.version)));
   out.versionDiff = await page.$$eval("#version-diff [data-op]:not([data-op=same])", (lines) => lines.map((l) => l.textContent));
+
+  // A prompt whose fields are markup: shown as text in every view.
+  out.markup = 0;
+  for (const hash of [`#prompt/${encodeURIComponent(opts.markup)}`, `#edit/${encodeURIComponent(opts.markup)}`, "#stats", "#library"]) {
+    await visit(hash);
+    out.markup += await page.$$eval("#app img, #app script, #app b, #app i", (nodes) => nodes.length);
+  }
+  out.markupTitle = await page.$eval(`[data-prompt-id=${attr(opts.markup)}] .title`, (n) => n.textContent).catch(() => null);
+  out.title = await page.title();
 
   // The locked prompt: the save is refused, and why is shown.
   await visit(`#edit/${encodeURIComponent(opts.locked)}`);

@@ -158,7 +158,7 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
         .to_owned();
     let reports = dir.path().join("reports");
     std::fs::create_dir(&reports).expect("reports folder");
-    for file in ["greeting.prompt", "refund-policy.prompt"] {
+    for file in ["greeting.prompt", "refund-policy.prompt", "markup.prompt"] {
         cli(&library, &["prompt", "add", &format!("{FIXTURES}/{file}")]);
     }
     cli(&library, &["prompt", "lock", "refund-policy"]);
@@ -185,6 +185,8 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
         "customer=custmer",
         "--inputs",
         "customer=Dana",
+        "--markup",
+        "markup",
         "--locked",
         "refund-policy",
         "--new",
@@ -201,11 +203,15 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
     );
 
     // The library: listed by rank, searched, filtered by a tag, sorted by id.
-    assert_eq!(found["listed"], json!(["greeting", "refund-policy"]));
-    assert_eq!(found["tags"], json!(["greeting", "policy", "support"]));
+    let by_id = json!(["greeting", "markup", "refund-policy"]);
+    assert_eq!(found["listed"], by_id, "the rated prompt first, then by id");
+    assert_eq!(
+        found["tags"],
+        json!(["<b>bold</b>", "greeting", "policy", "support"])
+    );
     assert_eq!(found["found"], json!(["greeting"]));
     assert_eq!(found["taggedLocked"], json!(["refund-policy"]));
-    assert_eq!(found["sortedById"], json!(["greeting", "refund-policy"]));
+    assert_eq!(found["sortedById"], by_id);
     // The prompt opened: its one version and the render recorded in its audit log.
     assert_eq!(found["versions"], json!([1]));
     let audit = &found["audit"][0];
@@ -261,6 +267,13 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
     assert_eq!(found["draftDiff"], "(no difference)\n");
     assert_eq!(found["versionsAfterSave"], json!([1, 2]));
     assert_eq!(found["versionDiff"], json!(["+ Thanks for waiting.\n"]));
+    // Markup in a prompt's fields and text is shown as text, never made elements.
+    assert_eq!(found["markup"], 0);
+    assert_eq!(
+        found["markupTitle"],
+        r#"<img src=x onerror="document.title='pwned'">"#
+    );
+    assert_eq!(found["title"], "promptexec ui");
     // The locked prompt: refused, with the library's reason.
     let refused = found["lockedSave"].as_str().expect("the refusal");
     assert!(refused.contains("`refund-policy` is locked"), "{refused}");
