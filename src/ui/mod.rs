@@ -21,6 +21,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -28,6 +29,9 @@ use axum::routing::{get, post};
 use crate::library::lint::Config as LintConfig;
 
 use access::Access;
+
+/// How long the requests under way may take once the server is told to stop.
+const GRACE: Duration = Duration::from_secs(3);
 
 /// What the server serves, and where.
 #[derive(Debug)]
@@ -123,16 +127,30 @@ impl Server {
         &self.url
     }
 
-    /// Answers until `stop` completes, then lets the requests under way finish.
+    /// Answers until `stop` completes, then lets the requests under way finish, for
+    /// at most [`GRACE`]: a client that never finishes its request cannot hold the
+    /// server open.
     pub(crate) async fn run(
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), UiError> {
         let app = routes(self.state);
-        axum::serve(self.listener, app)
-            .with_graceful_shutdown(stop)
-            .await
-            .map_err(UiError::Serve)
+        let stopped = tokio_util::sync::CancellationToken::new();
+        let signal = {
+            let stopped = stopped.clone();
+            async move {
+                stop.await;
+                stopped.cancel();
+            }
+        };
+        let serving = axum::serve(self.listener, app).with_graceful_shutdown(signal);
+        tokio::select! {
+            served = serving => served.map_err(UiError::Serve),
+            () = async {
+                stopped.cancelled().await;
+                tokio::time::sleep(GRACE).await;
+            } => Ok(()),
+        }
     }
 }
 

@@ -2,8 +2,10 @@
 //! where it listens, how it stops, and what its endpoints answer: the same as the
 //! commands they stand for, read back through the command line.
 
+use std::io::Write;
+use std::net::TcpStream;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
 use serde_json::{Value as Json, json};
@@ -137,7 +139,18 @@ fn it_listens_on_loopback_only_and_exits_0_on_sigterm_and_sigint() {
             "bound to 127.0.0.1 and nothing else"
         );
         assert_eq!(server.get("/api/stats").status, 200);
+        // A client that never finishes its request does not hold the server open.
+        let mut stalled = TcpStream::connect(&server.authority).expect("connect");
+        stalled
+            .write_all(b"GET /api/stats HTTP/1.1\r\nHost: ")
+            .expect("half a request");
+        let asked = Instant::now();
         let status = server.stop(signal);
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            asked.elapsed()
+        );
         assert_eq!(status.code(), Some(0), "{signal}: {status}");
         assert!(
             listening_address(port_of(&server)).is_none(),
