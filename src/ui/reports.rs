@@ -96,11 +96,19 @@ fn report_files(dir: &Path) -> Vec<ReportFile> {
     found
 }
 
-/// A report file's JSON, or why it is not one.
-fn read_report(path: &Path) -> Result<(String, Json), String> {
-    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read it: {err}"))?;
-    let value: Json =
-        serde_json::from_str(&text).map_err(|err| format!("not valid JSON: {err}"))?;
+/// Why a listed file cannot be shown as a report.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error("cannot read it: {0}")]
+    Read(#[from] std::io::Error),
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// A report file's text and JSON.
+fn read_report(path: &Path) -> Result<(String, Json), Unreadable> {
+    let text = std::fs::read_to_string(path)?;
+    let value = serde_json::from_str(&text)?;
     Ok((text, value))
 }
 
@@ -163,7 +171,7 @@ pub(super) async fn list(State(state): State<Arc<Served>>) -> Result<Response, A
 fn summary(file: &ReportFile) -> Json {
     let value = match read_report(&file.path) {
         Ok((_, value)) => value,
-        Err(why) => return json!({"path": file.name, "error": why}),
+        Err(why) => return json!({"path": file.name, "error": why.to_string()}),
     };
     let Some(kind) = ReportKind::of(&value) else {
         return json!({"path": file.name, "error": "not a promptexec report"});
