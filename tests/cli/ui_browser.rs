@@ -239,6 +239,16 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
     let (line, col) = place.split_once(':').expect("LINE:COL");
     assert_eq!(found["caret"][0].to_string(), line);
     assert_eq!(found["caret"][1].to_string(), col);
+    // Columns count characters: the line's emoji is two UTF-16 units in the page.
+    let (line, col): (usize, usize) = (line.parse().expect("line"), col.parse().expect("col"));
+    let line_start: usize = edited
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(|l| l.encode_utf16().count())
+        .sum();
+    let line_text = edited.lines().nth(line - 1).expect("the line");
+    let within: usize = line_text.chars().take(col - 1).map(char::len_utf16).sum();
+    assert_eq!(found["caretOffset"], line_start + within, "{edited}");
     assert!(
         found["lint"]
             .as_array()

@@ -58,14 +58,15 @@ function readInputs(text) {
   return inputs;
 }
 
-/// Line and column (1-based) of `offset` in `text`.
+/// Line and column (1-based; columns count characters, as the command line's
+/// messages do) of `offset` (UTF-16) in `text`.
 function position(text, offset) {
   const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return { line, col: offset - before.lastIndexOf("\n") };
+  const start = before.lastIndexOf("\n") + 1;
+  return { line: before.split("\n").length, col: [...before.slice(start)].length + 1 };
 }
 
-/// The offset of line `line`, column `col` (1-based) in `text`.
+/// The offset (UTF-16) of line `line`, column `col` (1-based characters) in `text`.
 function offsetOf(text, line, col) {
   let at = 0;
   for (let n = 1; n < line; n++) {
@@ -74,7 +75,8 @@ function offsetOf(text, line, col) {
     at = next + 1;
   }
   const end = text.indexOf("\n", at);
-  return Math.min(at + Math.max(0, col - 1), end < 0 ? text.length : end);
+  const chars = [...text.slice(at, end < 0 ? text.length : end)].slice(0, Math.max(0, col - 1));
+  return at + chars.join("").length;
 }
 
 let previewSent = 0;
