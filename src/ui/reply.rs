@@ -71,9 +71,11 @@ impl IntoResponse for ApiError {
 }
 
 /// Problems as `{severity, file, line, col, message}`, `line` and `col` null for a
-/// problem with the whole text.
+/// problem with the whole text; in the order the command line prints them.
 pub(super) fn problems_json(problems: &Diagnostics) -> Json {
     problems
+        .clone()
+        .sorted()
         .iter()
         .map(|d| {
             json!({

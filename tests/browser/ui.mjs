@@ -144,7 +144,7 @@ try {
   out.lint = await page.$$eval("#lint li[data-rule]", (nodes) => nodes.map((n) => n.dataset.rule));
   out.previewOkWithError = await page.$eval("#preview", (n) => n.dataset.ok);
   await shoot("edit");
-  await page.click("#errors button[data-line]");
+  await page.click("#errors li.error button[data-line]");
   out.caret = await page.$eval("#caret", (n) => [Number(n.dataset.line), Number(n.dataset.col), n.textContent]);
   out.caretOffset = await page.$eval("#editor-text", (n) => n.selectionStart);
 

@@ -8,12 +8,12 @@
 //! outside CI (`CI` unset) `PROMPTEXEC_SKIP_BROWSER=1` skips them instead.
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value as Json;
 
-use crate::util::{example_config, repo_root};
+use crate::util::{browser_driver, example_config, repo_root};
 
 /// The bundled example's five scenarios, `delayed-order` made to fail.
 const SUITE: &str = "tests/fixtures/html_report/scenarios";
@@ -115,49 +115,9 @@ fn test_and_check_write_every_report_asked_for() {
     assert_eq!(record["extensions"][0]["name"], "lookup_order");
 }
 
-/// The driver's command, or `None` when the browser tests are to be skipped.
+/// The driver of this file's pages, or `None` when the browser tests are skipped.
 fn driver() -> Option<Command> {
-    let root = repo_root();
-    let modules = root.join("target/browser/node_modules");
-    let chromium = std::env::var_os("CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let missing = if !chromium.is_file() {
-        Some(format!(
-            "no Chromium at {} (apt-get install chromium)",
-            chromium.display()
-        ))
-    } else if !node {
-        Some("no `node` on PATH (install Node.js 20 or later)".to_owned())
-    } else if !modules.join("playwright-core").is_dir() {
-        Some(format!(
-            "no playwright-core in {} (bash .ci/run installs it: npm ci --prefix target/browser \
-             with tests/fixtures/browser/package*.json)",
-            modules.display()
-        ))
-    } else {
-        None
-    };
-    if let Some(why) = missing {
-        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-            panic!("{why}; CI must run the browser tests");
-        }
-        if std::env::var("PROMPTEXEC_SKIP_BROWSER").as_deref() == Ok("1") {
-            eprintln!("skipped: {why} (PROMPTEXEC_SKIP_BROWSER=1)");
-            return None;
-        }
-        panic!("{why}; or set PROMPTEXEC_SKIP_BROWSER=1 to skip the browser tests");
-    }
-    let mut command = Command::new("node");
-    command
-        .current_dir(&root)
-        .arg(root.join("tests/browser/report.mjs"))
-        .env("PROMPTEXEC_BROWSER_MODULES", modules)
-        .env("CHROMIUM", chromium);
-    Some(command)
+    browser_driver("tests/browser/report.mjs")
 }
 
 /// What the browser found on the page at `file` (`flags`: the driver's `--open ID`,

@@ -32,11 +32,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
+mod browser;
 mod outcome;
 mod process;
 mod project;
 mod snapshot;
 
+pub use browser::browser_driver;
 pub use outcome::Outcome;
 pub use process::{alive, gone, gone_within, pid_in, wait_for};
 pub use project::{copy_dir, scenario_assertions};

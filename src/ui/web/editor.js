@@ -141,9 +141,11 @@ function editorView(view, prompt) {
 
   const showProblems = (list) => {
     errors.replaceChildren(...list.map((p) => {
+      // As the command line prints it: `LINE:COL message`, warnings marked.
       const where = p.line ? `${p.line}:${p.col}` : "";
+      const message = p.severity === "warning" ? "warning: " + p.message : p.message;
       return el("li", { class: "problem " + (p.severity || "error") },
-        el("button", { type: "button", class: "link", "data-line": p.line || "", "data-col": p.col || "", text: (where ? where + " " : "") + p.message,
+        el("button", { type: "button", class: "link", "data-line": p.line || "", "data-col": p.col || "", text: (where ? where + " " : "") + message,
           onclick: () => { if (p.line) moveTo(p.line, p.col || 1); } }));
     }));
     if (!list.length) errors.append(el("li", { class: "note", text: "none" }));
