@@ -373,7 +373,15 @@ fn the_preview_renders_with_library_partials_and_places_errors_as_prompt_render_
         )
         .json();
     assert_eq!(preview["ok"], false);
-    let error = &preview["errors"][0];
+    let problems = preview["errors"].as_array().expect("errors");
+    assert_eq!(
+        problems[0]["severity"], "warning",
+        "in the command line's order: {preview}"
+    );
+    let error = problems
+        .iter()
+        .find(|p| p["severity"] == "error")
+        .expect("an error");
     let file = dir.path().join("billing-reply.prompt");
     std::fs::write(&file, &misspelt).expect("write the draft");
     let rendered = promptexec()
