@@ -10,34 +10,12 @@
 //     the median time to first render of each file (ms from navigation start to the
 //     page's `first-render` mark), the files opened in turn, round after round
 //
-// PROMPTEXEC_BROWSER_MODULES names the node_modules folder holding playwright-core
-// (default: target/browser/node_modules); CHROMIUM the browser (default /usr/bin/chromium).
+// The browser is launched by ./chromium.mjs (which names its environment).
 
-import { createRequire } from "node:module";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const modules = process.env.PROMPTEXEC_BROWSER_MODULES || path.resolve("target/browser/node_modules");
-const require = createRequire(path.join(modules, "x.js"));
-const { chromium } = require("playwright-core");
-
-const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
-
-async function launch() {
-  const profile = mkdtempSync(path.join(tmpdir(), "promptexec-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 900 },
-  });
-  return { context, close: async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); } };
-}
+import { launch } from "./chromium.mjs";
 
 async function inspect(file, open, shots, hash) {
   const url = pathToFileURL(path.resolve(file)).href;

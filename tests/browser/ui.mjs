@@ -16,22 +16,12 @@
 // Either way the document also holds every request to another origin, console
 // errors, page errors and the answers with a failure status.
 //
-// PROMPTEXEC_BROWSER_MODULES names the node_modules folder holding playwright-core
-// (default: target/browser/node_modules); CHROMIUM the browser (default /usr/bin/chromium).
+// The browser is launched by ./chromium.mjs (which names its environment).
 
-import { createRequire } from "node:module";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 
-const modules = process.env.PROMPTEXEC_BROWSER_MODULES || path.resolve("target/browser/node_modules");
-const require = createRequire(path.join(modules, "x.js"));
-const { chromium } = require("playwright-core");
-
-const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
+import { launch } from "./chromium.mjs";
 
 const [url, shots, ...rest] = process.argv.slice(2);
 const option = (name, required = true) => {
@@ -51,13 +41,8 @@ const opts = only ? {} : {
 const origin = new URL(url).origin;
 const attr = (value) => JSON.stringify(value);
 
-const profile = mkdtempSync(path.join(tmpdir(), "promptexec-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: FLAGS,
-  viewport: { width: 1280, height: 900 },
-});
+const browser = await launch();
+const context = browser.context;
 const page = await context.newPage();
 page.setDefaultTimeout(15000);
 const out = { requests: [], consoleErrors: [], pageErrors: [], failedLoads: [] };
@@ -100,8 +85,7 @@ if (only) {
   await page.goto(url + only.hash);
   await rendered(only.hash);
   out.text = await page.textContent(only.selector);
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser.close();
   console.log(JSON.stringify(out, null, 2));
   process.exit(0);
 }
@@ -284,11 +268,9 @@ try {
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, "failure.png"), fullPage: true }).catch(() => {});
   console.error(`stopped at ${page.url()}: ${error.stack}\nfound so far: ${JSON.stringify(out, null, 2)}`);
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser.close();
   process.exit(1);
 }
 
-await context.close();
-rmSync(profile, { recursive: true, force: true });
+await browser.close();
 console.log(JSON.stringify(out, null, 2));

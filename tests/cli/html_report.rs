@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::Value as Json;
 
-use crate::util::{browser_driver, example_config, repo_root};
+use crate::util::{browser_driver, driver_json, example_config, repo_root};
 
 /// The bundled example's five scenarios, `delayed-order` made to fail.
 const SUITE: &str = "tests/fixtures/html_report/scenarios";
@@ -123,14 +123,11 @@ fn driver() -> Option<Command> {
 /// What the browser found on the page at `file` (`flags`: the driver's `--open ID`,
 /// `--shots PREFIX`, `--hash FRAGMENT`).
 fn inspect(mut driver: Command, file: &Path, flags: &[&OsStr]) -> Json {
-    let out = driver
-        .args(["inspect", file.to_str().expect("utf-8 path")])
-        .args(flags)
-        .output()
-        .expect("node runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the driver failed: {stderr}");
-    serde_json::from_slice(&out.stdout).expect("the driver prints JSON")
+    driver_json(
+        driver
+            .args(["inspect", file.to_str().expect("utf-8 path")])
+            .args(flags),
+    )
 }
 
 fn assert_quiet(found: &Json) {

@@ -18,7 +18,7 @@ use nix::sys::signal::Signal;
 use serde_json::{Value as Json, json};
 
 use crate::ui_server::UiServer;
-use crate::util::{browser_driver, example_config, promptexec, repo_root};
+use crate::util::{browser_driver, driver_json, example_config, promptexec, repo_root};
 
 const FIXTURES: &str = "tests/fixtures/ui";
 
@@ -29,15 +29,12 @@ fn driver() -> Option<Command> {
 
 /// What the driver found on the page at `url`.
 fn drive(mut driver: Command, url: &str, shots: &Path, flags: &[&str]) -> Json {
-    let out = driver
-        .arg(url)
-        .arg(shots)
-        .args(flags)
-        .output()
-        .expect("node runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the driver failed: {stderr}");
-    serde_json::from_slice(&out.stdout).expect("the driver prints JSON")
+    driver_json(driver.arg(url).arg(shots).args(flags))
+}
+
+/// Where a test's library is: `lib.db` in `dir`.
+fn library_in(dir: &Path) -> String {
+    dir.join("lib.db").to_str().expect("utf-8").to_owned()
 }
 
 /// `promptexec ARGS --library LIBRARY` from the repository root, exit 0; its stdout.
@@ -114,12 +111,7 @@ fn assert_quiet(found: &Json) {
 fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
     let Some(browser) = driver() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
-    let library = dir
-        .path()
-        .join("lib.db")
-        .to_str()
-        .expect("utf-8")
-        .to_owned();
+    let library = library_in(dir.path());
     let reports = dir.path().join("reports");
     std::fs::create_dir(&reports).expect("reports folder");
     for file in ["greeting.prompt", "refund-policy.prompt", "markup.prompt"] {
@@ -332,12 +324,7 @@ fn the_page_edits_the_library_and_shows_stats_and_reports_in_chromium() {
 fn without_a_reports_folder_the_page_says_how_to_name_one() {
     let Some(browser) = driver() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
-    let library = dir
-        .path()
-        .join("lib.db")
-        .to_str()
-        .expect("utf-8")
-        .to_owned();
+    let library = library_in(dir.path());
     cli(
         &library,
         &["prompt", "add", &format!("{FIXTURES}/greeting.prompt")],

@@ -38,7 +38,7 @@ mod process;
 mod project;
 mod snapshot;
 
-pub use browser::browser_driver;
+pub use browser::{browser_driver, driver_json};
 pub use outcome::Outcome;
 pub use process::{alive, gone, gone_within, pid_in, wait_for};
 pub use project::{copy_dir, scenario_assertions};

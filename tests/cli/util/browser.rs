@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use serde_json::Value as Json;
+
 use super::repo_root;
 
 /// `node SCRIPT` from the repository root with playwright-core and Chromium named in
@@ -52,4 +54,12 @@ pub fn browser_driver(script: &str) -> Option<Command> {
         .env("PROMPTEXEC_BROWSER_MODULES", modules)
         .env("CHROMIUM", chromium);
     Some(command)
+}
+
+/// Runs a driver to its end; the JSON document it prints.
+pub fn driver_json(driver: &mut Command) -> Json {
+    let out = driver.output().expect("node runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the driver failed: {stderr}");
+    serde_json::from_slice(&out.stdout).expect("the driver prints JSON")
 }
