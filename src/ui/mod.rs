@@ -29,6 +29,7 @@ use axum::routing::{get, post};
 use crate::library::lint::Config as LintConfig;
 
 use access::Access;
+use reply::ApiError;
 
 /// How long the requests under way may take once the server is told to stop.
 const GRACE: Duration = Duration::from_secs(3);
@@ -152,6 +153,19 @@ impl Server {
             } => Ok(()),
         }
     }
+}
+
+/// Runs a request's blocking work (the library, report files) off the async
+/// threads.
+async fn blocking<T, F>(state: &Arc<State>, work: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
+{
+    let state = Arc::clone(state);
+    tokio::task::spawn_blocking(move || work(&state))
+        .await
+        .map_err(|err| ApiError::Internal(format!("the request stopped: {err}")))?
 }
 
 fn routes(state: Arc<State>) -> Router {

@@ -20,22 +20,21 @@ use crate::library::{
 use crate::report::{Answer, LibraryAnswer, StatsAnswer};
 
 use super::State as Served;
+use super::blocking;
 use super::reply::{ApiError, json_of, json_text};
 
-/// Runs `work` on the library, opened afresh for this request, off the async
-/// threads (SQLite blocks).
+/// Runs `work` on the library, opened afresh for this request as a command opens
+/// it, off the async threads (SQLite blocks).
 pub(super) async fn in_library<T, F>(state: &Arc<Served>, work: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&mut Library, &Served) -> Result<T, ApiError> + Send + 'static,
 {
-    let state = Arc::clone(state);
-    tokio::task::spawn_blocking(move || {
+    blocking(state, move |state| {
         let mut library = Library::open(&state.library)?;
-        work(&mut library, &state)
+        work(&mut library, state)
     })
     .await
-    .map_err(|err| ApiError::Internal(format!("the request stopped: {err}")))?
 }
 
 /// `q`, `tag` (repeated) and `sort` of `GET /api/prompts`.

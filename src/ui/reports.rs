@@ -16,8 +16,8 @@ use crate::compare::{self, ReportAt, ReportKind, Side, Tolerances, histories};
 use crate::report::{HtmlKind, html_page};
 
 use super::State as Served;
-use super::UiError;
 use super::reply::{ApiError, json_of};
+use super::{UiError, blocking};
 
 /// The reports folder as given, made absolute; it must be a directory that reads.
 pub(super) fn folder(dir: &Path) -> Result<PathBuf, UiError> {
@@ -142,18 +142,6 @@ fn resolve(dir: &Path, name: &str) -> Result<PathBuf, ApiError> {
 fn load(state: &Served, name: &str) -> Result<(String, Json), ApiError> {
     let path = resolve(reports_dir(state)?, name)?;
     read_report(&path).map_err(|why| ApiError::BadRequest(format!("{name}: {why}")))
-}
-
-/// Runs blocking file work off the async threads.
-async fn blocking<T, F>(state: &Arc<Served>, work: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&Served) -> Result<T, ApiError> + Send + 'static,
-{
-    let state = Arc::clone(state);
-    tokio::task::spawn_blocking(move || work(&state))
-        .await
-        .map_err(|err| ApiError::Internal(format!("the request stopped: {err}")))?
 }
 
 pub(super) async fn list(State(state): State<Arc<Served>>) -> Result<Response, ApiError> {
