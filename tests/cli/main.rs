@@ -81,6 +81,7 @@ mod survivors;
 mod sync_key;
 mod terminal_text;
 mod time_vars;
+mod ui_answers;
 mod ui_browser;
 mod ui_http;
 mod ui_server;

@@ -10,22 +10,8 @@ use std::time::{Duration, Instant, SystemTime};
 use nix::sys::signal::Signal;
 use serde_json::{Value as Json, json};
 
-use crate::ui_server::UiServer;
+use crate::ui_server::{UiServer, example_library};
 use crate::util::{promptexec, repo_root, wait_for};
-
-/// The example library: four `.prompt` files, one a partial of the others.
-const EXAMPLE_LIBRARY: &str = "docs/examples/library";
-
-/// A library holding the example prompts, in `dir`.
-fn example_library(dir: &Path) -> String {
-    let library = dir.join("lib.db").to_str().expect("utf-8").to_owned();
-    promptexec()
-        .in_dir(repo_root())
-        .args(["prompt", "add", EXAMPLE_LIBRARY, "--library", &library])
-        .run()
-        .expect_code(0);
-    library
-}
 
 fn start_on(library: &str, extra: &[&str]) -> UiServer {
     let mut args = vec!["--library", library, "--agent", "tester"];

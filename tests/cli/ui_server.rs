@@ -12,7 +12,9 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value as Json;
 
-use crate::util::promptexec;
+use std::path::Path;
+
+use crate::util::{promptexec, repo_root};
 
 /// How long a start, a request or a stop may take before the test fails.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -193,4 +195,18 @@ impl Drop for UiServer {
             let _ = child.wait();
         }
     }
+}
+
+/// The example library: four `.prompt` files, one a partial of the others.
+const EXAMPLE_LIBRARY: &str = "docs/examples/library";
+
+/// A library holding the example prompts, in `dir`.
+pub fn example_library(dir: &Path) -> String {
+    let library = dir.join("lib.db").to_str().expect("utf-8").to_owned();
+    promptexec()
+        .in_dir(repo_root())
+        .args(["prompt", "add", EXAMPLE_LIBRARY, "--library", &library])
+        .run()
+        .expect_code(0);
+    library
 }
