@@ -95,6 +95,7 @@ fn each_library_endpoint_answers_what_its_command_prints() {
         "the rated prompt leads: {ranked}"
     );
     let audit = server.get("/api/prompts/audited/audit").json();
+    assert_eq!(audit[0]["variables"]["who"], "[redacted]", "{audit}");
     assert_eq!(
         audit.as_array().map(Vec::len),
         Some(1),
