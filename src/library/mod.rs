@@ -42,4 +42,4 @@ pub use template_file::{
     Body, PromptTemplate, is_prompt_file, load_template_file, parse_prompt_template,
     parse_template, plain_text,
 };
-pub use template_set::{TemplateSet, load_template_set};
+pub use template_set::{TemplateSet, load_template_set, template_files_in};

@@ -47,6 +47,17 @@ pub fn load_template_set(paths: &[PathBuf]) -> Result<TemplateSet, Rejected> {
     Ok(set)
 }
 
+/// The template files (`*.json`, `*.prompt`) under `dir` at any depth, as `prompt add
+/// DIR` finds them; a folder that cannot be read is an error.
+pub fn template_files_in(dir: &Path) -> Result<Vec<PathBuf>, Rejected> {
+    let (mut files, mut errors) = (Vec::new(), Diagnostics::default());
+    walk(dir, &mut files, &mut errors, is_template_file);
+    match errors.has_errors() {
+        true => Err(Rejected(errors)),
+        false => Ok(files),
+    }
+}
+
 /// One file checked: its JSON and warnings, or its problems.
 type Checked = Result<(Json, Diagnostics), Diagnostics>;
 

@@ -124,6 +124,18 @@ fn exit_codes_clean_warnings_errors_and_bad_input() {
         .run()
         .expect_code(2)
         .stderr_has("no template files");
+    // A folder that cannot be read is named; hidden entries are left out, as `prompt
+    // add DIR` leaves them.
+    let missing = empty.path().join("missing");
+    lint(&["--dir", &missing.display().to_string()])
+        .run()
+        .expect_code(2)
+        .stderr_has(&format!("{}: cannot read directory", missing.display()));
+    std::fs::write(empty.path().join(".draft.prompt"), "{{#if x}}").expect("write");
+    lint(&["--dir", &empty.path().display().to_string()])
+        .run()
+        .expect_code(2)
+        .stderr_has("no template files");
 }
 
 #[test]

@@ -2,11 +2,12 @@
 //! against the lint rules. Exit 1 on an error-level finding, 0 otherwise, 2 when a
 //! template, the config or the library cannot be read.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::cli::args::{LibraryArgs, LibraryFormat, LintArgs, LintFormat};
 use crate::cli::{CliError, Console, Exit, UsageError};
 use crate::library::lint::{self, Finding, Partials, Subject};
+use crate::library::template_files_in;
 use crate::report::{lint_human, lint_json, lint_sarif};
 use crate::sarif::Level;
 
@@ -20,7 +21,7 @@ pub(in crate::commands) fn run(args: &LintArgs, console: &mut Console) -> Result
         subjects.push(read(path)?);
     }
     if let Some(dir) = &args.dir {
-        let found = template_files(dir)?;
+        let found = template_files_in(dir)?;
         if found.is_empty() {
             return Err(UsageError::Nothing(format!(
                 "no template files (*.prompt, *.json) under {}",
@@ -82,34 +83,4 @@ fn read(path: &Path) -> Result<Subject, CliError> {
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// The `*.prompt` and `*.json` files under `dir`, at any depth, in path order.
-fn template_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(at) = pending.pop() {
-        let entries = std::fs::read_dir(&at).map_err(|source| CliError::Read {
-            path: at.clone(),
-            source,
-        })?;
-        for entry in entries {
-            let path = entry
-                .map_err(|source| CliError::Read {
-                    path: at.clone(),
-                    source,
-                })?
-                .path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "prompt" || e == "json")
-            {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
 }
